@@ -1,0 +1,8 @@
+/**
+ * Whether an integer is even.
+ * @param {number} n an integer (negative, zero or positive)
+ * @returns {boolean}
+ */
+export function isEven(n) {
+  return n % 2 === 0;
+}

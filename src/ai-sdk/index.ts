@@ -1,0 +1,5 @@
+export { openAICompatibleModel, type OpenAICompatibleModelOptions } from './openai-compatible.js';
+export type { ModelSource } from './model-source.js';
+export { modelProposer, type ModelProposerOptions } from './model-proposer.js';
+export { modelScore, type ModelScoreOptions } from './model-score.js';
+export { modelJudge, type ModelJudgeOptions } from './model-judge.js';

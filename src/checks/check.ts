@@ -1,0 +1,37 @@
+import type { Candidate } from '../loop/candidate.js';
+import type { Finding, FindingStatus, Stage, Tier } from './finding.js';
+
+/** What a check gets to look at. */
+export interface CheckContext {
+  /** Isolated copy of baseline + candidate; absent for missions without a workspace. */
+  readonly dir?: string;
+  readonly candidate: Candidate;
+  readonly goal: string;
+  readonly attempt: number;
+  readonly signal: AbortSignal;
+}
+
+/**
+ * A validator. Implement this to add a custom check; `run` returns at least one finding and should
+ * never throw (a thrown error becomes an `error` finding).
+ */
+export interface Check {
+  readonly name: string;
+  readonly stage: Stage;
+  readonly tier: Tier;
+  readonly required: boolean;
+  run(context: CheckContext): Promise<readonly Finding[]>;
+}
+
+type FindingFields = Omit<Finding, 'check' | 'stage' | 'tier' | 'status' | 'reasonCodes' | 'message'>;
+
+/** Builds a finding attributed to `check`. */
+export function finding(
+  check: Pick<Check, 'name' | 'stage' | 'tier'>,
+  status: FindingStatus,
+  reasonCodes: readonly string[],
+  message: string,
+  fields: FindingFields = {},
+): Finding {
+  return { check: check.name, stage: check.stage, tier: check.tier, status, reasonCodes, message, ...fields };
+}

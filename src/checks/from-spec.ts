@@ -1,0 +1,51 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { MissionError } from '../errors/mission-error.js';
+import type { Mission } from '../mission/mission.js';
+import type { CheckSpec } from '../mission/schema.js';
+import type { Check } from './check.js';
+import { commandCheck } from './command-check.js';
+import { commandScore } from './command-score.js';
+import { expectedOutputCheck } from './expected-output-check.js';
+import { jsonSchemaCheck } from './json-schema-check.js';
+import { scoreCheck } from './score-check.js';
+import { testRunnerCheck } from './test-runner-check.js';
+
+async function loadSchema(mission: Mission, spec: Extract<CheckSpec, { kind: 'json-schema' }>, index: number): Promise<Record<string, unknown>> {
+  if (typeof spec.schema !== 'string') return spec.schema;
+  const file = path.resolve(mission.baseDir, spec.schema);
+  try {
+    return JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
+  } catch (error) {
+    throw new MissionError({
+      source: mission.id,
+      issues: [{ path: `checks[${index}].schema`, expected: 'a readable JSON Schema file', got: spec.schema, message: `cannot load the schema ${file}: ${(error as Error).message}` }],
+    });
+  }
+}
+
+/** Builds the checks a mission file declares, in order. */
+export async function buildChecks(mission: Mission): Promise<Check[]> {
+  const cwd = mission.workspaceDir ?? mission.baseDir;
+  return Promise.all(
+    mission.checks.map(async (spec, index): Promise<Check> => {
+      const common = { name: spec.name, stage: spec.stage, required: spec.required };
+      const process = { timeoutMs: spec.timeout, outputCap: spec.outputCap };
+      switch (spec.kind) {
+        case 'command':
+          return commandCheck({ ...common, ...process, command: spec.command, tier: spec.tier });
+        case 'test-runner':
+          return testRunnerCheck({ ...common, ...process, command: spec.command, format: spec.format, ...(spec.reportFile === undefined ? {} : { reportFile: spec.reportFile }) });
+        case 'expected-output':
+          return expectedOutputCheck({ ...common, ...process, command: spec.command, expected: spec.expected, compare: spec.compare });
+        case 'json-schema':
+          return jsonSchemaCheck({ ...common, schema: await loadSchema(mission, spec, index), ...(spec.file === undefined ? {} : { file: spec.file }) });
+        case 'score': {
+          if (spec.command !== undefined) return scoreCheck({ ...common, pass: spec.pass, score: commandScore({ command: spec.command, cwd, ...process }) });
+          const { modelScore } = await import('../ai-sdk/model-score.js');
+          return scoreCheck({ ...common, pass: spec.pass, score: await modelScore({ ...(spec.model as NonNullable<typeof spec.model>), timeoutMs: spec.timeout }) });
+        }
+      }
+    }),
+  );
+}

@@ -1,0 +1,132 @@
+import { parse as parseYaml } from 'yaml';
+import { ReportParseError } from './report-parse-error.js';
+import type { TestResult, TestStatus } from './test-result.js';
+
+/** A leaf test waiting for its enclosing tests to be read; `path` holds their names, outermost first. */
+interface Leaf {
+  readonly path: readonly string[];
+  readonly result: Omit<TestResult, 'suite'>;
+}
+
+const TEST_POINT = /^( *)(not )?ok\b\s*(?:\d+\b)?\s*(?:-(?:\s|$))?(.*)$/;
+const PLAN = /^ *1\.\.\d+/;
+const BAIL_OUT = /^ *Bail out!\s*(.*)$/;
+const SUBTEST = /^( *)# Subtest: (.*)$/;
+const COMMENT = /^#\s*(.*)$/;
+
+/** Subtests are indented four spaces per level (TAP 14, node's and node-tap's reporters). */
+function depthOf(indent: string): number {
+  return Math.floor(indent.length / 4);
+}
+
+function location(at: unknown): { file?: string; line?: number } {
+  if (typeof at === 'object' && at !== null) {
+    const { fileName, file, lineNumber, line } = at as Record<string, unknown>;
+    const name = fileName ?? file;
+    const number = lineNumber ?? line;
+    return { ...(typeof name === 'string' ? { file: name } : {}), ...(typeof number === 'number' ? { line: number } : {}) };
+  }
+  if (typeof at !== 'string') return {};
+  // `location: 'file:8:1'` (node) or `at: fn (file:9:5)` (tape): the place sits in the last parentheses, if any.
+  const place = /\(([^()]+)\)\s*$/.exec(at)?.[1] ?? at.trim();
+  const match = /^(.*?):(\d+)(?::\d+)?$/.exec(place);
+  return match?.[1] === undefined ? {} : { file: match[1], line: Number(match[2]) };
+}
+
+function diagnostics(lines: readonly string[], start: number, indent: number): { diag?: Record<string, unknown>; next: number } {
+  const margin = ' '.repeat(indent);
+  if (lines[start]?.trimEnd() !== `${margin}---`) return { next: start };
+  const end = lines.findIndex((line, index) => index > start && line.trimEnd() === `${margin}...`);
+  if (end === -1) return { next: start };
+  const body = lines.slice(start + 1, end).map((line) => (line.startsWith(margin) ? line.slice(indent) : line.trimStart()));
+  try {
+    const diag: unknown = parseYaml(body.join('\n'));
+    return { ...(typeof diag === 'object' && diag !== null ? { diag: diag as Record<string, unknown> } : {}), next: end + 1 };
+  } catch {
+    // A broken diagnostics block loses the message and location, not the test's outcome.
+    return { next: end + 1 };
+  }
+}
+
+function failureMessage(diag: Record<string, unknown>): string | undefined {
+  const raw = diag['message'] ?? diag['error'];
+  const text = typeof raw === 'string' ? raw : (raw as { message?: unknown } | undefined)?.message;
+  return typeof text === 'string' && text.trim() !== '' ? text.trim() : undefined;
+}
+
+function testPoint(ok: boolean, rest: string, diag: Record<string, unknown> | undefined): Omit<TestResult, 'suite'> {
+  // An unescaped `#` starts the directive; anything but SKIP/TODO there (node-tap's `# time=…`) is a comment.
+  const hash = rest.search(/(?<!\\)#/);
+  const name = (hash === -1 ? rest : rest.slice(0, hash)).trim().replace(/\\([\\#])/g, '$1');
+  const directive = hash === -1 ? false : /^(?:skip|todo)/i.test(rest.slice(hash + 1).trim());
+  const status: TestStatus = directive ? 'skip' : ok ? 'pass' : 'fail';
+  const message = status === 'fail' && diag !== undefined ? failureMessage(diag) : undefined;
+  return { name, ...location(diag?.['location'] ?? diag?.['at']), status, ...(message === undefined ? {} : { message }) };
+}
+
+/** A failing parent is a failure of its own unless it only reports that its subtests failed. */
+function failedItself(diag: Record<string, unknown> | undefined, children: readonly Leaf[]): boolean {
+  const failureType = diag?.['failureType'];
+  if (typeof failureType === 'string' && failureType !== 'subtestsFailed') return true;
+  return !children.some((child) => child.result.status === 'fail');
+}
+
+/**
+ * Parses TAP 13/14 into the leaf tests. Indented subtests (node's and node-tap's reporters) are folded
+ * into their parent, which becomes their suite; a parent that failed for a reason of its own (a hook, a
+ * plan mismatch) is reported too. `# SKIP` and `# TODO` make a test `skip`, so a failing TODO is no
+ * failure. YAML diagnostics give `message`/`error` and `location`/`at`. In a flat stream (no `# Subtest:`
+ * comments, as tape writes), the latest top-level comment names the test its assertions belong to and
+ * becomes their suite. `Bail out!` ends the report with a failing test named after it.
+ *
+ * @throws {ReportParseError} when the text has neither a plan nor a test line.
+ * @example
+ * parseTap('TAP version 14\n1..2\nok 1 - adds\nnot ok 2 - divides # TODO later\n');
+ * // [{ name: 'adds', status: 'pass' }, { name: 'divides', status: 'skip' }]
+ */
+export function parseTap(text: string): TestResult[] {
+  const lines = text.split(/\r?\n/);
+  const flat = !lines.some((line) => SUBTEST.test(line));
+  const pending: Leaf[][] = [[]];
+  const subtests: string[] = [];
+  let heading: string | undefined;
+  let bailOut: string | undefined;
+  let sawTap = false;
+  let index = 0;
+  while (index < lines.length) {
+    const line = lines[index] ?? '';
+    index += 1;
+    const bail = BAIL_OUT.exec(line);
+    if (bail !== null) {
+      bailOut = bail[1] ?? '';
+      break;
+    }
+    if (PLAN.test(line)) sawTap = true;
+    const subtest = SUBTEST.exec(line);
+    if (subtest !== null) subtests.splice(depthOf(subtest[1] ?? ''), Infinity, subtest[2] ?? '');
+    if (flat && COMMENT.test(line)) heading = COMMENT.exec(line)?.[1];
+    const point = TEST_POINT.exec(line);
+    if (point === null) continue;
+    sawTap = true;
+    const indent = point[1] ?? '';
+    const depth = depthOf(indent);
+    const { diag, next } = diagnostics(lines, index, indent.length + 2);
+    index = next;
+    const result = testPoint(point[2] === undefined, point[3] ?? '', diag);
+    const children = pending.splice(depth + 1, Infinity).flat();
+    const level = (pending[depth] ??= []);
+    for (const child of children) level.push({ path: [result.name, ...child.path], result: child.result });
+    if (children.length === 0 || (result.status === 'fail' && failedItself(diag, children))) {
+      level.push({ path: flat && depth === 0 && heading !== undefined ? [heading] : [], result });
+    }
+  }
+  if (!sawTap && bailOut === undefined) throw new ReportParseError({ format: 'tap', message: 'no plan and no test line found' });
+  // Subtests whose parent never reported (a truncated or bailed-out stream) go under their `# Subtest:` name.
+  for (let depth = pending.length - 1; depth > 0; depth -= 1) {
+    const name = subtests[depth - 1];
+    for (const leaf of pending[depth] ?? []) (pending[depth - 1] ??= []).push({ path: name === undefined ? leaf.path : [name, ...leaf.path], result: leaf.result });
+  }
+  const leaves = pending[0] ?? [];
+  if (bailOut !== undefined) leaves.push({ path: [], result: { name: 'Bail out!', status: 'fail', ...(bailOut === '' ? {} : { message: bailOut }) } });
+  return leaves.map(({ path, result: { name, ...rest } }) => ({ name, ...(path.length > 0 ? { suite: path.join(' > ') } : {}), ...rest }));
+}

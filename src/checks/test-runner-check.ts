@@ -1,0 +1,81 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { runProcess } from '../process/run-process.js';
+import { finding, type Check, type CheckContext } from './check.js';
+import type { Finding, Stage } from './finding.js';
+import { processErrorFinding, tail } from './process-finding.js';
+import { parseReport } from './reports/index.js';
+import type { ReportFormat, TestResult } from './reports/test-result.js';
+
+export interface TestRunnerCheckOptions {
+  readonly name: string;
+  readonly command: string | readonly string[];
+  readonly format: ReportFormat;
+  /** Report file relative to the candidate copy; the command's stdout when absent. */
+  readonly reportFile?: string;
+  /** @default 'fast' */
+  readonly stage?: Stage;
+  /** @default true */
+  readonly required?: boolean;
+  /** @default 60000 */
+  readonly timeoutMs?: number;
+  /** @default 1048576 */
+  readonly outputCap?: number;
+}
+
+function relativeTo(dir: string, file: string | undefined): string | undefined {
+  if (file === undefined) return undefined;
+  const plain = file.startsWith('file://') ? new URL(file).pathname : file;
+  return path.isAbsolute(plain) ? path.relative(dir, plain) : plain;
+}
+
+function testId(result: TestResult): string {
+  return result.suite === undefined ? result.name : `${result.suite} > ${result.name}`;
+}
+
+/**
+ * Demand red line: runs a test command and turns its JUnit XML, TAP or node test runner report into
+ * one finding per failing test. Zero tests run is a failure, not a pass.
+ */
+export function testRunnerCheck({ name, command, format, reportFile, stage = 'fast', required = true, timeoutMs = 60_000, outputCap = 1_048_576 }: TestRunnerCheckOptions): Check {
+  const check = { name, stage, tier: 'demand' as const, required };
+  return {
+    ...check,
+    async run({ dir, signal }: CheckContext): Promise<Finding[]> {
+      if (dir === undefined) return [finding(check, 'error', ['check.no_workspace'], 'a test-runner check needs a mission workspace')];
+      const result = await runProcess({ command, cwd: dir, timeoutMs, outputCap, signal });
+      const error = processErrorFinding(check, result, timeoutMs);
+      if (error !== undefined) return [error];
+      let report = result.stdout;
+      if (reportFile !== undefined) {
+        try {
+          report = await readFile(path.join(dir, reportFile), 'utf8');
+        } catch {
+          return [finding(check, 'error', ['report.missing'], `the command did not write ${reportFile} (exit ${result.exitCode})\n${tail(result.stderr)}`)];
+        }
+      }
+      let tests: TestResult[];
+      try {
+        tests = parseReport(format, report);
+      } catch (parseError) {
+        return [finding(check, 'error', ['report.unparseable'], `${(parseError as Error).message} (exit ${result.exitCode})\n${tail(result.stderr)}`)];
+      }
+      const failed = tests.filter((test) => test.status === 'fail');
+      if (failed.length > 0) {
+        return failed.map((test) =>
+          finding(check, 'fail', [`test.failed:${testId(test)}`], test.message ?? `${testId(test)} failed`, {
+            location: { test: testId(test), ...(test.file === undefined ? {} : { file: relativeTo(dir, test.file) }), ...(test.line === undefined ? {} : { line: test.line }) },
+          }),
+        );
+      }
+      if (tests.filter((test) => test.status === 'pass').length === 0) {
+        return [finding(check, 'fail', ['test.none_passed'], `no test passed (${tests.length} reported, exit ${result.exitCode})`)];
+      }
+      if (result.exitCode !== 0) {
+        return [finding(check, 'fail', ['test.exit_nonzero'], `every reported test passed but the command exited ${result.exitCode}\n${tail(result.stderr)}`)];
+      }
+      const skipped = tests.filter((test) => test.status === 'skip').length;
+      return [finding(check, 'pass', [], `${tests.length - skipped} passed${skipped > 0 ? `, ${skipped} skipped` : ''}`)];
+    },
+  };
+}

@@ -1,0 +1,36 @@
+import type { RunResult } from '../loop/run-mission.js';
+
+/** The one-line JSON summary of a finished run that `--json` prints. */
+export function runSummary(result: RunResult): Record<string, unknown> {
+  return { runId: result.runId, mission: result.mission, outcome: result.outcome, verification: result.verification, stopReason: result.stopReason, attempts: result.attempts };
+}
+
+/** Left-aligned text table with a header row. */
+export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = header.map((cell, index) => Math.max(cell.length, ...rows.map((row) => (row[index] ?? '').length)));
+  const line = (row: readonly string[]): string => row.map((cell, index) => cell.padEnd(widths[index] ?? 0)).join('  ').trimEnd();
+  return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');
+}
+
+/** A readable account of one run for people. */
+export function describeRun(result: RunResult, evidence: string): string {
+  const rows: string[][] = [
+    ['run', result.runId],
+    ['mission', result.mission],
+    ['outcome', result.outcome],
+    ['verification', result.verification],
+    ['stop reason', `${result.stopReason}${result.guard === undefined ? '' : ` (guard ${result.guard})`}`],
+    ['detail', result.detail.split('\n')[0] ?? ''],
+    ['attempts', String(result.attempts)],
+    ['changed', result.candidate.footprint.join(', ') || '(nothing)'],
+    ['evidence', evidence],
+  ];
+  const failing = result.findings.filter((item) => item.status === 'fail' || item.status === 'error');
+  const lines = [table(['', ''], rows).split('\n').slice(2).join('\n')];
+  if (failing.length > 0) {
+    lines.push('', 'last findings:');
+    for (const item of failing.slice(0, 10)) lines.push(`  ${item.status.padEnd(5)} ${item.check}: ${item.message.split('\n')[0]}`);
+    if (failing.length > 10) lines.push(`  … and ${failing.length - 10} more in the evidence file`);
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,16 @@
+import { RedlineError } from './redline-error.js';
+
+/**
+ * A proposer did not produce a usable candidate. The runtime records it as an `error` finding on the
+ * attempt; it never crashes the run.
+ */
+export class ProposerError extends RedlineError {
+  /** Output the proposer produced, cut to a readable length, if any. */
+  readonly output?: string;
+
+  constructor({ code, message, output, cause }: { code: string; message: string; output?: string; cause?: unknown }) {
+    super({ code, message, cause });
+    this.name = 'ProposerError';
+    if (output !== undefined) this.output = output.length > 2000 ? `${output.slice(0, 2000)}…` : output;
+  }
+}

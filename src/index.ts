@@ -1,0 +1,39 @@
+// The curated public API. Adapters live on subpaths: `redline/ai-sdk` (model proposer and judges),
+// `redline/testing` (test doubles).
+export { defineMission, missionHash, type Mission } from './mission/mission.js';
+export { loadMission } from './mission/load.js';
+export { missionJsonSchema } from './mission/json-schema.js';
+export type { MissionInput, MissionSpec, CheckSpec, ProposerSpec } from './mission/schema.js';
+
+export { runMission, type RunMissionOptions, type RunResult } from './loop/run-mission.js';
+export type { Candidate } from './loop/candidate.js';
+export { OUTCOMES, StopReason, type Outcome, type Verification } from './loop/outcome.js';
+export type { Acceptance } from './loop/acceptance.js';
+export type { Brief } from './loop/brief.js';
+export { canonicalJson } from './loop/canonical-json.js';
+
+export { finding, type Check, type CheckContext } from './checks/check.js';
+export type { Finding, FindingLocation, FindingStatus, Stage, Tier } from './checks/finding.js';
+export { commandCheck, type CommandCheckOptions } from './checks/command-check.js';
+export { testRunnerCheck, type TestRunnerCheckOptions } from './checks/test-runner-check.js';
+export { expectedOutputCheck, type ExpectedOutputCheckOptions } from './checks/expected-output-check.js';
+export { jsonSchemaCheck, type JsonSchemaCheckOptions } from './checks/json-schema-check.js';
+export { scoreCheck, type ScoreCheckOptions, type ScoreFunction, type ScoreResult } from './checks/score-check.js';
+export { commandScore } from './checks/command-score.js';
+export { parseReport, type ReportFormat, type TestResult } from './checks/reports/index.js';
+
+export * from './guards/index.js';
+
+export { functionJudge, TRANSITIONS, type Decision, type Evidence, type Judge, type Transition } from './judge/judge.js';
+export { routingJudge } from './judge/routing-judge.js';
+export { validateDecision, type DecisionRejection } from './judge/validate-decision.js';
+
+export { PROPOSER_PROTOCOL, type Proposal, type ProposalRequest, type ProposalState, type Proposer, type ProposerCapabilities, type Usage, type BudgetsLeft } from './proposers/proposer.js';
+export { functionProposer } from './proposers/function-proposer.js';
+export { commandProposer, type CommandProposerOptions } from './proposers/command-proposer.js';
+export { replayProposer, loadReplay } from './proposers/replay-proposer.js';
+
+export type { Ledger, LedgerHead, LedgerRecord, RecordType } from './ledger/ledger.js';
+export { MemoryLedger } from './ledger/memory/memory-ledger.js';
+
+export * from './errors/index.js';

@@ -1,0 +1,40 @@
+import { finding, type Check, type CheckContext } from '../checks/check.js';
+import type { Finding } from '../checks/finding.js';
+
+function skipped(check: Check, skipReason: string): Finding {
+  return finding(check, 'skipped', [`skipped:${skipReason.split(':')[0]}`], `not run: ${skipReason}`, { skipReason });
+}
+
+async function runOne(check: Check, context: CheckContext): Promise<readonly Finding[]> {
+  try {
+    const findings = await check.run(context);
+    if (findings.length === 0) return [finding(check, 'error', ['check.no_findings'], 'the check returned no findings')];
+    return findings;
+  } catch (error) {
+    return [finding(check, 'error', ['check.crashed'], `the check threw: ${(error as Error)?.message ?? String(error)}`)];
+  }
+}
+
+/**
+ * Runs the fast stage, then — only when every required fast check passed — the promotion stage.
+ * Checks that cannot run get a `skipped` finding with the deterministic reason.
+ */
+export async function runChecks(checks: readonly Check[], context: CheckContext): Promise<Finding[]> {
+  const findings: Finding[] = [];
+  for (const check of checks.filter((item) => item.stage === 'fast')) {
+    if (context.signal.aborted) findings.push(skipped(check, 'run_stopped'));
+    else findings.push(...(await runOne(check, context)));
+  }
+  const blocking = [...new Set(findings.filter((item) => item.status !== 'pass' && checks.find((check) => check.name === item.check)?.required).map((item) => item.check))];
+  for (const check of checks.filter((item) => item.stage === 'promotion')) {
+    if (blocking.length > 0) findings.push(skipped(check, `fast_stage_failed: ${blocking.join(', ')}`));
+    else if (context.signal.aborted) findings.push(skipped(check, 'run_stopped'));
+    else findings.push(...(await runOne(check, context)));
+  }
+  return findings;
+}
+
+/** Every check skipped for the same reason (for example after a failed proposal). */
+export function skipAll(checks: readonly Check[], skipReason: string): Finding[] {
+  return checks.map((check) => skipped(check, skipReason));
+}

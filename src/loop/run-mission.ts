@@ -1,0 +1,366 @@
+import { randomUUID } from 'node:crypto';
+import { stat } from 'node:fs/promises';
+import type { Check } from '../checks/check.js';
+import { declaredOutputsCheck } from '../checks/declared-outputs-check.js';
+import type { Finding } from '../checks/finding.js';
+import { buildChecks } from '../checks/from-spec.js';
+import { scopeCheck } from '../checks/scope-check.js';
+import { LedgerError } from '../errors/ledger-error.js';
+import { MissionError } from '../errors/mission-error.js';
+import { ProposerError } from '../errors/proposer-error.js';
+import { budgets as budgetGuards } from '../guards/budget.js';
+import { evaluatePolicy, policyLookback, type AttemptSummary, type BudgetLimits, type Guard, type RunCounters, type StopVerdict } from '../guards/guard.js';
+import { buildPolicy, defaultGuards } from '../guards/spec.js';
+import type { Decision, Judge } from '../judge/judge.js';
+import { routingJudge } from '../judge/routing-judge.js';
+import { validateDecision, type DecisionRejection } from '../judge/validate-decision.js';
+import type { Ledger, LedgerRecord, RecordType } from '../ledger/ledger.js';
+import { MemoryLedger } from '../ledger/memory/memory-ledger.js';
+import { missionHash, type Mission } from '../mission/mission.js';
+import { buildProposer } from '../proposers/from-spec.js';
+import { PROPOSER_PROTOCOL, type BudgetsLeft, type Proposal, type Proposer } from '../proposers/proposer.js';
+import { validateProposal } from '../proposers/validate-proposal.js';
+import { Aborted, raceSignal } from './abort.js';
+import { evaluateAcceptance } from './acceptance.js';
+import { lastError, makeBrief, type Brief } from './brief.js';
+import { applyProposal, Baseline, EMPTY_CANDIDATE, type Candidate } from './candidate.js';
+import { StopReason, type Outcome, type Verification } from './outcome.js';
+import { madeProgress, type Frontier } from './progress.js';
+import { runChecks, skipAll } from './run-checks.js';
+import { createSandbox } from './sandbox.js';
+import { completedChecks, failingCodes, planHash, rejectionFingerprint, stateSignature } from './signature.js';
+
+/** How many state signatures the proposer sees. */
+const SIGNATURES_SHOWN = 8;
+
+export interface RunMissionOptions {
+  readonly mission: Mission;
+  /** The proposer; built from `mission.proposer` when absent. */
+  readonly proposer?: Proposer;
+  /** Custom checks, run after the mission's own. */
+  readonly checks?: readonly Check[];
+  /** @default routingJudge() */
+  readonly judge?: Judge;
+  /** Replaces the stop policy of the mission (budget guards always come first). */
+  readonly guards?: readonly Guard[];
+  /** @default new MemoryLedger() */
+  readonly ledger?: Ledger;
+  /** Approvals already given, by name. */
+  readonly approvals?: readonly string[];
+  readonly signal?: AbortSignal;
+  /** Sees every record right after it is appended (progress display). */
+  readonly onRecord?: (record: LedgerRecord) => void;
+  /** Injectable clock and ids for tests and simulations. */
+  readonly _internal?: { readonly now?: () => number; readonly generateId?: () => string };
+}
+
+export interface RunResult {
+  readonly runId: string;
+  readonly mission: string;
+  readonly outcome: Outcome;
+  readonly verification: Verification;
+  readonly stopReason: string;
+  readonly detail: string;
+  /** The guard whose verdict ended the run, if one did. */
+  readonly guard?: string;
+  readonly attempts: number;
+  readonly candidate: Candidate;
+  readonly findings: readonly Finding[];
+  readonly counters: RunCounters;
+  /** For `blocked` and `unverified` runs: what a reviewer needs. */
+  readonly brief?: Brief;
+}
+
+/** The bounded working state: its size does not depend on how many attempts ran. */
+interface WorkingState {
+  attempt: number;
+  candidate: Candidate;
+  findings: readonly Finding[];
+  counters: RunCounters;
+  recent: AttemptSummary[];
+  signatures: string[];
+  frontier: Frontier;
+}
+
+function checkPlan(mission: Mission, fromSpec: readonly Check[], custom: readonly Check[]): Check[] {
+  const plan = [...(mission.workspaceDir === undefined ? [] : [scopeCheck(mission.scope)]), ...(mission.declaredOutputs.length > 0 ? [declaredOutputsCheck(mission.declaredOutputs)] : []), ...fromSpec, ...custom];
+  const seen = new Set<string>();
+  for (const check of plan) {
+    if (seen.has(check.name)) throw new TypeError(`Expected unique check names, got "${check.name}" twice`);
+    seen.add(check.name);
+  }
+  return plan;
+}
+
+/** Refuses, before anything is recorded, a mission whose workspace is missing or whose budgets cannot be measured. */
+async function assertRunnable(mission: Mission, proposer: Proposer): Promise<void> {
+  const issues = [];
+  if (mission.workspaceDir !== undefined && !(await stat(mission.workspaceDir).then((info) => info.isDirectory(), () => false))) {
+    issues.push({ path: 'workspace', expected: 'an existing directory', got: mission.workspaceDir, message: `the workspace ${mission.workspaceDir} is not a directory` });
+  }
+  if (mission.budgets.maxTokens !== undefined && !proposer.capabilities.reportsTokens) {
+    issues.push({ path: 'budgets.maxTokens', expected: 'a proposer that reports token usage', got: `proposer ${proposer.name}`, message: `a token budget cannot be measured: proposer ${proposer.name} does not report token usage` });
+  }
+  if (mission.budgets.maxCostUsd !== undefined && !proposer.capabilities.reportsCost) {
+    issues.push({ path: 'budgets.maxCostUsd', expected: 'a proposer that reports cost', got: `proposer ${proposer.name}`, message: `a cost budget cannot be measured: proposer ${proposer.name} does not report cost (set a model price or reportsCost)` });
+  }
+  if (issues.length > 0) throw new MissionError({ source: mission.id, issues });
+}
+
+function frontierOf(candidate: Candidate, findings: readonly Finding[], required: ReadonlySet<string>, promotion: ReadonlySet<string>, previousBest: number | undefined): Frontier {
+  const scores = findings.flatMap((item) => (item.score === undefined ? [] : [item.score]));
+  const best = Math.max(previousBest ?? -Infinity, ...scores);
+  return {
+    completed: completedChecks(findings),
+    failing: failingCodes(findings, required),
+    hardFailing: failingCodes(findings, promotion),
+    footprint: candidate.footprint.length,
+    ...(Number.isFinite(best) ? { bestScore: best } : {}),
+  };
+}
+
+/**
+ * Runs one mission: Propose → Check → Decide → (Refine | Seal), until a transition seals the run.
+ * The user's workspace is never modified; every event goes to the ledger.
+ * @throws {MissionError} before anything is recorded, when the mission cannot run as given.
+ */
+export async function runMission(options: RunMissionOptions): Promise<RunResult> {
+  const { mission, judge = routingJudge(), ledger = new MemoryLedger(), approvals = [], onRecord } = options;
+  const now = options._internal?.now ?? Date.now;
+  const proposer = options.proposer ?? (await buildProposer(mission));
+  await assertRunnable(mission, proposer);
+  const checks = checkPlan(mission, await buildChecks(mission), options.checks ?? []);
+  const guards = [...budgetGuards(), ...(options.guards ?? buildPolicy(mission.stopPolicy.guards ?? defaultGuards()))];
+  const lookback = Math.max(policyLookback(guards), mission.progressWindow);
+  const required = new Set(checks.filter((check) => check.required).map((check) => check.name));
+  const promotion = new Set(checks.filter((check) => check.required && check.stage === 'promotion').map((check) => check.name));
+  const plan = planHash(checks);
+  const startHash = missionHash(mission);
+  const limits: BudgetLimits = {
+    maxAttempts: mission.budgets.maxAttempts,
+    ...(mission.budgets.maxTokens === undefined ? {} : { maxTokens: mission.budgets.maxTokens }),
+    ...(mission.budgets.maxWallClock === undefined ? {} : { maxWallClockMs: mission.budgets.maxWallClock }),
+    ...(mission.budgets.maxCostUsd === undefined ? {} : { maxCostUsd: mission.budgets.maxCostUsd }),
+  };
+  const runId = options._internal?.generateId?.() ?? randomUUID();
+  const baseline = new Baseline(mission.workspaceDir);
+  const startedAt = now();
+
+  // The wall-clock budget is enforced while a proposer, check or judge runs, not only between attempts.
+  const wallClock = new AbortController();
+  const timer = limits.maxWallClockMs === undefined ? undefined : setTimeout(() => wallClock.abort('budget_wall_clock'), limits.maxWallClockMs);
+  const signal = options.signal === undefined ? wallClock.signal : AbortSignal.any([wallClock.signal, options.signal]);
+
+  let seq = 0;
+  const record = async (type: RecordType, data: Record<string, unknown>): Promise<void> => {
+    const entry: LedgerRecord = { runId, seq, type, at: now(), data };
+    await ledger.append(entry);
+    seq += 1;
+    onRecord?.(entry);
+  };
+
+  const state: WorkingState = {
+    attempt: 0,
+    candidate: EMPTY_CANDIDATE,
+    findings: [],
+    counters: { attempts: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, elapsedMs: 0, sinceProgress: 0, failedRounds: 0 },
+    recent: [],
+    signatures: [],
+    frontier: { completed: [], failing: [], hardFailing: [], footprint: 0 },
+  };
+
+  const check = async (candidate: Candidate, attempt: number): Promise<Finding[]> => {
+    const sandbox = mission.workspaceDir === undefined ? undefined : await createSandbox(mission.workspaceDir, candidate);
+    try {
+      return await raceSignal(runChecks(checks, { ...(sandbox === undefined ? {} : { dir: sandbox.dir }), candidate, goal: mission.goal, attempt, signal }), signal);
+    } finally {
+      await sandbox?.dispose();
+    }
+  };
+
+  const evidenceFor = async (verdict: StopVerdict | undefined) => {
+    const head = await ledger.head(runId);
+    const acceptance = evaluateAcceptance({
+      checks,
+      findings: state.findings,
+      approvalsRequired: mission.approvals,
+      approvalsGiven: approvals,
+      missionUnchanged: missionHash(mission) === startHash,
+      recordsAgree: head.count === seq && !head.sealed,
+    });
+    return { mission, attempt: state.attempt, candidate: state.candidate, findings: state.findings, acceptance, ...(verdict === undefined ? {} : { verdict }) };
+  };
+
+  const seal = async (outcome: Outcome, stopReason: string, detail: string, guard?: string): Promise<RunResult> => {
+    clearTimeout(timer);
+    const verification: Verification =
+      outcome === 'complete_noop' ? 'verified' : outcome === 'complete' ? (checks.some((item) => item.required && item.tier === 'demand') ? 'verified' : 'sampled') : 'unverified';
+    const counters = { ...state.counters, elapsedMs: now() - startedAt };
+    const brief =
+      outcome === 'blocked' || verification === 'unverified'
+        ? makeBrief({ runId, task: mission.goal, priority: mission.priority, candidate: state.candidate, cutoffReason: `${stopReason}: ${detail}`, attempts: state.attempt, verification, ...(lastError(state.findings) === undefined ? {} : { lastError: lastError(state.findings) as string }) })
+        : undefined;
+    await record('run.sealed', { outcome, verification, stopReason, detail, ...(guard === undefined ? {} : { guard }), attempts: state.attempt, candidateHash: state.candidate.hash, counters, ...(brief === undefined ? {} : { brief }) });
+    return { runId, mission: mission.id, outcome, verification, stopReason, detail, ...(guard === undefined ? {} : { guard }), attempts: state.attempt, candidate: state.candidate, findings: state.findings, counters, ...(brief === undefined ? {} : { brief }) };
+  };
+
+  const stopped = (): Promise<RunResult> =>
+    wallClock.signal.aborted
+      ? seal('failed_with_evidence', 'budget_wall_clock', `the ${limits.maxWallClockMs} ms wall-clock budget ran out during attempt ${state.attempt}`, 'wallClock')
+      : seal('failed_with_evidence', StopReason.aborted, `the run was stopped by its caller during attempt ${state.attempt}`);
+
+  /** Applies a judge decision (or the rejection of one); returns the sealed result, or undefined to refine. */
+  const decide = async (verdict: StopVerdict | undefined): Promise<RunResult | undefined> => {
+    const evidence = await evidenceFor(verdict);
+    let validated: ReturnType<typeof validateDecision>;
+    try {
+      validated = validateDecision(await raceSignal(Promise.resolve().then(() => judge.decide(evidence, { signal })), signal), evidence);
+    } catch (error) {
+      if (error instanceof Aborted) throw error;
+      validated = { rejection: { code: 'decision.judge_failed', message: `the judge threw: ${(error as Error)?.message ?? String(error)}` } };
+    }
+    const rejection: DecisionRejection | undefined = 'rejection' in validated ? validated.rejection : undefined;
+    const decision: Decision | undefined = 'decision' in validated ? validated.decision : undefined;
+    // A stop verdict other than "complete" binds: a judge cannot retry past a breaker.
+    const overridden = decision?.transition === 'retry' && verdict !== undefined && verdict.outcome !== 'complete';
+    await record('decision', {
+      attempt: state.attempt,
+      ...(verdict === undefined ? {} : { verdict }),
+      ...(decision === undefined ? {} : { decision }),
+      ...(rejection === undefined ? {} : { rejection }),
+      ...(overridden ? { overridden: true } : {}),
+      acceptance: evidence.acceptance,
+      state: { counters: state.counters, recent: state.recent, frontier: state.frontier },
+    });
+    if (rejection !== undefined) {
+      const outcome = mission.stopPolicy.onRejectedDecision === 'block' ? 'blocked' : 'failed_with_evidence';
+      return seal(outcome, StopReason.invalidDecision, `${rejection.code}: ${rejection.message}`, judge.name);
+    }
+    const chosen = decision as Decision;
+    if (overridden) return seal(verdict.outcome, verdict.reason, verdict.detail, verdict.guard);
+    switch (chosen.transition) {
+      case 'retry':
+        return undefined;
+      case 'accept':
+        return seal('complete', chosen.reason, chosen.detail ?? '', verdict?.outcome === 'complete' ? verdict.guard : undefined);
+      case 'noop':
+        return seal('complete_noop', chosen.reason, chosen.detail ?? '');
+      case 'block':
+        return seal('blocked', chosen.reason, chosen.detail ?? '', verdict?.guard);
+      case 'fail':
+        return seal('failed_with_evidence', chosen.reason, chosen.detail ?? '', verdict?.guard);
+    }
+  };
+
+  try {
+    await record('run.started', {
+      mission,
+      missionHash: startHash,
+      proposer: proposer.name,
+      judge: judge.name,
+      guards: guards.map((guard) => guard.name),
+      checks: checks.map(({ name, stage, tier, required: isRequired }) => ({ name, stage, tier, required: isRequired })),
+      approvals,
+    });
+
+    // Baseline: when a demand red line already holds, no candidate is needed.
+    if (required.size > 0 && checks.some((item) => item.required && item.tier === 'demand')) {
+      state.findings = await check(EMPTY_CANDIDATE, 0);
+      state.frontier = frontierOf(EMPTY_CANDIDATE, state.findings, required, promotion, undefined);
+      await record('baseline', { findings: state.findings });
+      const sealed = await decide(undefined);
+      if (sealed !== undefined) return sealed;
+    }
+
+    let result: RunResult | undefined;
+    do {
+      state.attempt += 1;
+      const budgetsLeft: BudgetsLeft = {
+        attempts: limits.maxAttempts - state.attempt + 1,
+        ...(limits.maxTokens === undefined ? {} : { tokens: limits.maxTokens - state.counters.inputTokens - state.counters.outputTokens }),
+        ...(limits.maxWallClockMs === undefined ? {} : { wallClockMs: limits.maxWallClockMs - (now() - startedAt) }),
+        ...(limits.maxCostUsd === undefined ? {} : { costUsd: limits.maxCostUsd - state.counters.costUsd }),
+      };
+      let proposal: Proposal | undefined;
+      let proposerError: ProposerError | undefined;
+      try {
+        const raw = await raceSignal(
+          proposer.propose(
+            { protocol: PROPOSER_PROTOCOL, mission, attempt: state.attempt, state: { candidate: state.attempt === 1 ? null : state.candidate, findings: state.findings, budgetsLeft, completedChecks: state.frontier.completed, recentSignatures: state.signatures } },
+            { signal },
+          ),
+          signal,
+        );
+        proposal = validateProposal(raw);
+      } catch (error) {
+        if (error instanceof Aborted) throw error;
+        proposerError = error instanceof ProposerError ? error : new ProposerError({ code: 'proposer.failed', message: `the proposer threw: ${(error as Error)?.message ?? String(error)}`, cause: error });
+      }
+
+      if (proposal !== undefined) {
+        state.candidate = await applyProposal(state.candidate, proposal.files, proposal.value, baseline);
+        state.findings = await check(state.candidate, state.attempt);
+      } else {
+        const error = proposerError as ProposerError;
+        state.findings = [
+          { check: 'proposer', stage: 'fast', tier: 'format', status: 'error', reasonCodes: [error.code], message: error.message, ...(error.output === undefined ? {} : { evidenceRef: error.output }) },
+          ...skipAll(checks, 'proposer_error'),
+        ];
+      }
+
+      const usage = proposal?.usage ?? {};
+      const failing = failingCodes(state.findings, required);
+      const infraError = state.findings.some((item) => item.status === 'error');
+      const frontier = frontierOf(state.candidate, state.findings, required, promotion, state.frontier.bestScore);
+      const progress = !infraError && madeProgress(state.frontier, frontier);
+      const signature = stateSignature(state.candidate.hash, plan, frontier.completed, failing);
+      const scores = state.findings.flatMap((item) => (item.score === undefined ? [] : [item.score]));
+      const summary: AttemptSummary = {
+        attempt: state.attempt,
+        candidateHash: state.candidate.hash,
+        signature,
+        rejection: rejectionFingerprint(failing),
+        ...(scores.length === 0 ? {} : { score: Math.min(...scores) }),
+        failing: failing.length,
+        failed: state.findings.some((item) => required.has(item.check) && item.status === 'fail'),
+        infraError,
+        progress,
+      };
+      if (!infraError) state.frontier = frontier;
+      state.counters = {
+        attempts: state.attempt,
+        inputTokens: state.counters.inputTokens + (usage.inputTokens ?? 0),
+        outputTokens: state.counters.outputTokens + (usage.outputTokens ?? 0),
+        costUsd: state.counters.costUsd + (usage.costUsd ?? 0),
+        elapsedMs: now() - startedAt,
+        sinceProgress: infraError ? state.counters.sinceProgress : progress ? 0 : state.counters.sinceProgress + 1,
+        failedRounds: state.counters.failedRounds + (summary.failed ? 1 : 0),
+      };
+      state.recent.push(summary);
+      if (state.recent.length > lookback) state.recent.shift();
+      state.signatures.push(signature);
+      if (state.signatures.length > SIGNATURES_SHOWN) state.signatures.shift();
+
+      await record('attempt', {
+        attempt: state.attempt,
+        candidate: state.candidate,
+        ...(proposal?.usage === undefined ? {} : { usage: proposal.usage }),
+        findings: state.findings,
+        summary,
+        counters: state.counters,
+      });
+
+      const verdict = evaluatePolicy(guards, { recent: state.recent, counters: state.counters, budgets: limits, progressWindow: mission.progressWindow, taskType: mission.taskType });
+      result = await decide(verdict);
+      // Refine while the judge chose `retry` and no binding stop verdict came; every other transition sealed the run.
+    } while (result === undefined);
+    return result;
+  } catch (error) {
+    if (error instanceof Aborted) return stopped();
+    // Whatever broke, the run is sealed with the evidence gathered so far; only a ledger that cannot be written rethrows.
+    if (error instanceof LedgerError || seq === 0) throw error;
+    return seal('failed_with_evidence', 'runtime_error', `attempt ${state.attempt}: ${(error as Error)?.message ?? String(error)}`);
+  } finally {
+    clearTimeout(timer);
+  }
+}

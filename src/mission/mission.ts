@@ -1,0 +1,46 @@
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import { MissionError } from '../errors/mission-error.js';
+import { canonicalJson } from '../loop/canonical-json.js';
+import { toMissionIssues } from './issues.js';
+import { missionSchema, type MissionInput, type MissionSpec } from './schema.js';
+
+/** A validated, frozen mission: the contract of one run. */
+export type Mission = Readonly<MissionSpec> & {
+  /** Absolute directory that relative paths of the mission resolve against. */
+  readonly baseDir: string;
+  /** Absolute workspace directory, when the mission has one. */
+  readonly workspaceDir?: string;
+};
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
+/**
+ * Validates a mission object and returns a frozen copy with defaults filled in.
+ * @throws {MissionError} naming the path, what was expected and what was found for every problem.
+ * @example
+ * const mission = defineMission({ id: 'fix-tests', goal: 'Make the tests pass', workspace: '.',
+ *   checks: [{ name: 'tests', kind: 'test-runner', command: 'node --test --test-reporter=tap', format: 'tap' }] });
+ */
+export function defineMission(input: MissionInput | unknown, { baseDir = process.cwd(), source = 'object' }: { baseDir?: string; source?: string } = {}): Mission {
+  const parsed = missionSchema.safeParse(input, { reportInput: true });
+  if (!parsed.success) throw new MissionError({ source, issues: toMissionIssues(parsed.error.issues) });
+  const absoluteBase = path.resolve(baseDir);
+  const mission: Mission = {
+    ...parsed.data,
+    baseDir: absoluteBase,
+    ...(parsed.data.workspace === undefined ? {} : { workspaceDir: path.resolve(absoluteBase, parsed.data.workspace) }),
+  };
+  return deepFreeze(mission);
+}
+
+/** Content hash of a mission, used to prove that nothing changed it during a run. */
+export function missionHash(mission: Mission): string {
+  return createHash('sha256').update(canonicalJson(mission)).digest('hex');
+}

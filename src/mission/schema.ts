@@ -1,0 +1,177 @@
+import { z } from 'zod';
+import { guardSpecSchema } from '../guards/spec.js';
+import { parseDuration } from './duration.js';
+
+const duration = z
+  .union([z.number(), z.string()])
+  .transform((value, ctx) => {
+    const ms = parseDuration(value);
+    if (ms === undefined) {
+      ctx.addIssue({ code: 'custom', message: `Expected a positive duration such as 30000, "30s" or "5m", got ${JSON.stringify(value)}` });
+      return z.NEVER;
+    }
+    return ms;
+  })
+  .meta({ description: 'Milliseconds, or a string such as "500ms", "30s", "5m", "1h".' });
+
+/** A command as an argv array, or a string run by `/bin/sh -c`. */
+const command = z.union([z.string().min(1), z.array(z.string()).min(1)]);
+
+const checkBase = {
+  name: z.string().min(1).regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, ".", "_" and "-" only'),
+  stage: z.enum(['fast', 'promotion']).default('fast'),
+  required: z.boolean().default(true),
+  timeout: duration.default(60_000),
+  /** Bytes of stdout/stderr kept per process; more is an error finding. */
+  outputCap: z.number().int().positive().default(1_048_576),
+};
+
+const commandCheck = z
+  .object({ ...checkBase, kind: z.literal('command'), command, tier: z.enum(['format', 'demand']).default('format') })
+  .strict();
+
+const testRunnerCheck = z
+  .object({
+    ...checkBase,
+    kind: z.literal('test-runner'),
+    command,
+    format: z.enum(['junit', 'tap', 'node-spec']),
+    /** Report file relative to the candidate copy; stdout when absent. */
+    reportFile: z.string().optional(),
+    tier: z.literal('demand').default('demand'),
+  })
+  .strict();
+
+const expectedOutputCheck = z
+  .object({
+    ...checkBase,
+    kind: z.literal('expected-output'),
+    command,
+    expected: z.string(),
+    /** `exact` compares bytes; `trimmed` ignores leading/trailing whitespace and line-ending style. */
+    compare: z.enum(['exact', 'trimmed']).default('trimmed'),
+    tier: z.literal('demand').default('demand'),
+  })
+  .strict();
+
+const jsonSchemaCheck = z
+  .object({
+    ...checkBase,
+    kind: z.literal('json-schema'),
+    /** The JSON file to validate, relative to the candidate copy; the candidate's value when absent. */
+    file: z.string().optional(),
+    schema: z.union([z.record(z.string(), z.unknown()), z.string()]),
+    tier: z.literal('format').default('format'),
+  })
+  .strict();
+
+const scoreCheck = z
+  .object({
+    ...checkBase,
+    kind: z.literal('score'),
+    /** A judge program: gets the candidate on stdin as JSON, prints `{"score":0..1,"findings":[…]}`. */
+    command: command.optional(),
+    /** A model judge through an OpenAI-compatible endpoint. */
+    model: z.object({ baseURL: z.url(), model: z.string(), apiKeyEnv: z.string().optional(), rubric: z.string() }).strict().optional(),
+    /** Score at or above which the check passes; below is a `fail` finding. */
+    pass: z.number().min(0).max(1).default(0.8),
+    tier: z.literal('semantic').default('semantic'),
+  })
+  .strict();
+
+export const checkSpecSchema = z.discriminatedUnion('kind', [
+  commandCheck,
+  testRunnerCheck,
+  expectedOutputCheck,
+  jsonSchemaCheck,
+  scoreCheck,
+]);
+
+export const proposerSpecSchema = z.discriminatedUnion('kind', [
+  z
+    .object({
+      kind: z.literal('command'),
+      command,
+      timeout: duration.optional(),
+      outputCap: z.number().int().positive().default(4_194_304),
+      /** Whether the program reports `usage.costUsd`; a cost budget needs it. */
+      reportsCost: z.boolean().default(false),
+      /** Whether the program reports token usage; a token budget needs it. */
+      reportsTokens: z.boolean().default(false),
+    })
+    .strict(),
+  z
+    .object({
+      kind: z.literal('replay'),
+      /** JSON file (relative to the mission file) holding an array of recorded proposer outputs. */
+      file: z.string(),
+    })
+    .strict(),
+  z
+    .object({
+      kind: z.literal('model'),
+      baseURL: z.url(),
+      model: z.string(),
+      apiKeyEnv: z.string().default('OPENAI_API_KEY'),
+      /** USD per million tokens; a cost budget needs it. */
+      price: z.object({ input: z.number().nonnegative(), output: z.number().nonnegative() }).strict().optional(),
+      maxOutputTokens: z.number().int().positive().optional(),
+    })
+    .strict(),
+]);
+
+export const budgetsSchema = z
+  .object({
+    maxAttempts: z.number().int().positive().default(5),
+    maxTokens: z.number().int().positive().optional(),
+    maxWallClock: duration.optional(),
+    maxCostUsd: z.number().positive().optional(),
+  })
+  .strict();
+
+export const missionSchema = z
+  .object({
+    $schema: z.string().optional(),
+    id: z.string().min(1).regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, ".", "_" and "-" only'),
+    goal: z.string().min(1),
+    taskType: z.string().min(1).default('default'),
+    priority: z.number().int().default(0),
+    /** Directory the candidates modify, relative to the mission file. Missions without one propose values. */
+    workspace: z.string().optional(),
+    /** Path globs a candidate may touch. */
+    scope: z.array(z.string().min(1)).default(['**']),
+    budgets: budgetsSchema.default({ maxAttempts: 5 }),
+    checks: z.array(checkSpecSchema).default([]),
+    declaredOutputs: z.array(z.string().min(1)).default([]),
+    approvals: z.array(z.string().min(1)).default([]),
+    stopPolicy: z
+      .object({
+        guards: z.array(guardSpecSchema).optional(),
+        /** What a rejected judge decision does to the run. */
+        onRejectedDecision: z.enum(['fail', 'block']).default('fail'),
+      })
+      .strict()
+      .default({ onRejectedDecision: 'fail' }),
+    progressWindow: z.number().int().min(2).default(3),
+    proposer: proposerSpecSchema.optional(),
+  })
+  .strict()
+  .superRefine((mission, ctx) => {
+    const names = new Set<string>();
+    mission.checks.forEach((check, index) => {
+      if (names.has(check.name)) {
+        ctx.addIssue({ code: 'custom', path: ['checks', index, 'name'], message: `Expected unique check names, got "${check.name}" twice` });
+      }
+      names.add(check.name);
+      if (check.kind === 'score' && (check.command === undefined) === (check.model === undefined)) {
+        ctx.addIssue({ code: 'custom', path: ['checks', index], message: 'Expected exactly one of "command" or "model" on a score check' });
+      }
+    });
+  });
+
+/** A mission as written in a file (before defaults). */
+export type MissionInput = z.input<typeof missionSchema>;
+/** A validated mission with every default filled in. */
+export type MissionSpec = z.output<typeof missionSchema>;
+export type CheckSpec = z.output<typeof checkSpecSchema>;
+export type ProposerSpec = z.output<typeof proposerSpecSchema>;

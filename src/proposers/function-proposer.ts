@@ -1,0 +1,13 @@
+import type { Proposal, ProposalRequest, Proposer } from './proposer.js';
+
+/**
+ * Wraps a function as a proposer (library use).
+ * @example
+ * const proposer = functionProposer(async ({ state }) => ({ files: { 'src/a.js': fix(state.findings) } }));
+ */
+export function functionProposer(
+  propose: (request: ProposalRequest, options: { readonly signal: AbortSignal }) => Proposal | Promise<Proposal>,
+  { name = 'function', reportsTokens = false, reportsCost = false }: { name?: string; reportsTokens?: boolean; reportsCost?: boolean } = {},
+): Proposer {
+  return { name, capabilities: { reportsTokens, reportsCost }, propose: async (request, options) => propose(request, options) };
+}

@@ -1,0 +1,59 @@
+import type { Finding } from '../checks/finding.js';
+import type { Candidate } from '../loop/candidate.js';
+import type { Mission } from '../mission/mission.js';
+
+/** Identifies the JSON request format programs receive; stable. */
+export const PROPOSER_PROTOCOL = 'redline.proposer/1';
+
+export interface BudgetsLeft {
+  readonly attempts: number;
+  readonly tokens?: number;
+  readonly wallClockMs?: number;
+  readonly costUsd?: number;
+}
+
+/** The bounded working state a proposer sees: never the whole history. */
+export interface ProposalState {
+  /** The latest candidate, or null before the first proposal. */
+  readonly candidate: Candidate | null;
+  /** The exact normalized findings of the latest check set. */
+  readonly findings: readonly Finding[];
+  readonly budgetsLeft: BudgetsLeft;
+  /** Checks that ran (not skipped) on the latest candidate. */
+  readonly completedChecks: readonly string[];
+  /** The last few state signatures, oldest first. */
+  readonly recentSignatures: readonly string[];
+}
+
+export interface ProposalRequest {
+  readonly protocol: typeof PROPOSER_PROTOCOL;
+  readonly mission: Mission;
+  readonly attempt: number;
+  readonly state: ProposalState;
+}
+
+export interface Usage {
+  readonly inputTokens?: number;
+  readonly outputTokens?: number;
+  readonly costUsd?: number;
+}
+
+/** A proposer's answer: changed files (`null` deletes) applied on top of the latest candidate, and/or a value. */
+export interface Proposal {
+  readonly files?: Readonly<Record<string, string | null>>;
+  readonly value?: unknown;
+  readonly usage?: Usage;
+}
+
+/** What a proposer can report, so that a budget that cannot be measured is refused at start. */
+export interface ProposerCapabilities {
+  readonly reportsTokens: boolean;
+  readonly reportsCost: boolean;
+}
+
+/** Produces candidates. Throw a {@link ProposerError} (or anything) to record a failed proposal. */
+export interface Proposer {
+  readonly name: string;
+  readonly capabilities: ProposerCapabilities;
+  propose(request: ProposalRequest, options: { readonly signal: AbortSignal }): Promise<Proposal>;
+}
