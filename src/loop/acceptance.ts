@@ -14,7 +14,8 @@ export interface AcceptanceInput {
   readonly findings: readonly Finding[];
   readonly approvalsRequired: readonly string[];
   readonly approvalsGiven: readonly string[];
-  readonly missionUnchanged: boolean;
+  /** Whether the mission is unchanged; asked only when everything else holds (it hashes the mission). */
+  readonly missionUnchanged: () => boolean;
   readonly recordsAgree: boolean;
 }
 
@@ -35,7 +36,7 @@ export function evaluateAcceptance({ checks, findings, approvalsRequired, approv
   for (const approval of approvalsRequired) {
     if (!approvalsGiven.includes(approval)) problems.push(`approval ${approval} is missing`);
   }
-  if (!missionUnchanged) problems.push('the mission changed during the run');
   if (!recordsAgree) problems.push('the retained records do not agree with the working state');
+  if (problems.length === 0 && !missionUnchanged()) problems.push('the mission changed during the run');
   return { acceptable: problems.length === 0, hasDemand: checks.some((check) => check.required && check.tier === 'demand'), problems };
 }

@@ -185,7 +185,7 @@ export async function runMission(options: RunMissionOptions): Promise<RunResult>
       findings: state.findings,
       approvalsRequired: mission.approvals,
       approvalsGiven: approvals,
-      missionUnchanged: missionHash(mission) === startHash,
+      missionUnchanged: () => missionHash(mission) === startHash,
       recordsAgree: head.count === seq && !head.sealed,
     });
     return { mission, attempt: state.attempt, candidate: state.candidate, findings: state.findings, acceptance, ...(verdict === undefined ? {} : { verdict }) };

@@ -190,3 +190,23 @@ describe('runMission checks', () => {
     assert.deepEqual(found?.reasonCodes, ['process.crashed']);
   });
 });
+
+describe('acceptance', () => {
+  it('refuses to complete a run whose mission changed under it', async () => {
+    const ledger = new MemoryLedger();
+    // A mission object that is not frozen, changed by the proposer during the run.
+    const mission = { ...defineMission({ id: 'mutable', goal: 'g', budgets: { maxAttempts: 1 } }) };
+    const result = await runMission({
+      mission,
+      proposer: functionProposer(() => {
+        (mission as { goal: string }).goal = 'something easier';
+        return { value: 'ok' };
+      }),
+      checks: [valueIs('ok')],
+      ledger,
+    });
+    assert.equal(result.outcome, 'failed_with_evidence');
+    const decision = (await ledger.records(result.runId)).findLast((record) => record.type === 'decision');
+    assert.deepEqual((decision?.data.acceptance as { problems: string[] }).problems, ['the mission changed during the run']);
+  });
+});
