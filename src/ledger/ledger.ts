@@ -1,7 +1,7 @@
 /** Kinds of record a run writes, in the order they happen. */
-export type RecordType = 'run.started' | 'baseline' | 'attempt' | 'decision' | 'run.sealed';
+export type RecordType = 'run.started' | 'run.resumed' | 'baseline' | 'attempt' | 'decision' | 'run.sealed';
 
-/** One event of a run as stored. `seq` starts at 0 for `run.started`; the seal is the last. */
+/** One event of a run. `seq` starts at 0 for `run.started`; the seal is the last. */
 export interface LedgerRecord {
   readonly runId: string;
   readonly seq: number;
@@ -11,19 +11,65 @@ export interface LedgerRecord {
   readonly data: Readonly<Record<string, unknown>>;
 }
 
-/** The newest record of a run, to prove retained records agree with the working state. */
+/**
+ * A record as stored: `body` is the canonical JSON of the {@link LedgerRecord} and
+ * `hash = sha256(prevHash ‖ body)`, so any change to a stored row breaks the chain.
+ */
+export interface StoredRecord {
+  readonly runId: string;
+  readonly seq: number;
+  readonly type: string;
+  readonly body: string;
+  readonly prevHash: string;
+  readonly hash: string;
+}
+
+/** What the ledger keeps per run besides its records; updated in the same transaction as each append. */
+export interface RunRow {
+  readonly runId: string;
+  readonly missionId: string;
+  readonly taskType: string;
+  /** Milliseconds since the epoch. */
+  readonly startedAt: number;
+  /** Records appended, by the ledger's own count. */
+  readonly recordCount: number;
+  /** Hash of the newest record. */
+  readonly lastHash: string;
+  readonly sealed: boolean;
+  readonly outcome?: string;
+  readonly verification?: string;
+  readonly stopReason?: string;
+}
+
+/** The newest state of a run, to prove retained records agree with the working state. */
 export interface LedgerHead {
   readonly count: number;
   readonly sealed: boolean;
 }
 
+export interface RunFilter {
+  /** Only runs not sealed yet (crashed or still running). */
+  readonly unsealed?: boolean;
+  readonly taskType?: string;
+  /** Only runs started at or after this time (ms since the epoch). */
+  readonly since?: number;
+  readonly runId?: string;
+}
+
 /**
- * Where runs write every event (SPEC §6). Appending to a sealed run fails; a run is sealed once.
+ * Where runs write every event (SPEC §6): append-only, hash-chained per run, closed by one seal.
+ * Appending to a sealed run fails (the database refuses it, not only this code).
  */
 export interface Ledger {
-  append(record: LedgerRecord): Promise<void>;
+  /** Appends the next record of a run; `seq` must be the run's record count. */
+  append(record: LedgerRecord): Promise<StoredRecord>;
   head(runId: string): Promise<LedgerHead>;
+  /** The run's records, in `seq` order. */
   records(runId: string): Promise<readonly LedgerRecord[]>;
-  runs(): Promise<readonly string[]>;
+  /** The run's rows exactly as stored, in `seq` order, for verification and export. */
+  stored(runId: string): Promise<readonly StoredRecord[]>;
+  runs(filter?: RunFilter): Promise<readonly RunRow[]>;
+  /** Writes rows exported from another ledger, keeping their hashes; the chain must verify. */
+  import(run: RunRow, records: readonly StoredRecord[]): Promise<void>;
   close(): Promise<void>;
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { stat } from 'node:fs/promises';
 import type { Check } from '../checks/check.js';
 import { declaredOutputsCheck } from '../checks/declared-outputs-check.js';
@@ -72,7 +73,7 @@ export interface RunResult {
 }
 
 /** The bounded working state: its size does not depend on how many attempts ran. */
-interface WorkingState {
+export interface WorkingState {
   attempt: number;
   candidate: Candidate;
   findings: readonly Finding[];
@@ -119,12 +120,55 @@ function frontierOf(candidate: Candidate, findings: readonly Finding[], required
   };
 }
 
+/** Where a recovered run picks up, rebuilt from its records (see `resume.ts`). */
+export interface ResumePoint {
+  readonly runId: string;
+  /** Records already stored. */
+  readonly seq: number;
+  readonly state: WorkingState;
+  /** What the last stored record leaves to do. */
+  readonly next: 'baseline' | 'decide' | 'attempt' | { readonly apply: RecordedDecision };
+  /** Checks the run started with, by name, in order: a resumed run must run the same plan. */
+  readonly checkNames: readonly string[];
+}
+
+/** A decision record whose transition was recorded but not carried out before a crash. */
+export interface RecordedDecision {
+  readonly verdict?: StopVerdict;
+  readonly decision?: Decision;
+  readonly rejection?: DecisionRejection;
+  readonly overridden?: boolean;
+}
+
+/** The state of a run before its first record. */
+export function initialState(): WorkingState {
+  return {
+    attempt: 0,
+    candidate: EMPTY_CANDIDATE,
+    findings: [],
+    counters: { attempts: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, elapsedMs: 0, sinceProgress: 0, failedRounds: 0 },
+    recent: [],
+    signatures: [],
+    frontier: { completed: [], failing: [], hardFailing: [], footprint: 0 },
+  };
+}
+
+/** Who runs a run: recorded so that recovery can tell a crashed run from a live one. */
+export function ownerInfo(): { host: string; pid: number } {
+  return { host: hostname(), pid: process.pid };
+}
+
 /**
  * Runs one mission: Propose → Check → Decide → (Refine | Seal), until a transition seals the run.
  * The user's workspace is never modified; every event goes to the ledger.
  * @throws {MissionError} before anything is recorded, when the mission cannot run as given.
  */
-export async function runMission(options: RunMissionOptions): Promise<RunResult> {
+export function runMission(options: RunMissionOptions): Promise<RunResult> {
+  return executeRun(options);
+}
+
+/** The loop, for a new run or one resumed from its records. */
+export async function executeRun(options: RunMissionOptions, resume?: ResumePoint): Promise<RunResult> {
   const { mission, judge = routingJudge(), ledger = new MemoryLedger(), approvals = [], onRecord } = options;
   const now = options._internal?.now ?? Date.now;
   const proposer = options.proposer ?? (await buildProposer(mission));
@@ -142,16 +186,23 @@ export async function runMission(options: RunMissionOptions): Promise<RunResult>
     ...(mission.budgets.maxWallClock === undefined ? {} : { maxWallClockMs: mission.budgets.maxWallClock }),
     ...(mission.budgets.maxCostUsd === undefined ? {} : { maxCostUsd: mission.budgets.maxCostUsd }),
   };
-  const runId = options._internal?.generateId?.() ?? randomUUID();
+  if (resume !== undefined && resume.checkNames.join('\n') !== checks.map((check) => check.name).join('\n')) {
+    throw new MissionError({
+      source: mission.id,
+      issues: [{ path: 'checks', expected: `the checks the run started with (${resume.checkNames.join(', ')})`, got: checks.map((check) => check.name).join(', '), message: 'a resumed run must run the same check plan' }],
+    });
+  }
+  const runId = resume?.runId ?? options._internal?.generateId?.() ?? randomUUID();
   const baseline = new Baseline(mission.workspaceDir);
-  const startedAt = now();
+  // A resumed run's clock goes on from the elapsed time it recorded.
+  const startedAt = now() - (resume?.state.counters.elapsedMs ?? 0);
 
   // The wall-clock budget is enforced while a proposer, check or judge runs, not only between attempts.
   const wallClock = new AbortController();
-  const timer = limits.maxWallClockMs === undefined ? undefined : setTimeout(() => wallClock.abort('budget_wall_clock'), limits.maxWallClockMs);
+  const timer = limits.maxWallClockMs === undefined ? undefined : setTimeout(() => wallClock.abort('budget_wall_clock'), Math.max(0, limits.maxWallClockMs - (now() - startedAt)));
   const signal = options.signal === undefined ? wallClock.signal : AbortSignal.any([wallClock.signal, options.signal]);
 
-  let seq = 0;
+  let seq = resume?.seq ?? 0;
   const record = async (type: RecordType, data: Record<string, unknown>): Promise<void> => {
     const entry: LedgerRecord = { runId, seq, type, at: now(), data };
     await ledger.append(entry);
@@ -159,15 +210,7 @@ export async function runMission(options: RunMissionOptions): Promise<RunResult>
     onRecord?.(entry);
   };
 
-  const state: WorkingState = {
-    attempt: 0,
-    candidate: EMPTY_CANDIDATE,
-    findings: [],
-    counters: { attempts: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, elapsedMs: 0, sinceProgress: 0, failedRounds: 0 },
-    recent: [],
-    signatures: [],
-    frontier: { completed: [], failing: [], hardFailing: [], footprint: 0 },
-  };
+  const state: WorkingState = resume?.state ?? initialState();
 
   const check = async (candidate: Candidate, attempt: number): Promise<Finding[]> => {
     const sandbox = mission.workspaceDir === undefined ? undefined : await createSandbox(mission.workspaceDir, candidate);
@@ -209,35 +252,14 @@ export async function runMission(options: RunMissionOptions): Promise<RunResult>
       ? seal('failed_with_evidence', 'budget_wall_clock', `the ${limits.maxWallClockMs} ms wall-clock budget ran out during attempt ${state.attempt}`, 'wallClock')
       : seal('failed_with_evidence', StopReason.aborted, `the run was stopped by its caller during attempt ${state.attempt}`);
 
-  /** Applies a judge decision (or the rejection of one); returns the sealed result, or undefined to refine. */
-  const decide = async (verdict: StopVerdict | undefined): Promise<RunResult | undefined> => {
-    const evidence = await evidenceFor(verdict);
-    let validated: ReturnType<typeof validateDecision>;
-    try {
-      validated = validateDecision(await raceSignal(Promise.resolve().then(() => judge.decide(evidence, { signal })), signal), evidence);
-    } catch (error) {
-      if (error instanceof Aborted) throw error;
-      validated = { rejection: { code: 'decision.judge_failed', message: `the judge threw: ${(error as Error)?.message ?? String(error)}` } };
-    }
-    const rejection: DecisionRejection | undefined = 'rejection' in validated ? validated.rejection : undefined;
-    const decision: Decision | undefined = 'decision' in validated ? validated.decision : undefined;
-    // A stop verdict other than "complete" binds: a judge cannot retry past a breaker.
-    const overridden = decision?.transition === 'retry' && verdict !== undefined && verdict.outcome !== 'complete';
-    await record('decision', {
-      attempt: state.attempt,
-      ...(verdict === undefined ? {} : { verdict }),
-      ...(decision === undefined ? {} : { decision }),
-      ...(rejection === undefined ? {} : { rejection }),
-      ...(overridden ? { overridden: true } : {}),
-      acceptance: evidence.acceptance,
-      state: { counters: state.counters, recent: state.recent, frontier: state.frontier },
-    });
+  /** Carries out a (recorded) decision: returns the sealed result, or undefined to refine. */
+  const apply = ({ verdict, decision, rejection, overridden }: RecordedDecision): Promise<RunResult> | undefined => {
     if (rejection !== undefined) {
       const outcome = mission.stopPolicy.onRejectedDecision === 'block' ? 'blocked' : 'failed_with_evidence';
       return seal(outcome, StopReason.invalidDecision, `${rejection.code}: ${rejection.message}`, judge.name);
     }
     const chosen = decision as Decision;
-    if (overridden) return seal(verdict.outcome, verdict.reason, verdict.detail, verdict.guard);
+    if (overridden === true && verdict !== undefined) return seal(verdict.outcome, verdict.reason, verdict.detail, verdict.guard);
     switch (chosen.transition) {
       case 'retry':
         return undefined;
@@ -252,27 +274,65 @@ export async function runMission(options: RunMissionOptions): Promise<RunResult>
     }
   };
 
+  /** Asks the judge, validates and records its decision, then carries it out. */
+  const decide = async (verdict: StopVerdict | undefined): Promise<RunResult | undefined> => {
+    const evidence = await evidenceFor(verdict);
+    let validated: ReturnType<typeof validateDecision>;
+    try {
+      validated = validateDecision(await raceSignal(Promise.resolve().then(() => judge.decide(evidence, { signal })), signal), evidence);
+    } catch (error) {
+      if (error instanceof Aborted) throw error;
+      validated = { rejection: { code: 'decision.judge_failed', message: `the judge threw: ${(error as Error)?.message ?? String(error)}` } };
+    }
+    const rejection = 'rejection' in validated ? validated.rejection : undefined;
+    const decision = 'decision' in validated ? validated.decision : undefined;
+    // A stop verdict other than "complete" binds: a judge cannot retry past a breaker.
+    const overridden = decision?.transition === 'retry' && verdict !== undefined && verdict.outcome !== 'complete';
+    const recorded: RecordedDecision = {
+      ...(verdict === undefined ? {} : { verdict }),
+      ...(decision === undefined ? {} : { decision }),
+      ...(rejection === undefined ? {} : { rejection }),
+      ...(overridden ? { overridden: true } : {}),
+    };
+    await record('decision', { attempt: state.attempt, ...recorded, acceptance: evidence.acceptance, state: { counters: state.counters, recent: state.recent, frontier: state.frontier } });
+    return apply(recorded);
+  };
+
+  const policyVerdict = (): StopVerdict | undefined =>
+    evaluatePolicy(guards, { recent: state.recent, counters: state.counters, budgets: limits, progressWindow: mission.progressWindow, taskType: mission.taskType });
+
   try {
-    await record('run.started', {
-      mission,
-      missionHash: startHash,
-      proposer: proposer.name,
-      judge: judge.name,
-      guards: guards.map((guard) => guard.name),
-      checks: checks.map(({ name, stage, tier, required: isRequired }) => ({ name, stage, tier, required: isRequired })),
-      approvals,
-    });
+    let result: RunResult | undefined;
+    if (resume === undefined) {
+      await record('run.started', {
+        mission,
+        missionHash: startHash,
+        proposer: proposer.name,
+        judge: judge.name,
+        guards: guards.map((guard) => guard.name),
+        checks: checks.map(({ name, stage, tier, required: isRequired }) => ({ name, stage, tier, required: isRequired })),
+        approvals,
+        lookback,
+        owner: ownerInfo(),
+      });
+    } else {
+      await record('run.resumed', { fromSeq: resume.seq, next: typeof resume.next === 'string' ? resume.next : 'apply', owner: ownerInfo() });
+    }
+    const next = resume?.next ?? 'baseline';
 
     // Baseline: when a demand red line already holds, no candidate is needed.
-    if (required.size > 0 && checks.some((item) => item.required && item.tier === 'demand')) {
+    if (next === 'baseline' && checks.some((item) => item.required && item.tier === 'demand')) {
       state.findings = await check(EMPTY_CANDIDATE, 0);
       state.frontier = frontierOf(EMPTY_CANDIDATE, state.findings, required, promotion, undefined);
-      await record('baseline', { findings: state.findings });
-      const sealed = await decide(undefined);
-      if (sealed !== undefined) return sealed;
+      await record('baseline', { findings: state.findings, frontier: state.frontier });
+      result = await decide(undefined);
+    } else if (next === 'decide') {
+      result = await decide(state.attempt === 0 ? undefined : policyVerdict());
+    } else if (typeof next === 'object') {
+      result = await apply(next.apply);
     }
+    if (result !== undefined) return result;
 
-    let result: RunResult | undefined;
     do {
       state.attempt += 1;
       const budgetsLeft: BudgetsLeft = {
@@ -348,10 +408,10 @@ export async function runMission(options: RunMissionOptions): Promise<RunResult>
         findings: state.findings,
         summary,
         counters: state.counters,
+        frontier: state.frontier,
       });
 
-      const verdict = evaluatePolicy(guards, { recent: state.recent, counters: state.counters, budgets: limits, progressWindow: mission.progressWindow, taskType: mission.taskType });
-      result = await decide(verdict);
+      result = await decide(policyVerdict());
       // Refine while the judge chose `retry` and no binding stop verdict came; every other transition sealed the run.
     } while (result === undefined);
     return result;

@@ -1,37 +1,54 @@
 import { LedgerError } from '../../errors/ledger-error.js';
-import type { Ledger, LedgerHead, LedgerRecord } from '../ledger.js';
+import { chainRecord, GENESIS, parseRecord } from '../chain.js';
+import type { Ledger, LedgerHead, LedgerRecord, RunFilter, RunRow, StoredRecord } from '../ledger.js';
+import { openedRun, sealFields } from '../run-row.js';
+import { verifyRun } from '../verify.js';
 
 /** A ledger held in memory: for tests, benchmarks and library use without persistence. */
 export class MemoryLedger implements Ledger {
-  readonly #runs = new Map<string, LedgerRecord[]>();
+  readonly #runs = new Map<string, { run: RunRow; rows: StoredRecord[] }>();
 
-  async append(record: LedgerRecord): Promise<void> {
-    let records = this.#runs.get(record.runId);
-    if (records === undefined) {
-      records = [];
-      this.#runs.set(record.runId, records);
+  async append(record: LedgerRecord): Promise<StoredRecord> {
+    const entry = this.#runs.get(record.runId);
+    if (entry === undefined) {
+      const stored = chainRecord(GENESIS, record);
+      this.#runs.set(record.runId, { run: openedRun(record, stored.hash), rows: [stored] });
+      return stored;
     }
-    if (records.at(-1)?.type === 'run.sealed') {
-      throw new LedgerError({ code: 'ledger.sealed', runId: record.runId, message: `run ${record.runId} is sealed and accepts no more records` });
+    if (entry.run.sealed) throw new LedgerError({ code: 'ledger.sealed', runId: record.runId, message: `run ${record.runId} is sealed and accepts no more records` });
+    if (record.seq !== entry.run.recordCount) {
+      throw new LedgerError({ code: 'ledger.out_of_order', runId: record.runId, message: `run ${record.runId}: expected record ${entry.run.recordCount}, got ${record.seq}` });
     }
-    if (record.seq !== records.length) {
-      throw new LedgerError({ code: 'ledger.out_of_order', runId: record.runId, message: `run ${record.runId}: expected record ${records.length}, got ${record.seq}` });
-    }
-    // Records are built fresh by the loop and never mutated after they are appended.
-    records.push(record);
+    const stored = chainRecord(entry.run.lastHash, record);
+    entry.rows.push(stored);
+    entry.run = { ...entry.run, recordCount: record.seq + 1, lastHash: stored.hash, ...(record.type === 'run.sealed' ? { sealed: true, ...sealFields(record) } : {}) };
+    return stored;
   }
 
   async head(runId: string): Promise<LedgerHead> {
-    const records = this.#runs.get(runId) ?? [];
-    return { count: records.length, sealed: records.at(-1)?.type === 'run.sealed' };
+    const run = this.#runs.get(runId)?.run;
+    return { count: run?.recordCount ?? 0, sealed: run?.sealed ?? false };
   }
 
   async records(runId: string): Promise<readonly LedgerRecord[]> {
-    return this.#runs.get(runId) ?? [];
+    return (this.#runs.get(runId)?.rows ?? []).map(parseRecord);
   }
 
-  async runs(): Promise<readonly string[]> {
-    return [...this.#runs.keys()];
+  async stored(runId: string): Promise<readonly StoredRecord[]> {
+    return this.#runs.get(runId)?.rows ?? [];
+  }
+
+  async runs(filter: RunFilter = {}): Promise<readonly RunRow[]> {
+    return [...this.#runs.values()]
+      .map((entry) => entry.run)
+      .filter((run) => (filter.unsealed !== true || !run.sealed) && (filter.taskType === undefined || run.taskType === filter.taskType) && (filter.since === undefined || run.startedAt >= filter.since) && (filter.runId === undefined || run.runId === filter.runId));
+  }
+
+  async import(run: RunRow, records: readonly StoredRecord[]): Promise<void> {
+    if (this.#runs.has(run.runId)) throw new LedgerError({ code: 'ledger.exists', runId: run.runId, message: `run ${run.runId} is already in this ledger` });
+    const check = verifyRun(run, records);
+    if (!check.ok) throw new LedgerError({ code: 'ledger.import_broken', runId: run.runId, message: `run ${run.runId} does not verify: ${check.firstBad?.detail}` });
+    this.#runs.set(run.runId, { run: { ...run }, rows: [...records] });
   }
 
   async close(): Promise<void> {}

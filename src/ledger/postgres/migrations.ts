@@ -1,0 +1,78 @@
+import type { MigrationVersion } from '../migrations.js';
+
+/**
+ * PostgreSQL DDL per schema version. `S` is the ledger's schema, quoted; every name is qualified with it
+ * so the triggers work whatever the session's `search_path`.
+ */
+export const POSTGRES_MIGRATIONS: Record<MigrationVersion, (S: string) => string> = {
+  1: (S) => `
+CREATE TABLE ${S}.runs (
+  run_id        TEXT PRIMARY KEY,
+  mission_id    TEXT NOT NULL,
+  task_type     TEXT NOT NULL,
+  started_at    BIGINT NOT NULL,
+  record_count  INTEGER NOT NULL,
+  last_hash     TEXT NOT NULL,
+  sealed        BOOLEAN NOT NULL DEFAULT FALSE,
+  outcome       TEXT,
+  verification  TEXT,
+  stop_reason   TEXT
+);
+CREATE INDEX runs_by_unsealed ON ${S}.runs (started_at) WHERE NOT sealed;
+CREATE INDEX runs_by_task_type ON ${S}.runs (task_type, started_at);
+
+CREATE TABLE ${S}.records (
+  run_id     TEXT NOT NULL REFERENCES ${S}.runs (run_id),
+  seq        INTEGER NOT NULL,
+  type       TEXT NOT NULL,
+  body       TEXT NOT NULL,
+  prev_hash  TEXT NOT NULL,
+  hash       TEXT NOT NULL,
+  PRIMARY KEY (run_id, seq)
+);
+
+CREATE FUNCTION ${S}.records_before_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE head ${S}.runs%ROWTYPE;
+BEGIN
+  SELECT * INTO head FROM ${S}.runs WHERE run_id = NEW.run_id FOR UPDATE;
+  IF head.sealed THEN
+    RAISE EXCEPTION 'redline.ledger.sealed: the run is sealed and accepts no more records';
+  END IF;
+  IF head.record_count IS DISTINCT FROM NEW.seq OR head.last_hash IS DISTINCT FROM NEW.prev_hash THEN
+    RAISE EXCEPTION 'redline.ledger.out_of_order: the record does not follow the run''s last record';
+  END IF;
+  RETURN NEW;
+END $$;
+
+CREATE FUNCTION ${S}.records_after_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE sealing BOOLEAN := NEW.type = 'run.sealed';
+DECLARE data JSONB := CASE WHEN NEW.type = 'run.sealed' THEN (NEW.body::jsonb) -> 'data' END;
+BEGIN
+  UPDATE ${S}.runs SET
+    record_count = NEW.seq + 1,
+    last_hash = NEW.hash,
+    sealed = sealing,
+    outcome = data ->> 'outcome',
+    verification = data ->> 'verification',
+    stop_reason = data ->> 'stopReason'
+  WHERE run_id = NEW.run_id;
+  RETURN NULL;
+END $$;
+
+CREATE FUNCTION ${S}.refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_TABLE_NAME = 'runs' AND TG_OP = 'UPDATE' THEN
+    IF NOT OLD.sealed THEN
+      RETURN NEW;
+    END IF;
+  END IF;
+  RAISE EXCEPTION 'redline.ledger.append_only: % on % refused: the ledger is append-only and a sealed run is final', TG_OP, TG_TABLE_NAME;
+END $$;
+
+CREATE TRIGGER records_before_insert BEFORE INSERT ON ${S}.records FOR EACH ROW EXECUTE FUNCTION ${S}.records_before_insert();
+CREATE TRIGGER records_after_insert AFTER INSERT ON ${S}.records FOR EACH ROW EXECUTE FUNCTION ${S}.records_after_insert();
+CREATE TRIGGER records_refuse_change BEFORE UPDATE OR DELETE ON ${S}.records FOR EACH ROW EXECUTE FUNCTION ${S}.refuse_change();
+CREATE TRIGGER records_refuse_truncate BEFORE TRUNCATE ON ${S}.records FOR EACH STATEMENT EXECUTE FUNCTION ${S}.refuse_change();
+CREATE TRIGGER runs_refuse_change BEFORE UPDATE OR DELETE ON ${S}.runs FOR EACH ROW EXECUTE FUNCTION ${S}.refuse_change();
+`,
+};

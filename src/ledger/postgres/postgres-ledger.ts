@@ -1,0 +1,189 @@
+import { LedgerError } from '../../errors/ledger-error.js';
+import { chainRecord, GENESIS, parseRecord } from '../chain.js';
+import type { Ledger, LedgerHead, LedgerRecord, RunFilter, RunRow, StoredRecord } from '../ledger.js';
+import { MIGRATIONS } from '../migrations.js';
+import { openedRun } from '../run-row.js';
+import { verifyRun } from '../verify.js';
+import { POSTGRES_MIGRATIONS } from './migrations.js';
+import { inTransaction, openPgPool, type PgClient, type PgPool } from './pg-pool.js';
+
+export interface PostgresLedgerOptions {
+  /** A connection URL (`postgres://…`), a `pg` Pool, or a factory for one. */
+  readonly connection: string | PgPool | (() => PgPool | Promise<PgPool>);
+  /** Schema holding the ledger's tables; created when missing. @default 'redline' */
+  readonly schema?: string;
+}
+
+interface RunDbRow {
+  run_id: string;
+  mission_id: string;
+  task_type: string;
+  started_at: string;
+  record_count: number;
+  last_hash: string;
+  sealed: boolean;
+  outcome: string | null;
+  verification: string | null;
+  stop_reason: string | null;
+}
+
+interface RecordDbRow {
+  run_id: string;
+  seq: number;
+  type: string;
+  body: string;
+  prev_hash: string;
+  hash: string;
+}
+
+const toRun = (row: RunDbRow): RunRow => ({
+  runId: row.run_id,
+  missionId: row.mission_id,
+  taskType: row.task_type,
+  startedAt: Number(row.started_at),
+  recordCount: row.record_count,
+  lastHash: row.last_hash,
+  sealed: row.sealed,
+  ...(row.outcome === null ? {} : { outcome: row.outcome }),
+  ...(row.verification === null ? {} : { verification: row.verification }),
+  ...(row.stop_reason === null ? {} : { stopReason: row.stop_reason }),
+});
+
+const toStored = (row: RecordDbRow): StoredRecord => ({ runId: row.run_id, seq: row.seq, type: row.type, body: row.body, prevHash: row.prev_hash, hash: row.hash });
+
+function refusal(error: unknown, runId: string): never {
+  const message = (error as Error)?.message ?? String(error);
+  const code = /redline\.(ledger\.[a-z_]+)/.exec(message)?.[1] ?? ((error as { code?: string }).code === '23505' ? 'ledger.out_of_order' : 'ledger.write_failed');
+  throw new LedgerError({ code, runId, message: `run ${runId}: ${message.replace(/^redline\.ledger\.[a-z_]+: /, '')}`, cause: error });
+}
+
+const quote = (identifier: string): string => `"${identifier.replace(/"/g, '""')}"`;
+
+/** The team ledger: PostgreSQL, hash-chained records, seal and append-only enforced by triggers. */
+export class PostgresLedger implements Ledger {
+  readonly #pool: PgPool;
+  readonly #owned: boolean;
+  readonly #heads = new Map<string, string>();
+  readonly #sql: { insertRun: string; insertRecord: string; selectRun: string; selectRecords: string; runs: string };
+
+  private constructor(pool: PgPool, owned: boolean, schema: string) {
+    this.#pool = pool;
+    this.#owned = owned;
+    const S = quote(schema);
+    this.#sql = {
+      insertRun: `INSERT INTO ${S}.runs (run_id, mission_id, task_type, started_at, record_count, last_hash) VALUES ($1, $2, $3, $4, 0, $5)`,
+      insertRecord: `INSERT INTO ${S}.records (run_id, seq, type, body, prev_hash, hash) VALUES ($1, $2, $3, $4, $5, $6)`,
+      selectRun: `SELECT * FROM ${S}.runs WHERE run_id = $1`,
+      selectRecords: `SELECT * FROM ${S}.records WHERE run_id = $1 ORDER BY seq`,
+      runs: `SELECT * FROM ${S}.runs`,
+    };
+  }
+
+  /** Connects to (and migrates) a PostgreSQL ledger. */
+  static async open({ connection, schema = 'redline' }: PostgresLedgerOptions): Promise<PostgresLedger> {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(schema)) throw new TypeError(`Expected a plain schema name (letters, digits, _), got "${schema}"`);
+    const owned = typeof connection === 'string';
+    const pool = typeof connection === 'string' ? await openPgPool(connection) : typeof connection === 'function' ? await connection() : connection;
+    try {
+      await migrate(pool, schema);
+    } catch (error) {
+      if (owned) await pool.end();
+      throw error;
+    }
+    return new PostgresLedger(pool, owned, schema);
+  }
+
+  async append(record: LedgerRecord): Promise<StoredRecord> {
+    try {
+      if (record.seq === 0) {
+        const stored = chainRecord(GENESIS, record);
+        const run = openedRun(record, stored.hash);
+        await inTransaction(this.#pool, async (client) => {
+          await client.query(this.#sql.insertRun, [run.runId, run.missionId, run.taskType, run.startedAt, GENESIS]);
+          await insert(client, this.#sql.insertRecord, stored);
+        });
+        this.#heads.set(record.runId, stored.hash);
+        return stored;
+      }
+      let prevHash = this.#heads.get(record.runId);
+      if (prevHash === undefined) prevHash = (await this.#pool.query<RunDbRow>(this.#sql.selectRun, [record.runId])).rows[0]?.last_hash ?? GENESIS;
+      const stored = chainRecord(prevHash, record);
+      await insert(this.#pool, this.#sql.insertRecord, stored);
+      if (record.type === 'run.sealed') this.#heads.delete(record.runId);
+      else this.#heads.set(record.runId, stored.hash);
+      return stored;
+    } catch (error) {
+      this.#heads.delete(record.runId);
+      if (error instanceof LedgerError) throw error;
+      return refusal(error, record.runId);
+    }
+  }
+
+  async head(runId: string): Promise<LedgerHead> {
+    const row = (await this.#pool.query<RunDbRow>(this.#sql.selectRun, [runId])).rows[0];
+    return { count: row?.record_count ?? 0, sealed: row?.sealed ?? false };
+  }
+
+  async records(runId: string): Promise<readonly LedgerRecord[]> {
+    return (await this.stored(runId)).map(parseRecord);
+  }
+
+  async stored(runId: string): Promise<readonly StoredRecord[]> {
+    return (await this.#pool.query<RecordDbRow>(this.#sql.selectRecords, [runId])).rows.map(toStored);
+  }
+
+  async runs(filter: RunFilter = {}): Promise<readonly RunRow[]> {
+    const conditions: string[] = [];
+    const params: unknown[] = [];
+    const add = (condition: string, value: unknown): void => {
+      params.push(value);
+      conditions.push(condition.replace('?', `$${params.length}`));
+    };
+    if (filter.unsealed === true) add('sealed = ?', false);
+    if (filter.taskType !== undefined) add('task_type = ?', filter.taskType);
+    if (filter.since !== undefined) add('started_at >= ?', filter.since);
+    if (filter.runId !== undefined) add('run_id = ?', filter.runId);
+    const sql = `${this.#sql.runs}${conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`} ORDER BY started_at, run_id`;
+    return (await this.#pool.query<RunDbRow>(sql, params)).rows.map(toRun);
+  }
+
+  async import(run: RunRow, records: readonly StoredRecord[]): Promise<void> {
+    const check = verifyRun(run, records);
+    if (!check.ok) throw new LedgerError({ code: 'ledger.import_broken', runId: run.runId, message: `run ${run.runId} does not verify: ${check.firstBad?.detail}` });
+    if ((await this.#pool.query(this.#sql.selectRun, [run.runId])).rows.length > 0) {
+      throw new LedgerError({ code: 'ledger.exists', runId: run.runId, message: `run ${run.runId} is already in this ledger` });
+    }
+    try {
+      await inTransaction(this.#pool, async (client) => {
+        await client.query(this.#sql.insertRun, [run.runId, run.missionId, run.taskType, run.startedAt, GENESIS]);
+        for (const row of records) await insert(client, this.#sql.insertRecord, row);
+      });
+    } catch (error) {
+      refusal(error, run.runId);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#owned) await this.#pool.end();
+  }
+}
+
+function insert(client: Pick<PgClient, 'query'>, sql: string, row: StoredRecord): Promise<unknown> {
+  return client.query(sql, [row.runId, row.seq, row.type, row.body, row.prevHash, row.hash]);
+}
+
+async function migrate(pool: PgPool, schema: string): Promise<void> {
+  const S = quote(schema);
+  await inTransaction(pool, async (client) => {
+    // One migrator at a time across processes: a transaction-scoped advisory lock on the schema's name.
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`redline.migrate.${schema}`]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${S}`);
+    await client.query(`CREATE TABLE IF NOT EXISTS ${S}.redline_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`);
+    const applied = new Set((await client.query<{ version: number }>(`SELECT version FROM ${S}.redline_migrations`)).rows.map((row) => row.version));
+    for (const migration of MIGRATIONS) {
+      if (applied.has(migration.version)) continue;
+      await client.query(POSTGRES_MIGRATIONS[migration.version](S));
+      await client.query(`INSERT INTO ${S}.redline_migrations (version, name, applied_at) VALUES ($1, $2, $3)`, [migration.version, migration.name, Date.now()]);
+    }
+  });
+}

@@ -1,0 +1,186 @@
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { LedgerError } from '../../errors/ledger-error.js';
+import { chainRecord, GENESIS, parseRecord } from '../chain.js';
+import type { Ledger, LedgerHead, LedgerRecord, RunFilter, RunRow, StoredRecord } from '../ledger.js';
+import { MIGRATIONS } from '../migrations.js';
+import { openedRun } from '../run-row.js';
+import { verifyRun } from '../verify.js';
+import { SQLITE_MIGRATIONS } from './migrations.js';
+import { openSqliteFile, type SqliteDatabase, type SqliteStatement } from './sqlite-database.js';
+
+export interface SqliteLedgerOptions {
+  /** A database file (created with its folder when missing), an open database, or a factory for one. */
+  readonly database: string | SqliteDatabase | (() => SqliteDatabase | Promise<SqliteDatabase>);
+  /**
+   * `full` makes every append durable before it returns (fsync on commit); `normal` survives a process
+   * crash but may lose the last appends on power loss.
+   * @default 'full'
+   */
+  readonly synchronous?: 'full' | 'normal' | 'off';
+}
+
+interface RunDbRow {
+  run_id: string;
+  mission_id: string;
+  task_type: string;
+  started_at: number;
+  record_count: number;
+  last_hash: string;
+  sealed: number;
+  outcome: string | null;
+  verification: string | null;
+  stop_reason: string | null;
+}
+
+interface RecordDbRow {
+  run_id: string;
+  seq: number;
+  type: string;
+  body: string;
+  prev_hash: string;
+  hash: string;
+}
+
+const toRun = (row: RunDbRow): RunRow => ({
+  runId: row.run_id,
+  missionId: row.mission_id,
+  taskType: row.task_type,
+  startedAt: row.started_at,
+  recordCount: row.record_count,
+  lastHash: row.last_hash,
+  sealed: row.sealed === 1,
+  ...(row.outcome === null ? {} : { outcome: row.outcome }),
+  ...(row.verification === null ? {} : { verification: row.verification }),
+  ...(row.stop_reason === null ? {} : { stopReason: row.stop_reason }),
+});
+
+const toStored = (row: RecordDbRow): StoredRecord => ({ runId: row.run_id, seq: row.seq, type: row.type, body: row.body, prevHash: row.prev_hash, hash: row.hash });
+
+/** Turns the triggers' refusals into ledger errors with stable codes. */
+function refusal(error: unknown, runId: string): never {
+  const message = (error as Error)?.message ?? String(error);
+  const code = /redline\.(ledger\.[a-z_]+)/.exec(message)?.[1] ?? (/UNIQUE constraint/.test(message) ? 'ledger.out_of_order' : 'ledger.write_failed');
+  throw new LedgerError({ code, runId, message: `run ${runId}: ${message.replace(/^redline\.ledger\.[a-z_]+: /, '')}`, cause: error });
+}
+
+/** The embedded default ledger: one SQLite file in WAL mode, hash-chained records, seal enforced by triggers. */
+export class SqliteLedger implements Ledger {
+  readonly #db: SqliteDatabase;
+  readonly #heads = new Map<string, string>();
+  readonly #insertRun: SqliteStatement;
+  readonly #insertRecord: SqliteStatement;
+  readonly #selectRun: SqliteStatement;
+  readonly #selectRecords: SqliteStatement;
+
+  private constructor(db: SqliteDatabase) {
+    this.#db = db;
+    this.#insertRun = db.prepare('INSERT INTO runs (run_id, mission_id, task_type, started_at, record_count, last_hash) VALUES (?, ?, ?, ?, 0, ?)');
+    this.#insertRecord = db.prepare('INSERT INTO records (run_id, seq, type, body, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?)');
+    this.#selectRun = db.prepare('SELECT * FROM runs WHERE run_id = ?');
+    this.#selectRecords = db.prepare('SELECT * FROM records WHERE run_id = ? ORDER BY seq');
+  }
+
+  /** Opens (and migrates) a SQLite ledger. */
+  static async open({ database, synchronous = 'full' }: SqliteLedgerOptions): Promise<SqliteLedger> {
+    let db: SqliteDatabase;
+    if (typeof database === 'string') {
+      if (database !== ':memory:') await mkdir(path.dirname(path.resolve(database)), { recursive: true });
+      db = await openSqliteFile(database);
+    } else {
+      db = typeof database === 'function' ? await database() : database;
+    }
+    db.pragma('journal_mode = WAL');
+    db.pragma(`synchronous = ${synchronous.toUpperCase()}`);
+    db.pragma('busy_timeout = 10000');
+    db.pragma('foreign_keys = ON');
+    migrate(db);
+    return new SqliteLedger(db);
+  }
+
+  async append(record: LedgerRecord): Promise<StoredRecord> {
+    try {
+      if (record.seq === 0) {
+        const stored = chainRecord(GENESIS, record);
+        const run = openedRun(record, stored.hash);
+        this.#db.transaction(() => {
+          this.#insertRun.run(run.runId, run.missionId, run.taskType, run.startedAt, GENESIS);
+          this.#insertRecord.run(stored.runId, stored.seq, stored.type, stored.body, stored.prevHash, stored.hash);
+        })();
+        this.#heads.set(record.runId, stored.hash);
+        return stored;
+      }
+      const prevHash = this.#heads.get(record.runId) ?? (this.#selectRun.get(record.runId) as RunDbRow | undefined)?.last_hash ?? GENESIS;
+      const stored = chainRecord(prevHash, record);
+      this.#insertRecord.run(stored.runId, stored.seq, stored.type, stored.body, stored.prevHash, stored.hash);
+      if (record.type === 'run.sealed') this.#heads.delete(record.runId);
+      else this.#heads.set(record.runId, stored.hash);
+      return stored;
+    } catch (error) {
+      this.#heads.delete(record.runId);
+      if (error instanceof LedgerError) throw error;
+      return refusal(error, record.runId);
+    }
+  }
+
+  async head(runId: string): Promise<LedgerHead> {
+    const row = this.#selectRun.get(runId) as RunDbRow | undefined;
+    return { count: row?.record_count ?? 0, sealed: row?.sealed === 1 };
+  }
+
+  async records(runId: string): Promise<readonly LedgerRecord[]> {
+    return (await this.stored(runId)).map(parseRecord);
+  }
+
+  async stored(runId: string): Promise<readonly StoredRecord[]> {
+    return (this.#selectRecords.all(runId) as RecordDbRow[]).map(toStored);
+  }
+
+  async runs(filter: RunFilter = {}): Promise<readonly RunRow[]> {
+    const conditions: [string, unknown][] = [];
+    if (filter.unsealed === true) conditions.push(['sealed = ?', 0]);
+    if (filter.taskType !== undefined) conditions.push(['task_type = ?', filter.taskType]);
+    if (filter.since !== undefined) conditions.push(['started_at >= ?', filter.since]);
+    if (filter.runId !== undefined) conditions.push(['run_id = ?', filter.runId]);
+    const where = conditions.map(([condition]) => condition);
+    const params = conditions.map(([, value]) => value);
+    const sql = `SELECT * FROM runs${where.length === 0 ? '' : ` WHERE ${where.join(' AND ')}`} ORDER BY started_at, run_id`;
+    return (this.#db.prepare(sql).all(...params) as RunDbRow[]).map(toRun);
+  }
+
+  async import(run: RunRow, records: readonly StoredRecord[]): Promise<void> {
+    const check = verifyRun(run, records);
+    if (!check.ok) throw new LedgerError({ code: 'ledger.import_broken', runId: run.runId, message: `run ${run.runId} does not verify: ${check.firstBad?.detail}` });
+    if (this.#selectRun.get(run.runId) !== undefined) throw new LedgerError({ code: 'ledger.exists', runId: run.runId, message: `run ${run.runId} is already in this ledger` });
+    try {
+      this.#db.transaction(() => {
+        this.#insertRun.run(run.runId, run.missionId, run.taskType, run.startedAt, GENESIS);
+        for (const row of records) this.#insertRecord.run(row.runId, row.seq, row.type, row.body, row.prevHash, row.hash);
+      })();
+    } catch (error) {
+      refusal(error, run.runId);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#db.close();
+  }
+}
+
+function migrate(db: SqliteDatabase): void {
+  db.exec('CREATE TABLE IF NOT EXISTS redline_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
+  // IMMEDIATE takes the write lock first, so two processes opening a new file migrate it once.
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    const applied = new Set((db.prepare('SELECT version FROM redline_migrations').all() as { version: number }[]).map((row) => row.version));
+    for (const migration of MIGRATIONS) {
+      if (applied.has(migration.version)) continue;
+      db.exec(SQLITE_MIGRATIONS[migration.version]);
+      db.prepare('INSERT INTO redline_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(migration.version, migration.name, Date.now());
+    }
+    db.exec('COMMIT');
+  } catch (error) {
+    db.exec('ROLLBACK');
+    throw error;
+  }
+}

@@ -1,0 +1,67 @@
+import { chainHash, GENESIS } from './chain.js';
+import type { Ledger, RunRow, StoredRecord } from './ledger.js';
+
+/** Why a run's chain does not verify. */
+export type ChainProblem = 'modified' | 'missing' | 'reordered' | 'truncated' | 'appended_after_seal' | 'appended';
+
+export interface RunVerification {
+  readonly runId: string;
+  readonly ok: boolean;
+  readonly records: number;
+  readonly bytes: number;
+  /** The first bad record: its `seq` and what is wrong with it. */
+  readonly firstBad?: { readonly seq: number; readonly problem: ChainProblem; readonly detail: string };
+}
+
+function bad(run: RunRow, records: number, bytes: number, seq: number, problem: ChainProblem, detail: string): RunVerification {
+  return { runId: run.runId, ok: false, records, bytes, firstBad: { seq, problem, detail } };
+}
+
+function bodyField(body: string): { seq?: unknown; runId?: unknown; type?: unknown } | undefined {
+  try {
+    return JSON.parse(body) as { seq?: unknown; runId?: unknown; type?: unknown };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Checks one run's chain as stored: every record's hash covers its predecessor's hash and its own body,
+ * `seq` runs 0, 1, 2, … without gaps, nothing follows the seal, and the run row's count and last hash
+ * match the records (so a deleted tail shows as truncation).
+ */
+export function verifyRun(run: RunRow, rows: readonly StoredRecord[]): RunVerification {
+  let prevHash = GENESIS;
+  let sealedAt: number | undefined;
+  let bytes = 0;
+  for (const [index, row] of rows.entries()) {
+    bytes += row.body.length;
+    if (sealedAt !== undefined) return bad(run, rows.length, bytes, row.seq, 'appended_after_seal', `record ${row.seq} follows the seal at record ${sealedAt}`);
+    if (row.seq !== index) {
+      return row.seq > index
+        ? bad(run, rows.length, bytes, index, 'missing', `record ${index}${row.seq - index > 1 ? `–${row.seq - 1}` : ''} is missing (next stored is ${row.seq})`)
+        : bad(run, rows.length, bytes, row.seq, 'reordered', `record ${row.seq} is stored out of order`);
+    }
+    if (chainHash(row.prevHash, row.body) !== row.hash) return bad(run, rows.length, bytes, row.seq, 'modified', `record ${row.seq} does not match its hash`);
+    const body = bodyField(row.body);
+    if (body === undefined) return bad(run, rows.length, bytes, row.seq, 'modified', `record ${row.seq} is not JSON`);
+    if (body.seq !== row.seq || body.runId !== run.runId || body.type !== row.type) {
+      return bad(run, rows.length, bytes, row.seq, 'reordered', `record ${row.seq} holds record ${String(body.seq)} of run ${String(body.runId)}`);
+    }
+    if (row.prevHash !== prevHash) return bad(run, rows.length, bytes, row.seq, 'reordered', `record ${row.seq} does not follow record ${row.seq - 1}`);
+    if (row.type === 'run.sealed') sealedAt = row.seq;
+    prevHash = row.hash;
+  }
+  if (rows.length < run.recordCount) return bad(run, rows.length, bytes, rows.length, 'truncated', `${run.recordCount} records were appended, ${rows.length} are stored`);
+  if (run.sealed && sealedAt === undefined) return bad(run, rows.length, bytes, rows.length, 'truncated', 'the run is sealed but its seal record is gone');
+  if (rows.length > run.recordCount) return bad(run, rows.length, bytes, run.recordCount, 'appended', `${rows.length} records are stored, ${run.recordCount} were appended`);
+  if (rows.length > 0 && prevHash !== run.lastHash) return bad(run, rows.length, bytes, rows.length - 1, 'modified', `record ${rows.length - 1} is not the last record appended`);
+  return { runId: run.runId, ok: true, records: rows.length, bytes };
+}
+
+/** Verifies every run of a ledger (or one), in start order. */
+export async function verifyLedger(ledger: Ledger, { runId }: { runId?: string } = {}): Promise<RunVerification[]> {
+  const results: RunVerification[] = [];
+  for (const run of await ledger.runs(runId === undefined ? {} : { runId })) results.push(verifyRun(run, await ledger.stored(run.runId)));
+  return results;
+}

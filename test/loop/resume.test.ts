@@ -1,0 +1,107 @@
+import assert from 'node:assert/strict';
+import { rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import type { Ledger, LedgerRecord } from '../../src/ledger/ledger.js';
+import { SqliteLedger } from '../../src/ledger/sqlite/sqlite-ledger.js';
+import { verifyLedger } from '../../src/ledger/verify.js';
+import { recoverRuns } from '../../src/loop/resume.js';
+import { runMission } from '../../src/loop/run-mission.js';
+import { defineMission, type Mission } from '../../src/mission/mission.js';
+import { functionProposer } from '../../src/proposers/function-proposer.js';
+import { tempWorkspace } from '../helpers/workspace.js';
+
+/** A ledger whose process "dies" after `limit` appends: every later append throws. */
+function crashingAfter(inner: Ledger, limit: number): Ledger {
+  let appended = 0;
+  return {
+    append: async (record) => {
+      if (appended >= limit) throw new Error('process killed');
+      appended += 1;
+      return inner.append(record);
+    },
+    head: (runId) => inner.head(runId),
+    records: (runId) => inner.records(runId),
+    stored: (runId) => inner.stored(runId),
+    runs: (filter) => inner.runs(filter),
+    import: (run, records) => inner.import(run, records),
+    close: async () => {},
+  };
+}
+
+// A recorded agent that wanders (A, B, A, C, D …) so that guards and the judge both have work to do.
+const PROPOSALS = ['one', 'two', 'one', 'three', 'four', 'five', 'ok'].map((answer) => ({ files: { 'answer.txt': `${answer}\n` } }));
+
+async function scenario(): Promise<Mission> {
+  const dir = await tempWorkspace({ 'ws/answer.txt': 'zero\n' });
+  await writeFile(path.join(dir, 'attempts.json'), JSON.stringify(PROPOSALS));
+  return defineMission(
+    {
+      id: 'resumable',
+      goal: 'answer ok',
+      workspace: 'ws',
+      budgets: { maxAttempts: 8 },
+      stopPolicy: { guards: [{ noProgress: { window: 7 } }, { rejectRepeat: {} }] },
+      checks: [{ name: 'answer', kind: 'expected-output', command: 'cat answer.txt', expected: 'ok' }],
+      proposer: { kind: 'replay', file: 'attempts.json' },
+    },
+    { baseDir: dir },
+  );
+}
+
+/** The part of a run's story that must not depend on an interruption. */
+function story(records: readonly LedgerRecord[]): unknown[] {
+  return records
+    .filter((record) => record.type !== 'run.resumed')
+    .map((record) => {
+      const { type, data } = record;
+      if (type === 'attempt') return { type, attempt: data.attempt, candidate: (data.candidate as { hash: string }).hash, summary: data.summary };
+      if (type === 'decision') return { type, attempt: data.attempt, verdict: data.verdict, decision: data.decision, overridden: data.overridden };
+      if (type === 'run.sealed') return { type, outcome: data.outcome, verification: data.verification, stopReason: data.stopReason, attempts: data.attempts };
+      return { type };
+    });
+}
+
+describe('recovery', () => {
+  it('resumes a run interrupted after any record with the same verdicts, decisions and outcome', async () => {
+    const mission = await scenario();
+    const dir = await tempWorkspace({});
+    const reference = await SqliteLedger.open({ database: path.join(dir, 'reference.db'), synchronous: 'off' });
+    const uninterrupted = await runMission({ mission, ledger: reference });
+    const expected = story(await reference.records(uninterrupted.runId));
+    assert.equal(uninterrupted.outcome, 'complete');
+    assert.ok(expected.length > 10);
+
+    for (let limit = 1; limit < expected.length; limit += 1) {
+      const file = path.join(dir, `crash-${limit}.db`);
+      const ledger = await SqliteLedger.open({ database: file, synchronous: 'off' });
+      await assert.rejects(runMission({ mission, ledger: crashingAfter(ledger, limit) }), /process killed/);
+      const [unsealed] = await ledger.runs({ unsealed: true });
+      assert.ok(unsealed !== undefined, `crash after ${limit} records leaves an unsealed run`);
+      const recoveries = await recoverRuns({ ledger });
+      assert.deepEqual(recoveries.map((item) => item.action), ['resumed'], `crash after ${limit}: ${JSON.stringify(recoveries)}`);
+      assert.deepEqual(story(await ledger.records(unsealed.runId)), expected, `crash after ${limit} records`);
+      assert.ok((await verifyLedger(ledger)).every((item) => item.ok));
+      assert.deepEqual(await ledger.runs({ unsealed: true }), []);
+      await ledger.close();
+      await rm(file, { force: true });
+    }
+    await reference.close();
+  });
+
+  it('seals a run crashed whose proposer cannot be rebuilt, keeping its evidence', async () => {
+    const dir = await tempWorkspace({});
+    const ledger = await SqliteLedger.open({ database: path.join(dir, 'l.db'), synchronous: 'off' });
+    const mission = defineMission({ id: 'library', goal: 'g', budgets: { maxAttempts: 5 } });
+    await assert.rejects(runMission({ mission, ledger: crashingAfter(ledger, 4), proposer: functionProposer(({ attempt }) => ({ value: attempt })) }), /process killed/);
+    const [recovery] = await recoverRuns({ ledger });
+    assert.equal(recovery?.action, 'sealed_crashed');
+    const [run] = await ledger.runs({ runId: recovery?.runId as string });
+    assert.deepEqual([run?.sealed, run?.outcome, run?.verification, run?.stopReason], [true, 'failed_with_evidence', 'unverified', 'crashed']);
+    const records = await ledger.records(recovery?.runId as string);
+    assert.equal(records.length, 5);
+    assert.match(String(records.at(-1)?.data.detail), /proposer cannot be rebuilt/);
+    assert.ok((await verifyLedger(ledger)).every((item) => item.ok));
+    await ledger.close();
+  });
+});
