@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runFile } from './run-command.js';
+import { displayLocation, ledgerLocation, openLedger } from '../ledger/open-ledger.js';
+import { recoverBeforeRun, runMissionFile, type Output } from './run-command.js';
 import { runSummary, table } from './format.js';
 
 interface DemoEntry {
@@ -13,22 +14,31 @@ interface DemoEntry {
 export const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** Runs every bundled example mission; exit 0 when each ended as documented in examples/demo.json. */
-export async function demo({ json = false, evidenceDir }: { json?: boolean; evidenceDir?: string }, print: (line: string) => void, progress: (line: string) => void): Promise<number> {
+export async function demo({ json = false, ledger: explicit }: { json?: boolean; ledger?: string }, output: Output): Promise<number> {
+  const { print, progress } = output;
   const entries = JSON.parse(await readFile(path.join(PACKAGE_ROOT, 'examples', 'demo.json'), 'utf8')) as DemoEntry[];
+  const location = ledgerLocation(explicit, process.cwd());
+  const ledger = await openLedger(location);
   const rows: string[][] = [];
   let mismatches = 0;
-  for (const entry of entries) {
-    const { result } = await runFile(path.join(PACKAGE_ROOT, entry.mission), { json: true, ...(evidenceDir === undefined ? {} : { evidenceDir }) }, json ? print : () => {}, progress);
-    const got = { outcome: result.outcome, verification: result.verification, stopReason: result.stopReason, attempts: result.attempts };
-    const asDocumented = (Object.keys(entry.expect) as (keyof DemoEntry['expect'])[]).every((key) => entry.expect[key] === got[key]);
-    if (!asDocumented) mismatches += 1;
-    if (!json) progress(`${asDocumented ? 'ok  ' : 'DIFF'} ${result.mission}: ${result.outcome} / ${result.verification} / ${result.stopReason} after ${result.attempts} attempt(s)`);
-    rows.push([result.mission, result.outcome, result.verification, result.stopReason, String(result.attempts), asDocumented ? 'yes' : `no (expected ${JSON.stringify(entry.expect)})`]);
-    if (json && !asDocumented) progress(`not as documented: ${JSON.stringify(runSummary(result))} expected ${JSON.stringify(entry.expect)}`);
+  try {
+    await recoverBeforeRun(ledger, output);
+    for (const entry of entries) {
+      const result = await runMissionFile(path.join(PACKAGE_ROOT, entry.mission), ledger, displayLocation(location), { json: true }, { print: json ? print : () => {}, progress });
+      const got = { outcome: result.outcome, verification: result.verification, stopReason: result.stopReason, attempts: result.attempts };
+      const asDocumented = (Object.keys(entry.expect) as (keyof DemoEntry['expect'])[]).every((key) => entry.expect[key] === got[key]);
+      if (!asDocumented) mismatches += 1;
+      if (!json) progress(`${asDocumented ? 'ok  ' : 'DIFF'} ${result.mission}: ${result.outcome} / ${result.verification} / ${result.stopReason} after ${result.attempts} attempt(s)`);
+      else if (!asDocumented) progress(`not as documented: ${JSON.stringify(runSummary(result))} expected ${JSON.stringify(entry.expect)}`);
+      rows.push([result.mission, result.outcome, result.verification, result.stopReason, String(result.attempts), asDocumented ? 'yes' : `no (expected ${JSON.stringify(entry.expect)})`, result.runId]);
+    }
+  } finally {
+    await ledger.close();
   }
   if (!json) {
-    print(table(['mission', 'outcome', 'verification', 'stop reason', 'attempts', 'as documented'], rows));
+    print(table(['mission', 'outcome', 'verification', 'stop reason', 'attempts', 'as documented', 'run'], rows));
     print(`\n${entries.length - mismatches} of ${entries.length} missions ended as documented (examples/README.md).`);
+    print(`Every record is in ${displayLocation(location)}: redline ledger show <run> --ledger ${displayLocation(location)}`);
   }
   return mismatches === 0 ? 0 : 1;
 }

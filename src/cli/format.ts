@@ -30,7 +30,7 @@ export function describeRun(result: RunResult, evidence: string): string {
   if (failing.length > 0) {
     lines.push('', 'last findings:');
     for (const item of failing.slice(0, 10)) lines.push(`  ${item.status.padEnd(5)} ${item.check}: ${item.message.split('\n')[0]}`);
-    if (failing.length > 10) lines.push(`  … and ${failing.length - 10} more in the evidence file`);
+    if (failing.length > 10) lines.push(`  … and ${failing.length - 10} more in the ledger`);
   }
   return lines.join('\n');
 }

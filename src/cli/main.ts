@@ -1,58 +1,113 @@
-import path from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { RedlineError } from '../errors/redline-error.js';
+import { admitCommand } from './admit-command.js';
 import { demo } from './demo-command.js';
-import { runFile } from './run-command.js';
+import { exportCommand, importCommand, recoverCommand, showCommand, verifyCommand } from './ledger-command.js';
+import { replayCommand } from './replay-command.js';
+import { runCommand, type Output } from './run-command.js';
 
-/** Exit codes: 0 complete/complete_noop, 1 failed/blocked, 2 usage or mission-file error. */
+/** Exit codes: 0 complete/complete_noop (or success), 1 failed/blocked (or a broken chain), 2 usage or input error. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+const LEDGER_HELP = 'ledger: a SQLite file or a postgres:// URL (default: $REDLINE_LEDGER, else .redline/redline.db)';
 
-function program(setCode: (code: number) => void): Command {
-  const out = (line: string): void => void process.stdout.write(`${line}\n`);
-  const err = (line: string): void => void process.stderr.write(`${line}\n`);
+function program(setCode: (code: number) => void, output: Output): Command {
   const cli = new Command('redline')
     .description('Bounded refinement loops for AI agents that stop for the right reason.')
     .version('0.1.0')
     .showHelpAfterError()
     .exitOverride()
     .configureOutput({ writeErr: (text) => process.stderr.write(text) });
+  const done = (code: number): void => setCode(code);
 
   cli
     .command('run')
-    .description('Run one mission file (JSON or YAML) and seal its outcome.')
+    .description('Run one mission file (JSON or YAML) and seal its outcome in the ledger.')
     .argument('<mission>', 'mission file (.json, .yaml, .yml)')
     .option('--json', 'print one JSON line for the finished run')
-    .option('--proposer <command>', 'proposer program speaking redline.proposer/1 (overrides the mission\'s proposer)')
+    .option('--proposer <command>', "proposer program speaking redline.proposer/1 (overrides the mission's proposer)")
     .option('--model <name>', 'model proposer through an OpenAI-compatible endpoint (needs --base-url)')
     .option('--base-url <url>', 'OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1')
     .option('--api-key-env <variable>', 'environment variable holding the API key', 'OPENAI_API_KEY')
     .option('--approve <name>', 'an approval the mission requires (repeatable)', collect)
-    .option('--evidence-dir <dir>', 'where run records are written (default: .redline next to the mission)')
-    .addHelpText('after', '\nExit codes: 0 complete or complete_noop, 1 blocked or failed_with_evidence, 2 usage or mission-file error.')
-    .action(async (file: string, options) => {
-      const { code } = await runFile(file, { ...options, ...(options.evidenceDir === undefined ? {} : { evidenceDir: path.resolve(options.evidenceDir) }) }, out, err);
-      setCode(code);
-    });
+    .option('--ledger <location>', `${LEDGER_HELP.replace('.redline/redline.db', '.redline/redline.db next to the mission')}`)
+    .addHelpText('after', '\nUnsealed runs of crashed processes in the ledger are recovered first (resumed, or sealed crashed).\nExit codes: 0 complete or complete_noop, 1 blocked or failed_with_evidence, 2 usage or mission-file error.')
+    .action(async (file: string, options) => done(await runCommand(file, options, output)));
 
   cli
     .command('demo')
     .description('Run every bundled example mission and check each ended as documented.')
     .option('--json', 'print one JSON line per finished run')
-    .option('--evidence-dir <dir>', 'where run records are written', '.redline')
+    .option('--ledger <location>', LEDGER_HELP)
     .addHelpText('after', '\nExit code 0 when every mission ended as documented in examples/README.md, else 1.')
-    .action(async (options: { json?: boolean; evidenceDir: string }) => {
-      setCode(await demo({ json: options.json === true, evidenceDir: path.resolve(options.evidenceDir) }, out, err));
-    });
+    .action(async (options: { json?: boolean; ledger?: string }) => done(await demo(options, output)));
+
+  const ledger = cli.command('ledger').description('Inspect, verify, move and recover the recorded runs.');
+  ledger
+    .command('verify')
+    .description('Check every hash chain; name the first bad record of a broken run and why.')
+    .option('--run <id>', 'only this run')
+    .option('--json', 'one JSON line per run')
+    .option('--ledger <location>', LEDGER_HELP)
+    .addHelpText('after', '\nExit code 1 when any chain is broken (modified, missing, reordered, truncated or appended after the seal).')
+    .action(async (options) => done(await verifyCommand(options, output)));
+  ledger
+    .command('show')
+    .description("Show a run's story: attempts, findings, guard verdicts, decisions and the seal.")
+    .argument('<run>', 'run id')
+    .option('--json', 'the raw records as JSON lines')
+    .option('--ledger <location>', LEDGER_HELP)
+    .action(async (runId: string, options) => done(await showCommand(runId, options, output)));
+  ledger
+    .command('export')
+    .description('Write runs as JSON lines, exactly as stored (hashes stay valid).')
+    .requiredOption('--format <format>', 'export format: jsonl')
+    .option('--run <id>', 'only this run')
+    .option('--out <file>', 'write to a file instead of stdout')
+    .option('--ledger <location>', LEDGER_HELP)
+    .action(async (options) => done(await exportCommand(options, output)));
+  ledger
+    .command('import')
+    .description('Import runs exported with `ledger export`; each run must verify and is written whole or not at all.')
+    .argument('<file>', 'JSONL file, or - for stdin')
+    .option('--ledger <location>', LEDGER_HELP)
+    .action(async (file: string, options) => done(await importCommand(file, options, output)));
+  ledger
+    .command('recover')
+    .description('Resume every unsealed run whose process is gone, or seal it failed_with_evidence / crashed.')
+    .option('--no-resume', 'seal every crashed run instead of resuming it')
+    .option('--json', 'one JSON line per run')
+    .option('--ledger <location>', LEDGER_HELP)
+    .action(async (options) => done(await recoverCommand(options, output)));
+
+  cli
+    .command('replay')
+    .description('What-if: evaluate stop policies over recorded runs (attempts used, earlier/later stops, reach).')
+    .requiredOption('--policy <file>', 'JSON/YAML policy file: {name, guards} or {policies: [{name, guards}, …]}')
+    .option('--task-type <type>', 'only runs of this task type')
+    .option('--since <date>', 'only runs started at or after this date')
+    .option('--json', 'one JSON line per policy')
+    .option('--ledger <location>', LEDGER_HELP)
+    .action(async (options) => done(await replayCommand(options, output)));
+
+  cli
+    .command('admit')
+    .description("Verify a complete run's chain and seal, then apply its candidate to a directory.")
+    .argument('<run>', 'run id')
+    .requiredOption('--to <dir>', 'directory to apply the candidate to')
+    .option('--ledger <location>', LEDGER_HELP)
+    .addHelpText('after', '\nRefuses (exit 2) a run that does not verify, is not sealed, or did not end complete.')
+    .action(async (runId: string, options) => done(await admitCommand(runId, options, output)));
   return cli;
 }
 
 /** Runs the CLI on `argv` (without node and script) and returns the exit code; prints no stack for user errors. */
 export async function main(argv: readonly string[]): Promise<number> {
   let code: number = EXIT.ok;
+  const output: Output = { print: (line) => void process.stdout.write(`${line}\n`), progress: (line) => void process.stderr.write(`${line}\n`) };
   try {
-    await program((value) => (code = value)).parseAsync([...argv], { from: 'user' });
+    await program((value) => (code = value), output).parseAsync([...argv], { from: 'user' });
     return code;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.usage;

@@ -1,13 +1,12 @@
-import path from 'node:path';
 import type { Finding } from '../checks/finding.js';
-import type { LedgerRecord } from '../ledger/ledger.js';
-import { MemoryLedger } from '../ledger/memory/memory-ledger.js';
+import type { Ledger, LedgerRecord } from '../ledger/ledger.js';
+import { displayLocation, ledgerLocation, openLedger } from '../ledger/open-ledger.js';
+import { recoverRuns } from '../loop/resume.js';
 import { loadMission } from '../mission/load.js';
 import type { Mission } from '../mission/mission.js';
 import { commandProposer } from '../proposers/command-proposer.js';
 import type { Proposer } from '../proposers/proposer.js';
 import { runMission, type RunResult } from '../loop/run-mission.js';
-import { writeEvidence } from './evidence.js';
 import { describeRun, runSummary } from './format.js';
 
 export interface RunCommandOptions {
@@ -17,7 +16,15 @@ export interface RunCommandOptions {
   readonly baseUrl?: string;
   readonly apiKeyEnv?: string;
   readonly approve?: readonly string[];
-  readonly evidenceDir?: string;
+  /** Ledger location: a SQLite file or a postgres:// URL. */
+  readonly ledger?: string;
+}
+
+export interface Output {
+  /** Results (stdout). */
+  readonly print: (line: string) => void;
+  /** Progress and notes (stderr). */
+  readonly progress: (line: string) => void;
 }
 
 /** Exit code of a finished run: 0 complete/complete_noop, 1 blocked/failed. */
@@ -43,11 +50,17 @@ function attemptLine(record: LedgerRecord): string | undefined {
   return `  attempt ${record.data.attempt}: ${what}${score === undefined ? '' : ` (score ${score.toFixed(2)})`}`;
 }
 
-/** Runs one mission file; prints a summary; returns the process exit code. */
-export async function runFile(file: string, options: RunCommandOptions, print: (line: string) => void, progress: (line: string) => void): Promise<{ code: number; result: RunResult }> {
+/** Recovers the ledger's crashed runs before new work, and says what it did. */
+export async function recoverBeforeRun(ledger: Ledger, { progress }: Output): Promise<void> {
+  for (const recovery of await recoverRuns({ ledger })) {
+    if (recovery.action !== 'skipped_live') progress(`recovered run ${recovery.runId}: ${recovery.action.replace('_', ' ')} (${recovery.detail})`);
+  }
+}
+
+/** Runs one mission file against an open ledger and prints its summary. */
+export async function runMissionFile(file: string, ledger: Ledger, ledgerName: string, options: RunCommandOptions, { print, progress }: Output): Promise<RunResult> {
   const mission = await loadMission(file);
   const proposer = await proposerFromFlags(mission, options);
-  const ledger = new MemoryLedger();
   if (options.json !== true) progress(`mission ${mission.id}: ${mission.goal.split('\n')[0]}`);
   const result = await runMission({
     mission,
@@ -59,7 +72,19 @@ export async function runFile(file: string, options: RunCommandOptions, print: (
       if (line !== undefined) progress(line);
     },
   });
-  const evidence = await writeEvidence(options.evidenceDir ?? path.join(mission.baseDir, '.redline'), result.runId, await ledger.records(result.runId));
-  print(options.json === true ? JSON.stringify(runSummary(result)) : describeRun(result, path.relative(process.cwd(), evidence)));
-  return { code: exitCodeOf(result), result };
+  print(options.json === true ? JSON.stringify(runSummary(result)) : describeRun(result, `redline ledger show ${result.runId} --ledger ${ledgerName}`));
+  return result;
+}
+
+/** `redline run`: opens the ledger (default `.redline/redline.db` next to the mission), recovers, runs. */
+export async function runCommand(file: string, options: RunCommandOptions, output: Output): Promise<number> {
+  const mission = await loadMission(file);
+  const location = ledgerLocation(options.ledger, mission.baseDir);
+  const ledger = await openLedger(location);
+  try {
+    await recoverBeforeRun(ledger, output);
+    return exitCodeOf(await runMissionFile(file, ledger, displayLocation(location), options, output));
+  } finally {
+    await ledger.close();
+  }
 }

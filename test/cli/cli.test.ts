@@ -40,8 +40,12 @@ describe('redline CLI', () => {
     assert.equal(code, 0);
     assert.match(stderr, /attempt 1: 1 failing: output\.mismatch/);
     assert.match(stdout, /outcome\s+complete/);
-    const evidence = /evidence\s+(\S+)/.exec(stdout)?.[1];
-    assert.ok(evidence?.endsWith('.jsonl'));
+    const show = /evidence\s+(redline ledger show .*)$/m.exec(stdout)?.[1];
+    assert.ok(show !== undefined, stdout);
+    const story = redline(show.split(' ').slice(1));
+    assert.equal(story.code, 0);
+    assert.match(story.stdout, /attempt 1: changes src\/answer\.txt/);
+    assert.match(story.stdout, /sealed complete \/ verified \/ demand_passed after 2 attempt/);
   });
 
   it('exits 1 for a failed run', async () => {
@@ -68,7 +72,7 @@ describe('redline CLI', () => {
   });
 
   it('has --help for every command', () => {
-    for (const args of [['--help'], ['run', '--help'], ['demo', '--help']]) {
+    for (const args of [['--help'], ['run', '--help'], ['demo', '--help'], ['ledger', '--help'], ['ledger', 'verify', '--help'], ['replay', '--help'], ['admit', '--help']]) {
       const { code, stdout } = redline(args);
       assert.equal(code, 0);
       assert.match(stdout, /Usage: redline/);
@@ -76,8 +80,8 @@ describe('redline CLI', () => {
   });
 
   it('demo runs every bundled mission as documented and exits 0', async () => {
-    const evidence = await tempWorkspace({});
-    const { code, stdout, stderr } = redline(['demo', '--json', '--evidence-dir', evidence]);
+    const dir = await tempWorkspace({});
+    const { code, stdout, stderr } = redline(['demo', '--json', '--ledger', path.join(dir, 'demo.db')]);
     assert.equal(code, 0, stderr);
     const runs = stdout.trim().split('\n').map((line) => JSON.parse(line) as { outcome: string; verification: string });
     assert.deepEqual(new Set(runs.map((run) => run.outcome)), new Set(['complete', 'complete_noop', 'blocked', 'failed_with_evidence']));

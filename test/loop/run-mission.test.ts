@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { describe, it } from 'node:test';
 import { finding, type Check } from '../../src/checks/check.js';
 import { commandCheck } from '../../src/checks/command-check.js';
@@ -127,17 +125,6 @@ describe('runMission', () => {
     assert.deepEqual([result.outcome, result.stopReason, result.attempts], ['failed_with_evidence', 'budget_attempts', 2]);
     const decisions = (await ledger.records(result.runId)).filter((record) => record.type === 'decision');
     assert.equal(decisions.at(-1)?.data.overridden, true);
-  });
-
-  it('writes the evidence file the CLI points at as JSON lines', async () => {
-    const { writeEvidence } = await import('../../src/cli/evidence.js');
-    const dir = await tempWorkspace({});
-    const ledger = new MemoryLedger();
-    const result = await runMission({ mission: defineMission({ id: 'e', goal: 'g' }), proposer: functionProposer(() => ({ value: 'ok' })), checks: [valueIs('ok')], ledger });
-    const file = await writeEvidence(dir, result.runId, await ledger.records(result.runId));
-    const lines = (await readFile(file, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { type: string });
-    assert.equal(path.basename(file), `${result.runId}.jsonl`);
-    assert.equal(lines.at(-1)?.type, 'run.sealed');
   });
 });
 

@@ -1,0 +1,122 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import type { Finding } from '../checks/finding.js';
+import { exportJsonl, importJsonl } from '../ledger/export.js';
+import type { Ledger, LedgerRecord } from '../ledger/ledger.js';
+import { displayLocation, ledgerLocation, openLedger } from '../ledger/open-ledger.js';
+import { verifyLedger } from '../ledger/verify.js';
+import { recoverRuns } from '../loop/resume.js';
+import type { Output } from './run-command.js';
+
+/** Opens the ledger a command names (flag, environment, or `.redline/redline.db` here) for `work`. */
+export async function withLedger<T>(explicit: string | undefined, work: (ledger: Ledger, name: string) => Promise<T>): Promise<T> {
+  const location = ledgerLocation(explicit, process.cwd());
+  const ledger = await openLedger(location);
+  try {
+    return await work(ledger, displayLocation(location));
+  } finally {
+    await ledger.close();
+  }
+}
+
+/** `redline ledger verify`: exit 1 naming the run, the first bad record and why, when a chain is broken. */
+export async function verifyCommand({ run, json = false, ledger }: { run?: string; json?: boolean; ledger?: string }, { print }: Output): Promise<number> {
+  return withLedger(ledger, async (open, name) => {
+    const results = await verifyLedger(open, run === undefined ? {} : { runId: run });
+    if (run !== undefined && results.length === 0) throw new TypeError(`Expected run ${run} in ${name}, got no such run`);
+    const broken = results.filter((result) => !result.ok);
+    if (json) for (const result of results) print(JSON.stringify(result));
+    else {
+      for (const result of broken) print(`BROKEN run ${result.runId}: record ${result.firstBad?.seq} ${result.firstBad?.problem} — ${result.firstBad?.detail}`);
+      const records = results.reduce((sum, result) => sum + result.records, 0);
+      print(`${results.length - broken.length} of ${results.length} runs verify (${records} records) in ${name}`);
+    }
+    return broken.length === 0 ? 0 : 1;
+  });
+}
+
+function findingLine(item: Finding): string {
+  const where = item.location?.file === undefined ? '' : ` (${item.location.file}${item.location.line === undefined ? '' : `:${item.location.line}`})`;
+  return `      ${item.status.padEnd(7)} ${item.check}: ${item.reasonCodes.join(', ') || item.message.split('\n')[0]}${where}`;
+}
+
+/** The story of one run, record by record, for people. */
+export function story(records: readonly LedgerRecord[]): string[] {
+  const lines: string[] = [];
+  for (const record of records) {
+    const data = record.data as Record<string, unknown>;
+    switch (record.type) {
+      case 'run.started': {
+        const mission = data.mission as { id: string; goal: string; taskType: string };
+        lines.push(`run ${record.runId} — mission ${mission.id} (${mission.taskType}), started ${new Date(record.at).toISOString()}`, `  goal: ${mission.goal.split('\n')[0]}`, `  proposer ${String(data.proposer)}, judge ${String(data.judge)}, guards ${(data.guards as string[]).join(', ')}`);
+        break;
+      }
+      case 'run.resumed':
+        lines.push(`  resumed after record ${String(data.fromSeq)}`);
+        break;
+      case 'baseline':
+        lines.push('  baseline:', ...(data.findings as Finding[]).map(findingLine));
+        break;
+      case 'attempt': {
+        const candidate = data.candidate as { footprint: string[] };
+        const summary = data.summary as { progress: boolean; signature: string };
+        lines.push(`  attempt ${String(data.attempt)}: changes ${candidate.footprint.join(', ') || '(nothing)'}; ${summary.progress ? 'progress' : 'no progress'}; state ${summary.signature.slice(0, 8)}`, ...(data.findings as Finding[]).map(findingLine));
+        break;
+      }
+      case 'decision': {
+        const verdict = data.verdict as { guard: string; reason: string; detail: string } | undefined;
+        const decision = data.decision as { transition: string; reason: string } | undefined;
+        const rejection = data.rejection as { code: string; message: string } | undefined;
+        if (verdict !== undefined) lines.push(`    guard ${verdict.guard}: ${verdict.reason} — ${verdict.detail}`);
+        if (decision !== undefined) lines.push(`    decision: ${decision.transition} (${decision.reason})${data.overridden === true ? ' — overridden by the stop verdict' : ''}`);
+        if (rejection !== undefined) lines.push(`    decision REJECTED: ${rejection.code} — ${rejection.message}`);
+        break;
+      }
+      case 'run.sealed':
+        lines.push(`sealed ${String(data.outcome)} / ${String(data.verification)} / ${String(data.stopReason)} after ${String(data.attempts)} attempt(s): ${String(data.detail).split('\n')[0]}`);
+        break;
+    }
+  }
+  return lines;
+}
+
+export async function showCommand(runId: string, { ledger, json = false }: { ledger?: string; json?: boolean }, { print }: Output): Promise<number> {
+  return withLedger(ledger, async (open, name) => {
+    const records = await open.records(runId);
+    if (records.length === 0) throw new TypeError(`Expected run ${runId} in ${name}, got no such run`);
+    for (const line of json ? records.map((record) => JSON.stringify(record)) : story(records)) print(line);
+    return 0;
+  });
+}
+
+export async function exportCommand({ ledger, run, out, format }: { ledger?: string; run?: string; out?: string; format: string }, { print }: Output): Promise<number> {
+  if (format !== 'jsonl') throw new TypeError(`Expected --format jsonl, got ${format}`);
+  return withLedger(ledger, async (open) => {
+    const stream = out === undefined ? undefined : createWriteStream(out);
+    for await (const line of exportJsonl(open, run === undefined ? {} : { runId: run })) {
+      if (stream === undefined) print(line);
+      else if (!stream.write(`${line}\n`)) await once(stream, 'drain');
+    }
+    if (stream !== undefined) await new Promise<void>((resolve, reject) => stream.end((error?: Error | null) => (error ? reject(error) : resolve())));
+    return 0;
+  });
+}
+
+export async function importCommand(file: string, { ledger }: { ledger?: string }, { print }: Output): Promise<number> {
+  return withLedger(ledger, async (open, name) => {
+    const lines = createInterface({ input: file === '-' ? process.stdin : createReadStream(file), crlfDelay: Infinity });
+    const imported = await importJsonl(open, lines);
+    print(`imported ${imported.length} run(s) into ${name}`);
+    return 0;
+  });
+}
+
+export async function recoverCommand({ ledger, resume = true, json = false }: { ledger?: string; resume?: boolean; json?: boolean }, { print }: Output): Promise<number> {
+  return withLedger(ledger, async (open, name) => {
+    const recoveries = await recoverRuns({ ledger: open, resume });
+    for (const recovery of recoveries) print(json ? JSON.stringify({ runId: recovery.runId, action: recovery.action, detail: recovery.detail }) : `${recovery.runId}: ${recovery.action.replace('_', ' ')} (${recovery.detail})`);
+    if (!json) print(`${recoveries.length} unsealed run(s) found in ${name}`);
+    return 0;
+  });
+}

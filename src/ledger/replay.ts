@@ -1,0 +1,127 @@
+import { z } from 'zod';
+import type { Acceptance } from '../loop/acceptance.js';
+import { budgets } from '../guards/budget.js';
+import { evaluatePolicy, policyLookback, type AttemptSummary, type BudgetLimits, type RunCounters } from '../guards/guard.js';
+import { buildPolicy, guardSpecSchema } from '../guards/spec.js';
+import type { Ledger, LedgerRecord, RunFilter } from './ledger.js';
+
+export const replayPolicySchema = z
+  .object({
+    name: z.string().min(1),
+    guards: z.array(guardSpecSchema),
+  })
+  .strict();
+
+/** A policy file: one policy, or several under `policies`. */
+export const policyFileSchema = z.union([replayPolicySchema, z.object({ policies: z.array(replayPolicySchema).min(1) }).strict()]);
+
+export type ReplayPolicy = z.infer<typeof replayPolicySchema>;
+
+/** What one policy would have done over the recorded runs. */
+export interface PolicyReplay {
+  readonly policy: string;
+  readonly runs: number;
+  /** Attempts the policy would have used, over runs where it stopped within the recorded evidence. */
+  readonly attempts: number;
+  readonly recordedAttempts: number;
+  readonly stoppedEarlier: number;
+  readonly stoppedSame: number;
+  /** Runs where the policy would have gone on past the recorded end: their reach is unknown. */
+  readonly stoppedLater: number;
+  /** Runs whose candidate at the policy's stop met acceptance, of those it stopped within the evidence. */
+  readonly reached: number;
+  readonly recordedReached: number;
+}
+
+interface AttemptEvidence {
+  readonly summary: AttemptSummary;
+  readonly counters: RunCounters;
+  readonly acceptance?: Acceptance;
+  /** The recorded decision's reason, when the runtime (not the stop policy) ended the run there. */
+  readonly policyIndependent?: string;
+}
+
+/** Stops the routing table makes whatever the stop policy: replay keeps them where they were. */
+const POLICY_INDEPENDENT = new Set(['scope_violation', 'approval_missing', 'invalid_decision']);
+
+/** The recorded attempts of a run with the acceptance the runtime computed for each. */
+function attemptsOf(records: readonly LedgerRecord[]): AttemptEvidence[] {
+  const evidence: AttemptEvidence[] = [];
+  for (const record of records) {
+    if (record.type === 'attempt') evidence.push({ summary: record.data.summary as AttemptSummary, counters: record.data.counters as RunCounters });
+    if (record.type === 'decision' && (record.data.attempt as number) > 0) {
+      const last = evidence.at(-1);
+      const reason = (record.data.decision as { reason?: string } | undefined)?.reason ?? (record.data.rejection === undefined ? undefined : 'invalid_decision');
+      if (last !== undefined) evidence[evidence.length - 1] = { ...last, acceptance: record.data.acceptance as Acceptance, ...(reason !== undefined && POLICY_INDEPENDENT.has(reason) ? { policyIndependent: reason } : {}) };
+    }
+  }
+  return evidence;
+}
+
+/** Where `policy` would have stopped a recorded run: the attempt, and whether its candidate was accepted there. */
+function replayRun(records: readonly LedgerRecord[], policy: ReplayPolicy): { stop?: number; reached: boolean; recorded: number; recordedReached: boolean } {
+  const started = records[0]?.data as { mission: { budgets: { maxAttempts: number; maxTokens?: number; maxWallClock?: number; maxCostUsd?: number }; progressWindow: number; taskType: string } };
+  const sealed = records.at(-1)?.data as { outcome?: string; attempts?: number } | undefined;
+  const recordedReached = sealed?.outcome === 'complete' || sealed?.outcome === 'complete_noop';
+  const attempts = attemptsOf(records);
+  const recorded = attempts.length;
+  if (sealed?.outcome === 'complete_noop') return { stop: 0, reached: true, recorded, recordedReached };
+  const { mission } = started;
+  const limits: BudgetLimits = {
+    maxAttempts: mission.budgets.maxAttempts,
+    ...(mission.budgets.maxTokens === undefined ? {} : { maxTokens: mission.budgets.maxTokens }),
+    ...(mission.budgets.maxWallClock === undefined ? {} : { maxWallClockMs: mission.budgets.maxWallClock }),
+    ...(mission.budgets.maxCostUsd === undefined ? {} : { maxCostUsd: mission.budgets.maxCostUsd }),
+  };
+  const guards = [...budgets(), ...buildPolicy(policy.guards)];
+  const lookback = Math.max(policyLookback(guards), mission.progressWindow);
+  for (const [index, attempt] of attempts.entries()) {
+    const acceptance = attempt.acceptance;
+    // A demand red line that holds ends the run whatever the policy: that stop is not the policy's to make.
+    if (acceptance?.acceptable === true && acceptance.hasDemand) return { stop: index + 1, reached: true, recorded, recordedReached };
+    if (attempt.policyIndependent !== undefined) return { stop: index + 1, reached: false, recorded, recordedReached };
+    const verdict = evaluatePolicy(guards, {
+      recent: attempts.slice(Math.max(0, index + 1 - lookback), index + 1).map((item) => item.summary),
+      counters: attempt.counters,
+      budgets: limits,
+      progressWindow: mission.progressWindow,
+      taskType: mission.taskType,
+    });
+    if (verdict === undefined) continue;
+    if (verdict.outcome !== 'complete') return { stop: index + 1, reached: false, recorded, recordedReached };
+    if (acceptance?.acceptable === true) return { stop: index + 1, reached: true, recorded, recordedReached };
+  }
+  return { reached: false, recorded, recordedReached };
+}
+
+/**
+ * What-if replay: evaluates stop policies over recorded runs' histories. For each policy, reports the
+ * attempts it would have used, how many runs it would have stopped earlier, at the same attempt or later
+ * than recorded, and how many of its stops had an accepted candidate (using the recorded evidence of
+ * attempts the run went on to make).
+ */
+export async function replayPolicies(ledger: Ledger, policies: readonly ReplayPolicy[], filter: Omit<RunFilter, 'unsealed'> = {}): Promise<PolicyReplay[]> {
+  const histories: LedgerRecord[][] = [];
+  for (const run of await ledger.runs(filter)) {
+    if (!run.sealed) continue;
+    histories.push([...(await ledger.records(run.runId))]);
+  }
+  return policies.map((policy) => {
+    const totals = { attempts: 0, recordedAttempts: 0, stoppedEarlier: 0, stoppedSame: 0, stoppedLater: 0, reached: 0, recordedReached: 0 };
+    for (const records of histories) {
+      const result = replayRun(records, policy);
+      totals.recordedAttempts += result.recorded;
+      if (result.recordedReached) totals.recordedReached += 1;
+      if (result.stop === undefined) {
+        totals.stoppedLater += 1;
+        continue;
+      }
+      totals.attempts += result.stop;
+      if (result.stop < result.recorded) totals.stoppedEarlier += 1;
+      else if (result.stop === result.recorded) totals.stoppedSame += 1;
+      else totals.stoppedLater += 1;
+      if (result.reached) totals.reached += 1;
+    }
+    return { policy: policy.name, runs: histories.length, ...totals };
+  });
+}
