@@ -1,4 +1,5 @@
 // `npm run bench`: runs every benchmark and prints the measurements side by side with what they compare to.
+import { ledgerBench, type BackendResult } from './ledger.js';
 import { loopOverhead } from './loop-overhead.js';
 
 const only = process.argv[2];
@@ -10,6 +11,21 @@ const benches: Record<string, () => Promise<string>> = {
       `  redline runMission (MemoryLedger)          ${result.redlineUsPerAttempt.toFixed(1).padStart(8)} µs/attempt`,
       `  LangGraph JS StateGraph (MemorySaver)      ${result.langgraphUsPerAttempt.toFixed(1).padStart(8)} µs/attempt`,
       `  ratio LangGraph / redline                  ${result.ratio.toFixed(1).padStart(8)}×  (target ≥ 20×)`,
+    ].join('\n');
+  },
+  ledger: async () => {
+    const result = await ledgerBench();
+    const rate = (perSecond: number): string => Math.round(perSecond).toLocaleString('en-US').padStart(8);
+    const backend = (name: string, plain: string, { redlineAppendsPerSec, plainInsertsPerSec, ratio, verifyMBps, verifiedRecords }: BackendResult): string[] => [
+      `  ${`redline ${name}.append`.padEnd(43)}${rate(redlineAppendsPerSec)} appends/s`,
+      `  ${plain.padEnd(43)}${rate(plainInsertsPerSec)} inserts/s`,
+      `  ${'ratio redline / plain'.padEnd(43)}${(ratio * 100).toFixed(0).padStart(8)}%  (target ≥ 50%)`,
+      `  ${'verifyLedger (reads included)'.padEnd(43)}${verifyMBps.toFixed(1).padStart(8)} MB/s  (${verifiedRecords.toLocaleString('en-US')} records)`,
+    ];
+    return [
+      `ledger: durable commits, one append per call, runs of ${result.recordsPerRun} records (run.started, ${result.recordsPerRun - 2} attempts of ${Math.round(result.attemptBytes)} B, run.sealed), median of ${result.rounds} rounds`,
+      ...backend('SqliteLedger', 'better-sqlite3 INSERT (WAL, sync FULL)', result.sqlite),
+      ...backend('PostgresLedger', 'pg INSERT (synchronous_commit on)', result.postgres),
     ].join('\n');
   },
 };

@@ -37,15 +37,23 @@ WHEN NEW.seq IS NOT (SELECT record_count FROM runs WHERE run_id = NEW.run_id)
   OR NEW.prev_hash IS NOT (SELECT last_hash FROM runs WHERE run_id = NEW.run_id)
 BEGIN SELECT RAISE(ABORT, 'redline.ledger.out_of_order: the record does not follow the run''s last record'); END;
 
+-- Two triggers so that an ordinary append leaves the indexed seal columns untouched.
 CREATE TRIGGER records_advance_head AFTER INSERT ON records
+WHEN NEW.type <> 'run.sealed'
+BEGIN
+  UPDATE runs SET record_count = NEW.seq + 1, last_hash = NEW.hash WHERE run_id = NEW.run_id;
+END;
+
+CREATE TRIGGER records_seal_run AFTER INSERT ON records
+WHEN NEW.type = 'run.sealed'
 BEGIN
   UPDATE runs SET
     record_count = NEW.seq + 1,
     last_hash = NEW.hash,
-    sealed = CASE WHEN NEW.type = 'run.sealed' THEN 1 ELSE 0 END,
-    outcome = CASE WHEN NEW.type = 'run.sealed' THEN json_extract(NEW.body, '$.data.outcome') END,
-    verification = CASE WHEN NEW.type = 'run.sealed' THEN json_extract(NEW.body, '$.data.verification') END,
-    stop_reason = CASE WHEN NEW.type = 'run.sealed' THEN json_extract(NEW.body, '$.data.stopReason') END
+    sealed = 1,
+    outcome = json_extract(NEW.body, '$.data.outcome'),
+    verification = json_extract(NEW.body, '$.data.verification'),
+    stop_reason = json_extract(NEW.body, '$.data.stopReason')
   WHERE run_id = NEW.run_id;
 END;
 
