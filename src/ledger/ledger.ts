@@ -68,6 +68,7 @@ export interface Ledger {
   records(runId: string): Promise<readonly LedgerRecord[]>;
   /** The run's rows exactly as stored, in `seq` order, for verification and export. */
   stored(runId: string): Promise<readonly StoredRecord[]>;
+  /** Runs in start order (then by id). */
   runs(filter?: RunFilter): Promise<readonly RunRow[]>;
   /** Writes rows exported from another ledger, keeping their hashes; the chain must verify. */
   import(run: RunRow, records: readonly StoredRecord[]): Promise<void>;

@@ -54,6 +54,7 @@ export function verifyRun(run: RunRow, rows: readonly StoredRecord[]): RunVerifi
   }
   if (rows.length < run.recordCount) return bad(run, rows.length, bytes, rows.length, 'truncated', `${run.recordCount} records were appended, ${rows.length} are stored`);
   if (run.sealed && sealedAt === undefined) return bad(run, rows.length, bytes, rows.length, 'truncated', 'the run is sealed but its seal record is gone');
+  if (!run.sealed && sealedAt !== undefined) return bad(run, rows.length, bytes, sealedAt, 'modified', `the run row says unsealed but record ${sealedAt} seals it`);
   if (rows.length > run.recordCount) return bad(run, rows.length, bytes, run.recordCount, 'appended', `${rows.length} records are stored, ${run.recordCount} were appended`);
   if (rows.length > 0 && prevHash !== run.lastHash) return bad(run, rows.length, bytes, rows.length - 1, 'modified', `record ${rows.length - 1} is not the last record appended`);
   return { runId: run.runId, ok: true, records: rows.length, bytes };

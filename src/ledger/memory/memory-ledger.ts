@@ -10,6 +10,9 @@ export class MemoryLedger implements Ledger {
 
   async append(record: LedgerRecord): Promise<StoredRecord> {
     const entry = this.#runs.get(record.runId);
+    if (entry === undefined && record.seq !== 0) {
+      throw new LedgerError({ code: 'ledger.out_of_order', runId: record.runId, message: `run ${record.runId}: expected record 0, got ${record.seq}` });
+    }
     if (entry === undefined) {
       const stored = chainRecord(GENESIS, record);
       this.#runs.set(record.runId, { run: openedRun(record, stored.hash), rows: [stored] });
@@ -35,19 +38,20 @@ export class MemoryLedger implements Ledger {
   }
 
   async stored(runId: string): Promise<readonly StoredRecord[]> {
-    return this.#runs.get(runId)?.rows ?? [];
+    return [...(this.#runs.get(runId)?.rows ?? [])];
   }
 
   async runs(filter: RunFilter = {}): Promise<readonly RunRow[]> {
     return [...this.#runs.values()]
       .map((entry) => entry.run)
+      .sort((a, b) => a.startedAt - b.startedAt || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0))
       .filter((run) => (filter.unsealed !== true || !run.sealed) && (filter.taskType === undefined || run.taskType === filter.taskType) && (filter.since === undefined || run.startedAt >= filter.since) && (filter.runId === undefined || run.runId === filter.runId));
   }
 
   async import(run: RunRow, records: readonly StoredRecord[]): Promise<void> {
-    if (this.#runs.has(run.runId)) throw new LedgerError({ code: 'ledger.exists', runId: run.runId, message: `run ${run.runId} is already in this ledger` });
     const check = verifyRun(run, records);
     if (!check.ok) throw new LedgerError({ code: 'ledger.import_broken', runId: run.runId, message: `run ${run.runId} does not verify: ${check.firstBad?.detail}` });
+    if (this.#runs.has(run.runId)) throw new LedgerError({ code: 'ledger.exists', runId: run.runId, message: `run ${run.runId} is already in this ledger` });
     this.#runs.set(run.runId, { run: { ...run }, rows: [...records] });
   }
 

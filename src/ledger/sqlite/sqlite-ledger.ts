@@ -90,9 +90,9 @@ export class SqliteLedger implements Ledger {
     } else {
       db = typeof database === 'function' ? await database() : database;
     }
-    db.pragma('journal_mode = WAL');
-    db.pragma(`synchronous = ${synchronous.toUpperCase()}`);
     db.pragma('busy_timeout = 10000');
+    await switchToWal(db);
+    db.pragma(`synchronous = ${synchronous.toUpperCase()}`);
     db.pragma('foreign_keys = ON');
     migrate(db);
     return new SqliteLedger(db);
@@ -167,11 +167,28 @@ export class SqliteLedger implements Ledger {
   }
 }
 
+/**
+ * Switches a database to WAL. SQLite answers SQLITE_BUSY at once, without the busy handler, when two
+ * processes switch a new file at the same moment: retry for a while with a short random pause.
+ */
+async function switchToWal(db: SqliteDatabase): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20));
+    }
+  }
+}
+
 function migrate(db: SqliteDatabase): void {
-  db.exec('CREATE TABLE IF NOT EXISTS redline_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
   // IMMEDIATE takes the write lock first, so two processes opening a new file migrate it once.
   db.exec('BEGIN IMMEDIATE');
   try {
+    db.exec('CREATE TABLE IF NOT EXISTS redline_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
     const applied = new Set((db.prepare('SELECT version FROM redline_migrations').all() as { version: number }[]).map((row) => row.version));
     for (const migration of MIGRATIONS) {
       if (applied.has(migration.version)) continue;

@@ -1,0 +1,4 @@
+import { backends } from './backends.js';
+import { ledgerContract } from './contract.js';
+
+for (const backend of backends) ledgerContract(backend);
