@@ -20,6 +20,7 @@ export { expectedOutputCheck, type ExpectedOutputCheckOptions } from './checks/e
 export { jsonSchemaCheck, type JsonSchemaCheckOptions } from './checks/json-schema-check.js';
 export { scoreCheck, type ScoreCheckOptions, type ScoreFunction, type ScoreResult } from './checks/score-check.js';
 export { commandScore } from './checks/command-score.js';
+export { minOfTwo } from './checks/min-of-two.js';
 export { parseReport, type ReportFormat, type TestResult } from './checks/reports/index.js';
 
 export * from './guards/index.js';

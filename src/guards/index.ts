@@ -5,3 +5,6 @@ export { attemptsBudget, budgets, costBudget, tokensBudget, wallClockBudget } fr
 export { DEFAULT_WINDOW_LOOKBACK, humanGate, noProgress, oscillation, rejectRepeat, repeatedOutput } from './thrash.js';
 export { allOf, anyOf, not, type NotVerdict } from './combine.js';
 export { buildGuard, buildPolicy, defaultGuards, guardSpecSchema, type GuardSpec, type GuardSpecInput } from './spec.js';
+export { adaptive, type AdaptiveOptions } from './adaptive.js';
+export { AdaptivePriors, type GainStats, type PriorsSnapshot } from './adaptive-priors.js';
+export { noiseAware, NOISE_AWARE_PRIOR, type NoiseAwareOptions } from './noise-aware.js';

@@ -1,0 +1,61 @@
+import type { AdaptivePriors } from './adaptive-priors.js';
+import { expectInteger, expectNumber } from './expect.js';
+import type { Guard } from './guard.js';
+import { normalCdf } from './normal.js';
+
+const EPSILON = 1e-9;
+const format = (value: number): string => String(Number(value.toFixed(4)));
+
+export interface AdaptiveOptions {
+  readonly bar: number;
+  readonly priors: AdaptivePriors;
+  /** Stop when the chance of closing the gap falls below this. @default 0.3 */
+  readonly level?: number;
+  /** Finished runs of a task type needed before the priors are used; until then the rule is `threshold`. @default 3 */
+  readonly minRuns?: number;
+}
+
+/**
+ * A learned stop rule. Stops `complete` (reason `adaptive`) when the last score reaches `bar`. Otherwise,
+ * once the task type has `minRuns` finished runs, it sums the learned gains of the attempts still left
+ * (means and variances, taken as independent) and stops `failed_with_evidence` (reason `adaptive_giveup`)
+ * when the probability that they close the gap to the bar falls below `level`.
+ *
+ * @example
+ * adaptive({ bar: 0.8, priors }) // threshold(0.8) that also gives up on hopeless runs
+ */
+export function adaptive({ bar, priors, level = 0.3, minRuns = 3 }: AdaptiveOptions): Guard {
+  expectNumber('bar', bar, 0, 1);
+  expectNumber('level', level, 0, 1);
+  expectInteger('minRuns', minRuns, 0);
+  const name = `adaptive(${bar})`;
+  return {
+    name,
+    lookback: 1,
+    evaluate({ recent, counters, budgets, taskType }) {
+      const score = recent.at(-1)?.score;
+      if (score === undefined) return undefined;
+      if (score >= bar - EPSILON) return { guard: name, reason: 'adaptive', outcome: 'complete', detail: `score ${format(score)} ≥ bar ${bar}` };
+      if (priors.runs(taskType) < minRuns) return undefined;
+      let mean = 0;
+      let variance = 0;
+      for (let attempt = counters.attempts + 1; attempt <= budgets.maxAttempts; attempt += 1) {
+        const gain = priors.gain(taskType, attempt);
+        if (gain === undefined) continue;
+        mean += gain.mean;
+        variance += gain.variance;
+      }
+      const gap = bar - score;
+      const left = budgets.maxAttempts - counters.attempts;
+      if (left <= 0) return undefined;
+      const chance = variance > 0 ? 1 - normalCdf((gap - mean) / Math.sqrt(variance)) : mean >= gap ? 1 : 0;
+      if (chance >= level) return undefined;
+      return {
+        guard: name,
+        reason: 'adaptive_giveup',
+        outcome: 'failed_with_evidence',
+        detail: `P(the ${left} attempt(s) left gain ≥ ${format(gap)}) = ${format(chance)} < ${level} (learned from ${priors.runs(taskType)} ${taskType} runs)`,
+      };
+    },
+  };
+}
