@@ -34,7 +34,7 @@ export { functionProposer } from './proposers/function-proposer.js';
 export { commandProposer, type CommandProposerOptions } from './proposers/command-proposer.js';
 export { replayProposer, loadReplay } from './proposers/replay-proposer.js';
 
-export type { Ledger, LedgerHead, LedgerRecord, RecordType } from './ledger/ledger.js';
+export type { Ledger, LedgerHead, LedgerRecord, RecordType, TaskPriors } from './ledger/ledger.js';
 export { MemoryLedger } from './ledger/memory/memory-ledger.js';
 
 export * from './errors/index.js';

@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import { OUTCOMES, type Outcome } from '../loop/outcome.js';
+import { adaptive } from './adaptive.js';
+import type { AdaptivePriors } from './adaptive-priors.js';
 import { allOf, anyOf, not } from './combine.js';
 import type { Guard } from './guard.js';
+import { noiseAware } from './noise-aware.js';
 import { confirm, margin, plateau, smooth, threshold } from './score.js';
 import { humanGate, noProgress, oscillation, rejectRepeat, repeatedOutput } from './thrash.js';
 
@@ -16,6 +19,14 @@ const leafFields = z.strictObject(
     smooth: z.strictObject({ k: integer(1), bar: unit }).optional(),
     margin: z.strictObject({ m: unit, bar: unit }).optional(),
     plateau: z.strictObject({ delta: unit, n: integer(2) }).optional(),
+    adaptive: z.strictObject({ bar: unit, level: unit.default(0.3), minRuns: integer(0).default(3) }).optional(),
+    noiseAware: z
+      .strictObject({
+        bar: unit,
+        confidence: unit,
+        noise: z.union([z.number().min(1e-6).max(1), z.literal('estimate')], { error: 'Expected a number in [0.000001, 1] or "estimate"' }),
+      })
+      .optional(),
     repeatedOutput: z
       .strictObject({ window: integer(1).default(3), repeats: integer(2).default(2) })
       .refine(({ window, repeats }) => repeats <= window, { message: 'Expected repeats ≤ window', path: ['repeats'] })
@@ -97,14 +108,27 @@ export const guardSpecSchema = leafFields
     },
   });
 
+/** What some guard kinds need besides their spec. */
+export interface GuardBuildContext {
+  /** What `adaptive` learned per task type; the runtime loads it from the ledger (`ledger.priors`). */
+  readonly priors?: AdaptivePriors;
+}
+
+/** Whether any spec, at any depth, is an `adaptive` guard: a policy that needs {@link GuardBuildContext.priors}. */
+export function needsPriors(specs: readonly GuardSpec[]): boolean {
+  return specs.some((spec) => spec.adaptive !== undefined || needsPriors(spec.anyOf ?? []) || needsPriors(spec.allOf ?? []) || (spec.not !== undefined && needsPriors([spec.not.guard])));
+}
+
 /**
  * Builds the guard a spec describes. Expects a spec that {@link guardSpecSchema} accepts; the guard
- * factories still reject out-of-range parameters with a `TypeError`.
+ * factories still reject out-of-range parameters with a `TypeError`. An `adaptive` spec needs
+ * `context.priors`.
  *
  * @example
  * buildGuard({ confirm: { k: 2, bar: 0.8 } }).name // 'confirm(2, 0.8)'
+ * buildGuard({ adaptive: { bar: 0.8, level: 0.3, minRuns: 3 } }, { priors: new AdaptivePriors() }).name // 'adaptive(0.8)'
  */
-export function buildGuard(spec: GuardSpec): Guard {
+export function buildGuard(spec: GuardSpec, context: GuardBuildContext = {}): Guard {
   const kinds = typeof spec === 'object' && spec !== null ? setKinds(spec) : [];
   if (kinds.length !== 1) {
     throw new TypeError(`Expected a guard spec with exactly one of ${KINDS}, got ${JSON.stringify(spec)}`);
@@ -114,16 +138,22 @@ export function buildGuard(spec: GuardSpec): Guard {
   if (spec.smooth) return smooth(spec.smooth.k, spec.smooth.bar);
   if (spec.margin) return margin(spec.margin.m, spec.margin.bar);
   if (spec.plateau) return plateau(spec.plateau.delta, spec.plateau.n);
+  if (spec.adaptive) {
+    const { priors } = context;
+    if (priors === undefined) throw new TypeError(`Expected \`priors\` in the build context for the adaptive guard (what earlier runs taught it, e.g. from \`ledger.priors\`), got none`);
+    return adaptive({ ...spec.adaptive, priors });
+  }
+  if (spec.noiseAware) return noiseAware(spec.noiseAware);
   if (spec.repeatedOutput) return repeatedOutput(spec.repeatedOutput.window, spec.repeatedOutput.repeats);
   if (spec.oscillation) return oscillation(spec.oscillation.window);
   if (spec.rejectRepeat) return rejectRepeat();
   if (spec.noProgress) return noProgress(spec.noProgress.window);
   if (spec.humanGate) return humanGate(spec.humanGate.n);
-  if (spec.anyOf) return anyOf(...spec.anyOf.map(buildGuard));
-  if (spec.allOf) return allOf(...spec.allOf.map(buildGuard));
+  if (spec.anyOf) return anyOf(...spec.anyOf.map((inner) => buildGuard(inner, context)));
+  if (spec.allOf) return allOf(...spec.allOf.map((inner) => buildGuard(inner, context)));
   if (spec.not) {
     const { guard, reason, outcome, detail } = spec.not;
-    return not(buildGuard(guard), { reason, outcome, detail });
+    return not(buildGuard(guard, context), { reason, outcome, detail });
   }
   throw new TypeError(unknownKindMessage(kinds));
 }
@@ -133,10 +163,11 @@ export function buildGuard(spec: GuardSpec): Guard {
  *
  * @example
  * const policy = [...budgets(), ...buildPolicy(mission.stopPolicy.guards ?? defaultGuards())];
+ * const learned = buildPolicy([{ adaptive: { bar: 0.8, level: 0.3, minRuns: 3 } }], { priors });
  */
-export function buildPolicy(specs: readonly GuardSpec[]): Guard[] {
+export function buildPolicy(specs: readonly GuardSpec[], context: GuardBuildContext = {}): Guard[] {
   if (!Array.isArray(specs)) throw new TypeError(`Expected an array of guard specs, got ${typeof specs}`);
-  return specs.map((spec) => buildGuard(spec));
+  return specs.map((spec) => buildGuard(spec, context));
 }
 
 /**

@@ -1,3 +1,5 @@
+import type { PriorsSnapshot } from '../guards/adaptive-priors.js';
+
 /** Kinds of record a run writes, in the order they happen. */
 export type RecordType = 'run.started' | 'run.resumed' | 'baseline' | 'attempt' | 'decision' | 'run.sealed';
 
@@ -56,6 +58,9 @@ export interface RunFilter {
   readonly runId?: string;
 }
 
+/** What the `adaptive` rule has learned about one task type (one entry of a {@link PriorsSnapshot}). */
+export type TaskPriors = PriorsSnapshot[string];
+
 /**
  * Where runs write every event (SPEC §6): append-only, hash-chained per run, closed by one seal.
  * Appending to a sealed run fails (the database refuses it, not only this code).
@@ -72,5 +77,12 @@ export interface Ledger {
   runs(filter?: RunFilter): Promise<readonly RunRow[]>;
   /** Writes rows exported from another ledger, keeping their hashes; the chain must verify. */
   import(run: RunRow, records: readonly StoredRecord[]): Promise<void>;
+  /** What the `adaptive` rule has learned about a task type from finished runs; undefined before any. */
+  priors(taskType: string): Promise<TaskPriors | undefined>;
+  /**
+   * Learns from one finished run of a task type: its observed scores at attempts 1, 2, … in order.
+   * Atomic: two processes learning at once both count (a locked read-modify-write, not a blind overwrite).
+   */
+  learn(taskType: string, scores: readonly number[]): Promise<void>;
   close(): Promise<void>;
 }

@@ -2,6 +2,9 @@
  * The schema versions every ledger backend applies, in order. Each backend holds its own SQL for the
  * same versions (`sqlite/migrations.ts`, `postgres/migrations.ts`); a test keeps the lists equal.
  */
-export const MIGRATIONS = [{ version: 1, name: 'runs, hash-chained records, append-only and seal triggers' }] as const;
+export const MIGRATIONS = [
+  { version: 1, name: 'runs, hash-chained records, append-only and seal triggers' },
+  { version: 2, name: 'adaptive priors per task type' },
+] as const;
 
 export type MigrationVersion = (typeof MIGRATIONS)[number]['version'];

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Acceptance } from '../loop/acceptance.js';
 import { budgets } from '../guards/budget.js';
 import { evaluatePolicy, policyLookback, type AttemptSummary, type BudgetLimits, type RunCounters } from '../guards/guard.js';
-import { buildPolicy, guardSpecSchema } from '../guards/spec.js';
+import { buildPolicy, guardSpecSchema, needsPriors } from '../guards/spec.js';
 import type { Ledger, LedgerRecord, RunFilter } from './ledger.js';
 
 export const replayPolicySchema = z
@@ -98,9 +98,12 @@ function replayRun(records: readonly LedgerRecord[], policy: ReplayPolicy): { st
  * What-if replay: evaluates stop policies over recorded runs' histories. For each policy, reports the
  * attempts it would have used, how many runs it would have stopped earlier, at the same attempt or later
  * than recorded, and how many of its stops had an accepted candidate (using the recorded evidence of
- * attempts the run went on to make).
+ * attempts the run went on to make). A policy with an `adaptive` guard is refused: its verdicts depend on
+ * the priors as they stood when each run started, which the ledger does not keep.
  */
 export async function replayPolicies(ledger: Ledger, policies: readonly ReplayPolicy[], filter: Omit<RunFilter, 'unsealed'> = {}): Promise<PolicyReplay[]> {
+  const adaptive = policies.find((policy) => needsPriors(policy.guards));
+  if (adaptive !== undefined) throw new TypeError(`Expected policies without an \`adaptive\` guard (replay cannot rebuild the priors each run started with), got one in "${adaptive.name}"`);
   const histories: LedgerRecord[][] = [];
   for (const run of await ledger.runs(filter)) {
     if (!run.sealed) continue;

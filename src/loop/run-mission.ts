@@ -11,12 +11,14 @@ import { MissionError } from '../errors/mission-error.js';
 import { ProposerError } from '../errors/proposer-error.js';
 import { budgets as budgetGuards } from '../guards/budget.js';
 import { evaluatePolicy, policyLookback, type AttemptSummary, type BudgetLimits, type Guard, type RunCounters, type StopVerdict } from '../guards/guard.js';
-import { buildPolicy, defaultGuards } from '../guards/spec.js';
+import { AdaptivePriors } from '../guards/adaptive-priors.js';
+import { buildPolicy, defaultGuards, needsPriors } from '../guards/spec.js';
 import type { Decision, Judge } from '../judge/judge.js';
 import { routingJudge } from '../judge/routing-judge.js';
 import { validateDecision, type DecisionRejection } from '../judge/validate-decision.js';
 import type { Ledger, LedgerRecord, RecordType } from '../ledger/ledger.js';
 import { MemoryLedger } from '../ledger/memory/memory-ledger.js';
+import { priorsFailure } from '../ledger/priors.js';
 import { missionHash, type Mission } from '../mission/mission.js';
 import { buildProposer } from '../proposers/from-spec.js';
 import { PROPOSER_PROTOCOL, type BudgetsLeft, type Proposal, type Proposer } from '../proposers/proposer.js';
@@ -167,6 +169,39 @@ export function runMission(options: RunMissionOptions): Promise<RunResult> {
   return executeRun(options);
 }
 
+/** What the ledger's finished runs of a task type taught `adaptive`. */
+async function loadPriors(ledger: Ledger, taskType: string): Promise<AdaptivePriors> {
+  const entry = await ledger.priors(taskType);
+  return AdaptivePriors.from(entry === undefined ? {} : { [taskType]: entry });
+}
+
+/** The observed score of each recorded attempt, by attempt index. */
+function recordedScores(records: readonly LedgerRecord[]): (number | undefined)[] {
+  const scores: (number | undefined)[] = [];
+  for (const record of records) {
+    if (record.type === 'attempt') scores[(record.data.attempt as number) - 1] = (record.data.summary as AttemptSummary).score;
+  }
+  return scores;
+}
+
+/**
+ * Teaches the ledger's adaptive priors a sealed run: the scores of attempts 1, 2, … up to the first
+ * attempt without one. It runs after the seal, so it cannot change the sealed run, and nothing more is
+ * recorded to it. A failure is not swallowed: it surfaces as a `LedgerError`, which the loop rethrows
+ * like any ledger write it cannot make (the ledger is broken); the sealed run and its outcome stand in
+ * the ledger.
+ */
+async function learnFrom(ledger: Ledger, taskType: string, scores: readonly (number | undefined)[]): Promise<void> {
+  const end = scores.findIndex((score) => score === undefined);
+  const observed = (end === -1 ? scores : scores.slice(0, end)) as number[];
+  if (observed.length === 0) return;
+  try {
+    await ledger.learn(taskType, observed);
+  } catch (error) {
+    throw priorsFailure(error, taskType);
+  }
+}
+
 /** The loop, for a new run or one resumed from its records. */
 export async function executeRun(options: RunMissionOptions, resume?: ResumePoint): Promise<RunResult> {
   const { mission, judge = routingJudge(), ledger = new MemoryLedger(), approvals = [], onRecord } = options;
@@ -174,7 +209,11 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
   const proposer = options.proposer ?? (await buildProposer(mission));
   await assertRunnable(mission, proposer);
   const checks = checkPlan(mission, await buildChecks(mission), options.checks ?? []);
-  const guards = [...budgetGuards(), ...(options.guards ?? buildPolicy(mission.stopPolicy.guards ?? defaultGuards()))];
+  const specs = mission.stopPolicy.guards ?? defaultGuards();
+  // `adaptive` stops on what finished runs of this task type taught it: loaded once, before the first attempt
+  // (a resumed run loads them again, and sees what runs sealed in between taught).
+  const priors = options.guards === undefined && needsPriors(specs) ? await loadPriors(ledger, mission.taskType) : undefined;
+  const guards = [...budgetGuards(), ...(options.guards ?? buildPolicy(specs, priors === undefined ? {} : { priors }))];
   const lookback = Math.max(policyLookback(guards), mission.progressWindow);
   const required = new Set(checks.filter((check) => check.required).map((check) => check.name));
   const promotion = new Set(checks.filter((check) => check.required && check.stage === 'promotion').map((check) => check.name));
@@ -211,6 +250,8 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
   };
 
   const state: WorkingState = resume?.state ?? initialState();
+  /** The observed score of each attempt this process ran, by attempt index, for {@link learnFrom}. */
+  const observedScores: (number | undefined)[] = [];
 
   const check = async (candidate: Candidate, attempt: number): Promise<Finding[]> => {
     const sandbox = mission.workspaceDir === undefined ? undefined : await createSandbox(mission.workspaceDir, candidate);
@@ -244,6 +285,8 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
         ? makeBrief({ runId, task: mission.goal, priority: mission.priority, candidate: state.candidate, cutoffReason: `${stopReason}: ${detail}`, attempts: state.attempt, verification, ...(lastError(state.findings) === undefined ? {} : { lastError: lastError(state.findings) as string }) })
         : undefined;
     await record('run.sealed', { outcome, verification, stopReason, detail, ...(guard === undefined ? {} : { guard }), attempts: state.attempt, candidateHash: state.candidate.hash, counters, ...(brief === undefined ? {} : { brief }) });
+    // A resumed run's earlier attempts ran in another process: their scores are in the records.
+    await learnFrom(ledger, mission.taskType, resume === undefined ? observedScores : recordedScores(await ledger.records(runId)));
     return { runId, mission: mission.id, outcome, verification, stopReason, detail, ...(guard === undefined ? {} : { guard }), attempts: state.attempt, candidate: state.candidate, findings: state.findings, counters, ...(brief === undefined ? {} : { brief }) };
   };
 
@@ -397,6 +440,7 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
         failedRounds: state.counters.failedRounds + (summary.failed ? 1 : 0),
       };
       state.recent.push(summary);
+      observedScores[state.attempt - 1] = summary.score;
       if (state.recent.length > lookback) state.recent.shift();
       state.signatures.push(signature);
       if (state.signatures.length > SIGNATURES_SHOWN) state.signatures.shift();

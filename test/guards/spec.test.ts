@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { z } from 'zod';
-import { buildGuard, buildPolicy, defaultGuards, guardSpecSchema, type GuardSpec } from '../../src/guards/spec.js';
+import { AdaptivePriors } from '../../src/guards/adaptive-priors.js';
+import { buildGuard, buildPolicy, defaultGuards, guardSpecSchema, needsPriors, type GuardSpec } from '../../src/guards/spec.js';
 import { history, scored, states } from './history.js';
 
 const KINDS =
-  'threshold, confirm, smooth, margin, plateau, repeatedOutput, oscillation, rejectRepeat, noProgress, humanGate, anyOf, allOf, not';
+  'threshold, confirm, smooth, margin, plateau, adaptive, noiseAware, repeatedOutput, oscillation, rejectRepeat, noProgress, humanGate, anyOf, allOf, not';
 
 /** The issues zod reports for `value`, as `path: message` lines. */
 function issues(value: unknown): string[] {
@@ -22,6 +23,9 @@ describe('guardSpecSchema', () => {
       { smooth: { k: 2, bar: 0.8 } },
       { margin: { m: 0.05, bar: 0.8 } },
       { plateau: { delta: 0.01, n: 3 } },
+      { adaptive: { bar: 0.8, level: 0.2, minRuns: 5 } },
+      { noiseAware: { bar: 0.8, confidence: 0.9, noise: 0.1 } },
+      { noiseAware: { bar: 0.8, confidence: 0.9, noise: 'estimate' } },
       { repeatedOutput: { window: 4, repeats: 3 } },
       { oscillation: {} },
       { oscillation: { window: 5 } },
@@ -36,6 +40,25 @@ describe('guardSpecSchema', () => {
 
   test('fills in repeatedOutput defaults', () => {
     assert.deepEqual(guardSpecSchema.parse({ repeatedOutput: {} }), { repeatedOutput: { window: 3, repeats: 2 } });
+  });
+
+  test('fills in adaptive defaults: level 0.3, minRuns 3', () => {
+    assert.deepEqual(guardSpecSchema.parse({ adaptive: { bar: 0.8 } }), { adaptive: { bar: 0.8, level: 0.3, minRuns: 3 } });
+  });
+
+  test('validates adaptive and noiseAware parameters with their path', () => {
+    assert.deepEqual(issues({ adaptive: {} }), ['adaptive.bar: Invalid input: expected number, received undefined']);
+    assert.deepEqual(issues({ adaptive: { bar: 0.8, level: 1.5 } }), ['adaptive.level: Too big: expected number to be <=1']);
+    assert.deepEqual(issues({ adaptive: { bar: 0.8, minRuns: -1 } }), ['adaptive.minRuns: Too small: expected number to be >=0']);
+    assert.deepEqual(issues({ adaptive: { bar: 0.8, minRuns: 2.5 } }), ['adaptive.minRuns: Invalid input: expected int, received number']);
+    assert.deepEqual(issues({ adaptive: { bar: 0.8, priors: {} } }), ['adaptive: Unrecognized key: "priors"']);
+    assert.deepEqual(issues({ noiseAware: { bar: 0.8, confidence: 0.9 } }), ['noiseAware.noise: Expected a number in [0.000001, 1] or "estimate"']);
+    assert.deepEqual(issues({ noiseAware: { bar: 0.8, confidence: 0.9, noise: 'guess' } }), ['noiseAware.noise: Expected a number in [0.000001, 1] or "estimate"']);
+    assert.deepEqual(issues({ noiseAware: { bar: 0.8, confidence: 0.9, noise: 2 } }), ['noiseAware.noise: Too big: expected number to be <=1']);
+    assert.deepEqual(issues({ noiseAware: { bar: 0.8, confidence: 0.9, noise: 0 } }), ['noiseAware.noise: Too small: expected number to be >=0.000001']);
+    assert.deepEqual(issues({ noiseAware: { bar: 0.8, confidence: 1.1, noise: 0.1 } }), ['noiseAware.confidence: Too big: expected number to be <=1']);
+    assert.deepEqual(issues({ noiseAware: { bar: -0.1, confidence: 0.9, noise: 0.1 } }), ['noiseAware.bar: Too small: expected number to be >=0']);
+    assert.deepEqual(issues({ noiseAware: { bar: 0.8, confidence: 0.9, noise: 0.1, sigma: 0.1 } }), ['noiseAware: Unrecognized key: "sigma"']);
   });
 
   test('an unknown guard kind is an error naming it', () => {
@@ -83,6 +106,7 @@ describe('guardSpecSchema', () => {
     const schema = JSON.stringify(z.toJSONSchema(guardSpecSchema, { io: 'input' }));
     assert.match(schema, /"additionalProperties":false/);
     assert.match(schema, /"threshold"/);
+    assert.match(schema, /"noise":\{"anyOf":\[\{"type":"number","minimum":0.000001,"maximum":1\},\{"type":"string","const":"estimate"\}\]\}/);
   });
 });
 
@@ -94,6 +118,8 @@ describe('buildGuard', () => {
       [{ smooth: { k: 3, bar: 0.7 } }, 'smooth(3, 0.7)'],
       [{ margin: { m: 0.05, bar: 0.8 } }, 'margin(0.05, 0.8)'],
       [{ plateau: { delta: 0.01, n: 3 } }, 'plateau(0.01, 3)'],
+      [{ noiseAware: { bar: 0.8, confidence: 0.9, noise: 0.1 } }, 'noiseAware(0.8, 0.9, σ 0.1)'],
+      [{ noiseAware: { bar: 0.8, confidence: 0.95, noise: 'estimate' } }, 'noiseAware(0.8, 0.95, σ estimated)'],
       [{ repeatedOutput: { window: 3, repeats: 2 } }, 'repeatedOutput(3, 2)'],
       [{ oscillation: {} }, 'oscillation()'],
       [{ oscillation: { window: 4 } }, 'oscillation(4)'],
@@ -126,6 +152,26 @@ describe('buildGuard', () => {
 
   test('out-of-range parameters still throw from the factory', () => {
     assert.throws(() => buildGuard({ threshold: { bar: 2 } }), TypeError);
+    assert.throws(() => buildGuard({ noiseAware: { bar: 0.8, confidence: 0.9, noise: 0 } }), { name: 'TypeError', message: /`noise`/ });
+  });
+
+  test('builds adaptive over the priors in the context, at any depth', () => {
+    const priors = new AdaptivePriors();
+    for (let run = 0; run < 3; run += 1) priors.record('essay', [0.1, 0.12, 0.14, 0.16]);
+    const spec = guardSpecSchema.parse({ anyOf: [{ adaptive: { bar: 0.8 } }] });
+    const guard = buildGuard(spec, { priors });
+    assert.equal(guard.name, 'anyOf(adaptive(0.8))');
+    // Three runs gained 0.02 an attempt: from 0.2 with 4 attempts left, 0.8 is out of reach.
+    const input = { ...scored(0.2), budgets: { maxAttempts: 5 }, taskType: 'essay' };
+    assert.equal(guard.evaluate(input)?.reason, 'adaptive_giveup');
+    assert.equal(guard.evaluate({ ...input, taskType: 'unseen' }), undefined, 'a task type without 3 runs behaves as threshold');
+    assert.equal(guard.evaluate({ ...scored(0.85), taskType: 'unseen' })?.reason, 'adaptive');
+  });
+
+  test('an adaptive spec without priors in the context is a TypeError naming them', () => {
+    const spec = guardSpecSchema.parse({ not: { guard: { adaptive: { bar: 0.8 } }, reason: 'x', outcome: 'blocked' } });
+    assert.throws(() => buildGuard(spec), { name: 'TypeError', message: /^Expected `priors` in the build context for the adaptive guard/ });
+    assert.throws(() => buildPolicy([{ threshold: { bar: 0.8 } }, spec]), { name: 'TypeError', message: /`priors`/ });
   });
 });
 
@@ -140,6 +186,13 @@ describe('buildPolicy and defaultGuards', () => {
 
   test('the default guards parse as specs', () => {
     for (const spec of defaultGuards()) assert.deepEqual(guardSpecSchema.parse(spec), spec);
+  });
+
+  test('needsPriors finds an adaptive spec at any depth', () => {
+    assert.equal(needsPriors(defaultGuards()), false);
+    assert.equal(needsPriors([{ noiseAware: { bar: 0.8, confidence: 0.9, noise: 'estimate' } }]), false);
+    assert.equal(needsPriors([guardSpecSchema.parse({ adaptive: { bar: 0.8 } })]), true);
+    assert.equal(needsPriors([guardSpecSchema.parse({ allOf: [{ rejectRepeat: {} }, { anyOf: [{ not: { guard: { adaptive: { bar: 0.8 } }, reason: 'x', outcome: 'blocked' } }] }] })]), true);
   });
 
   test('rejects a non-array', () => {

@@ -1,4 +1,8 @@
 import { backends } from './backends.js';
 import { ledgerContract } from './contract.js';
+import { priorsContract } from './priors-contract.js';
 
-for (const backend of backends) ledgerContract(backend);
+for (const backend of backends) {
+  ledgerContract(backend);
+  priorsContract(backend);
+}

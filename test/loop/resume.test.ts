@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { scoreCheck } from '../../src/checks/score-check.js';
+import { AdaptivePriors } from '../../src/guards/adaptive-priors.js';
 import type { Ledger, LedgerRecord } from '../../src/ledger/ledger.js';
 import { SqliteLedger } from '../../src/ledger/sqlite/sqlite-ledger.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
@@ -25,6 +27,8 @@ function crashingAfter(inner: Ledger, limit: number): Ledger {
     stored: (runId) => inner.stored(runId),
     runs: (filter) => inner.runs(filter),
     import: (run, records) => inner.import(run, records),
+    priors: (taskType) => inner.priors(taskType),
+    learn: (taskType, scores) => inner.learn(taskType, scores),
     close: async () => {},
   };
 }
@@ -102,6 +106,26 @@ describe('recovery', () => {
     assert.equal(records.length, 5);
     assert.match(String(records.at(-1)?.data.detail), /proposer cannot be rebuilt/);
     assert.ok((await verifyLedger(ledger)).every((item) => item.ok));
+    await ledger.close();
+  });
+
+  it('teaches the adaptive priors every attempt of a resumed run, those before the crash too', async () => {
+    const dir = await tempWorkspace({});
+    const ledger = await SqliteLedger.open({ database: path.join(dir, 'l.db'), synchronous: 'off' });
+    const scores = [0.2, 0.3, 0.45, 0.5];
+    const options = {
+      proposer: functionProposer(({ attempt }) => ({ value: scores[attempt - 1] })),
+      checks: [scoreCheck({ name: 'quality', score: ({ candidate }) => Number(candidate.value) })],
+    };
+    const mission = defineMission({ id: 'scored', goal: 'g', taskType: 'essay', budgets: { maxAttempts: 4 }, stopPolicy: { guards: [] } });
+    // run.started, then attempt and decision 1 and 2: the process dies writing attempt 3.
+    await assert.rejects(runMission({ mission, ledger: crashingAfter(ledger, 5), ...options }), /process killed/);
+    assert.equal(await ledger.priors('essay'), undefined);
+    const [recovery] = await recoverRuns({ ledger, ...options });
+    assert.equal(recovery?.action, 'resumed');
+    const expected = new AdaptivePriors();
+    expected.record('essay', scores);
+    assert.deepEqual(await ledger.priors('essay'), expected.toJSON().essay);
     await ledger.close();
   });
 });

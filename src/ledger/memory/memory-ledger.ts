@@ -1,12 +1,15 @@
 import { LedgerError } from '../../errors/ledger-error.js';
 import { chainRecord, GENESIS, parseRecord } from '../chain.js';
-import type { Ledger, LedgerHead, LedgerRecord, RunFilter, RunRow, StoredRecord } from '../ledger.js';
+import type { Ledger, LedgerHead, LedgerRecord, RunFilter, RunRow, StoredRecord, TaskPriors } from '../ledger.js';
+import { expectLearnable, learnedPriors, parsePriors } from '../priors.js';
 import { openedRun, sealFields } from '../run-row.js';
 import { verifyRun } from '../verify.js';
 
 /** A ledger held in memory: for tests, benchmarks and library use without persistence. */
 export class MemoryLedger implements Ledger {
   readonly #runs = new Map<string, { run: RunRow; rows: StoredRecord[] }>();
+  /** Priors per task type as JSON text, as the SQL backends keep them: every read hands out a fresh copy. */
+  readonly #priors = new Map<string, string>();
 
   async append(record: LedgerRecord): Promise<StoredRecord> {
     const entry = this.#runs.get(record.runId);
@@ -53,6 +56,18 @@ export class MemoryLedger implements Ledger {
     if (!check.ok) throw new LedgerError({ code: 'ledger.import_broken', runId: run.runId, message: `run ${run.runId} does not verify: ${check.firstBad?.detail}` });
     if (this.#runs.has(run.runId)) throw new LedgerError({ code: 'ledger.exists', runId: run.runId, message: `run ${run.runId} is already in this ledger` });
     this.#runs.set(run.runId, { run: { ...run }, rows: [...records] });
+  }
+
+  async priors(taskType: string): Promise<TaskPriors | undefined> {
+    const text = this.#priors.get(taskType);
+    return text === undefined ? undefined : parsePriors(taskType, text);
+  }
+
+  async learn(taskType: string, scores: readonly number[]): Promise<void> {
+    expectLearnable(taskType, scores);
+    // Read and write with no await between them, so two learns cannot interleave and lose one.
+    const text = this.#priors.get(taskType);
+    this.#priors.set(taskType, JSON.stringify(learnedPriors(taskType, text === undefined ? undefined : parsePriors(taskType, text), scores)));
   }
 
   async close(): Promise<void> {}

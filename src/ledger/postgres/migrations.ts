@@ -75,4 +75,12 @@ CREATE TRIGGER records_refuse_change BEFORE UPDATE OR DELETE ON ${S}.records FOR
 CREATE TRIGGER records_refuse_truncate BEFORE TRUNCATE ON ${S}.records FOR EACH STATEMENT EXECUTE FUNCTION ${S}.refuse_change();
 CREATE TRIGGER runs_refuse_change BEFORE UPDATE OR DELETE ON ${S}.runs FOR EACH ROW EXECUTE FUNCTION ${S}.refuse_change();
 `,
+  // What `adaptive` learned per task type: derived from sealed runs, so not chained; `learn` rewrites a row in place.
+  2: (S) => `
+CREATE TABLE ${S}.adaptive_priors (
+  task_type   TEXT PRIMARY KEY,
+  entry       TEXT NOT NULL,
+  updated_at  BIGINT NOT NULL
+);
+`,
 };

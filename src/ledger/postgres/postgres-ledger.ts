@@ -1,7 +1,8 @@
 import { LedgerError } from '../../errors/ledger-error.js';
 import { chainRecord, GENESIS, parseRecord } from '../chain.js';
-import type { Ledger, LedgerHead, LedgerRecord, RunFilter, RunRow, StoredRecord } from '../ledger.js';
+import type { Ledger, LedgerHead, LedgerRecord, RunFilter, RunRow, StoredRecord, TaskPriors } from '../ledger.js';
 import { MIGRATIONS } from '../migrations.js';
+import { expectLearnable, learnedPriors, parsePriors, priorsFailure } from '../priors.js';
 import { openedRun } from '../run-row.js';
 import { verifyRun } from '../verify.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
@@ -57,6 +58,8 @@ function refusal(error: unknown, runId: string): never {
   throw new LedgerError({ code, runId, message: `run ${runId}: ${message.replace(/^redline\.ledger\.[a-z_]+: /, '')}`, cause: error });
 }
 
+const EMPTY_PRIORS: TaskPriors = { runs: 0, gains: [] };
+
 const quote = (identifier: string): string => `"${identifier.replace(/"/g, '""')}"`;
 
 /** The team ledger: PostgreSQL, hash-chained records, seal and append-only enforced by triggers. */
@@ -64,7 +67,7 @@ export class PostgresLedger implements Ledger {
   readonly #pool: PgPool;
   readonly #owned: boolean;
   readonly #heads = new Map<string, string>();
-  readonly #sql: { insertRun: string; insertRecord: string; selectRun: string; selectRecords: string; runs: string };
+  readonly #sql: { insertRun: string; insertRecord: string; selectRun: string; selectRecords: string; runs: string; selectPriors: string; createPriors: string; lockPriors: string; updatePriors: string };
 
   private constructor(pool: PgPool, owned: boolean, schema: string) {
     this.#pool = pool;
@@ -76,6 +79,10 @@ export class PostgresLedger implements Ledger {
       selectRun: `SELECT * FROM ${S}.runs WHERE run_id = $1`,
       selectRecords: `SELECT * FROM ${S}.records WHERE run_id = $1 ORDER BY seq`,
       runs: `SELECT * FROM ${S}.runs`,
+      selectPriors: `SELECT entry FROM ${S}.adaptive_priors WHERE task_type = $1`,
+      createPriors: `INSERT INTO ${S}.adaptive_priors (task_type, entry, updated_at) VALUES ($1, $2, $3) ON CONFLICT (task_type) DO NOTHING`,
+      lockPriors: `SELECT entry FROM ${S}.adaptive_priors WHERE task_type = $1 FOR UPDATE`,
+      updatePriors: `UPDATE ${S}.adaptive_priors SET entry = $2, updated_at = $3 WHERE task_type = $1`,
     };
   }
 
@@ -160,6 +167,32 @@ export class PostgresLedger implements Ledger {
       });
     } catch (error) {
       refusal(error, run.runId);
+    }
+  }
+
+  async priors(taskType: string): Promise<TaskPriors | undefined> {
+    let rows: { entry: string }[];
+    try {
+      ({ rows } = await this.#pool.query<{ entry: string }>(this.#sql.selectPriors, [taskType]));
+    } catch (error) {
+      throw priorsFailure(error, taskType);
+    }
+    return rows[0] === undefined ? undefined : parsePriors(taskType, rows[0].entry);
+  }
+
+  async learn(taskType: string, scores: readonly number[]): Promise<void> {
+    expectLearnable(taskType, scores);
+    try {
+      await inTransaction(this.#pool, async (client) => {
+        // The first learner of a task type creates its row (an empty entry, never committed as such); every
+        // learner then locks the row before reading it, so concurrent learners queue instead of losing updates.
+        await client.query(this.#sql.createPriors, [taskType, JSON.stringify(EMPTY_PRIORS), Date.now()]);
+        const [row] = (await client.query<{ entry: string }>(this.#sql.lockPriors, [taskType])).rows;
+        const entry = learnedPriors(taskType, row === undefined ? undefined : parsePriors(taskType, row.entry), scores);
+        await client.query(this.#sql.updatePriors, [taskType, JSON.stringify(entry), Date.now()]);
+      });
+    } catch (error) {
+      throw priorsFailure(error, taskType);
     }
   }
 

@@ -70,4 +70,12 @@ BEGIN SELECT RAISE(ABORT, 'redline.ledger.sealed: a sealed run cannot change'); 
 CREATE TRIGGER runs_refuse_delete BEFORE DELETE ON runs
 BEGIN SELECT RAISE(ABORT, 'redline.ledger.append_only: runs cannot be deleted'); END;
 `,
+  // What `adaptive` learned per task type: derived from sealed runs, so not chained; `learn` rewrites a row in place.
+  2: `
+CREATE TABLE adaptive_priors (
+  task_type   TEXT PRIMARY KEY,
+  entry       TEXT NOT NULL,
+  updated_at  INTEGER NOT NULL
+) WITHOUT ROWID;
+`,
 };

@@ -4,6 +4,7 @@ export interface SqliteDatabase {
   exec(sql: string): unknown;
   pragma(source: string, options?: { simple?: boolean }): unknown;
   transaction<F extends (...args: never[]) => unknown>(fn: F): F;
+  readonly inTransaction: boolean;
   close(): unknown;
 }
 

@@ -2,8 +2,9 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { LedgerError } from '../../errors/ledger-error.js';
 import { chainRecord, GENESIS, parseRecord } from '../chain.js';
-import type { Ledger, LedgerHead, LedgerRecord, RunFilter, RunRow, StoredRecord } from '../ledger.js';
+import type { Ledger, LedgerHead, LedgerRecord, RunFilter, RunRow, StoredRecord, TaskPriors } from '../ledger.js';
 import { MIGRATIONS } from '../migrations.js';
+import { expectLearnable, learnedPriors, parsePriors, priorsFailure } from '../priors.js';
 import { openedRun } from '../run-row.js';
 import { verifyRun } from '../verify.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
@@ -72,6 +73,8 @@ export class SqliteLedger implements Ledger {
   readonly #insertRecord: SqliteStatement;
   readonly #selectRun: SqliteStatement;
   readonly #selectRecords: SqliteStatement;
+  readonly #selectPriors: SqliteStatement;
+  readonly #upsertPriors: SqliteStatement;
 
   private constructor(db: SqliteDatabase) {
     this.#db = db;
@@ -79,6 +82,8 @@ export class SqliteLedger implements Ledger {
     this.#insertRecord = db.prepare('INSERT INTO records (run_id, seq, type, body, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?)');
     this.#selectRun = db.prepare('SELECT * FROM runs WHERE run_id = ?');
     this.#selectRecords = db.prepare('SELECT * FROM records WHERE run_id = ? ORDER BY seq');
+    this.#selectPriors = db.prepare('SELECT entry FROM adaptive_priors WHERE task_type = ?');
+    this.#upsertPriors = db.prepare('INSERT INTO adaptive_priors (task_type, entry, updated_at) VALUES (?, ?, ?) ON CONFLICT (task_type) DO UPDATE SET entry = excluded.entry, updated_at = excluded.updated_at');
   }
 
   /** Opens (and migrates) a SQLite ledger. */
@@ -159,6 +164,37 @@ export class SqliteLedger implements Ledger {
       })();
     } catch (error) {
       refusal(error, run.runId);
+    }
+  }
+
+  async priors(taskType: string): Promise<TaskPriors | undefined> {
+    let row: { entry: string } | undefined;
+    try {
+      row = this.#selectPriors.get(taskType) as { entry: string } | undefined;
+    } catch (error) {
+      throw priorsFailure(error, taskType);
+    }
+    return row === undefined ? undefined : parsePriors(taskType, row.entry);
+  }
+
+  async learn(taskType: string, scores: readonly number[]): Promise<void> {
+    expectLearnable(taskType, scores);
+    try {
+      // IMMEDIATE takes the write lock before the read, so a learner in another process waits (busy_timeout)
+      // and then reads what this one wrote: no update is lost.
+      this.#db.exec('BEGIN IMMEDIATE');
+    } catch (error) {
+      throw priorsFailure(error, taskType);
+    }
+    try {
+      const row = this.#selectPriors.get(taskType) as { entry: string } | undefined;
+      const entry = learnedPriors(taskType, row === undefined ? undefined : parsePriors(taskType, row.entry), scores);
+      this.#upsertPriors.run(taskType, JSON.stringify(entry), Date.now());
+      this.#db.exec('COMMIT');
+    } catch (error) {
+      // A failed COMMIT may have ended the transaction already.
+      if (this.#db.inTransaction) this.#db.exec('ROLLBACK');
+      throw priorsFailure(error, taskType);
     }
   }
 
