@@ -1,6 +1,7 @@
 // `npm run bench`: runs every benchmark and prints the measurements side by side with what they compare to.
 import { ledgerBench, type BackendResult } from './ledger.js';
 import { loopOverhead } from './loop-overhead.js';
+import { studyBench } from './study.js';
 
 const only = process.argv[2];
 const benches: Record<string, () => Promise<string>> = {
@@ -28,6 +29,15 @@ const benches: Record<string, () => Promise<string>> = {
       ...backend('PostgresLedger', 'pg INSERT (synchronous_commit on)', result.postgres),
     ].join('\n');
   },
+};
+
+benches.study = async () => {
+  const result = await studyBench();
+  return [
+    `study: redline study stop-rules defaults (10 strategies × 5 σ × 10 seeds × 300 test tasks + cold-start curve), median of ${result.rounds} warm runs`,
+    `  full default study                         ${result.coreMs.toFixed(0).padStart(8)} ms  (target < 500 ms, ratio ${(result.coreMs / 500).toFixed(2)}× the target)`,
+    `  with the calibration sweep (CLI default)   ${result.withCalibrationMs.toFixed(0).padStart(8)} ms  (15 confidences × 2 noise modes, one run)`,
+  ].join('\n');
 };
 
 for (const [name, bench] of Object.entries(benches)) {

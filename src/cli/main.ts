@@ -5,6 +5,7 @@ import { demo } from './demo-command.js';
 import { exportCommand, importCommand, recoverCommand, showCommand, verifyCommand } from './ledger-command.js';
 import { replayCommand } from './replay-command.js';
 import { runCommand, type Output } from './run-command.js';
+import { addStudyCommand } from './study-command.js';
 
 /** Exit codes: 0 complete/complete_noop (or success), 1 failed/blocked (or a broken chain), 2 usage or input error. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
@@ -99,6 +100,8 @@ function program(setCode: (code: number) => void, output: Output): Command {
     .option('--ledger <location>', LEDGER_HELP)
     .addHelpText('after', '\nRefuses (exit 2) a run that does not verify, is not sealed, or did not end complete.')
     .action(async (runId: string, options) => done(await admitCommand(runId, options, output)));
+
+  addStudyCommand({ cli, done, output });
   return cli;
 }
 

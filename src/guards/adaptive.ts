@@ -18,7 +18,8 @@ export interface AdaptiveOptions {
 /**
  * A learned stop rule. Stops `complete` (reason `adaptive`) when the last score reaches `bar`. Otherwise,
  * once the task type has `minRuns` finished runs, it sums the learned gains of the attempts still left
- * (means and variances, taken as independent) and stops `failed_with_evidence` (reason `adaptive_giveup`)
+ * (means and variances, taken as independent; an attempt no finished run reached takes the latest learned
+ * gain) and stops `failed_with_evidence` (reason `adaptive_giveup`)
  * when the probability that they close the gap to the bar falls below `level`.
  *
  * @example
@@ -39,8 +40,13 @@ export function adaptive({ bar, priors, level = 0.3, minRuns = 3 }: AdaptiveOpti
       if (priors.runs(taskType) < minRuns) return undefined;
       let mean = 0;
       let variance = 0;
+      // An attempt no finished run reached has no learned gain: carry the latest learned one forward
+      // rather than assume it gains nothing (runs that stopped early would otherwise teach "give up").
+      let carried: { mean: number; variance: number } | undefined;
+      for (let attempt = 2; attempt <= counters.attempts; attempt += 1) carried = priors.gain(taskType, attempt) ?? carried;
       for (let attempt = counters.attempts + 1; attempt <= budgets.maxAttempts; attempt += 1) {
-        const gain = priors.gain(taskType, attempt);
+        const gain = priors.gain(taskType, attempt) ?? carried;
+        carried = gain;
         if (gain === undefined) continue;
         mean += gain.mean;
         variance += gain.variance;

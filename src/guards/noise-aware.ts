@@ -12,6 +12,9 @@ import { logNormalCdf, normalCdf } from './normal.js';
  */
 export const NOISE_AWARE_PRIOR = Object.freeze({ s0: [0, 1], r: [0.02, 5], sigma: [0.01, 0.4], grid: { r: 32, sigma: 8 } });
 
+/** Standard deviation of the model's own misfit (real curves are not exactly exponential), added to σ. */
+const MODEL_ERROR = 0.015;
+
 /** Scored attempts the rule reads: the last this many. */
 const LOOKBACK = 64;
 
@@ -39,6 +42,9 @@ function decay(t: number): Float64Array {
   return row;
 }
 
+/** Φ, saturated beyond ±8.3 standard deviations (where it is 1 or 0 in double precision anyway). */
+const cdf = (x: number): number => (x > 8.3 ? 1 : x < -8.3 ? 0 : normalCdf(x));
+
 /** log(Φ(b) − Φ(a)) for a < b: directly where the difference is representable, in log space deep in a tail. */
 function logNormalInterval(a: number, b: number): number {
   if (a > 0) return logNormalInterval(-b, -a);
@@ -57,6 +63,8 @@ const cellLogWeight = new Float64Array(MAX_CELLS);
 const cellMean = new Float64Array(MAX_CELLS);
 const cellTau = new Float64Array(MAX_CELLS);
 const cellReach = new Float64Array(MAX_CELLS);
+const scratchDecay: Float64Array[] = [];
+const scratchScore = new Float64Array(LOOKBACK);
 const cellThreshold = new Float64Array(MAX_CELLS);
 
 /** Cells whose weight is below e^-20 of the best one change no probability that matters (< 1e-5 in all). */
@@ -65,9 +73,16 @@ const NEGLIGIBLE = -20;
 /**
  * P(true quality at the current attempt ≥ bar | the scored attempts in `recent`), under the model above.
  */
-export function posteriorReach(recent: readonly AttemptSummary[], bar: number, sigmas: readonly number[]): number {
+export function posteriorReach(recent: readonly AttemptSummary[], bar: number, sigmas: readonly number[], logSigmas: readonly number[] = sigmas.map(Math.log)): number {
   let n = 0;
-  for (const summary of recent) if (summary.score !== undefined) n += 1;
+  // The last LOOKBACK attempts, even when a policy keeps more history.
+  for (let index = Math.max(0, recent.length - LOOKBACK); index < recent.length; index += 1) {
+    const summary = recent[index] as AttemptSummary;
+    if (summary.score === undefined) continue;
+    scratchDecay[n] = decay(summary.attempt);
+    scratchScore[n] = summary.score;
+    n += 1;
+  }
   const decayNow = decay((recent[recent.length - 1] as AttemptSummary).attempt);
   let untruncatedBest = -Infinity;
   let best = -Infinity;
@@ -77,21 +92,25 @@ export function posteriorReach(recent: readonly AttemptSummary[], bar: number, s
     let a = 0;
     let b = 0;
     let c = 0;
-    for (const summary of recent) {
-      if (summary.score === undefined) continue;
-      const e = decay(summary.attempt)[j] as number;
-      const z = summary.score - 1 + e;
+    for (let i = 0; i < n; i += 1) {
+      const e = (scratchDecay[i] as Float64Array)[j] as number;
+      const z = (scratchScore[i] as number) - 1 + e;
       a += e * e;
       b += e * z;
       c += z * z;
     }
     const mean = b / a;
+    const rootA = Math.sqrt(a);
+    const halfLogA = 0.5 * Math.log(a);
+    const residual = c - b * mean;
     const eNow = decayNow[j] as number;
     const threshold = eNow > 0 ? (bar - 1 + eNow) / eNow : -Infinity;
-    for (const sigma of sigmas) {
-      const tau = sigma / Math.sqrt(a);
-      // The weight before truncating s0 to [0, 1]; truncation can only lower it.
-      cellLogWeight[cell] = -n * Math.log(sigma) - (c - b * mean) / (2 * sigma * sigma) + Math.log(tau);
+    for (let k = 0; k < sigmas.length; k += 1) {
+      const sigma = sigmas[k] as number;
+      const logSigma = logSigmas[k] as number;
+      const tau = sigma / rootA;
+      // The weight before truncating s0 to [0, 1]; truncation can only lower it. (log τ = log σ − ½ log a.)
+      cellLogWeight[cell] = -n * logSigma - residual / (2 * sigma * sigma) + logSigma - halfLogA;
       cellMean[cell] = mean;
       cellTau[cell] = tau;
       cellThreshold[cell] = threshold;
@@ -109,12 +128,12 @@ export function posteriorReach(recent: readonly AttemptSummary[], bar: number, s
     const tau = cellTau[k] as number;
     const threshold = cellThreshold[k] as number;
     // The truncated normal posterior of s0 on [0, 1]: its mass, and P(s0 ≥ threshold) within it.
-    const high = normalCdf((1 - mean) / tau);
-    const mass = high - normalCdf(-mean / tau);
+    const high = cdf((1 - mean) / tau);
+    const mass = high - cdf(-mean / tau);
     let logMass: number;
     if (mass > 1e-12) {
-      logMass = Math.log(mass);
-      cellReach[k] = threshold <= 0 ? 1 : threshold >= 1 ? 0 : Math.max(0, high - normalCdf((threshold - mean) / tau)) / mass;
+      logMass = mass === 1 ? 0 : Math.log(mass);
+      cellReach[k] = threshold <= 0 ? 1 : threshold >= 1 ? 0 : Math.max(0, high - cdf((threshold - mean) / tau)) / mass;
     } else {
       logMass = logNormalInterval(-mean / tau, (1 - mean) / tau);
       cellReach[k] = threshold <= 0 ? 1 : threshold >= 1 ? 0 : Math.exp(logNormalInterval((threshold - mean) / tau, (1 - mean) / tau) - logMass);
@@ -133,6 +152,9 @@ export function posteriorReach(recent: readonly AttemptSummary[], bar: number, s
   }
   return Math.min(1, above / total);
 }
+
+/** Posterior probabilities by bar and noise, then by the attempt summary they were computed at. */
+const posteriors = new Map<string, WeakMap<AttemptSummary, number>>();
 
 export interface NoiseAwareOptions {
   readonly bar: number;
@@ -154,14 +176,29 @@ export function noiseAware({ bar, confidence, noise }: NoiseAwareOptions): Guard
   expectNumber('bar', bar, 0, 1);
   expectNumber('confidence', confidence, 0, 1);
   if (noise !== 'estimate') expectNumber('noise', noise, 1e-6, 1);
-  const sigmas = noise === 'estimate' ? ESTIMATED_SIGMAS : [noise];
+  // The curve is a model, not the truth: its misfit adds to the judge's noise (independent errors add in quadrature).
+  const sigmas = (noise === 'estimate' ? ESTIMATED_SIGMAS : [noise]).map((sigma) => Math.hypot(sigma, MODEL_ERROR));
+  const logSigmas = sigmas.map(Math.log);
+  const key = `${bar}|${noise}`;
+  let known = posteriors.get(key);
+  if (known === undefined) {
+    known = new WeakMap();
+    posteriors.set(key, known);
+  }
   const name = `noiseAware(${bar}, ${confidence}, ${noise === 'estimate' ? 'σ estimated' : `σ ${noise}`})`;
   return {
     name,
     lookback: LOOKBACK,
     evaluate({ recent }) {
-      if (recent.at(-1)?.score === undefined) return undefined;
-      const probability = posteriorReach(recent, bar, sigmas);
+      const last = recent.at(-1);
+      if (last?.score === undefined) return undefined;
+      // Summaries are immutable, so the probability for one (last attempt, bar, noise) is computed once and
+      // shared by every guard that asks — for example rules that differ only in confidence.
+      let probability = known.get(last);
+      if (probability === undefined) {
+        probability = posteriorReach(recent, bar, sigmas, logSigmas);
+        known.set(last, probability);
+      }
       if (probability < confidence) return undefined;
       return { guard: name, reason: 'noise_aware', outcome: 'complete', detail: `P(true quality ≥ ${bar}) = ${probability.toFixed(3)} ≥ ${confidence}` };
     },

@@ -1,0 +1,164 @@
+import path from 'node:path';
+import { InvalidArgumentError, type Command } from 'commander';
+import { renderMarkdown, runStopRulesStudy, StudyOptionError, writeFigures, type StopRulesStudyOptions, type StudyProgress } from '../study/index.js';
+import { renderHandoffMarkdown, runHandoffStudy, writeHandoffFigure, type HandoffStudy } from '../study/handoff/index.js';
+import type { Output } from './run-command.js';
+
+/** `redline study stop-rules` options as commander parses them. */
+export interface StopRulesCommandOptions {
+  readonly sigma?: number[];
+  readonly seeds?: number;
+  readonly seed?: number;
+  readonly tasksPerType?: number;
+  readonly bar?: number;
+  readonly cap?: number;
+  readonly warmup?: number[];
+  readonly confidence?: number[];
+  readonly out?: string;
+  readonly json?: boolean;
+}
+
+/** Where progress goes, and the clock that decides when to show it. */
+export interface ProgressSink {
+  readonly stream: { readonly isTTY?: boolean; write(text: string): unknown };
+  /** Milliseconds, monotonic. @default performance.now */
+  readonly now?: () => number;
+  /** Show nothing until the work has run this long. @default 300 */
+  readonly delayMs?: number;
+}
+
+const DEFAULT_OUT = 'study-out';
+
+/** The CLI flag of each study option, for error messages. */
+const FLAGS: Readonly<Record<string, string>> = { sigmas: '--sigma', seeds: '--seeds', seed: '--seed', tasksPerType: '--tasks-per-type', bar: '--bar', cap: '--cap', warmup: '--warmup', confidences: '--confidence' };
+
+/** The number `text` spells, or `NaN`. */
+const parse = (text: string): number => (text.trim() === '' ? Number.NaN : Number(text));
+
+function number(text: string): number {
+  const value = parse(text);
+  if (!Number.isFinite(value)) throw new InvalidArgumentError(`Expected a number, got ${JSON.stringify(text)}.`);
+  return value;
+}
+
+function integer(text: string): number {
+  const value = parse(text);
+  if (!Number.isInteger(value)) throw new InvalidArgumentError(`Expected an integer, got ${JSON.stringify(text)}.`);
+  return value;
+}
+
+function numbers(text: string): number[] {
+  try {
+    return text.split(',').map(number);
+  } catch {
+    throw new InvalidArgumentError(`Expected a comma-separated list of numbers, got ${JSON.stringify(text)}.`);
+  }
+}
+
+/**
+ * A one-line progress display on a TTY (`\r`-rewritten), shown only once the work has run `delayMs`;
+ * nothing at all when the stream is not a terminal.
+ */
+export function progressLine({ stream, now = () => performance.now(), delayMs = 300 }: ProgressSink): { update: (progress: StudyProgress) => void; clear: () => void } {
+  const started = now();
+  let shown = false;
+  return {
+    update({ done, total }) {
+      if (stream.isTTY !== true || now() - started < delayMs) return;
+      shown = true;
+      stream.write(`\rstop-rules study: ${done}/${total} cells (${Math.floor((100 * done) / total)}%)`);
+    },
+    clear() {
+      if (shown) stream.write('\r\x1b[K');
+    },
+  };
+}
+
+/** `redline study stop-rules`: runs the study; prints Markdown (and writes the figures) or JSON. */
+export async function stopRulesCommand(options: StopRulesCommandOptions, { print }: Output, sink: ProgressSink = { stream: process.stderr }): Promise<number> {
+  const progress = progressLine(sink);
+  const studyOptions: StopRulesStudyOptions = {
+    sigmas: options.sigma,
+    seeds: options.seeds,
+    seed: options.seed,
+    tasksPerType: options.tasksPerType,
+    bar: options.bar,
+    cap: options.cap,
+    warmup: options.warmup,
+    confidences: options.confidence,
+    onProgress: progress.update,
+  };
+  let study;
+  try {
+    study = await runStopRulesStudy(studyOptions);
+  } catch (error) {
+    if (!(error instanceof StudyOptionError)) throw error;
+    throw new TypeError(`Expected ${FLAGS[error.option] ?? error.option} to be ${error.expected}, got ${error.got}`, { cause: error });
+  } finally {
+    progress.clear();
+  }
+  if (options.json === true) {
+    if (options.out !== undefined) await writeFigures({ study, dir: options.out });
+    print(JSON.stringify(study));
+    return 0;
+  }
+  const figures = await writeFigures({ study, dir: options.out ?? DEFAULT_OUT });
+  print(renderMarkdown({ study, figures: figures.map(({ title, file }) => ({ title, path: path.join(options.out ?? DEFAULT_OUT, file) })) }).trimEnd());
+  return 0;
+}
+
+export interface HandoffCommandOptions {
+  readonly seed?: number;
+  readonly minutes?: number;
+  readonly out?: string;
+  readonly json?: boolean;
+}
+
+const HANDOFF_FLAGS: Readonly<Record<string, string>> = { seed: '--seed', minutes: '--minutes' };
+
+/** `redline study handoff`: configurations A–D, simple model and full protocol. */
+export async function handoffCommand(options: HandoffCommandOptions, { print }: Output): Promise<number> {
+  let study: HandoffStudy;
+  try {
+    study = runHandoffStudy({ ...(options.seed === undefined ? {} : { seed: options.seed }), ...(options.minutes === undefined ? {} : { minutes: options.minutes }) });
+  } catch (error) {
+    if (!(error instanceof StudyOptionError)) throw error;
+    throw new TypeError(`Expected ${HANDOFF_FLAGS[error.option] ?? error.option} to be ${error.expected}, got ${error.got}`, { cause: error });
+  }
+  if (options.json === true) {
+    if (options.out !== undefined) await writeHandoffFigure({ study, dir: options.out });
+    print(JSON.stringify(study));
+    return 0;
+  }
+  const figure = await writeHandoffFigure({ study, dir: options.out ?? DEFAULT_OUT });
+  print(renderHandoffMarkdown(study, { figure }).trimEnd());
+  return 0;
+}
+
+/** Adds `study stop-rules` and `study handoff` to the CLI. */
+export function addStudyCommand({ cli, done, output }: { cli: Command; done: (code: number) => void; output: Output }): void {
+  const study = cli.command('study').description('Simulators that measure stop policies.');
+  study
+    .command('stop-rules')
+    .description("Stop rules under judge noise (SPEC §8.1): every strategy is the library's own guards, on the same simulated tasks and noisy scores.")
+    .option('--sigma <list>', 'judge noise levels σ, comma-separated (default 0.02,0.05,0.1,0.15,0.2)', numbers)
+    .option('--seeds <n>', 'seeds to repeat over; results are mean ± sd (default 10)', integer)
+    .option('--seed <n>', 'first seed (default 1)', integer)
+    .option('--tasks-per-type <n>', 'tasks of each of the three types; half train, half are tested (default 200)', integer)
+    .option('--bar <score>', 'quality bar (default 0.8)', number)
+    .option('--cap <n>', 'attempt cap of every rule (default 8)', integer)
+    .option('--warmup <list>', "warm-up sizes of adaptive's cold-start curve (default 0,3,6,12,30,60,150,300)", numbers)
+    .option('--confidence <list>', 'confidences of the noise-aware calibration sweep (default 0.5,0.6,0.7,0.75,0.8,…,0.99,0.995,0.999)', numbers)
+    .option('--out <dir>', `directory for the SVG figures (default ${DEFAULT_OUT}; with --json, only when given)`)
+    .option('--json', 'print the results as one JSON document instead of Markdown')
+    .addHelpText('after', '\nThe same options and seed give byte-identical output and figures. Exit code 2 for a bad option value.')
+    .action(async (options: StopRulesCommandOptions) => done(await stopRulesCommand(options, output)));
+  study
+    .command('handoff')
+    .description('Handoff queue (SPEC §8.2): configurations A–D in the simple per-minute model and under the full review-queue protocol (watermarks, degraded mode, priority drops).')
+    .option('--seed <n>', 'seed of every random draw (default 1)', integer)
+    .option('--minutes <n>', 'simulated minutes (default 120)', integer)
+    .option('--out <dir>', `directory for handoff-depth.svg (default ${DEFAULT_OUT}; with --json, only when given)`)
+    .option('--json', 'print one JSON array: one object per configuration and variant')
+    .action(async (options: HandoffCommandOptions) => done(await handoffCommand(options, output)));
+}

@@ -1,0 +1,318 @@
+import { inTransaction, openPgPool, type PgClient, type PgPool } from '../../ledger/postgres/pg-pool.js';
+import type { Brief } from '../../loop/brief.js';
+import { alertStep, type Alert, type RunReport, type WebhookDelivery } from '../alerts.js';
+import { admit, release, type ModeChange, type QueueMode } from '../backpressure.js';
+import { resolveReviewOptions, type ReviewConfig, type ReviewQueueOptions, type ReviewRuntime } from '../config.js';
+import { limitChange, type LimitChange } from '../feedback-tuner.js';
+import { countLabels } from '../labels.js';
+import { REVIEW_MIGRATIONS } from '../migrations.js';
+import { assertReviewer, briefItem, leaseOf, limitOf } from '../review-item.js';
+import type { ClaimOptions, DroppedItem, EnqueueOptions, EnqueueResult, Page, ReviewEntry, ReviewQueue, ReviewStats, Verdict, VerdictInput, VerdictResult } from '../review-queue.js';
+import { reviewStats } from '../review-stats.js';
+import { toAlert, toDropped, toEntry, toItem, toLimitChange, toModeChange, toVerdict, VERDICT_JOIN_COLUMNS, verdictTarget, type AlertRow, type BreakerRow, type ItemRow, type ItemVerdictRow, type LimitChangeRow, type ModeChangeRow, type VerdictRow } from '../sql-rows.js';
+import { assertVerdictInput, verdictAction } from '../verdict-rules.js';
+import { POSTGRES_REVIEW_MIGRATIONS } from './migrations.js';
+
+export interface PostgresReviewQueueOptions extends ReviewQueueOptions {
+  /** The ledger's connection: a URL (`postgres://…`), a `pg` Pool, or a factory for one. */
+  readonly connection: string | PgPool | (() => PgPool | Promise<PgPool>);
+  /** The ledger's schema; the queue's tables sit next to its own. @default 'redline' */
+  readonly schema?: string;
+}
+
+interface StateRow {
+  mode: QueueMode;
+  attempt_limit: number;
+  alert_active: boolean;
+  depth: number;
+}
+
+type Query = Pick<PgClient, 'query'>;
+
+const quote = (identifier: string): string => `"${identifier.replace(/"/g, '""')}"`;
+
+/** Every statement the queue runs, qualified with the schema so `search_path` does not matter. */
+function statements(S: string) {
+  const open = "state = 'open'";
+  const claimable = `${open} AND (lease_until IS NULL OR lease_until <= $1)`;
+  return {
+    // Every change of depth, mode, limit or alert state starts here: one order for all of them.
+    lockState: `SELECT mode, attempt_limit, alert_active, depth FROM ${S}.review_state WHERE id = 1 FOR UPDATE`,
+    state: `SELECT mode, attempt_limit, alert_active, depth FROM ${S}.review_state WHERE id = 1`,
+    setAlerting: `UPDATE ${S}.review_state SET alert_active = $1 WHERE id = 1`,
+    claimed: `SELECT count(*)::int AS n FROM ${S}.review_items WHERE ${open} AND lease_until > $1`,
+    byRun: `SELECT * FROM ${S}.review_items WHERE run_id = $1`,
+    // SKIP LOCKED: a row locked by a claim or a verdict in flight is about to be held or decided, so it
+    // is not droppable; and an enqueue (holding the state row) never waits on an item lock, so the
+    // verdict's order (item, then state) cannot deadlock with it.
+    lowest: `SELECT * FROM ${S}.review_items WHERE ${claimable} ORDER BY priority, seq LIMIT 1 FOR UPDATE SKIP LOCKED`,
+    // The item and the new depth in one round trip; nothing changes when the run was enqueued before.
+    insertItem: `WITH inserted AS (
+        INSERT INTO ${S}.review_items (id, run_id, priority, item, enqueued_at, state) VALUES ($1, $2, $3, $4, $5, $6)
+        ON CONFLICT (run_id) DO NOTHING RETURNING seq),
+      counted AS (UPDATE ${S}.review_state SET depth = $7, mode = $8 WHERE id = 1 AND EXISTS (SELECT 1 FROM inserted))
+      SELECT seq FROM inserted`,
+    drop: `WITH dropped AS (UPDATE ${S}.review_items SET state = 'dropped', claimed_by = NULL, claimed_at = NULL, lease_until = NULL WHERE id = $1)
+      INSERT INTO ${S}.review_breaker_log (item_id, item, dropped_at, depth, displaced_by) VALUES ($1, $2, $3, $4, $5)`,
+    logDrop: `INSERT INTO ${S}.review_breaker_log (item_id, item, dropped_at, depth, displaced_by) VALUES ($1, $2, $3, $4, $5)`,
+    logMode: `INSERT INTO ${S}.review_mode_changes (from_mode, to_mode, depth, changed_at) VALUES ($1, $2, $3, $4)`,
+    // SKIP LOCKED: a reviewer passes over rows another reviewer is claiming instead of waiting for them.
+    claim: `UPDATE ${S}.review_items SET claims = claims + 1, claimed_by = $2, claimed_at = $1, lease_until = $3
+      WHERE seq = (SELECT seq FROM ${S}.review_items WHERE ${claimable} ORDER BY priority DESC, seq LIMIT 1 FOR UPDATE SKIP LOCKED)
+      RETURNING *`,
+    get: `SELECT i.*, ${VERDICT_JOIN_COLUMNS} FROM ${S}.review_items i LEFT JOIN ${S}.review_verdicts v ON v.item_id = i.id WHERE i.id = $1`,
+    lockItem: `SELECT i.*, ${VERDICT_JOIN_COLUMNS} FROM ${S}.review_items i LEFT JOIN ${S}.review_verdicts v ON v.item_id = i.id WHERE i.id = $1 FOR UPDATE OF i`,
+    list: `SELECT * FROM ${S}.review_items WHERE ${open} ORDER BY priority DESC, seq LIMIT $1`,
+    // The verdict, the item leaving the queue, the new depth, and the tuner's window (the newest verdicts
+    // before this one, which the statement's snapshot cannot show, plus this one) in one round trip.
+    decide: `WITH decided AS (UPDATE ${S}.review_items SET state = 'decided', claimed_by = NULL, claimed_at = NULL, lease_until = NULL WHERE id = $2),
+      counted AS (UPDATE ${S}.review_state SET depth = $9, mode = $10 WHERE id = 1),
+      inserted AS (INSERT INTO ${S}.review_verdicts (id, item_id, run_id, reviewer, decision, label, comment, decided_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING seq, id, decision)
+      SELECT seq, id, decision FROM inserted
+      UNION ALL (SELECT seq, id, decision FROM ${S}.review_verdicts ORDER BY seq DESC LIMIT $11)`,
+    recentVerdicts: `SELECT * FROM ${S}.review_verdicts ORDER BY seq DESC LIMIT $1`,
+    verdictTotals: `SELECT count(*)::int AS n, count(*) FILTER (WHERE decision = 'approve')::int AS approved FROM ${S}.review_verdicts`,
+    changeLimit: `WITH changed AS (UPDATE ${S}.review_state SET attempt_limit = $2 WHERE id = 1)
+      INSERT INTO ${S}.review_limit_changes (from_limit, to_limit, approve_rate, verdict_ids, changed_at) VALUES ($1, $2, $3, $4, $5)`,
+    dropped: `SELECT * FROM ${S}.review_breaker_log ORDER BY seq LIMIT $1`,
+    droppedCount: `SELECT count(*)::int AS n FROM ${S}.review_breaker_log`,
+    modeChanges: `SELECT * FROM ${S}.review_mode_changes ORDER BY seq LIMIT $1`,
+    limitChanges: `SELECT * FROM ${S}.review_limit_changes ORDER BY seq LIMIT $1`,
+    insertReport: `INSERT INTO ${S}.review_run_reports (run_id, budget_capped, reported_at) VALUES ($1, $2, $3) ON CONFLICT (run_id) DO NOTHING RETURNING seq`,
+    recentReports: `SELECT run_id, budget_capped FROM ${S}.review_run_reports ORDER BY seq DESC LIMIT $1`,
+    insertAlert: `INSERT INTO ${S}.review_alerts (id, kind, share, threshold, window_size, capped_run_ids, raised_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    setDelivery: `UPDATE ${S}.review_alerts SET webhook = $1 WHERE id = $2`,
+    alerts: `SELECT * FROM ${S}.review_alerts ORDER BY seq LIMIT $1`,
+    alertCount: `SELECT count(*)::int AS n FROM ${S}.review_alerts`,
+  };
+}
+
+type Statements = ReturnType<typeof statements>;
+
+async function rows<R>(client: Query, sql: string, values: readonly unknown[] = []): Promise<R[]> {
+  return (await client.query<R & Record<string, unknown>>(sql, values)).rows;
+}
+
+async function one<R>(client: Query, sql: string, values: readonly unknown[] = []): Promise<R | undefined> {
+  return (await rows<R>(client, sql, values))[0];
+}
+
+async function count(client: Query, sql: string, values: readonly unknown[] = []): Promise<number> {
+  return (await one<{ n: number }>(client, sql, values))?.n ?? 0;
+}
+
+// `LIMIT NULL` is PostgreSQL's "no limit".
+const limitParam = (page: Page = {}): number | null => limitOf(page.limit) ?? null;
+
+/**
+ * The review queue in the ledger's PostgreSQL schema. Every change of depth, mode, limit or alert state
+ * happens in a transaction holding the single `review_state` row's lock, so enqueues, drops, verdicts
+ * and the tuner see one order across all processes. Claims lock only the row they take
+ * (`FOR UPDATE SKIP LOCKED`), so reviewers do not wait for each other. Locks are taken item first,
+ * state second, and an enqueue holding the state row skips locked items rather than waiting.
+ */
+export class PostgresReviewQueue implements ReviewQueue {
+  readonly config: ReviewConfig;
+  readonly #runtime: ReviewRuntime;
+  readonly #pool: PgPool;
+  readonly #owned: boolean;
+  readonly #sql: Statements;
+
+  private constructor(pool: PgPool, owned: boolean, schema: string, runtime: ReviewRuntime) {
+    this.#pool = pool;
+    this.#owned = owned;
+    this.#runtime = runtime;
+    this.config = runtime.config;
+    this.#sql = statements(quote(schema));
+  }
+
+  /** Connects to (and migrates) the review queue in a PostgreSQL schema, usually the ledger's. */
+  static async open({ connection, schema = 'redline', ...options }: PostgresReviewQueueOptions): Promise<PostgresReviewQueue> {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(schema)) throw new TypeError(`Expected a plain schema name (letters, digits, _), got "${schema}"`);
+    const runtime = resolveReviewOptions(options);
+    const owned = typeof connection === 'string';
+    const pool = typeof connection === 'string' ? await openPgPool(connection) : typeof connection === 'function' ? await connection() : connection;
+    try {
+      await migrate(pool, schema, runtime.config.tuner.initial);
+    } catch (error) {
+      if (owned) await pool.end();
+      throw error;
+    }
+    return new PostgresReviewQueue(pool, owned, schema, runtime);
+  }
+
+  async enqueue(brief: Brief, { tags }: EnqueueOptions = {}): Promise<EnqueueResult> {
+    const { now, generateId, config } = this.#runtime;
+    const at = now();
+    const item = briefItem(brief, { id: generateId(), ...(tags === undefined ? {} : { tags }), enqueuedAt: at });
+    const sql = this.#sql;
+    return inTransaction(this.#pool, async (client) => {
+      const { mode, depth } = (await one<StateRow>(client, sql.lockState)) as StateRow;
+      const lowest = depth >= config.backpressure.capacity ? await one<ItemRow>(client, sql.lowest, [at]) : undefined;
+      const droppable = lowest === undefined ? [] : [{ priority: lowest.priority, seq: Number(lowest.seq), id: lowest.id, json: lowest.item }];
+      const json = JSON.stringify(item);
+      const incoming = { priority: item.priority, seq: Number.POSITIVE_INFINITY, id: item.id, json };
+      const step = admit({ policy: config.backpressure, mode, depth, droppable, incoming, at });
+      const inserted = await rows(client, sql.insertItem, [item.id, item.runId, item.priority, json, at, step.drop === incoming ? 'dropped' : 'open', step.depth, step.mode]);
+      if (inserted.length === 0) {
+        const before = (await one<ItemRow>(client, sql.byRun, [item.runId])) as ItemRow;
+        return { ...(before.state === 'dropped' ? { dropped: toItem(before) } : { item: toItem(before) }), mode, repeated: true as const };
+      }
+      if (step.drop !== undefined) await client.query(step.drop === incoming ? sql.logDrop : sql.drop, [step.drop.id, step.drop.json, at, depth, item.id]);
+      await this.#logMode(client, step.modeChanged);
+      const dropped = step.drop === undefined ? undefined : step.drop === incoming ? item : toItem({ item: step.drop.json });
+      return { ...(step.drop === incoming ? {} : { item }), ...(dropped === undefined ? {} : { dropped }), mode: step.mode, ...(step.modeChanged === undefined ? {} : { modeChanged: step.modeChanged }) };
+    });
+  }
+
+  async claim(reviewer: string, options: ClaimOptions = {}): Promise<ReviewEntry | undefined> {
+    assertReviewer(reviewer);
+    const lease = leaseOf(options.leaseMs);
+    const at = this.#runtime.now();
+    // One statement: it commits on its own, holding the row's lock only while it runs.
+    const row = await one<ItemRow>(this.#pool, this.#sql.claim, [at, reviewer, at + lease]);
+    return row === undefined ? undefined : toEntry(row, at);
+  }
+
+  async verdict(itemId: string, input: VerdictInput): Promise<VerdictResult> {
+    const { now, generateId, config } = this.#runtime;
+    assertVerdictInput(config.labels, itemId, input);
+    const at = now();
+    const sql = this.#sql;
+    return inTransaction(this.#pool, async (client) => {
+      // The item first, then the state row: verdicts on different items check and refuse in parallel,
+      // and hold the state row only for the statement that decides.
+      const row = await one<ItemRow & ItemVerdictRow>(client, sql.lockItem, [itemId]);
+      const action = verdictAction({ itemId, target: verdictTarget(row), input, now: at });
+      if ('repeat' in action) return { verdict: action.repeat, repeated: true };
+      const item = toItem(row as ItemRow);
+      const verdict: Verdict = { id: generateId(), itemId, runId: item.runId, reviewer: input.reviewer, decision: input.decision, label: input.label, ...(input.comment === undefined ? {} : { comment: input.comment }), decidedAt: at };
+      const state = (await one<StateRow>(client, sql.lockState)) as StateRow;
+      const step = release({ policy: config.backpressure, mode: state.mode, depth: state.depth, at });
+      const window = await rows<{ seq: string; id: string; decision: 'approve' | 'reject' }>(client, sql.decide, [verdict.id, itemId, verdict.runId, verdict.reviewer, verdict.decision, verdict.label, verdict.comment ?? null, at, step.depth, step.mode, config.tuner.window - 1]);
+      await this.#logMode(client, step.modeChanged);
+      window.sort((a, b) => Number(a.seq) - Number(b.seq));
+      const change = limitChange({ limit: state.attempt_limit, window, policy: config.tuner, at });
+      if (change !== undefined) await client.query(sql.changeLimit, [change.from, change.to, change.approveRate, JSON.stringify(change.verdictIds), at]);
+      return { verdict, repeated: false, ...(step.modeChanged === undefined ? {} : { modeChanged: step.modeChanged }), ...(change === undefined ? {} : { limitChanged: change }) };
+    });
+  }
+
+  async get(itemId: string): Promise<ReviewEntry | undefined> {
+    const row = await one<ItemRow & ItemVerdictRow>(this.#pool, this.#sql.get, [itemId]);
+    return row === undefined ? undefined : toEntry(row, this.#runtime.now());
+  }
+
+  async list(page: Page = {}): Promise<readonly ReviewEntry[]> {
+    const at = this.#runtime.now();
+    return (await rows<ItemRow>(this.#pool, this.#sql.list, [limitParam(page)])).map((row) => toEntry(row, at));
+  }
+
+  async depth(): Promise<number> {
+    return ((await one<StateRow>(this.#pool, this.#sql.state)) as StateRow).depth;
+  }
+
+  async mode(): Promise<QueueMode> {
+    return ((await one<StateRow>(this.#pool, this.#sql.state)) as StateRow).mode;
+  }
+
+  async currentLimit(): Promise<number> {
+    return ((await one<StateRow>(this.#pool, this.#sql.state)) as StateRow).attempt_limit;
+  }
+
+  async droppedItems(page: Page = {}): Promise<readonly DroppedItem[]> {
+    return (await rows<BreakerRow>(this.#pool, this.#sql.dropped, [limitParam(page)])).map(toDropped);
+  }
+
+  async modeChanges(page: Page = {}): Promise<readonly ModeChange[]> {
+    return (await rows<ModeChangeRow>(this.#pool, this.#sql.modeChanges, [limitParam(page)])).map(toModeChange);
+  }
+
+  async limitChanges(page: Page = {}): Promise<readonly LimitChange[]> {
+    return (await rows<LimitChangeRow>(this.#pool, this.#sql.limitChanges, [limitParam(page)])).map(toLimitChange);
+  }
+
+  async recentVerdicts(n = this.config.labels.window): Promise<readonly Verdict[]> {
+    return (await rows<VerdictRow>(this.#pool, this.#sql.recentVerdicts, [limitOf(n)])).map(toVerdict);
+  }
+
+  async labelCounts(window = this.config.labels.window): Promise<Readonly<Record<string, number>>> {
+    return countLabels(this.config.labels, (await this.recentVerdicts(window)).map((verdict) => verdict.label));
+  }
+
+  async stats(): Promise<ReviewStats> {
+    const at = this.#runtime.now();
+    const sql = this.#sql;
+    // One snapshot, so the figures agree with each other.
+    return inTransaction(this.#pool, async (client) => {
+      await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const state = (await one<StateRow>(client, sql.state)) as StateRow;
+      const totals = (await one<{ n: number; approved: number }>(client, sql.verdictTotals)) as { n: number; approved: number };
+      return reviewStats(this.config, {
+        depth: state.depth,
+        mode: state.mode,
+        claimed: await count(client, sql.claimed, [at]),
+        attemptLimit: state.attempt_limit,
+        approved: totals.approved,
+        rejected: totals.n - totals.approved,
+        dropped: await count(client, sql.droppedCount),
+        alerts: await count(client, sql.alertCount),
+        recent: (await rows<VerdictRow>(client, sql.recentVerdicts, [this.config.labels.window])).map(toVerdict),
+      });
+    });
+  }
+
+  async recordRun(report: RunReport): Promise<{ alert?: Alert }> {
+    if (typeof report?.runId !== 'string' || report.runId.length === 0 || typeof report.budgetCapped !== 'boolean') {
+      throw new TypeError(`Expected a run report { runId, budgetCapped }, got ${JSON.stringify(report)}`);
+    }
+    const { now, generateId, config } = this.#runtime;
+    const at = now();
+    const sql = this.#sql;
+    return inTransaction(this.#pool, async (client) => {
+      const state = (await one<StateRow>(client, sql.lockState)) as StateRow;
+      if ((await rows(client, sql.insertReport, [report.runId, report.budgetCapped, at])).length === 0) return {};
+      const recent = (await rows<{ run_id: string; budget_capped: boolean }>(client, sql.recentReports, [config.alerts.window])).reverse().map((row) => ({ runId: row.run_id, budgetCapped: row.budget_capped }));
+      const step = alertStep({ policy: config.alerts, active: state.alert_active, recent });
+      if (step.active !== state.alert_active) await client.query(sql.setAlerting, [step.active]);
+      if (step.raise === undefined) return {};
+      const alert: Alert = { id: generateId(), kind: 'budget_cap_share', ...step.raise, raisedAt: at };
+      await client.query(sql.insertAlert, [alert.id, alert.kind, alert.share, alert.threshold, alert.window, JSON.stringify(alert.cappedRunIds), at]);
+      return { alert };
+    });
+  }
+
+  async recordAlertDelivery(alertId: string, delivery: WebhookDelivery): Promise<void> {
+    await this.#pool.query(this.#sql.setDelivery, [JSON.stringify(delivery), alertId]);
+  }
+
+  async alerts(page: Page = {}): Promise<readonly Alert[]> {
+    return (await rows<AlertRow>(this.#pool, this.#sql.alerts, [limitParam(page)])).map(toAlert);
+  }
+
+  async close(): Promise<void> {
+    if (this.#owned) await this.#pool.end();
+  }
+
+  async #logMode(client: Query, change: ModeChange | undefined): Promise<void> {
+    if (change !== undefined) await client.query(this.#sql.logMode, [change.from, change.to, change.depth, change.at]);
+  }
+}
+
+async function migrate(pool: PgPool, schema: string, initialLimit: number): Promise<void> {
+  const S = quote(schema);
+  await inTransaction(pool, async (client) => {
+    // The ledger's migration lock: one migrator at a time per schema, ledger or queue, so two first
+    // opens do not race on CREATE SCHEMA.
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`redline.migrate.${schema}`]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${S}`);
+    await client.query(`CREATE TABLE IF NOT EXISTS ${S}.review_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`);
+    const applied = new Set((await client.query<{ version: number }>(`SELECT version FROM ${S}.review_migrations`)).rows.map((row) => row.version));
+    for (const migration of REVIEW_MIGRATIONS) {
+      if (applied.has(migration.version)) continue;
+      await client.query(POSTGRES_REVIEW_MIGRATIONS[migration.version](S));
+      await client.query(`INSERT INTO ${S}.review_migrations (version, name, applied_at) VALUES ($1, $2, $3)`, [migration.version, migration.name, Date.now()]);
+    }
+    await client.query(`INSERT INTO ${S}.review_state (id, mode, attempt_limit) VALUES (1, 'normal', $1) ON CONFLICT (id) DO NOTHING`, [initialLimit]);
+  });
+}

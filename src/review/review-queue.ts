@@ -1,0 +1,176 @@
+import type { Brief } from '../loop/brief.js';
+import type { Verification } from '../loop/outcome.js';
+import type { Alert, RunReport, WebhookDelivery } from './alerts.js';
+import type { ModeChange, QueueMode } from './backpressure.js';
+import type { ReviewConfig } from './config.js';
+import type { LimitChange } from './feedback-tuner.js';
+import type { FilterSuggestion } from './labels.js';
+
+/** A brief waiting for a person (SPEC §5): what they need to decide; the raw trace stays in the ledger. */
+export interface ReviewItem {
+  readonly id: string;
+  readonly runId: string;
+  readonly task: string;
+  readonly finalOutput: Brief['finalOutput'];
+  readonly cutoffReason: string;
+  readonly lastError?: string;
+  readonly attempts: number;
+  readonly verification: Verification;
+  /** Higher is reviewed first and dropped last. */
+  readonly priority: number;
+  /** For example `draft`: produced in degraded mode with one attempt. */
+  readonly tags: readonly string[];
+  /** Milliseconds since the epoch. */
+  readonly enqueuedAt: number;
+}
+
+/** `queued` and `claimed` items count toward the depth; `decided` and `dropped` ones left the queue. */
+export type ReviewStatus = 'queued' | 'claimed' | 'decided' | 'dropped';
+
+/** A reviewer's hold on an item; once `leaseUntil` passes, the item is claimable again. */
+export interface ReviewClaim {
+  readonly reviewer: string;
+  readonly claimedAt: number;
+  readonly leaseUntil: number;
+}
+
+export type VerdictDecision = 'approve' | 'reject';
+
+export interface VerdictInput {
+  readonly reviewer: string;
+  readonly decision: VerdictDecision;
+  /** One of the configured labels (SPEC §5's five and any added). */
+  readonly label: string;
+  readonly comment?: string;
+}
+
+export interface Verdict extends VerdictInput {
+  readonly id: string;
+  readonly itemId: string;
+  readonly runId: string;
+  readonly decidedAt: number;
+}
+
+/** An item with where it stands. */
+export interface ReviewEntry {
+  readonly item: ReviewItem;
+  readonly status: ReviewStatus;
+  /** Times the item was claimed (a claim whose lease ran out counts too). */
+  readonly claims: number;
+  /** The live claim, while the status is `claimed`. */
+  readonly claim?: ReviewClaim;
+  readonly verdict?: Verdict;
+}
+
+export interface EnqueueOptions {
+  /** Tags stored with the item, e.g. `draft`. */
+  readonly tags?: readonly string[];
+}
+
+export interface EnqueueResult {
+  /** The item now in the queue; absent when it was dropped on arrival. */
+  readonly item?: ReviewItem;
+  /** The item dropped to make room (possibly the arriving one), as written to the circuit-breaker log. */
+  readonly dropped?: ReviewItem;
+  /** The mode after the enqueue. */
+  readonly mode: QueueMode;
+  /** The switch this enqueue caused: the caller records it in the ledger. */
+  readonly modeChanged?: ModeChange;
+  /** The run was enqueued before: nothing changed, `item` or `dropped` is what became of it. */
+  readonly repeated?: true;
+}
+
+export interface ClaimOptions {
+  /** How long the claim holds before the item returns to the queue. @default 900_000 (15 minutes) */
+  readonly leaseMs?: number;
+}
+
+export interface VerdictResult {
+  /** The verdict stored for the item (the first one when this call repeated it). */
+  readonly verdict: Verdict;
+  /** An identical verdict was already given: nothing changed. */
+  readonly repeated: boolean;
+  readonly modeChanged?: ModeChange;
+  /** The attempt limit change this verdict caused: the caller records it in the ledger. */
+  readonly limitChanged?: LimitChange;
+}
+
+/** An item dropped at capacity, whole, as the circuit-breaker log keeps it. */
+export interface DroppedItem {
+  readonly item: ReviewItem;
+  readonly droppedAt: number;
+  /** The depth when it was dropped (the capacity, unless the capacity was lowered). */
+  readonly depth: number;
+  /** The arriving item that caused the drop: `item.id` itself when the newcomer was the lowest. */
+  readonly displacedBy: string;
+}
+
+export interface ReviewStats {
+  readonly depth: number;
+  readonly capacity: number;
+  readonly mode: QueueMode;
+  /** Items held under a live claim. */
+  readonly claimed: number;
+  readonly attemptLimit: number;
+  readonly verdicts: { readonly total: number; readonly approved: number; readonly rejected: number };
+  /** The recent window's verdicts, newest first, that the next three figures are computed over. */
+  readonly window: number;
+  /** Approvals over the recent window; undefined without verdicts. */
+  readonly approveRate?: number;
+  readonly labelCounts: Readonly<Record<string, number>>;
+  readonly suggestions: readonly FilterSuggestion[];
+  readonly dropped: number;
+  readonly alerts: number;
+}
+
+export interface Page {
+  /** @default all */
+  readonly limit?: number;
+}
+
+/**
+ * The human review queue (SPEC §5): briefs ordered by priority then age, with backpressure, verdicts
+ * with reason labels, the feedback tuner's attempt limit and budget-cap alerts. Backends keep the same
+ * contract (`test/review/contract.ts`); adapters open it on the ledger's own storage.
+ */
+export interface ReviewQueue {
+  /** The resolved configuration: backpressure, labels, tuner, alerts. */
+  readonly config: ReviewConfig;
+  /**
+   * Adds a brief. At capacity the lowest-priority (then oldest) item no reviewer holds is dropped, which
+   * may be the brief itself, and written whole to the circuit-breaker log. Enqueuing a run again is a no-op.
+   */
+  enqueue(brief: Brief, options?: EnqueueOptions): Promise<EnqueueResult>;
+  /** Takes the highest-priority, then oldest, item no reviewer holds; two reviewers never get the same one. */
+  claim(reviewer: string, options?: ClaimOptions): Promise<ReviewEntry | undefined>;
+  /**
+   * Decides an item; it leaves the queue. Idempotent: the same verdict again returns the first; a
+   * different one is refused with a `ReviewError` naming the first. An item under another reviewer's
+   * live claim is refused.
+   */
+  verdict(itemId: string, input: VerdictInput): Promise<VerdictResult>;
+  get(itemId: string): Promise<ReviewEntry | undefined>;
+  /** The items in the queue (queued and claimed) in review order. */
+  list(page?: Page): Promise<readonly ReviewEntry[]>;
+  depth(): Promise<number>;
+  mode(): Promise<QueueMode>;
+  /** The feedback tuner's attempt limit for new runs. */
+  currentLimit(): Promise<number>;
+  /** The circuit-breaker log, oldest first. */
+  droppedItems(page?: Page): Promise<readonly DroppedItem[]>;
+  /** Every mode switch, oldest first. */
+  modeChanges(page?: Page): Promise<readonly ModeChange[]>;
+  /** Every attempt limit change with its evidence, oldest first. */
+  limitChanges(page?: Page): Promise<readonly LimitChange[]>;
+  /** The newest verdicts, newest first. @default n = the label window (50) */
+  recentVerdicts(n?: number): Promise<readonly Verdict[]>;
+  /** Label counts over the newest `window` verdicts. @default window = the label window (50) */
+  labelCounts(window?: number): Promise<Readonly<Record<string, number>>>;
+  stats(): Promise<ReviewStats>;
+  /** Stores a finished run's report and applies the alert policy; see `budgetAlerts`. A repeated run id is a no-op. */
+  recordRun(report: RunReport): Promise<{ alert?: Alert }>;
+  recordAlertDelivery(alertId: string, delivery: WebhookDelivery): Promise<void>;
+  /** Alerts raised, oldest first. */
+  alerts(page?: Page): Promise<readonly Alert[]>;
+  close(): Promise<void>;
+}

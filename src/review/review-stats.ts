@@ -1,0 +1,36 @@
+import type { QueueMode } from './backpressure.js';
+import type { ReviewConfig } from './config.js';
+import { countLabels, suggestFilters } from './labels.js';
+import type { ReviewStats, Verdict } from './review-queue.js';
+
+/** The figures an adapter counted, and the window's verdicts (newest first) that the rest derive from. */
+export interface StatsInput {
+  readonly depth: number;
+  readonly mode: QueueMode;
+  readonly claimed: number;
+  readonly attemptLimit: number;
+  readonly approved: number;
+  readonly rejected: number;
+  readonly dropped: number;
+  readonly alerts: number;
+  readonly recent: readonly Pick<Verdict, 'decision' | 'label'>[];
+}
+
+export function reviewStats(config: ReviewConfig, input: StatsInput): ReviewStats {
+  const labelCounts = countLabels(config.labels, input.recent.map((verdict) => verdict.label));
+  const approvals = input.recent.filter((verdict) => verdict.decision === 'approve').length;
+  return {
+    depth: input.depth,
+    capacity: config.backpressure.capacity,
+    mode: input.mode,
+    claimed: input.claimed,
+    attemptLimit: input.attemptLimit,
+    verdicts: { total: input.approved + input.rejected, approved: input.approved, rejected: input.rejected },
+    window: input.recent.length,
+    ...(input.recent.length === 0 ? {} : { approveRate: approvals / input.recent.length }),
+    labelCounts,
+    suggestions: suggestFilters(config.labels, labelCounts, input.recent.length),
+    dropped: input.dropped,
+    alerts: input.alerts,
+  };
+}

@@ -1,0 +1,89 @@
+import type { ReviewMigrationVersion } from '../migrations.js';
+
+/**
+ * SQLite DDL per schema version. Items keep the whole brief as JSON in `item`; the columns beside it
+ * are what the queue orders, filters and locks by.
+ */
+export const SQLITE_REVIEW_MIGRATIONS: Record<ReviewMigrationVersion, string> = {
+  1: `
+CREATE TABLE review_state (
+  id             INTEGER PRIMARY KEY CHECK (id = 1),
+  mode           TEXT NOT NULL CHECK (mode IN ('normal', 'degraded')),
+  attempt_limit  INTEGER NOT NULL,
+  alert_active   INTEGER NOT NULL DEFAULT 0
+);
+
+CREATE TABLE review_items (
+  seq          INTEGER PRIMARY KEY AUTOINCREMENT,
+  id           TEXT NOT NULL UNIQUE,
+  run_id       TEXT NOT NULL UNIQUE,
+  priority     REAL NOT NULL,
+  item         TEXT NOT NULL,
+  enqueued_at  INTEGER NOT NULL,
+  state        TEXT NOT NULL CHECK (state IN ('open', 'decided', 'dropped')),
+  claims       INTEGER NOT NULL DEFAULT 0,
+  claimed_by   TEXT,
+  claimed_at   INTEGER,
+  lease_until  INTEGER
+);
+CREATE INDEX review_items_review_order ON review_items (priority DESC, seq) WHERE state = 'open';
+CREATE INDEX review_items_drop_order ON review_items (priority, seq) WHERE state = 'open';
+
+CREATE TABLE review_breaker_log (
+  seq           INTEGER PRIMARY KEY AUTOINCREMENT,
+  item_id       TEXT NOT NULL REFERENCES review_items (id),
+  item          TEXT NOT NULL,
+  dropped_at    INTEGER NOT NULL,
+  depth         INTEGER NOT NULL,
+  displaced_by  TEXT NOT NULL
+);
+
+CREATE TABLE review_verdicts (
+  seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+  id          TEXT NOT NULL UNIQUE,
+  item_id     TEXT NOT NULL UNIQUE REFERENCES review_items (id),
+  run_id      TEXT NOT NULL,
+  reviewer    TEXT NOT NULL,
+  decision    TEXT NOT NULL CHECK (decision IN ('approve', 'reject')),
+  label       TEXT NOT NULL,
+  comment     TEXT,
+  decided_at  INTEGER NOT NULL
+);
+
+CREATE TABLE review_mode_changes (
+  seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+  from_mode   TEXT NOT NULL,
+  to_mode     TEXT NOT NULL,
+  depth       INTEGER NOT NULL,
+  changed_at  INTEGER NOT NULL
+);
+
+CREATE TABLE review_limit_changes (
+  seq           INTEGER PRIMARY KEY AUTOINCREMENT,
+  from_limit    INTEGER NOT NULL,
+  to_limit      INTEGER NOT NULL,
+  approve_rate  REAL NOT NULL,
+  verdict_ids   TEXT NOT NULL,
+  changed_at    INTEGER NOT NULL
+);
+
+CREATE TABLE review_run_reports (
+  seq            INTEGER PRIMARY KEY AUTOINCREMENT,
+  run_id         TEXT NOT NULL UNIQUE,
+  budget_capped  INTEGER NOT NULL,
+  reported_at    INTEGER NOT NULL
+);
+
+CREATE TABLE review_alerts (
+  seq             INTEGER PRIMARY KEY AUTOINCREMENT,
+  id              TEXT NOT NULL UNIQUE,
+  kind            TEXT NOT NULL,
+  share           REAL NOT NULL,
+  threshold       REAL NOT NULL,
+  window_size     INTEGER NOT NULL,
+  capped_run_ids  TEXT NOT NULL,
+  raised_at       INTEGER NOT NULL,
+  webhook         TEXT
+);
+`,
+};

@@ -1,0 +1,343 @@
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { openSqliteFile, type SqliteDatabase, type SqliteStatement } from '../../ledger/sqlite/sqlite-database.js';
+import type { Brief } from '../../loop/brief.js';
+import { alertStep, type Alert, type RunReport, type WebhookDelivery } from '../alerts.js';
+import { admit, release, type ModeChange, type QueueMode } from '../backpressure.js';
+import { resolveReviewOptions, type ReviewConfig, type ReviewQueueOptions, type ReviewRuntime } from '../config.js';
+import { limitChange, type LimitChange } from '../feedback-tuner.js';
+import { countLabels } from '../labels.js';
+import { REVIEW_MIGRATIONS } from '../migrations.js';
+import { assertReviewer, briefItem, leaseOf, limitOf } from '../review-item.js';
+import type { ClaimOptions, DroppedItem, EnqueueOptions, EnqueueResult, Page, ReviewEntry, ReviewQueue, ReviewStats, Verdict, VerdictInput, VerdictResult } from '../review-queue.js';
+import { reviewStats } from '../review-stats.js';
+import { toAlert, toDropped, toEntry, toItem, toLimitChange, toModeChange, toVerdict, VERDICT_JOIN_COLUMNS, verdictTarget, type AlertRow, type BreakerRow, type ItemRow, type ItemVerdictRow, type LimitChangeRow, type ModeChangeRow, type VerdictRow } from '../sql-rows.js';
+import { assertVerdictInput, verdictAction } from '../verdict-rules.js';
+import { SQLITE_REVIEW_MIGRATIONS } from './migrations.js';
+
+export interface SqliteReviewQueueOptions extends ReviewQueueOptions {
+  /**
+   * The ledger's database: a file (created with its folder when missing), an open database, or a
+   * factory for one. The queue's tables sit next to the ledger's.
+   */
+  readonly database: string | SqliteDatabase | (() => SqliteDatabase | Promise<SqliteDatabase>);
+  /**
+   * `full` makes every change durable before it returns; `normal` survives a process crash but may lose
+   * the last changes on power loss. Set on the connection, so a database shared with the ledger keeps
+   * the ledger's setting unless this is given.
+   * @default 'full' for a file opened here
+   */
+  readonly synchronous?: 'full' | 'normal' | 'off';
+}
+
+interface StateRow {
+  mode: QueueMode;
+  attempt_limit: number;
+  alert_active: number;
+}
+
+// `LIMIT -1` is SQLite's "no limit".
+const limitParam = (page: Page = {}): number => limitOf(page.limit) ?? -1;
+
+/**
+ * The review queue in the ledger's SQLite file. Every change runs in one `BEGIN IMMEDIATE` transaction
+ * that takes the write lock first, so concurrent processes claim, drop and switch modes one at a time;
+ * the work inside is synchronous, so nothing else on a shared connection interleaves with it.
+ */
+export class SqliteReviewQueue implements ReviewQueue {
+  readonly config: ReviewConfig;
+  readonly #runtime: ReviewRuntime;
+  readonly #db: SqliteDatabase;
+  readonly #owned: boolean;
+  readonly #sql: Statements;
+
+  private constructor(db: SqliteDatabase, owned: boolean, runtime: ReviewRuntime) {
+    this.#db = db;
+    this.#owned = owned;
+    this.#runtime = runtime;
+    this.config = runtime.config;
+    this.#sql = prepare(db);
+  }
+
+  /** Opens (and migrates) the review queue in a SQLite database, usually the ledger's. */
+  static async open({ database, synchronous, ...options }: SqliteReviewQueueOptions): Promise<SqliteReviewQueue> {
+    const runtime = resolveReviewOptions(options);
+    if (synchronous !== undefined && !['full', 'normal', 'off'].includes(synchronous)) throw new TypeError(`Expected synchronous to be full, normal or off, got ${JSON.stringify(synchronous)}`);
+    let db: SqliteDatabase;
+    if (typeof database === 'string') {
+      if (database !== ':memory:') await mkdir(path.dirname(path.resolve(database)), { recursive: true });
+      db = await openSqliteFile(database);
+    } else {
+      db = typeof database === 'function' ? await database() : database;
+    }
+    try {
+      db.pragma('busy_timeout = 10000');
+      await switchToWal(db);
+      const durability = synchronous ?? (typeof database === 'string' ? 'full' : undefined);
+      if (durability !== undefined) db.pragma(`synchronous = ${durability.toUpperCase()}`);
+      db.pragma('foreign_keys = ON');
+      migrate(db, runtime.config.tuner.initial);
+    } catch (error) {
+      if (typeof database === 'string') db.close();
+      throw error;
+    }
+    return new SqliteReviewQueue(db, typeof database === 'string', runtime);
+  }
+
+  async enqueue(brief: Brief, { tags }: EnqueueOptions = {}): Promise<EnqueueResult> {
+    const { now, generateId, config } = this.#runtime;
+    const at = now();
+    const item = briefItem(brief, { id: generateId(), ...(tags === undefined ? {} : { tags }), enqueuedAt: at });
+    return this.#immediate(() => {
+      const before = this.#sql.byRun.get(item.runId) as ItemRow | undefined;
+      if (before !== undefined) return { ...(before.state === 'dropped' ? { dropped: toItem(before) } : { item: toItem(before) }), mode: this.#state().mode, repeated: true as const };
+      const { mode } = this.#state();
+      const depth = this.#count('depth');
+      const lowest = depth >= config.backpressure.capacity ? (this.#sql.lowest.get(at) as ItemRow | undefined) : undefined;
+      const droppable = lowest === undefined ? [] : [{ priority: lowest.priority, seq: Number(lowest.seq), id: lowest.id, json: lowest.item }];
+      const json = JSON.stringify(item);
+      const incoming = { priority: item.priority, seq: Number.POSITIVE_INFINITY, id: item.id, json };
+      const step = admit({ policy: config.backpressure, mode, depth, droppable, incoming, at });
+      this.#sql.insertItem.run(item.id, item.runId, item.priority, json, at, step.drop === incoming ? 'dropped' : 'open');
+      if (step.drop !== undefined) {
+        if (step.drop !== incoming) this.#sql.dropItem.run(step.drop.id);
+        this.#sql.logDrop.run(step.drop.id, step.drop.json, at, depth, item.id);
+      }
+      this.#setMode(step.modeChanged);
+      const dropped = step.drop === undefined ? undefined : step.drop === incoming ? item : toItem({ item: step.drop.json });
+      return { ...(step.drop === incoming ? {} : { item }), ...(dropped === undefined ? {} : { dropped }), mode: step.mode, ...(step.modeChanged === undefined ? {} : { modeChanged: step.modeChanged }) };
+    });
+  }
+
+  async claim(reviewer: string, options: ClaimOptions = {}): Promise<ReviewEntry | undefined> {
+    assertReviewer(reviewer);
+    const lease = leaseOf(options.leaseMs);
+    const at = this.#runtime.now();
+    const row = this.#immediate(() => this.#sql.claim.get(reviewer, at, at + lease, at) as ItemRow | undefined);
+    return row === undefined ? undefined : toEntry(row, at);
+  }
+
+  async verdict(itemId: string, input: VerdictInput): Promise<VerdictResult> {
+    const { now, generateId, config } = this.#runtime;
+    assertVerdictInput(config.labels, itemId, input);
+    const at = now();
+    return this.#immediate(() => {
+      const row = this.#sql.get.get(itemId) as (ItemRow & ItemVerdictRow) | undefined;
+      const action = verdictAction({ itemId, target: verdictTarget(row), input, now: at });
+      if ('repeat' in action) return { verdict: action.repeat, repeated: true };
+      const item = toItem(row as ItemRow);
+      const verdict: Verdict = { id: generateId(), itemId, runId: item.runId, reviewer: input.reviewer, decision: input.decision, label: input.label, ...(input.comment === undefined ? {} : { comment: input.comment }), decidedAt: at };
+      const depth = this.#count('depth');
+      const state = this.#state();
+      this.#sql.insertVerdict.run(verdict.id, itemId, verdict.runId, verdict.reviewer, verdict.decision, verdict.label, verdict.comment ?? null, at);
+      this.#sql.decide.run(itemId);
+      const step = release({ policy: config.backpressure, mode: state.mode, depth, at });
+      this.#setMode(step.modeChanged);
+      const window = (this.#sql.recentVerdicts.all(config.tuner.window) as VerdictRow[]).reverse();
+      const change = limitChange({ limit: state.attempt_limit, window, policy: config.tuner, at });
+      if (change !== undefined) {
+        this.#sql.setLimit.run(change.to);
+        this.#sql.logLimit.run(change.from, change.to, change.approveRate, JSON.stringify(change.verdictIds), at);
+      }
+      return { verdict, repeated: false, ...(step.modeChanged === undefined ? {} : { modeChanged: step.modeChanged }), ...(change === undefined ? {} : { limitChanged: change }) };
+    });
+  }
+
+  async get(itemId: string): Promise<ReviewEntry | undefined> {
+    const row = this.#sql.get.get(itemId) as (ItemRow & ItemVerdictRow) | undefined;
+    return row === undefined ? undefined : toEntry(row, this.#runtime.now());
+  }
+
+  async list(page: Page = {}): Promise<readonly ReviewEntry[]> {
+    const at = this.#runtime.now();
+    return (this.#sql.list.all(limitParam(page)) as ItemRow[]).map((row) => toEntry(row, at));
+  }
+
+  async depth(): Promise<number> {
+    return this.#count('depth');
+  }
+
+  async mode(): Promise<QueueMode> {
+    return this.#state().mode;
+  }
+
+  async currentLimit(): Promise<number> {
+    return this.#state().attempt_limit;
+  }
+
+  async droppedItems(page: Page = {}): Promise<readonly DroppedItem[]> {
+    return (this.#sql.dropped.all(limitParam(page)) as BreakerRow[]).map(toDropped);
+  }
+
+  async modeChanges(page: Page = {}): Promise<readonly ModeChange[]> {
+    return (this.#sql.modeChanges.all(limitParam(page)) as ModeChangeRow[]).map(toModeChange);
+  }
+
+  async limitChanges(page: Page = {}): Promise<readonly LimitChange[]> {
+    return (this.#sql.limitChanges.all(limitParam(page)) as LimitChangeRow[]).map(toLimitChange);
+  }
+
+  async recentVerdicts(n = this.config.labels.window): Promise<readonly Verdict[]> {
+    return (this.#sql.recentVerdicts.all(limitOf(n)) as VerdictRow[]).map(toVerdict);
+  }
+
+  async labelCounts(window = this.config.labels.window): Promise<Readonly<Record<string, number>>> {
+    return countLabels(this.config.labels, (await this.recentVerdicts(window)).map((verdict) => verdict.label));
+  }
+
+  async stats(): Promise<ReviewStats> {
+    const at = this.#runtime.now();
+    // One read transaction, so the figures agree with each other.
+    return this.#db.transaction(() => {
+      const state = this.#state();
+      const totals = this.#sql.verdictTotals.get() as { n: number; approved: number };
+      return reviewStats(this.config, {
+        depth: this.#count('depth'),
+        mode: state.mode,
+        claimed: this.#count('claimed', at),
+        attemptLimit: state.attempt_limit,
+        approved: totals.approved,
+        rejected: totals.n - totals.approved,
+        dropped: this.#count('droppedCount'),
+        alerts: this.#count('alertCount'),
+        recent: (this.#sql.recentVerdicts.all(this.config.labels.window) as VerdictRow[]).map(toVerdict),
+      });
+    })();
+  }
+
+  async recordRun(report: RunReport): Promise<{ alert?: Alert }> {
+    assertReport(report);
+    const { now, generateId, config } = this.#runtime;
+    const at = now();
+    return this.#immediate(() => {
+      if (this.#sql.insertReport.run(report.runId, report.budgetCapped ? 1 : 0, at).changes === 0) return {};
+      const recent = (this.#sql.recentReports.all(config.alerts.window) as { run_id: string; budget_capped: number }[]).reverse().map((row) => ({ runId: row.run_id, budgetCapped: row.budget_capped === 1 }));
+      const step = alertStep({ policy: config.alerts, active: this.#state().alert_active === 1, recent });
+      this.#sql.setAlerting.run(step.active ? 1 : 0);
+      if (step.raise === undefined) return {};
+      const alert: Alert = { id: generateId(), kind: 'budget_cap_share', ...step.raise, raisedAt: at };
+      this.#sql.insertAlert.run(alert.id, alert.kind, alert.share, alert.threshold, alert.window, JSON.stringify(alert.cappedRunIds), at);
+      return { alert };
+    });
+  }
+
+  async recordAlertDelivery(alertId: string, delivery: WebhookDelivery): Promise<void> {
+    this.#sql.setDelivery.run(JSON.stringify(delivery), alertId);
+  }
+
+  async alerts(page: Page = {}): Promise<readonly Alert[]> {
+    return (this.#sql.alerts.all(limitParam(page)) as AlertRow[]).map(toAlert);
+  }
+
+  async close(): Promise<void> {
+    if (this.#owned) this.#db.close();
+  }
+
+  #state(): StateRow {
+    return this.#sql.state.get() as StateRow;
+  }
+
+  #count(statement: 'depth' | 'claimed' | 'droppedCount' | 'alertCount', ...params: unknown[]): number {
+    return (this.#sql[statement].get(...params) as { n: number }).n;
+  }
+
+  #setMode(change: ModeChange | undefined): void {
+    if (change === undefined) return;
+    this.#sql.setMode.run(change.to);
+    this.#sql.logMode.run(change.from, change.to, change.depth, change.at);
+  }
+
+  /** Runs `work` holding the write lock (`BEGIN IMMEDIATE`); rolls back on any error. */
+  #immediate<T>(work: () => T): T {
+    return immediate(this.#db, work);
+  }
+}
+
+/** Every statement the queue runs, prepared once. */
+function prepare(db: SqliteDatabase) {
+  const open = "state = 'open'";
+  const claimable = `${open} AND (lease_until IS NULL OR lease_until <= ?)`;
+  const sql = (text: string): SqliteStatement => db.prepare(text);
+  return {
+    state: sql('SELECT mode, attempt_limit, alert_active FROM review_state WHERE id = 1'),
+    setMode: sql('UPDATE review_state SET mode = ? WHERE id = 1'),
+    setLimit: sql('UPDATE review_state SET attempt_limit = ? WHERE id = 1'),
+    setAlerting: sql('UPDATE review_state SET alert_active = ? WHERE id = 1'),
+    depth: sql(`SELECT count(*) AS n FROM review_items WHERE ${open}`),
+    claimed: sql(`SELECT count(*) AS n FROM review_items WHERE ${open} AND lease_until > ?`),
+    byRun: sql('SELECT * FROM review_items WHERE run_id = ?'),
+    lowest: sql(`SELECT * FROM review_items WHERE ${claimable} ORDER BY priority, seq LIMIT 1`),
+    insertItem: sql('INSERT INTO review_items (id, run_id, priority, item, enqueued_at, state) VALUES (?, ?, ?, ?, ?, ?)'),
+    dropItem: sql("UPDATE review_items SET state = 'dropped', claimed_by = NULL, claimed_at = NULL, lease_until = NULL WHERE id = ?"),
+    logDrop: sql('INSERT INTO review_breaker_log (item_id, item, dropped_at, depth, displaced_by) VALUES (?, ?, ?, ?, ?)'),
+    logMode: sql('INSERT INTO review_mode_changes (from_mode, to_mode, depth, changed_at) VALUES (?, ?, ?, ?)'),
+    claim: sql(`UPDATE review_items SET claims = claims + 1, claimed_by = ?, claimed_at = ?, lease_until = ? WHERE seq = (SELECT seq FROM review_items WHERE ${claimable} ORDER BY priority DESC, seq LIMIT 1) RETURNING *`),
+    get: sql(`SELECT i.*, ${VERDICT_JOIN_COLUMNS} FROM review_items i LEFT JOIN review_verdicts v ON v.item_id = i.id WHERE i.id = ?`),
+    list: sql(`SELECT * FROM review_items WHERE ${open} ORDER BY priority DESC, seq LIMIT ?`),
+    insertVerdict: sql('INSERT INTO review_verdicts (id, item_id, run_id, reviewer, decision, label, comment, decided_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
+    decide: sql("UPDATE review_items SET state = 'decided', claimed_by = NULL, claimed_at = NULL, lease_until = NULL WHERE id = ?"),
+    recentVerdicts: sql('SELECT * FROM review_verdicts ORDER BY seq DESC LIMIT ?'),
+    verdictTotals: sql("SELECT count(*) AS n, coalesce(sum(decision = 'approve'), 0) AS approved FROM review_verdicts"),
+    logLimit: sql('INSERT INTO review_limit_changes (from_limit, to_limit, approve_rate, verdict_ids, changed_at) VALUES (?, ?, ?, ?, ?)'),
+    dropped: sql('SELECT * FROM review_breaker_log ORDER BY seq LIMIT ?'),
+    droppedCount: sql('SELECT count(*) AS n FROM review_breaker_log'),
+    modeChanges: sql('SELECT * FROM review_mode_changes ORDER BY seq LIMIT ?'),
+    limitChanges: sql('SELECT * FROM review_limit_changes ORDER BY seq LIMIT ?'),
+    insertReport: sql('INSERT INTO review_run_reports (run_id, budget_capped, reported_at) VALUES (?, ?, ?) ON CONFLICT (run_id) DO NOTHING'),
+    recentReports: sql('SELECT run_id, budget_capped FROM review_run_reports ORDER BY seq DESC LIMIT ?'),
+    insertAlert: sql('INSERT INTO review_alerts (id, kind, share, threshold, window_size, capped_run_ids, raised_at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+    setDelivery: sql('UPDATE review_alerts SET webhook = ? WHERE id = ?'),
+    alerts: sql('SELECT * FROM review_alerts ORDER BY seq LIMIT ?'),
+    alertCount: sql('SELECT count(*) AS n FROM review_alerts'),
+  };
+}
+
+type Statements = ReturnType<typeof prepare>;
+
+function assertReport(report: RunReport): void {
+  if (typeof report?.runId !== 'string' || report.runId.length === 0 || typeof report.budgetCapped !== 'boolean') {
+    throw new TypeError(`Expected a run report { runId, budgetCapped }, got ${JSON.stringify(report)}`);
+  }
+}
+
+function immediate<T>(db: SqliteDatabase, work: () => T): T {
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    const result = work();
+    db.exec('COMMIT');
+    return result;
+  } catch (error) {
+    db.exec('ROLLBACK');
+    throw error;
+  }
+}
+
+/**
+ * Switches the file to WAL, as the ledger does. SQLite answers SQLITE_BUSY at once, without the busy
+ * handler, when two processes switch a new file at the same moment: retry with a short random pause.
+ */
+async function switchToWal(db: SqliteDatabase): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20));
+    }
+  }
+}
+
+function migrate(db: SqliteDatabase, initialLimit: number): void {
+  immediate(db, () => {
+    db.exec('CREATE TABLE IF NOT EXISTS review_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
+    const applied = new Set((db.prepare('SELECT version FROM review_migrations').all() as { version: number }[]).map((row) => row.version));
+    for (const migration of REVIEW_MIGRATIONS) {
+      if (applied.has(migration.version)) continue;
+      db.exec(SQLITE_REVIEW_MIGRATIONS[migration.version]);
+      db.prepare('INSERT INTO review_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(migration.version, migration.name, Date.now());
+    }
+    db.prepare("INSERT INTO review_state (id, mode, attempt_limit) VALUES (1, 'normal', ?) ON CONFLICT (id) DO NOTHING").run(initialLimit);
+  });
+}

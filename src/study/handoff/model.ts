@@ -1,0 +1,60 @@
+/** What a reviewer finds in an item; the queue never sees it before the review. */
+export type Quality = 'good' | 'minor' | 'critical';
+
+export const QUALITIES: readonly Quality[] = Object.freeze(['good', 'minor', 'critical']);
+
+/** Relative weights (any positive scale) of each quality among produced items. */
+export type QualityWeights = Readonly<Record<Quality, number>>;
+
+/** One configuration of the handoff study: how fast agents produce and reviewers review. */
+export interface HandoffConfig {
+  /** Label in the report, e.g. `A`. */
+  readonly name: string;
+  /** Items the agents produce per minute (three times as many in a burst minute). */
+  readonly productionRate: number;
+  /** Items the reviewers take from the queue per minute. */
+  readonly reviewRate: number;
+  /** Probability that a minute is a burst. */
+  readonly burstProbability: number;
+}
+
+/** SPEC §8.2's configurations A–D. */
+export const HANDOFF_CONFIGS: readonly HandoffConfig[] = Object.freeze([
+  { name: 'A', productionRate: 2, reviewRate: 3, burstProbability: 0.015 },
+  { name: 'B', productionRate: 5, reviewRate: 3, burstProbability: 0.015 },
+  { name: 'C', productionRate: 2, reviewRate: 3, burstProbability: 0.045 },
+  { name: 'D', productionRate: 2, reviewRate: 1, burstProbability: 0.015 },
+]);
+
+/** A burst minute produces this many times the production rate. */
+export const BURST_FACTOR = 3;
+
+/** Quality of an item from a full refinement loop (SPEC §8.2). */
+export const QUALITY_WEIGHTS: QualityWeights = Object.freeze({ good: 70, minor: 20, critical: 10 });
+
+/**
+ * Quality of a degraded-mode draft (one attempt, no refinement). An assumption, not a measurement: the
+ * refinement loop is taken to halve the defect shares, so a first attempt has twice the minor and critical
+ * shares of a refined output (40 / 40 / 20).
+ */
+export const DRAFT_QUALITY_WEIGHTS: QualityWeights = Object.freeze({ good: 40, minor: 40, critical: 20 });
+
+/** Probability that a reviewer approves an item of each quality (SPEC §8.2). */
+export const APPROVE_PROBABILITY: Readonly<Record<Quality, number>> = Object.freeze({ good: 0.95, minor: 0.3, critical: 0.1 });
+
+/** Priorities are uniform over 0..MAX_PRIORITY: the mission's priority, unrelated to a quality nobody has seen yet. */
+export const MAX_PRIORITY = 2;
+
+/**
+ * The quality whose cumulative weight first exceeds `u` (uniform in [0, 1)). With the same `u`, a draft
+ * is never better than a refined item, so the two variants differ only where the weights do.
+ */
+export function qualityOf(u: number, weights: QualityWeights): Quality {
+  const total = weights.good + weights.minor + weights.critical;
+  let cumulative = 0;
+  for (const quality of QUALITIES) {
+    cumulative += weights[quality] / total;
+    if (u < cumulative) return quality;
+  }
+  return 'critical';
+}

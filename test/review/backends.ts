@@ -1,0 +1,127 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import type { Ledger } from '../../src/ledger/ledger.js';
+import { PostgresLedger } from '../../src/ledger/postgres/postgres-ledger.js';
+import { SqliteLedger } from '../../src/ledger/sqlite/sqlite-ledger.js';
+import type { ReviewQueueOptions } from '../../src/review/config.js';
+import { MemoryReviewQueue } from '../../src/review/memory/memory-review-queue.js';
+import { PostgresReviewQueue } from '../../src/review/postgres/postgres-review-queue.js';
+import type { ReviewQueue } from '../../src/review/review-queue.js';
+import { SqliteReviewQueue } from '../../src/review/sqlite/sqlite-review-queue.js';
+
+/** The PostgreSQL the suites run against (trust auth); commits skip the WAL flush, durability is not under test. */
+export const POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/test?options=-c%20synchronous_commit%3Doff';
+
+/** A queue on a backend's fresh storage, and how to throw that storage away. */
+export interface OpenedQueue {
+  readonly queue: ReviewQueue;
+  /** SQL backends: another queue on the same file or schema, over its own connection, as another process would open it. */
+  readonly reopen?: (options?: ReviewQueueOptions) => Promise<ReviewQueue>;
+  /** SQL backends: the ledger on the same file or schema. */
+  readonly openLedger?: () => Promise<Ledger>;
+  /** SQL backends: the names of the tables the storage holds. */
+  readonly tables?: () => Promise<readonly string[]>;
+  /** Closes every queue opened here and deletes the storage. */
+  close(): Promise<void>;
+}
+
+export interface ReviewBackend {
+  readonly name: 'memory' | 'sqlite' | 'postgres';
+  open(options?: ReviewQueueOptions): Promise<OpenedQueue>;
+  /** How many random sequences the backpressure property runs against this backend (each on fresh storage). */
+  readonly propertyRuns: number;
+}
+
+/** Connects to the suites' PostgreSQL, or fails saying what is missing: these suites skip nothing. */
+export async function connectPostgres(): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: POSTGRES_URL });
+  try {
+    await client.connect();
+  } catch (error) {
+    throw new Error(`The review suites need PostgreSQL at ${POSTGRES_URL} and skip nothing, but it is not reachable (${(error as Error).message}). Start it and run again.`, { cause: error });
+  }
+  return client;
+}
+
+/** A new schema name, `redline_review_<pid>_<random>`. */
+export const freshSchema = (): string => `redline_review_${process.pid}_${randomBytes(4).toString('hex')}`;
+
+const memory: ReviewBackend = {
+  name: 'memory',
+  propertyRuns: 300,
+  async open(options) {
+    const queue = new MemoryReviewQueue(options);
+    return { queue, close: () => queue.close() };
+  },
+};
+
+const sqlite: ReviewBackend = {
+  name: 'sqlite',
+  propertyRuns: 100,
+  async open(options) {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'redline-review-'));
+    const file = path.join(dir, 'redline.db');
+    const opened: { close(): Promise<void> }[] = [];
+    const track = <T extends { close(): Promise<void> }>(thing: T): T => (opened.push(thing), thing);
+    const queue = await SqliteReviewQueue.open({ database: file, synchronous: 'off', ...options }).catch(async (error: unknown) => {
+      await rm(dir, { recursive: true, force: true });
+      throw error;
+    });
+    track(queue);
+    return {
+      queue,
+      reopen: async (again = options) => track(await SqliteReviewQueue.open({ database: file, synchronous: 'off', ...again })),
+      openLedger: async () => track(await SqliteLedger.open({ database: file, synchronous: 'off' })),
+      async tables() {
+        const { default: Database } = await import('better-sqlite3');
+        const db = new Database(file, { readonly: true });
+        try {
+          return (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]).map((row) => row.name);
+        } finally {
+          db.close();
+        }
+      },
+      async close() {
+        for (const thing of opened.reverse()) await thing.close();
+        await rm(dir, { recursive: true, force: true });
+      },
+    };
+  },
+};
+
+const postgres: ReviewBackend = {
+  name: 'postgres',
+  propertyRuns: 20,
+  async open(options) {
+    const admin = await connectPostgres();
+    const schema = freshSchema();
+    const opened: { close(): Promise<void> }[] = [];
+    const track = <T extends { close(): Promise<void> }>(thing: T): T => (opened.push(thing), thing);
+    try {
+      const queue = track(await PostgresReviewQueue.open({ connection: POSTGRES_URL, schema, ...options }));
+      return {
+        queue,
+        reopen: async (again = options) => track(await PostgresReviewQueue.open({ connection: POSTGRES_URL, schema, ...again })),
+        openLedger: async () => track(await PostgresLedger.open({ connection: POSTGRES_URL, schema })),
+        tables: async () => (await admin.query<{ name: string }>('SELECT table_name AS name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name', [schema])).rows.map((row) => row.name),
+        async close() {
+          try {
+            for (const thing of opened.reverse()) await thing.close();
+            await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+          } finally {
+            await admin.end();
+          }
+        },
+      };
+    } catch (error) {
+      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).finally(() => admin.end());
+      throw error;
+    }
+  },
+};
+
+/** Every backend of the `ReviewQueue` port; the contract suite runs against each. */
+export const backends: readonly ReviewBackend[] = [memory, sqlite, postgres];

@@ -1,0 +1,131 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import type { PgPool } from '../../src/ledger/postgres/pg-pool.js';
+import { PostgresReviewQueue } from '../../src/review/postgres/postgres-review-queue.js';
+import { SqliteReviewQueue } from '../../src/review/sqlite/sqlite-review-queue.js';
+import { connectPostgres, freshSchema, POSTGRES_URL } from './backends.js';
+import { brief } from './fixtures.js';
+
+const ITEMS = 2_000;
+const REVIEWERS = 8;
+const PRODUCERS = 2;
+const ABANDONED = 5;
+const SHORT_LEASE_MS = 300;
+
+describe('PostgreSQL review queue under concurrency', () => {
+  it(`${REVIEWERS} reviewers on their own connections decide ${ITEMS} items, each claimed once, none lost`, async (t) => {
+    const admin = await connectPostgres();
+    const schema = freshSchema();
+    const pools: pg.Pool[] = [];
+    // Every queue gets its own pool of one connection: as separate processes would.
+    const open = async (): Promise<PostgresReviewQueue> => {
+      const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 1 });
+      pools.push(pool);
+      return PostgresReviewQueue.open({ connection: pool as unknown as PgPool, schema, backpressure: { capacity: ITEMS } });
+    };
+    try {
+      const queues = { producers: await Promise.all(Array.from({ length: PRODUCERS }, open)), reviewers: await Promise.all(Array.from({ length: REVIEWERS }, open)), quitter: await open() };
+      const started = performance.now();
+      let produced = 0;
+      const producing = Promise.all(
+        queues.producers.map(async (queue, p) => {
+          for (let n = p; n < ITEMS; n += PRODUCERS) {
+            const { item } = await queue.enqueue(brief(`run-${n}`, { priority: n % 7 }));
+            assert.ok(item, `run-${n} was dropped`);
+            produced += 1;
+          }
+        }),
+      );
+      // A reviewer that claims a few items and walks away: their leases run out and others take them.
+      const abandoned: string[] = [];
+      while (abandoned.length < ABANDONED) {
+        const entry = await queues.quitter.claim('quitter', { leaseMs: SHORT_LEASE_MS });
+        if (entry === undefined) await sleep(1);
+        else abandoned.push(entry.item.id);
+      }
+      const claimedBy = await Promise.all(
+        queues.reviewers.map(async (queue, r) => {
+          const reviewer = `reviewer-${r}`;
+          const claimed: string[] = [];
+          for (;;) {
+            const entry = await queue.claim(reviewer, { leaseMs: 60_000 });
+            if (entry === undefined) {
+              if (produced === ITEMS && (await queue.depth()) === 0) return claimed;
+              await sleep(20);
+              continue;
+            }
+            claimed.push(entry.item.id);
+            await queue.verdict(entry.item.id, { reviewer, decision: entry.item.priority % 2 === 0 ? 'approve' : 'reject', label: 'unclear' });
+          }
+        }),
+      );
+      await producing;
+      const seconds = (performance.now() - started) / 1000;
+
+      const all = claimedBy.flat();
+      assert.equal(all.length, ITEMS, 'every item was claimed by exactly one reviewer (counting re-claims of abandoned ones)');
+      assert.equal(new Set(all).size, ITEMS, 'no reviewer got an item another reviewer got');
+      const S = `"${schema}"`;
+      const one = async (sql: string): Promise<unknown> => Object.values((await admin.query(sql)).rows[0] as object)[0];
+      assert.equal(await one(`SELECT count(*)::int FROM ${S}.review_verdicts`), ITEMS, 'one verdict per item');
+      assert.equal(await one(`SELECT count(DISTINCT item_id)::int FROM ${S}.review_verdicts`), ITEMS);
+      assert.equal(await one(`SELECT count(*)::int FROM ${S}.review_items WHERE state <> 'decided'`), 0, 'none lost');
+      assert.deepEqual((await admin.query(`SELECT id FROM ${S}.review_items WHERE claims = 2 ORDER BY id`)).rows.map((row) => row.id), [...abandoned].sort(), 'only the abandoned items were claimed twice, after their lease');
+      assert.equal(await one(`SELECT count(*)::int FROM ${S}.review_items WHERE claims NOT IN (1, 2)`), 0);
+      const stats = await queues.reviewers[0]?.stats();
+      assert.deepEqual([stats?.depth, stats?.dropped, stats?.verdicts.total], [0, 0, ITEMS]);
+      const perReviewer = claimedBy.map((claimed) => claimed.length);
+      t.diagnostic(`${ITEMS} items, ${PRODUCERS} producers, ${REVIEWERS} reviewers: ${seconds.toFixed(1)} s, ${Math.round(ITEMS / seconds)} enqueue→claim→verdict cycles/s; per reviewer ${perReviewer.join(', ')}; ${ABANDONED} abandoned claims re-claimed after their ${SHORT_LEASE_MS} ms lease; tuner limit ${stats?.attemptLimit}`);
+    } finally {
+      await Promise.all(pools.map((pool) => pool.end()));
+      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await admin.end();
+    }
+  });
+});
+
+const CHILD = fileURLToPath(new URL('./sqlite-reviewer-child.ts', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+describe('SQLite review queue across processes', () => {
+  it('4 reviewer processes on one file decide 1,000 items, each claimed once, none lost', async (t) => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'redline-review-'));
+    const file = path.join(dir, 'redline.db');
+    try {
+      const queue = await SqliteReviewQueue.open({ database: file, synchronous: 'off', backpressure: { capacity: 10_000 } });
+      for (let n = 0; n < 1_000; n += 1) await queue.enqueue(brief(`run-${n}`, { priority: n % 5 }));
+      const children = Array.from({ length: 4 }, (_, n) => {
+        const child = spawn(process.execPath, ['--import', 'tsx', CHILD, file, `reviewer-${n}`], { cwd: ROOT, stdio: 'pipe' });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+        child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+        const closed = once(child, 'close').then(([code]) => ({ code: code as number | null, stdout, stderr }));
+        return { child, closed, ready: Promise.race([once(child.stdout, 'data'), closed]) };
+      });
+      // All open first, then all go at once, so their claims race.
+      await Promise.all(children.map(({ ready }) => ready));
+      for (const { child } of children) child.stdin.end('go\n');
+      const outcomes = await Promise.all(children.map(({ closed }) => closed));
+      for (const outcome of outcomes) assert.equal(outcome.code, 0, outcome.stderr);
+      const claimed = outcomes.map((outcome) => JSON.parse(outcome.stdout.trim().split('\n').at(-1) as string) as string[]);
+      const all = claimed.flat();
+      assert.equal(all.length, 1_000);
+      assert.equal(new Set(all).size, 1_000, 'no item went to two processes');
+      const stats = await queue.stats();
+      assert.deepEqual([stats.depth, stats.verdicts.total], [0, 1_000]);
+      t.diagnostic(`per process ${claimed.map((ids) => ids.length).join(', ')}`);
+      await queue.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,4 @@
+import { backends } from './backends.js';
+import { reviewQueueContract } from './contract.js';
+
+for (const backend of backends) reviewQueueContract(backend);

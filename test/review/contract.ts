@@ -1,0 +1,428 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import type { ReviewQueueOptions } from '../../src/review/config.js';
+import { ReviewError } from '../../src/review/review-error.js';
+import type { ReviewItem, ReviewQueue } from '../../src/review/review-queue.js';
+import type { OpenedQueue, ReviewBackend } from './backends.js';
+import { brief, testRuntime } from './fixtures.js';
+import { backpressureSequence, checkBackpressureSequence } from './property.js';
+
+/** Opens fresh storage with a test clock, hands it to `work` and always closes (and deletes) it. */
+async function withQueue(backend: ReviewBackend, extra: ReviewQueueOptions, work: (opened: OpenedQueue & { clock: ReturnType<typeof testRuntime> }) => Promise<void>): Promise<void> {
+  const clock = testRuntime();
+  const opened = await backend.open(clock.options(extra));
+  try {
+    await work({ ...opened, clock });
+  } finally {
+    await opened.close();
+  }
+}
+
+/** What `assert.rejects` should see when the queue refuses with `code`. */
+const refused = (code: string) => (error: unknown): boolean => {
+  assert.ok(error instanceof ReviewError, `expected a ReviewError, got ${String(error)}`);
+  assert.equal(error.code, code, error.message);
+  return true;
+};
+
+async function enqueueAll(queue: ReviewQueue, runs: readonly { runId: string; priority?: number; tags?: string[] }[]): Promise<ReviewItem[]> {
+  const items: ReviewItem[] = [];
+  for (const { runId, priority = 0, tags } of runs) {
+    const result = await queue.enqueue(brief(runId, { priority }), tags === undefined ? {} : { tags });
+    assert.ok(result.item, `${runId} was not enqueued`);
+    items.push(result.item);
+  }
+  return items;
+}
+
+const approve = { reviewer: 'ana', decision: 'approve', label: 'unclear' } as const;
+
+/**
+ * The behaviour every `ReviewQueue` backend shares (SPEC §5), against a real database for each.
+ */
+export function reviewQueueContract(backend: ReviewBackend): void {
+  describe(`ReviewQueue contract: ${backend.name}`, () => {
+    describe('briefs', () => {
+      it('stores a brief whole as an item, with tags, the clock’s time and a generated id', () =>
+        withQueue(backend, {}, async ({ queue, clock }) => {
+          const input = brief('run-1', { priority: 3 });
+          const result = await queue.enqueue(input, { tags: ['draft', 'draft', 'sampled'] });
+          const expected: ReviewItem = { id: 'id-1', ...input, tags: ['draft', 'sampled'], enqueuedAt: clock.now() };
+          assert.deepEqual(result, { item: expected, mode: 'normal' });
+          assert.deepEqual(await queue.get('id-1'), { item: expected, status: 'queued', claims: 0 });
+          assert.equal(await queue.get('nobody'), undefined);
+        }));
+
+      it('leaves optional fields out rather than storing them empty', () =>
+        withQueue(backend, {}, async ({ queue }) => {
+          const { lastError: _lastError, ...rest } = brief('run-1');
+          const input = { ...rest, finalOutput: { files: {} } };
+          const { item } = await queue.enqueue(input);
+          assert.deepEqual((await queue.get(item?.id ?? ''))?.item, { id: 'id-1', ...input, tags: [], enqueuedAt: item?.enqueuedAt });
+        }));
+
+      it('refuses a malformed brief with what it expected and got', () =>
+        withQueue(backend, {}, async ({ queue }) => {
+          await assert.rejects(queue.enqueue(brief('')), { name: 'TypeError', message: 'Expected brief.runId to be a non-empty string, got ""' });
+          await assert.rejects(queue.enqueue(brief('r', { priority: Number.NaN })), /Expected brief.priority to be a finite number/);
+          await assert.rejects(queue.enqueue(brief('r', { verification: 'maybe' as never })), /Expected brief.verification to be one of verified, sampled, unverified, got "maybe"/);
+          await assert.rejects(queue.enqueue(brief('r'), { tags: [''] }), /Expected tags to be non-empty strings/);
+          assert.equal(await queue.depth(), 0);
+        }));
+
+      it('enqueues a run once: a second enqueue of the same run changes nothing', () =>
+        withQueue(backend, {}, async ({ queue }) => {
+          const [first] = await enqueueAll(queue, [{ runId: 'run-1' }]);
+          assert.deepEqual(await queue.enqueue(brief('run-1', { priority: 9 })), { item: first, mode: 'normal', repeated: true });
+          assert.equal(await queue.depth(), 1);
+        }));
+
+      it('lists the queue by priority, highest first, then by age', () =>
+        withQueue(backend, {}, async ({ queue, clock }) => {
+          for (const [runId, priority] of [['a', 1], ['b', 5], ['c', 1], ['d', -2], ['e', 5]] as const) {
+            await queue.enqueue(brief(runId, { priority }));
+            clock.advance(10);
+          }
+          assert.deepEqual((await queue.list()).map((entry) => entry.item.runId), ['b', 'e', 'a', 'c', 'd']);
+          assert.deepEqual((await queue.list({ limit: 2 })).map((entry) => entry.item.runId), ['b', 'e']);
+          assert.equal(await queue.depth(), 5);
+        }));
+    });
+
+    describe('claims', () => {
+      it('hands out the highest-priority, then oldest, unclaimed item, one reviewer each', () =>
+        withQueue(backend, {}, async ({ queue, clock }) => {
+          await enqueueAll(queue, [{ runId: 'low' }, { runId: 'high', priority: 2 }, { runId: 'low-2' }]);
+          const first = await queue.claim('ana', { leaseMs: 60_000 });
+          assert.deepEqual(first && { runId: first.item.runId, status: first.status, claims: first.claims, claim: first.claim }, { runId: 'high', status: 'claimed', claims: 1, claim: { reviewer: 'ana', claimedAt: clock.now(), leaseUntil: clock.now() + 60_000 } });
+          assert.equal((await queue.claim('bo'))?.item.runId, 'low');
+          assert.equal((await queue.claim('cy'))?.item.runId, 'low-2');
+          assert.equal(await queue.claim('dee'), undefined);
+          assert.deepEqual((await queue.list()).map((entry) => [entry.item.runId, entry.status, entry.claim?.reviewer]), [['high', 'claimed', 'ana'], ['low', 'claimed', 'bo'], ['low-2', 'claimed', 'cy']]);
+          assert.equal(await queue.depth(), 3, 'claimed items still count toward the depth');
+        }));
+
+      it('returns an abandoned claim to the queue when its lease expires', () =>
+        withQueue(backend, {}, async ({ queue, clock }) => {
+          const [item] = await enqueueAll(queue, [{ runId: 'run-1' }]);
+          await queue.claim('ana', { leaseMs: 1_000 });
+          clock.advance(999);
+          assert.equal(await queue.claim('bo', { leaseMs: 1_000 }), undefined, 'the lease still holds');
+          assert.equal((await queue.get(item?.id ?? ''))?.status, 'claimed');
+          clock.advance(1);
+          assert.equal((await queue.get(item?.id ?? ''))?.status, 'queued', 'the lease ran out');
+          const again = await queue.claim('bo', { leaseMs: 1_000 });
+          assert.deepEqual(again && [again.item.id, again.claims, again.claim?.reviewer], [item?.id, 2, 'bo']);
+        }));
+
+      it('refuses a claim without a reviewer or with a lease that is not positive', () =>
+        withQueue(backend, {}, async ({ queue }) => {
+          await assert.rejects(queue.claim(''), { name: 'TypeError', message: 'Expected the reviewer to be a non-empty string, got ""' });
+          await assert.rejects(queue.claim('ana', { leaseMs: 0 }), { name: 'TypeError', message: 'Expected leaseMs to be a positive number, got 0' });
+        }));
+    });
+
+    describe('verdicts', () => {
+      it('decides an item: it leaves the queue and keeps its verdict', () =>
+        withQueue(backend, {}, async ({ queue, clock }) => {
+          const [item] = await enqueueAll(queue, [{ runId: 'run-1' }, { runId: 'run-2' }]);
+          await queue.claim('ana');
+          const result = await queue.verdict(item?.id ?? '', { reviewer: 'ana', decision: 'reject', label: 'code_error', comment: 'off by one' });
+          const verdict = { id: 'id-3', itemId: 'id-1', runId: 'run-1', reviewer: 'ana', decision: 'reject', label: 'code_error', comment: 'off by one', decidedAt: clock.now() } as const;
+          assert.deepEqual(result, { verdict, repeated: false });
+          assert.deepEqual(await queue.get('id-1'), { item, status: 'decided', claims: 1, verdict });
+          assert.equal(await queue.depth(), 1);
+          assert.deepEqual((await queue.list()).map((entry) => entry.item.runId), ['run-2']);
+          assert.deepEqual(await queue.recentVerdicts(), [verdict]);
+        }));
+
+      it('is idempotent: the same verdict again returns the first and changes nothing', () =>
+        withQueue(backend, {}, async ({ queue, clock }) => {
+          const [item] = await enqueueAll(queue, [{ runId: 'run-1' }]);
+          const first = await queue.verdict(item?.id ?? '', approve);
+          clock.advance(5_000);
+          assert.deepEqual(await queue.verdict(item?.id ?? '', approve), { verdict: first.verdict, repeated: true });
+          assert.equal((await queue.recentVerdicts()).length, 1);
+        }));
+
+      it('refuses a conflicting verdict, naming the first', () =>
+        withQueue(backend, {}, async ({ queue }) => {
+          const [item] = await enqueueAll(queue, [{ runId: 'run-1' }]);
+          const { verdict: first } = await queue.verdict(item?.id ?? '', approve);
+          for (const other of [{ ...approve, decision: 'reject' as const }, { ...approve, label: 'code_error' }, { ...approve, reviewer: 'bo' }, { ...approve, comment: 'fine' }]) {
+            await assert.rejects(queue.verdict(item?.id ?? '', other), (error: unknown) => {
+              refused('review.verdict_conflict')(error);
+              assert.deepEqual((error as ReviewError).firstVerdict, first);
+              assert.match((error as Error).message, /already has a verdict: approve \(unclear\) by ana at .* \(verdict id-2\)/);
+              return true;
+            });
+          }
+          assert.deepEqual(await queue.recentVerdicts(), [first]);
+        }));
+
+      it('refuses a verdict on an item another reviewer holds, until the lease expires', () =>
+        withQueue(backend, {}, async ({ queue, clock }) => {
+          const [item] = await enqueueAll(queue, [{ runId: 'run-1' }]);
+          await queue.claim('ana', { leaseMs: 1_000 });
+          await assert.rejects(queue.verdict(item?.id ?? '', { ...approve, reviewer: 'bo' }), refused('review.claimed'));
+          clock.advance(1_000);
+          assert.equal((await queue.verdict(item?.id ?? '', { ...approve, reviewer: 'bo' })).verdict.reviewer, 'bo');
+        }));
+
+      it('refuses an unknown item, an unknown label and a malformed verdict, writing nothing', () =>
+        withQueue(backend, {}, async ({ queue }) => {
+          const [item] = await enqueueAll(queue, [{ runId: 'run-1' }]);
+          await assert.rejects(queue.verdict('nobody', approve), refused('review.not_found'));
+          await assert.rejects(queue.verdict(item?.id ?? '', { ...approve, label: 'typo' }), (error: unknown) => {
+            refused('review.unknown_label')(error);
+            assert.equal((error as Error).message, 'Unknown verdict label "typo": expected one of code_error, logic_error, format_issue, hallucination, unclear');
+            return true;
+          });
+          await assert.rejects(queue.verdict(item?.id ?? '', { ...approve, decision: 'maybe' as never }), { name: 'TypeError' });
+          await assert.rejects(queue.verdict(item?.id ?? '', { ...approve, reviewer: ' ' }), { name: 'TypeError' });
+          assert.equal(await queue.depth(), 1);
+          assert.deepEqual(await queue.recentVerdicts(), []);
+        }));
+
+      it('accepts labels added by configuration', () =>
+        withQueue(backend, { labels: ['missing_tests'] }, async ({ queue }) => {
+          const [item] = await enqueueAll(queue, [{ runId: 'run-1' }]);
+          assert.equal((await queue.verdict(item?.id ?? '', { ...approve, decision: 'reject', label: 'missing_tests' })).verdict.label, 'missing_tests');
+          assert.deepEqual(queue.config.labels.labels, ['code_error', 'logic_error', 'format_issue', 'hallucination', 'unclear', 'missing_tests']);
+          assert.equal((await queue.labelCounts()).missing_tests, 1);
+        }));
+    });
+
+    describe('backpressure', () => {
+      const small = { backpressure: { capacity: 5 } };
+
+      it('enters degraded mode above the high watermark and returns below the low one, recording each switch', () =>
+        withQueue(backend, small, async ({ queue, clock }) => {
+          // capacity 5: degraded above 4 items, normal again below 1.5.
+          const results = [];
+          for (const runId of ['a', 'b', 'c', 'd', 'e']) results.push(await queue.enqueue(brief(runId)));
+          assert.deepEqual(results.map((result) => result.mode), ['normal', 'normal', 'normal', 'normal', 'degraded']);
+          assert.deepEqual(results[4]?.modeChanged, { from: 'normal', to: 'degraded', depth: 5, at: clock.now() });
+          assert.equal(await queue.mode(), 'degraded');
+          const verdicts = [];
+          for (const entry of await queue.list()) verdicts.push(await queue.verdict(entry.item.id, approve));
+          assert.deepEqual(verdicts.map((result) => result.modeChanged?.to), [undefined, undefined, undefined, 'normal', undefined]);
+          assert.deepEqual(await queue.modeChanges(), [
+            { from: 'normal', to: 'degraded', depth: 5, at: clock.now() },
+            { from: 'degraded', to: 'normal', depth: 1, at: clock.now() },
+          ]);
+          assert.equal(await queue.mode(), 'normal');
+        }));
+
+      it('at capacity drops the lowest-priority, then oldest, item and logs it whole', () =>
+        withQueue(backend, small, async ({ queue, clock }) => {
+          const items = await enqueueAll(queue, [{ runId: 'a', priority: 2 }, { runId: 'b', priority: 1 }, { runId: 'c', priority: 1 }, { runId: 'd', priority: 3 }, { runId: 'e', priority: 2 }]);
+          clock.advance(100);
+          const result = await queue.enqueue(brief('f', { priority: 1 }), { tags: ['draft'] });
+          assert.deepEqual(result.dropped, items[1], 'b: lowest priority, older than c');
+          assert.equal(result.item?.runId, 'f');
+          assert.equal(result.mode, 'degraded');
+          assert.equal(result.modeChanged, undefined);
+          assert.equal(await queue.depth(), 5);
+          assert.equal((await queue.get(items[1]?.id ?? ''))?.status, 'dropped');
+          assert.deepEqual(await queue.droppedItems(), [{ item: items[1], droppedAt: clock.now(), depth: 5, displacedBy: result.item?.id }]);
+          await assert.rejects(queue.verdict(items[1]?.id ?? '', approve), refused('review.dropped'));
+        }));
+
+      it('drops the arriving item itself when it is the lowest', () =>
+        withQueue(backend, small, async ({ queue }) => {
+          await enqueueAll(queue, ['a', 'b', 'c', 'd', 'e'].map((runId) => ({ runId, priority: 1 })));
+          const result = await queue.enqueue(brief('low', { priority: 0 }));
+          assert.equal(result.item, undefined);
+          assert.equal(result.dropped?.runId, 'low');
+          const [logged] = await queue.droppedItems();
+          assert.deepEqual(logged && { item: logged.item, displacedBy: logged.displacedBy }, { item: result.dropped, displacedBy: result.dropped?.id });
+          assert.equal((await queue.get(result.dropped?.id ?? ''))?.status, 'dropped');
+          assert.deepEqual(await queue.enqueue(brief('low')), { dropped: result.dropped, mode: 'degraded', repeated: true });
+          assert.equal(await queue.depth(), 5);
+        }));
+
+      it('never drops an item a reviewer holds, while the lease runs', () =>
+        withQueue(backend, small, async ({ queue, clock }) => {
+          await enqueueAll(queue, [{ runId: 'held', priority: -1 }, ...['a', 'b', 'c', 'd'].map((runId) => ({ runId }))]);
+          // Claims go by priority: take the four others first, then the lowest.
+          for (let n = 0; n < 5; n += 1) await queue.claim(`r${n}`, { leaseMs: 1_000 });
+          assert.equal((await queue.enqueue(brief('new', { priority: -5 }))).dropped?.runId, 'new', 'every queued item is held: the newcomer goes');
+          clock.advance(1_000);
+          assert.equal((await queue.enqueue(brief('new-2', { priority: 0 }))).dropped?.runId, 'held', 'the lease ran out: the lowest is droppable again');
+        }));
+
+      it('takes capacity and watermarks from configuration and refuses impossible ones', async () => {
+        await withQueue(backend, { backpressure: { capacity: 10, high: 0.5, low: 0.2 } }, async ({ queue }) => {
+          assert.deepEqual(queue.config.backpressure, { capacity: 10, high: 0.5, low: 0.2 });
+          const modes = [];
+          for (let n = 0; n < 6; n += 1) modes.push((await queue.enqueue(brief(`r${n}`))).mode);
+          assert.deepEqual(modes, ['normal', 'normal', 'normal', 'normal', 'normal', 'degraded']);
+        });
+        await assert.rejects(backend.open({ backpressure: { capacity: 0 } }), { name: 'TypeError', message: 'Expected capacity to be a positive integer, got 0' });
+        await assert.rejects(backend.open({ backpressure: { high: 0.3, low: 0.3 } }), { name: 'TypeError', message: 'Expected the low watermark to be a fraction in [0, high), got 0.3 with high 0.3' });
+      });
+
+      it(`keeps its invariants over random enqueue, claim, verdict and clock sequences (${backend.propertyRuns} runs)`, async () => {
+        await fc.assert(
+          fc.asyncProperty(backpressureSequence(), async (sequence) => {
+            const clock = testRuntime();
+            const opened = await backend.open(clock.options({ backpressure: sequence.policy }));
+            try {
+              await checkBackpressureSequence(opened.queue, sequence, clock);
+            } finally {
+              await opened.close();
+            }
+          }),
+          { numRuns: backend.propertyRuns },
+        );
+      });
+    });
+
+    describe('feedback tuner', () => {
+      /** Enqueues and decides one item per decision, returning each verdict's result. */
+      async function decide(queue: ReviewQueue, decisions: readonly ('approve' | 'reject')[], offset = 0) {
+        const results = [];
+        for (const [n, decision] of decisions.entries()) {
+          const { item } = await queue.enqueue(brief(`run-${offset + n}`));
+          results.push(await queue.verdict(item?.id ?? '', { ...approve, decision }));
+        }
+        return results;
+      }
+
+      it('changes nothing before 10 verdicts exist, then raises the limit above an 80% approve rate', () =>
+        withQueue(backend, {}, async ({ queue, clock }) => {
+          assert.equal(await queue.currentLimit(), 5);
+          const results = await decide(queue, Array(11).fill('approve'));
+          assert.deepEqual(results.slice(0, 9).map((result) => result.limitChanged), Array(9).fill(undefined));
+          const windowIds = results.slice(0, 10).map((result) => result.verdict.id);
+          assert.deepEqual(results[9]?.limitChanged, { from: 5, to: 6, approveRate: 1, verdictIds: windowIds, at: clock.now() });
+          assert.deepEqual(results[10]?.limitChanged?.verdictIds, results.slice(1, 11).map((result) => result.verdict.id));
+          assert.equal(await queue.currentLimit(), 7);
+          assert.deepEqual((await queue.limitChanges()).map((change) => [change.from, change.to, change.approveRate, change.verdictIds.length]), [[5, 6, 1, 10], [6, 7, 1, 10]]);
+        }));
+
+      it('holds at exactly 80% and 40%, and lowers the limit below 40%', () =>
+        withQueue(backend, {}, async ({ queue }) => {
+          // 8 of 10 approved, then each reject slides the window down by one approval: 80% … 40% hold, 30% lowers.
+          const results = await decide(queue, [...Array(8).fill('approve'), ...Array(7).fill('reject')]);
+          assert.deepEqual(results.slice(9).map((result) => result.limitChanged?.to), [undefined, undefined, undefined, undefined, undefined, 4]);
+          assert.equal(results[14]?.limitChanged?.approveRate, 0.3);
+          assert.equal(await queue.currentLimit(), 4);
+        }));
+
+      it('stays within its bounds and records only real changes', () =>
+        withQueue(backend, { tuner: { initial: 14, max: 15 } }, async ({ queue }) => {
+          const results = await decide(queue, Array(13).fill('approve'));
+          assert.deepEqual(results.map((result) => result.limitChanged?.to).slice(9), [15, undefined, undefined, undefined]);
+          assert.equal(await queue.currentLimit(), 15);
+          assert.equal((await queue.limitChanges()).length, 1);
+        }));
+
+      it('bottoms out at the minimum', () =>
+        withQueue(backend, { tuner: { initial: 4 } }, async ({ queue }) => {
+          const results = await decide(queue, Array(12).fill('reject'));
+          assert.deepEqual(results.map((result) => result.limitChanged?.to).slice(9), [3, undefined, undefined]);
+          assert.equal(await queue.currentLimit(), 3);
+        }));
+    });
+
+    describe('labels and stats', () => {
+      it('suggests a filter rule for a label seen more than 3 times in the recent window', () =>
+        withQueue(backend, { labelWindow: 6 }, async ({ queue }) => {
+          const labels = ['code_error', 'code_error', 'format_issue', 'code_error', 'code_error', 'format_issue', 'format_issue', 'format_issue', 'unclear'];
+          for (const [n, label] of labels.entries()) {
+            const { item } = await queue.enqueue(brief(`run-${n}`));
+            await queue.verdict(item?.id ?? '', { reviewer: 'ana', decision: n % 3 === 0 ? 'approve' : 'reject', label });
+            if (n === 4) assert.deepEqual((await queue.stats()).suggestions, [{ label: 'code_error', count: 4, suggestion: 'add an automatic filter rule for code_error: 4 of the last 5 verdicts carry it' }]);
+          }
+          // The window holds the last six: code_error ×2, format_issue ×3, unclear ×1 — nothing above 3.
+          assert.deepEqual(await queue.labelCounts(), { code_error: 2, logic_error: 0, format_issue: 3, hallucination: 0, unclear: 1 });
+          assert.deepEqual(await queue.labelCounts(100), { code_error: 4, logic_error: 0, format_issue: 4, hallucination: 0, unclear: 1 });
+          const stats = await queue.stats();
+          assert.deepEqual(stats.suggestions, []);
+          assert.deepEqual(stats.verdicts, { total: 9, approved: 3, rejected: 6 });
+          assert.equal(stats.window, 6);
+          assert.equal(stats.approveRate, 2 / 6);
+        }));
+
+      it('reports depth, mode, claims, limit, drops and alerts in stats', () =>
+        withQueue(backend, { backpressure: { capacity: 2 } }, async ({ queue }) => {
+          assert.deepEqual(await queue.stats(), {
+            depth: 0,
+            capacity: 2,
+            mode: 'normal',
+            claimed: 0,
+            attemptLimit: 5,
+            verdicts: { total: 0, approved: 0, rejected: 0 },
+            window: 0,
+            labelCounts: { code_error: 0, logic_error: 0, format_issue: 0, hallucination: 0, unclear: 0 },
+            suggestions: [],
+            dropped: 0,
+            alerts: 0,
+          });
+          await enqueueAll(queue, [{ runId: 'a', priority: 1 }, { runId: 'b', priority: 1 }]);
+          await queue.enqueue(brief('c'));
+          await queue.claim('ana');
+          const stats = await queue.stats();
+          assert.deepEqual([stats.depth, stats.mode, stats.claimed, stats.dropped], [2, 'degraded', 1, 1]);
+        }));
+    });
+
+    describe('run reports and alerts', () => {
+      it('raises one alert when the budget-capped share crosses the threshold, and again after it fell back', () =>
+        withQueue(backend, { alerts: { threshold: 0.5, window: 4 } }, async ({ queue, clock }) => {
+          const report = (runId: string, budgetCapped: boolean) => queue.recordRun({ runId, budgetCapped });
+          // Fewer than four runs: no alert even at 100%.
+          for (const runId of ['r1', 'r2', 'r3']) assert.deepEqual(await report(runId, true), {});
+          const { alert } = await report('r4', false);
+          assert.deepEqual(alert, { id: 'id-1', kind: 'budget_cap_share', share: 0.75, threshold: 0.5, window: 4, cappedRunIds: ['r1', 'r2', 'r3'], raisedAt: clock.now() });
+          assert.deepEqual(await report('r5', true), {}, 'still above: no second alert');
+          assert.deepEqual(await report('r4', true), {}, 'a repeated run report is a no-op');
+          assert.deepEqual(await report('r6', false), {}, '2 of 4 is not above one half: the alert rearms');
+          assert.deepEqual(await report('r7', true), {});
+          assert.deepEqual((await report('r8', true)).alert?.cappedRunIds, ['r5', 'r7', 'r8']);
+          await queue.recordAlertDelivery('id-1', { origin: 'http://127.0.0.1:9', ok: false, error: 'HTTP 500', status: 500, at: clock.now() });
+          assert.deepEqual((await queue.alerts()).map((stored) => [stored.id, stored.webhook?.error]), [['id-1', 'HTTP 500'], ['id-2', undefined]]);
+          assert.equal((await queue.stats()).alerts, 2);
+          await assert.rejects(queue.recordRun({ runId: 'r9' } as never), { name: 'TypeError' });
+        }));
+    });
+
+    if (backend.name !== 'memory') {
+      describe('storage', () => {
+        it('keeps items, mode, limit, logs and verdicts across a reopen', () =>
+          withQueue(backend, { backpressure: { capacity: 3 } }, async ({ queue, reopen }) => {
+            const verdicts = [];
+            for (let n = 0; n < 10; n += 1) {
+              const { item } = await queue.enqueue(brief(`v${n}`));
+              verdicts.push((await queue.verdict(item?.id ?? '', approve)).verdict);
+            }
+            const [a] = await enqueueAll(queue, [{ runId: 'a', priority: 1 }, { runId: 'b', priority: 1 }, { runId: 'c' }, { runId: 'd', priority: 1 }]);
+            const again = await (reopen as NonNullable<typeof reopen>)({ backpressure: { capacity: 3 }, tuner: { initial: 9 } });
+            assert.equal(await again.currentLimit(), 6, 'the learned limit, not the configured start');
+            assert.deepEqual(await again.recentVerdicts(10), verdicts.reverse());
+            assert.deepEqual((await again.list()).map((entry) => entry.item.runId), ['a', 'b', 'd']);
+            assert.deepEqual((await again.droppedItems()).map((entry) => entry.item.runId), ['c']);
+            assert.deepEqual(await again.modeChanges(), await queue.modeChanges());
+            assert.equal(await again.mode(), 'degraded');
+            assert.deepEqual(await again.get(a?.id ?? ''), await queue.get(a?.id ?? ''));
+          }));
+
+        it('lives beside the ledger in its file or schema, with its own migrations table', () =>
+          withQueue(backend, {}, async ({ queue, openLedger, tables }) => {
+            const ledger = await (openLedger as NonNullable<typeof openLedger>)();
+            await ledger.append({ runId: 'run-1', seq: 0, type: 'run.started', at: 1, data: { mission: { id: 'm', taskType: 't' } } });
+            await queue.enqueue(brief('run-1'));
+            assert.deepEqual((await ledger.runs()).map((run) => run.runId), ['run-1']);
+            assert.equal(await queue.depth(), 1);
+            const names = await (tables as NonNullable<typeof tables>)();
+            for (const table of ['records', 'runs', 'redline_migrations', 'review_migrations', 'review_items', 'review_breaker_log', 'review_verdicts', 'review_mode_changes', 'review_limit_changes', 'review_state', 'review_run_reports', 'review_alerts']) {
+              assert.ok(names.includes(table), `${table} is missing from ${names.join(', ')}`);
+            }
+          }));
+      });
+    }
+  });
+}
