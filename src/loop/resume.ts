@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises';
 import type { Finding } from '../checks/finding.js';
+import type { HandoffPlan } from '../handoff/handoff.js';
 import type { AttemptSummary, RunCounters } from '../guards/guard.js';
 import type { Ledger, LedgerRecord, RunRow } from '../ledger/ledger.js';
 import { defineMission, missionHash, type Mission } from '../mission/mission.js';
@@ -81,7 +82,8 @@ export async function resumeRun(options: ResumeOptions): Promise<RunResult> {
   const lookback = (started.data.lookback as number | undefined) ?? records.length;
   const { state, next } = restoreState(records, lookback);
   const checkNames = (started.data.checks as { name: string }[]).map((check) => check.name);
-  return executeRun({ ...rest, mission: available.mission, ledger }, { runId, seq: records.length, state, next, checkNames });
+  const handoffPlan = started.data.handoff as HandoffPlan | undefined;
+  return executeRun({ ...rest, mission: available.mission, ledger }, { runId, seq: records.length, state, next, checkNames, ...(handoffPlan === undefined ? {} : { handoffPlan }) });
 }
 
 /** Seals an unsealed run `failed_with_evidence` with stop reason `crashed`, keeping what it recorded. */

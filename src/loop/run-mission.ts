@@ -13,6 +13,7 @@ import { budgets as budgetGuards } from '../guards/budget.js';
 import { evaluatePolicy, policyLookback, type AttemptSummary, type BudgetLimits, type Guard, type RunCounters, type StopVerdict } from '../guards/guard.js';
 import { AdaptivePriors } from '../guards/adaptive-priors.js';
 import { buildPolicy, defaultGuards, needsPriors } from '../guards/spec.js';
+import { handOff, planHandoff, reportRun, type Handoff, type HandoffPlan } from '../handoff/handoff.js';
 import type { Decision, Judge } from '../judge/judge.js';
 import { routingJudge } from '../judge/routing-judge.js';
 import { validateDecision, type DecisionRejection } from '../judge/validate-decision.js';
@@ -53,6 +54,11 @@ export interface RunMissionOptions {
   readonly signal?: AbortSignal;
   /** Sees every record right after it is appended (progress display). */
   readonly onRecord?: (record: LedgerRecord) => void;
+  /**
+   * The human review queue: its mode and the feedback tuner set the attempt budget, and the run's brief is
+   * enqueued at the seal when the run could not be verified (or is sampled).
+   */
+  readonly handoff?: Handoff;
   /** Injectable clock and ids for tests and simulations. */
   readonly _internal?: { readonly now?: () => number; readonly generateId?: () => string };
 }
@@ -132,6 +138,8 @@ export interface ResumePoint {
   readonly next: 'baseline' | 'decide' | 'attempt' | { readonly apply: RecordedDecision };
   /** Checks the run started with, by name, in order: a resumed run must run the same plan. */
   readonly checkNames: readonly string[];
+  /** The review queue's plan the run started with, if it had one. */
+  readonly handoffPlan?: HandoffPlan;
 }
 
 /** A decision record whose transition was recorded but not carried out before a crash. */
@@ -219,8 +227,10 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
   const promotion = new Set(checks.filter((check) => check.required && check.stage === 'promotion').map((check) => check.name));
   const plan = planHash(checks);
   const startHash = missionHash(mission);
+  // A resumed run keeps the budget it started with; a new one asks the review queue.
+  const handoffPlan = options.handoff === undefined ? undefined : (resume?.handoffPlan ?? (await planHandoff(options.handoff, mission.budgets.maxAttempts)));
   const limits: BudgetLimits = {
-    maxAttempts: mission.budgets.maxAttempts,
+    maxAttempts: handoffPlan?.maxAttempts ?? mission.budgets.maxAttempts,
     ...(mission.budgets.maxTokens === undefined ? {} : { maxTokens: mission.budgets.maxTokens }),
     ...(mission.budgets.maxWallClock === undefined ? {} : { maxWallClockMs: mission.budgets.maxWallClock }),
     ...(mission.budgets.maxCostUsd === undefined ? {} : { maxCostUsd: mission.budgets.maxCostUsd }),
@@ -280,11 +290,13 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
     const verification: Verification =
       outcome === 'complete_noop' ? 'verified' : outcome === 'complete' ? (checks.some((item) => item.required && item.tier === 'demand') ? 'verified' : 'sampled') : 'unverified';
     const counters = { ...state.counters, elapsedMs: now() - startedAt };
-    const brief =
-      outcome === 'blocked' || verification === 'unverified'
-        ? makeBrief({ runId, task: mission.goal, priority: mission.priority, candidate: state.candidate, cutoffReason: `${stopReason}: ${detail}`, attempts: state.attempt, verification, ...(lastError(state.findings) === undefined ? {} : { lastError: lastError(state.findings) as string }) })
-        : undefined;
-    await record('run.sealed', { outcome, verification, stopReason, detail, ...(guard === undefined ? {} : { guard }), attempts: state.attempt, candidateHash: state.candidate.hash, counters, ...(brief === undefined ? {} : { brief }) });
+    const fullBrief = makeBrief({ runId, task: mission.goal, priority: mission.priority, candidate: state.candidate, cutoffReason: `${stopReason}: ${detail}`, attempts: state.attempt, verification, ...(lastError(state.findings) === undefined ? {} : { lastError: lastError(state.findings) as string }) });
+    const brief = outcome === 'blocked' || verification === 'unverified' ? fullBrief : undefined;
+    // Enqueued before the seal is written, so the seal records what the queue did; a crash in between
+    // re-enqueues on resume, which the queue ignores for a run it already holds.
+    const handoff = options.handoff === undefined || handoffPlan === undefined ? undefined : await handOff(options.handoff, { runId, outcome, verification, stopReason, brief: fullBrief }, handoffPlan);
+    await record('run.sealed', { outcome, verification, stopReason, detail, ...(guard === undefined ? {} : { guard }), attempts: state.attempt, candidateHash: state.candidate.hash, counters, ...(brief === undefined ? {} : { brief }), ...(handoff === undefined ? {} : { handoff }) });
+    if (options.handoff !== undefined) await reportRun(options.handoff, { runId, stopReason });
     // A resumed run's earlier attempts ran in another process: their scores are in the records.
     await learnFrom(ledger, mission.taskType, resume === undefined ? observedScores : recordedScores(await ledger.records(runId)));
     return { runId, mission: mission.id, outcome, verification, stopReason, detail, ...(guard === undefined ? {} : { guard }), attempts: state.attempt, candidate: state.candidate, findings: state.findings, counters, ...(brief === undefined ? {} : { brief }) };
@@ -357,6 +369,7 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
         approvals,
         lookback,
         owner: ownerInfo(),
+        ...(handoffPlan === undefined ? {} : { handoff: handoffPlan }),
       });
     } else {
       await record('run.resumed', { fromSeq: resume.seq, next: typeof resume.next === 'string' ? resume.next : 'apply', owner: ownerInfo() });

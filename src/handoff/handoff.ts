@@ -1,0 +1,76 @@
+import type { Brief } from '../loop/brief.js';
+import type { Outcome, Verification } from '../loop/outcome.js';
+import type { BudgetAlerts } from '../review/alerts.js';
+import type { QueueMode } from '../review/backpressure.js';
+import type { ReviewQueue } from '../review/review-queue.js';
+
+/**
+ * Connects runs to the human review queue (SPEC §5): the queue's mode and the feedback tuner's limit set a
+ * new run's attempt budget, and what a run could not verify is handed to people when it is sealed.
+ */
+export interface Handoff {
+  readonly queue: ReviewQueue;
+  /** Share of `sampled` runs (accepted without a demand red line) sent to review. @default 0.1 */
+  readonly sampleRate?: number;
+  /** Draws for sampling, injectable for tests. @default Math.random */
+  readonly random?: () => number;
+  /** Budget-cap alerts (`budgetAlerts({ queue, logger, webhook })`); without it runs are still reported to the queue. */
+  readonly alerts?: BudgetAlerts;
+}
+
+/** How the queue shapes a new run: recorded in its `run.started` record. */
+export interface HandoffPlan {
+  readonly mode: QueueMode;
+  /** The feedback tuner's attempt limit. */
+  readonly attemptLimit: number;
+  /** The run's attempt budget: 1 in degraded mode, else the tuner's limit under the mission's own ceiling. */
+  readonly maxAttempts: number;
+  /** Tags the run's brief gets: `draft` in degraded mode. */
+  readonly tags: readonly string[];
+}
+
+/**
+ * The attempt budget of a new run. In degraded mode (the queue is above its high watermark) the run skips
+ * the refinement loop: one attempt, its output tagged `draft`. Otherwise the feedback tuner's limit applies,
+ * never above the mission's `maxAttempts` (the mission's budget is a circuit breaker nothing may raise).
+ */
+export async function planHandoff(handoff: Handoff, missionMaxAttempts: number): Promise<HandoffPlan> {
+  const [mode, attemptLimit] = await Promise.all([handoff.queue.mode(), handoff.queue.currentLimit()]);
+  const degraded = mode === 'degraded';
+  return { mode, attemptLimit, maxAttempts: degraded ? 1 : Math.min(missionMaxAttempts, attemptLimit), tags: degraded ? ['draft'] : [] };
+}
+
+export interface SealedRun {
+  readonly runId: string;
+  readonly outcome: Outcome;
+  readonly verification: Verification;
+  readonly stopReason: string;
+  readonly brief: Brief;
+}
+
+/**
+ * Hands a run that is being sealed to review when it must be: `unverified` runs (cut off without an
+ * objective signal, blocked runs included) always, `sampled` runs at the sample rate. Returns what happened,
+ * for the seal record — the enqueued item, an item dropped at capacity, a mode change.
+ */
+export async function handOff(handoff: Handoff, run: SealedRun, plan: HandoffPlan): Promise<Record<string, unknown>> {
+  const sampled = run.verification === 'sampled' && (handoff.random ?? Math.random)() < (handoff.sampleRate ?? 0.1);
+  if (run.verification !== 'unverified' && !sampled) return { enqueued: false, reason: run.verification === 'sampled' ? 'not sampled' : 'verified' };
+  const tags = [...plan.tags, ...(sampled ? ['sample'] : [])];
+  const result = await handoff.queue.enqueue(run.brief, { tags });
+  return {
+    enqueued: result.item !== undefined,
+    ...(result.item === undefined ? {} : { itemId: result.item.id }),
+    tags,
+    ...(result.dropped === undefined ? {} : { dropped: { itemId: result.dropped.id, runId: result.dropped.runId, priority: result.dropped.priority } }),
+    mode: result.mode,
+    ...(result.modeChanged === undefined ? {} : { modeChanged: result.modeChanged }),
+  };
+}
+
+/** Reports a sealed run for budget-cap alerts. */
+export async function reportRun(handoff: Handoff, run: { runId: string; stopReason: string }): Promise<void> {
+  const report = { runId: run.runId, budgetCapped: run.stopReason.startsWith('budget_') };
+  if (handoff.alerts !== undefined) await handoff.alerts.runFinished(report);
+  else await handoff.queue.recordRun(report);
+}
