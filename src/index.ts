@@ -38,3 +38,13 @@ export type { Ledger, LedgerHead, LedgerRecord, RecordType, TaskPriors } from '.
 export { MemoryLedger } from './ledger/memory/memory-ledger.js';
 
 export * from './errors/index.js';
+
+export { verifyLedger, verifyRun, type ChainProblem, type RunVerification } from './ledger/verify.js';
+export { exportJsonl, importJsonl } from './ledger/export.js';
+export { replayPolicies, type PolicyReplay, type ReplayPolicy } from './ledger/replay.js';
+export { admitRun, type Admission } from './ledger/admit.js';
+export { openLedger } from './ledger/open-ledger.js';
+export { resumeRun, recoverRuns, type Recovery } from './loop/resume.js';
+
+export { planHandoff, handOff, type Handoff, type HandoffPlan } from './handoff/handoff.js';
+export { MemoryReviewQueue, budgetAlerts, ReviewError, VERDICT_LABELS, type ReviewQueue, type ReviewItem, type ReviewEntry, type Verdict, type VerdictInput, type ReviewStats, type ReviewQueueOptions } from './review/index.js';
