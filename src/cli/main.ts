@@ -4,6 +4,7 @@ import { admitCommand } from './admit-command.js';
 import { demo } from './demo-command.js';
 import { exportCommand, importCommand, recoverCommand, showCommand, verifyCommand } from './ledger-command.js';
 import { replayCommand } from './replay-command.js';
+import { addReviewCommand } from './review-command.js';
 import { runCommand, type Output } from './run-command.js';
 import { addStudyCommand } from './study-command.js';
 
@@ -101,6 +102,7 @@ function program(setCode: (code: number) => void, output: Output): Command {
     .addHelpText('after', '\nRefuses (exit 2) a run that does not verify, is not sealed, or did not end complete.')
     .action(async (runId: string, options) => done(await admitCommand(runId, options, output)));
 
+  addReviewCommand({ cli, done, output, ledgerHelp: LEDGER_HELP });
   addStudyCommand({ cli, done, output });
   return cli;
 }

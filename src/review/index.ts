@@ -11,3 +11,4 @@ export { REVIEW_MIGRATIONS } from './migrations.js';
 export { MemoryReviewQueue } from './memory/memory-review-queue.js';
 export { SqliteReviewQueue, type SqliteReviewQueueOptions } from './sqlite/sqlite-review-queue.js';
 export { PostgresReviewQueue, type PostgresReviewQueueOptions } from './postgres/postgres-review-queue.js';
+export { openReviewQueue } from './open-review-queue.js';

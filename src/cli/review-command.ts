@@ -1,0 +1,329 @@
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { displayLocation, ledgerLocation } from '../ledger/open-ledger.js';
+import { parseDuration } from '../mission/duration.js';
+import { alertLine } from '../review/alerts.js';
+import { watermark } from '../review/backpressure.js';
+import { VERDICT_LABELS } from '../review/labels.js';
+import { openReviewQueue } from '../review/open-review-queue.js';
+import { ReviewError } from '../review/review-error.js';
+import type { ReviewEntry, ReviewQueue, VerdictResult } from '../review/review-queue.js';
+import { table } from './format.js';
+import type { Output } from './run-command.js';
+
+// Task, output, errors and tags come from agents: untrusted text. Every stored string goes through
+// `clean` (text) or `jsonLine` (JSON) before it reaches the terminal, so no escape sequence, carriage
+// return or bidi override in it can rewrite the screen or hide what the reviewer is deciding on.
+
+/** Newest dropped items and alerts `review stats` shows. */
+const NEWEST = 5;
+/** Lines of one file `review show` prints; `--json` has them all. */
+const MAX_LINES = 200;
+
+/** C0/C1 controls, DEL, line/paragraph separators and bidi controls: characters that act on a terminal or hide text. */
+function unsafe(code: number): boolean {
+  return code < 0x20 || (code >= 0x7f && code <= 0x9f) || code === 0x200e || code === 0x200f || code === 0x2028 || code === 0x2029 || (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069);
+}
+
+const NAMED: Readonly<Record<number, string>> = { 9: '\\t', 10: '\\n', 13: '\\r' };
+
+/** `text` with every unsafe character spelled out (`\x1b`, `\n`, `\u{202e}`). */
+function clean(text: string): string {
+  let out = '';
+  for (const char of text) {
+    const code = char.codePointAt(0) as number;
+    out += !unsafe(code) ? char : (NAMED[code] ?? (code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u{${code.toString(16)}}`));
+  }
+  return out;
+}
+
+/** One line of JSON; JSON.stringify leaves DEL, C1 and bidi controls raw, so they become `\uXXXX` too. */
+function jsonLine(value: unknown): string {
+  let out = '';
+  for (const char of JSON.stringify(value) ?? 'null') {
+    const code = char.codePointAt(0) as number;
+    out += code >= 0x7f && unsafe(code) ? `\\u${code.toString(16).padStart(4, '0')}` : char;
+  }
+  return out;
+}
+
+const short = (text: string, width: number): string => (text.length > width ? `${text.slice(0, width - 1)}…` : text);
+const percent = (rate: number): string => `${Math.round(rate * 100)}%`;
+const iso = (ms: number): string => new Date(ms).toISOString();
+const shellArg = (text: string): string => (/^[\w./:@%+=,-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`);
+
+function age(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m`;
+  const h = Math.floor(m / 60);
+  return h < 24 ? `${h}h ${m % 60}m` : `${Math.floor(h / 24)}d ${h % 24}h`;
+}
+
+/** Colors for a terminal that takes them (or `FORCE_COLOR`); plain text otherwise. */
+function painter(): (code: number, text: string) => string {
+  const force = process.env.FORCE_COLOR;
+  const color = force !== undefined && force !== '' ? force !== '0' && force !== 'false' : process.stdout.isTTY === true && process.stdout.hasColors();
+  return color ? (code, text) => `\x1b[${code}m${text}\x1b[0m` : (_code, text) => text;
+}
+
+/** Opens the review queue in the ledger a command names (flag, environment, or `.redline/redline.db` here) for `work`. */
+async function withReviewQueue<T>(explicit: string | undefined, work: (queue: ReviewQueue, name: string) => Promise<T>): Promise<T> {
+  const location = ledgerLocation(explicit, process.cwd());
+  const queue = await openReviewQueue(location);
+  try {
+    return await work(queue, displayLocation(location));
+  } finally {
+    await queue.close();
+  }
+}
+
+async function entryOrFail(queue: ReviewQueue, itemId: string): Promise<ReviewEntry> {
+  const entry = await queue.get(itemId);
+  if (entry === undefined) throw new ReviewError({ code: 'review.not_found', itemId, message: `No review item ${itemId}` });
+  return entry;
+}
+
+function status(entry: ReviewEntry, at: number): string {
+  if (entry.claim !== undefined) return `claimed by ${clean(entry.claim.reviewer)} (${age(entry.claim.leaseUntil - at)} left)`;
+  const verdict = entry.verdict;
+  if (verdict !== undefined) return `decided: ${verdict.decision === 'approve' ? 'approved' : 'rejected'} (${clean(verdict.label)}) by ${clean(verdict.reviewer)} at ${iso(verdict.decidedAt)}`;
+  return entry.status;
+}
+
+/** A text as `+ ` lines, at most MAX_LINES of them. */
+function listing(text: string, paint: (code: number, text: string) => string): string[] {
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  if (lines.length === 0) return ['  (empty)'];
+  const shown = lines.slice(0, MAX_LINES).map((line) => `  ${paint(32, `+ ${clean(line)}`)}`);
+  return lines.length > MAX_LINES ? [...shown, `  … ${lines.length - MAX_LINES} more line(s): --json shows them all`] : shown;
+}
+
+/** `title  text` for one line of text; the title above the text, indented, for more. */
+function block(title: string, text: string): string[] {
+  const lines = text.split('\n');
+  return lines.length === 1 ? [`${title}  ${clean(text)}`] : [title, ...lines.map((line) => `  ${clean(line)}`)];
+}
+
+/** The brief of SPEC §5 for a person: task, highlighted final output, cutoff reason, last error, attempts; never the raw trace. */
+function brief(entry: ReviewEntry, { at, ledger }: { at: number; ledger?: string }): string[] {
+  const { item } = entry;
+  const paint = painter();
+  const lines = [
+    paint(1, `item ${clean(item.id)}`) + ` · ${status(entry, at)}`,
+    `run ${clean(item.runId)} · priority ${item.priority} · attempts ${item.attempts} · verification ${item.verification}${item.tags.length === 0 ? '' : ` · tags ${clean(item.tags.join(', '))}`}`,
+    `enqueued ${iso(item.enqueuedAt)} (${age(at - item.enqueuedAt)} ago)${entry.claims > 1 ? ` · claimed ${entry.claims} times` : ''}`,
+    '',
+    paint(1, 'task'),
+    ...item.task.split('\n').map((line) => `  ${clean(line)}`),
+    '',
+    ...block(paint(1, 'cutoff reason'), item.cutoffReason),
+    ...block(paint(1, 'last error'), item.lastError ?? '(none)'),
+    '',
+    paint(1, 'final output'),
+  ];
+  const files = Object.entries(item.finalOutput.files).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  for (const [file, content] of files) {
+    if (content === null) lines.push(`  ${paint(31, `--- ${clean(file)} (deleted)`)}`);
+    else lines.push(`  ${paint(1, `+++ ${clean(file)}`)}`, ...listing(content, paint));
+  }
+  const value = item.finalOutput.value;
+  if (value !== undefined) lines.push(`  ${paint(1, '=== value')}`, ...listing(typeof value === 'string' ? value : (JSON.stringify(value, null, 2) ?? String(value)), paint));
+  if (files.length === 0 && value === undefined) lines.push('  (no files changed, no value)');
+  if (entry.verdict?.comment !== undefined) lines.push('', `${paint(1, 'comment')}  ${clean(entry.verdict.comment)}`);
+  const flag = ledger === undefined ? '' : ` --ledger ${shellArg(displayLocation(ledger))}`;
+  lines.push('', `raw trace: redline ledger show ${shellArg(clean(item.runId))}${clean(flag)}`);
+  return lines;
+}
+
+export interface ReviewListOptions {
+  readonly limit?: number;
+  readonly json?: boolean;
+  readonly ledger?: string;
+}
+
+/** `redline review list`: the queue in review order as a table, or one JSON line per item. */
+export async function reviewListCommand({ limit, json = false, ledger }: ReviewListOptions, { print }: Output): Promise<number> {
+  return withReviewQueue(ledger, async (queue, name) => {
+    const entries = await queue.list(limit === undefined ? {} : { limit });
+    if (json) {
+      for (const entry of entries) print(jsonLine(entry));
+      return 0;
+    }
+    const at = Date.now();
+    const [depth, mode] = await Promise.all([queue.depth(), queue.mode()]);
+    if (entries.length > 0) {
+      const rows = entries.map(({ item, ...entry }) => [
+        clean(item.id),
+        String(item.priority),
+        age(at - item.enqueuedAt),
+        String(item.attempts),
+        item.verification,
+        short(clean(item.tags.join(',')), 20) || '-',
+        short(status({ item, ...entry }, at), 32),
+        short(clean(item.cutoffReason), 40),
+        short(clean(item.task), 50),
+      ]);
+      print(table(['item', 'priority', 'age', 'attempts', 'verification', 'tags', 'status', 'cutoff reason', 'task'], rows));
+    } else if (depth === 0) print('queue empty');
+    print(`${entries.length} of ${depth} item(s) shown · capacity ${queue.config.backpressure.capacity} · mode ${mode} · ${name}`);
+    return 0;
+  });
+}
+
+/** `redline review show`: one item's brief. */
+export async function reviewShowCommand(itemId: string, { json = false, ledger }: { json?: boolean; ledger?: string }, { print }: Output): Promise<number> {
+  return withReviewQueue(ledger, async (queue) => {
+    const entry = await entryOrFail(queue, itemId);
+    for (const line of json ? [jsonLine(entry)] : brief(entry, { at: Date.now(), ledger })) print(line);
+    return 0;
+  });
+}
+
+export interface ReviewClaimOptions {
+  readonly reviewer: string;
+  readonly lease: string;
+  readonly json?: boolean;
+  readonly ledger?: string;
+}
+
+/** `redline review claim`: takes the next item for `reviewer` and shows its brief; "queue empty" (exit 0) when none is left. */
+export async function reviewClaimCommand({ reviewer, lease, json = false, ledger }: ReviewClaimOptions, { print }: Output): Promise<number> {
+  const leaseMs = parseDuration(lease);
+  if (leaseMs === undefined) throw new TypeError(`Expected --lease to be a duration such as 90s, 15m or 1h, got ${JSON.stringify(lease)}`);
+  return withReviewQueue(ledger, async (queue) => {
+    const entry = await queue.claim(reviewer, { leaseMs });
+    if (json) print(jsonLine(entry ?? null));
+    else if (entry === undefined) print('queue empty');
+    else {
+      const claim = entry.claim;
+      print(`claimed ${clean(entry.item.id)} for ${clean(reviewer)}${claim === undefined ? '' : ` until ${iso(claim.leaseUntil)} (lease ${lease})`}`);
+      print('');
+      for (const line of brief(entry, { at: Date.now(), ledger })) print(line);
+      print('');
+      print(`decide: redline review verdict ${shellArg(clean(entry.item.id))} --reviewer ${shellArg(clean(reviewer))} --approve|--reject --label LABEL`);
+    }
+    return 0;
+  });
+}
+
+export interface ReviewVerdictOptions {
+  readonly reviewer: string;
+  readonly approve?: boolean;
+  readonly reject?: boolean;
+  readonly label: string;
+  readonly comment?: string;
+  readonly json?: boolean;
+  readonly ledger?: string;
+}
+
+function verdictLines(itemId: string, { verdict, repeated, modeChanged, limitChanged }: VerdictResult): string[] {
+  const what = `${verdict.decision === 'approve' ? 'approved' : 'rejected'} (${clean(verdict.label)}) by ${clean(verdict.reviewer)}`;
+  if (repeated) return [`${clean(itemId)} already has this verdict: ${what} at ${iso(verdict.decidedAt)} (verdict ${clean(verdict.id)}); nothing changed`];
+  const lines = [`${clean(itemId)} ${what} (verdict ${clean(verdict.id)})`];
+  if (modeChanged !== undefined) lines.push(`queue mode ${modeChanged.from} → ${modeChanged.to} at depth ${modeChanged.depth}`);
+  if (limitChanged !== undefined) lines.push(`attempt limit ${limitChanged.from} → ${limitChanged.to}: approve rate ${percent(limitChanged.approveRate)} over the last ${limitChanged.verdictIds.length} verdicts`);
+  return lines;
+}
+
+/** `redline review verdict`: approve or reject an item with a reason label; a repeated identical verdict changes nothing (exit 0). */
+export async function reviewVerdictCommand(itemId: string, { reviewer, approve = false, reject = false, label, comment, json = false, ledger }: ReviewVerdictOptions, { print }: Output): Promise<number> {
+  if (approve === reject) throw new TypeError('Expected exactly one of --approve or --reject, got neither');
+  return withReviewQueue(ledger, async (queue) => {
+    const result = await queue.verdict(itemId, { reviewer, decision: approve ? 'approve' : 'reject', label, ...(comment === undefined ? {} : { comment }) });
+    for (const line of json ? [jsonLine(result)] : verdictLines(itemId, result)) print(line);
+    return 0;
+  });
+}
+
+/** `redline review stats`: depth, mode, the tuner's limit, approve rate, label counts, suggestions, drops and alerts. */
+export async function reviewStatsCommand({ json = false, ledger }: { json?: boolean; ledger?: string }, { print }: Output): Promise<number> {
+  return withReviewQueue(ledger, async (queue, name) => {
+    const stats = await queue.stats();
+    // The port pages from the oldest; the logs are short in practice (a drop or an alert is an incident).
+    const newestDropped = stats.dropped === 0 ? [] : (await queue.droppedItems()).slice(-NEWEST).reverse();
+    const newestAlerts = stats.alerts === 0 ? [] : (await queue.alerts()).slice(-NEWEST).reverse();
+    if (json) {
+      print(jsonLine({ ...stats, newestDropped, newestAlerts }));
+      return 0;
+    }
+    const { backpressure, tuner } = queue.config;
+    const labels = Object.entries(stats.labelCounts).sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1));
+    const lines = [
+      `review queue in ${name}`,
+      `depth          ${stats.depth} of ${stats.capacity} (${stats.claimed} claimed) · degraded above ${watermark(backpressure.high, backpressure.capacity)}, normal again below ${watermark(backpressure.low, backpressure.capacity)}`,
+      `mode           ${stats.mode}`,
+      `attempt limit  ${stats.attemptLimit} (tuner over the last ${tuner.window} verdicts: +1 above ${percent(tuner.raiseAbove)} approved, −1 below ${percent(tuner.lowerBelow)}, within [${tuner.min}, ${tuner.max}])`,
+      `verdicts       ${stats.verdicts.total} (${stats.verdicts.approved} approved, ${stats.verdicts.rejected} rejected)`,
+      `approve rate   ${stats.approveRate === undefined ? '- (no verdicts yet)' : `${percent(stats.approveRate)} over the last ${stats.window} verdicts`}`,
+      '',
+      `label counts over the last ${stats.window} verdicts:`,
+      ...labels.map(([label, count]) => `  ${clean(label).padEnd(16)} ${count}`),
+      '',
+      stats.suggestions.length === 0 ? 'suggestions    none' : 'suggestions:',
+      ...stats.suggestions.map((suggestion) => `  - ${clean(suggestion.suggestion)}`),
+      '',
+      `dropped        ${stats.dropped} (circuit-breaker log)${newestDropped.length === 0 ? '' : `; newest ${newestDropped.length}:`}`,
+      ...newestDropped.map(({ item, droppedAt, depth }) => `  ${clean(item.id)}  priority ${item.priority}  dropped ${iso(droppedAt)} at depth ${depth}  run ${clean(item.runId)}  ${short(clean(item.task), 50)}`),
+      `alerts         ${stats.alerts}${newestAlerts.length === 0 ? '' : `; newest ${newestAlerts.length}:`}`,
+      ...newestAlerts.map((alert) => `  ${iso(alert.raisedAt)}  ${clean(alertLine(alert))}`),
+    ];
+    for (const line of lines) print(line);
+    return 0;
+  });
+}
+
+function count(text: string): number {
+  const value = text.trim() === '' ? Number.NaN : Number(text);
+  if (!Number.isInteger(value) || value < 0) throw new InvalidArgumentError(`Expected a non-negative integer, got ${JSON.stringify(text)}.`);
+  return value;
+}
+
+/** Adds `redline review list|show|claim|verdict|stats`; `ledgerHelp` is the ledger commands' `--ledger` help. */
+export function addReviewCommand({ cli, done, output, ledgerHelp }: { cli: Command; done: (code: number) => void; output: Output; ledgerHelp: string }): void {
+  const review = cli.command('review').description('The human review queue: briefs of what runs could not verify, verdicts, and queue statistics.');
+  review
+    .command('list')
+    .description('List the queue in review order (priority, then age): item, priority, age, attempts, verification, tags, cutoff reason.')
+    .option('--limit <n>', 'show at most n items', count)
+    .option('--json', 'one JSON line per item')
+    .option('--ledger <location>', ledgerHelp)
+    .action(async (options: ReviewListOptions) => done(await reviewListCommand(options, output)));
+  review
+    .command('show')
+    .description("Show one item's brief: task, final output, cutoff reason, last error, attempts; the raw trace stays in the ledger.")
+    .argument('<item>', 'review item id')
+    .option('--json', 'the item as one JSON line')
+    .option('--ledger <location>', ledgerHelp)
+    .addHelpText('after', '\nAgent output is printed with control characters spelled out (\\x1b, \\r, \\u{202e}). Exit code 2 for an unknown item.')
+    .action(async (itemId: string, options: { json?: boolean; ledger?: string }) => done(await reviewShowCommand(itemId, options, output)));
+  review
+    .command('claim')
+    .description('Take the next item (highest priority, then oldest) no other reviewer holds, and show its brief.')
+    .requiredOption('--reviewer <name>', 'who reviews it')
+    .option('--lease <duration>', 'how long the claim holds before the item returns to the queue (e.g. 90s, 15m, 1h)', '15m')
+    .option('--json', 'the claimed item as one JSON line (null when the queue is empty)')
+    .option('--ledger <location>', ledgerHelp)
+    .addHelpText('after', '\nPrints "queue empty" (exit 0) when no item is left to claim.')
+    .action(async (options: ReviewClaimOptions) => done(await reviewClaimCommand(options, output)));
+  review
+    .command('verdict')
+    .description('Approve or reject an item with a reason label; the item leaves the queue and the feedback tuner may change the attempt limit.')
+    .argument('<item>', 'review item id')
+    .requiredOption('--reviewer <name>', 'who decided')
+    .addOption(new Option('--approve', 'approve the output').conflicts('reject'))
+    .addOption(new Option('--reject', 'reject the output'))
+    .requiredOption('--label <label>', `reason label: ${VERDICT_LABELS.join(', ')}`)
+    .option('--comment <text>', 'a note kept with the verdict')
+    .option('--json', 'the verdict result as one JSON line')
+    .option('--ledger <location>', ledgerHelp)
+    .addHelpText('after', '\nThe same verdict again changes nothing (exit 0). Exit code 2 for an unknown item or label, a verdict\nthat contradicts the one given, a dropped item, or an item another reviewer holds.')
+    .action(async (itemId: string, options: ReviewVerdictOptions) => done(await reviewVerdictCommand(itemId, options, output)));
+  review
+    .command('stats')
+    .description('Depth and capacity, mode, attempt limit, approve rate, label counts, filter-rule suggestions, dropped items and alerts.')
+    .option('--json', 'the statistics as one JSON line, with the newest dropped items and alerts')
+    .option('--ledger <location>', ledgerHelp)
+    .action(async (options: { json?: boolean; ledger?: string }) => done(await reviewStatsCommand(options, output)));
+}

@@ -1,0 +1,244 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import pg from 'pg';
+import type { Brief } from '../../src/loop/brief.js';
+import type { ReviewQueueOptions } from '../../src/review/config.js';
+import { openReviewQueue } from '../../src/review/open-review-queue.js';
+import type { ReviewEntry, ReviewItem } from '../../src/review/review-queue.js';
+import { tempWorkspace } from '../helpers/workspace.js';
+import { brief } from '../review/fixtures.js';
+
+// Seeds review queues through the library, then drives the built CLI (`npm test` builds first) against
+// them: a SQLite file and the local PostgreSQL.
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const BIN = path.join(ROOT, 'bin/redline.js');
+const PG_URL = 'postgres://postgres@127.0.0.1:5432/test';
+const schema = `redline_review_cli_${process.pid}`;
+
+// Every command names its ledger; colors only where a test asks for them.
+const { REDLINE_LEDGER: _ledger, FORCE_COLOR: _color, NO_COLOR: _noColor, ...ENV } = process.env;
+
+function redline(args: string[], env: NodeJS.ProcessEnv = {}) {
+  const result = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...ENV, ...env } });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** Enqueues `briefs` in order into the queue at `location` and returns their items. */
+async function seed(location: string, briefs: readonly Brief[], options: ReviewQueueOptions = {}): Promise<ReviewItem[]> {
+  const queue = await openReviewQueue(location, options);
+  try {
+    const items: ReviewItem[] = [];
+    for (const each of briefs) {
+      const { item } = await queue.enqueue(each, each.priority === 5 ? { tags: ['draft'] } : {});
+      if (item !== undefined) items.push(item);
+    }
+    return items;
+  } finally {
+    await queue.close();
+  }
+}
+
+// An agent that tries to clear the screen, recolor it, return the cursor and reverse the text.
+const EVIL = 'fix it\x1b[2J\x1b[31m\rAPPROVED\u202egnp.exe\x9b1m';
+const evilBrief = (runId: string): Brief =>
+  brief(runId, { task: EVIL, priority: 3, lastError: 'tests: \x1b[32mall green\x1b[0m', finalOutput: { files: { 'src/evil.ts': 'const ok = 1;\nconsole.log("\x1b]0;owned\x07");\n', 'src/old.ts': null }, value: 'done\x1b[1A' } });
+
+/** Five queued items: priorities 1, 5, 3 (the untrusted one), 5, 0. */
+async function seedFive(db: string): Promise<ReviewItem[]> {
+  return seed(db, [brief('run-low', { priority: 1 }), brief('run-high-1', { priority: 5 }), evilBrief('run-evil'), brief('run-high-2', { priority: 5 }), brief('run-zero')]);
+}
+
+/** Nothing an agent wrote may reach the terminal raw: no escape, no carriage return, no C1 control, no bidi override. */
+function assertNoRawControls(text: string): void {
+  const raw = [...text].filter((char) => ['\x1b', '\r', '\x07', '\x9b', '\u202e'].includes(char));
+  assert.deepEqual(raw, [], `raw control character in ${JSON.stringify(text)}`);
+}
+
+const ESC = '\x1b';
+/** `text` without redline's own SGR codes (bold, red, green, reset). */
+const withoutOwnColors = (text: string): string => ['[1m', '[31m', '[32m', '[0m'].reduce((rest, code) => rest.replaceAll(`${ESC}${code}`, ''), text);
+
+const dbIn = async (): Promise<string> => path.join(await tempWorkspace({}), 'redline.db');
+
+after(async () => {
+  const client = new pg.Client(PG_URL);
+  await client.connect();
+  await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await client.end();
+});
+
+describe('redline review', () => {
+  it('lists the queue in review order (priority, then age) as a table, with agent text escaped', async () => {
+    const db = await dbIn();
+    const [low, high1, evil, high2, zero] = (await seedFive(db)).map((item) => item.id) as [string, string, string, string, string];
+    const list = redline(['review', 'list', '--ledger', db]);
+    assert.equal(list.code, 0, list.stderr);
+    assertNoRawControls(list.stdout);
+    const rows = list.stdout.trim().split('\n');
+    assert.match(rows[0] ?? '', /^item\s+priority\s+age\s+attempts\s+verification\s+tags\s+status\s+cutoff reason\s+task$/);
+    assert.deepEqual(rows.slice(2, 7).map((row) => row.split(/\s+/)[0]), [high1, high2, evil, low, zero]);
+    assert.match(rows[2] ?? '', /\s5\s+\d+s\s+5\s+unverified\s+draft\s+queued\s+budget_attempts: 5 of 5 attempts used\s+fix the failing test of run-high-1$/);
+    // Escaped, then cut to the column's width.
+    assert.match(rows[4] ?? '', /\s3\s+\d+s\s+5\s+unverified\s+-\s+queued\s+budget_attempts: 5 of 5 attempts used\s+fix it\\x1b\[2J\\x1b\[31m\\rAPPROVED\\u\{202e\}gnp\.exe\\x9…$/);
+    assert.match(rows.at(-1) ?? '', /^5 of 5 item\(s\) shown · capacity 50 · mode normal · /);
+
+    const json = redline(['review', 'list', '--limit', '2', '--json', '--ledger', db]);
+    assert.equal(json.code, 0, json.stderr);
+    assertNoRawControls(json.stdout);
+    assert.deepEqual(json.stdout.trim().split('\n').map((line) => (JSON.parse(line) as ReviewEntry).item.id), [high1, high2]);
+    assert.equal(redline(['review', 'list', '--limit', '-1', '--ledger', db]).code, 2);
+    const all = redline(['review', 'list', '--json', '--ledger', db]).stdout.trim().split('\n').map((line) => JSON.parse(line) as ReviewEntry);
+    assert.equal(all.find((entry) => entry.item.id === evil)?.item.task, EVIL, 'JSON keeps the exact text, escaped');
+
+    const empty = redline(['review', 'list', '--ledger', await dbIn()]);
+    assert.equal(empty.code, 0, empty.stderr);
+    assert.match(empty.stdout, /^queue empty\n0 of 0 item\(s\) shown/);
+  });
+
+  it("shows an item's brief: task, highlighted output, cutoff reason, last error, attempts, and where the raw trace is", async () => {
+    const db = await dbIn();
+    const evil = (await seedFive(db))[2] as ReviewItem;
+    const show = redline(['review', 'show', evil.id, '--ledger', db]);
+    assert.equal(show.code, 0, show.stderr);
+    assertNoRawControls(show.stdout);
+    const text = show.stdout;
+    assert.match(text, new RegExp(`^item ${evil.id} · queued\nrun run-evil · priority 3 · attempts 5 · verification unverified\n`));
+    assert.match(text, /\ntask\n {2}fix it\\x1b\[2J\\x1b\[31m\\rAPPROVED\\u\{202e\}gnp\.exe\\x9b1m\n/);
+    assert.match(text, /\ncutoff reason {2}budget_attempts: 5 of 5 attempts used\n/);
+    assert.match(text, /\nlast error {2}tests: \\x1b\[32mall green\\x1b\[0m\n/);
+    assert.match(text, /\nfinal output\n {2}\+\+\+ src\/evil\.ts\n {2}\+ const ok = 1;\n {2}\+ console\.log\("\\x1b\]0;owned\\x07"\);\n {2}--- src\/old\.ts \(deleted\)\n {2}=== value\n {2}\+ done\\x1b\[1A\n/);
+    assert.match(text, new RegExp(`\nraw trace: redline ledger show run-evil --ledger ${db.replace(/[.\\/]/g, '\\$&')}\n$`));
+
+    // With colors on, the output is the plain one plus redline's own SGR codes, nothing else.
+    const colored = redline(['review', 'show', evil.id, '--ledger', db], { FORCE_COLOR: '1' });
+    assert.ok(colored.stdout.includes(`${ESC}[32m+ const ok = 1;${ESC}[0m`), colored.stdout);
+    const ageless = (out: string): string => out.replace(/\(\d+s ago\)/, '(age)');
+    assert.equal(ageless(withoutOwnColors(colored.stdout)), ageless(text));
+
+    const json = redline(['review', 'show', evil.id, '--json', '--ledger', db]);
+    assertNoRawControls(json.stdout);
+    assert.deepEqual((JSON.parse(json.stdout) as ReviewEntry).item, evil);
+
+    const unknown = redline(['review', 'show', 'no-such-item', '--ledger', db]);
+    assert.equal(unknown.code, 2);
+    assert.equal(unknown.stderr, 'redline: No review item no-such-item\n');
+  });
+
+  it('claims in review order and takes verdicts: repeated is a no-op, conflicts and bad input exit 2', async () => {
+    const db = await dbIn();
+    const [, high1, , high2] = (await seedFive(db)).map((item) => item.id) as [string, string, string, string, string];
+    const claim = redline(['review', 'claim', '--reviewer', 'ann', '--lease', '10m', '--ledger', db]);
+    assert.equal(claim.code, 0, claim.stderr);
+    assert.match(claim.stdout, new RegExp(`^claimed ${high1} for ann until \\S+Z \\(lease 10m\\)\n\nitem ${high1} · claimed by ann \\((9|10)m left\\)\n`));
+    assert.match(claim.stdout, new RegExp(`\ndecide: redline review verdict ${high1} --reviewer ann --approve\\|--reject --label LABEL\n$`));
+    const second = redline(['review', 'claim', '--reviewer', 'bob', '--json', '--ledger', db]);
+    assert.equal((JSON.parse(second.stdout) as ReviewEntry).item.id, high2);
+    assert.match(redline(['review', 'list', '--ledger', db]).stdout, new RegExp(`${high1} .*claimed by ann \\(`));
+
+    const held = redline(['review', 'verdict', high1, '--reviewer', 'bob', '--approve', '--label', 'unclear', '--ledger', db]);
+    assert.equal(held.code, 2);
+    assert.match(held.stderr, new RegExp(`^redline: Item ${high1} is claimed by ann until `));
+
+    const verdict = ['review', 'verdict', high1, '--reviewer', 'ann', '--reject', '--label', 'logic_error', '--comment', 'off by one', '--ledger', db];
+    const given = redline(verdict);
+    assert.equal(given.code, 0, given.stderr);
+    assert.match(given.stdout, new RegExp(`^${high1} rejected \\(logic_error\\) by ann \\(verdict [\\w-]+\\)\n$`));
+    const again = redline(verdict);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, new RegExp(`^${high1} already has this verdict: rejected \\(logic_error\\) by ann at \\S+Z \\(verdict [\\w-]+\\); nothing changed\n$`));
+    const conflicting = redline(['review', 'verdict', high1, '--reviewer', 'ann', '--approve', '--label', 'logic_error', '--ledger', db]);
+    assert.equal(conflicting.code, 2);
+    assert.match(conflicting.stderr, new RegExp(`^redline: Item ${high1} already has a verdict: reject \\(logic_error\\) by ann at `));
+    assert.match(redline(['review', 'show', high1, '--ledger', db]).stdout, /· decided: rejected \(logic_error\) by ann at [\s\S]*\ncomment {2}off by one\n/);
+
+    const badLabel = redline(['review', 'verdict', high2, '--reviewer', 'bob', '--approve', '--label', 'looks_fine', '--ledger', db]);
+    assert.equal(badLabel.code, 2);
+    assert.equal(badLabel.stderr, 'redline: Unknown verdict label "looks_fine": expected one of code_error, logic_error, format_issue, hallucination, unclear\n');
+    const unknown = redline(['review', 'verdict', 'no-such-item', '--reviewer', 'bob', '--approve', '--label', 'unclear', '--ledger', db]);
+    assert.equal(unknown.code, 2);
+    assert.equal(unknown.stderr, 'redline: No review item no-such-item\n');
+    assert.equal(redline(['review', 'verdict', high2, '--reviewer', 'bob', '--label', 'unclear', '--ledger', db]).code, 2, 'neither --approve nor --reject');
+    assert.equal(redline(['review', 'verdict', high2, '--reviewer', 'bob', '--approve', '--reject', '--label', 'unclear', '--ledger', db]).code, 2, 'both');
+    assert.equal(redline(['review', 'claim', '--reviewer', 'bob', '--lease', 'soon', '--ledger', db]).code, 2);
+
+    for (let left = 3; left > 0; left -= 1) assert.equal(redline(['review', 'claim', '--reviewer', 'cy', '--ledger', db]).code, 0);
+    const empty = redline(['review', 'claim', '--reviewer', 'cy', '--ledger', db]);
+    assert.equal(empty.code, 0, empty.stderr);
+    assert.equal(empty.stdout, 'queue empty\n');
+    assert.equal(redline(['review', 'claim', '--reviewer', 'cy', '--json', '--ledger', db]).stdout, 'null\n');
+  });
+
+  it('reports stats after verdicts: label counts, a filter-rule suggestion past 3 of one label, the approve rate', async () => {
+    const db = await dbIn();
+    const items = await seedFive(db);
+    const before = redline(['review', 'stats', '--ledger', db]);
+    assert.equal(before.code, 0, before.stderr);
+    assert.match(before.stdout, /\ndepth {10}5 of 50 \(0 claimed\) · degraded above 40, normal again below 15\nmode {11}normal\nattempt limit {2}5 /);
+    assert.match(before.stdout, /\napprove rate {3}- \(no verdicts yet\)\n[\s\S]*\nsuggestions {4}none\n/);
+
+    for (const item of items.slice(0, 4)) assert.equal(redline(['review', 'verdict', item.id, '--reviewer', 'ann', '--reject', '--label', 'format_issue', '--ledger', db]).code, 0);
+    assert.equal(redline(['review', 'verdict', (items[4] as ReviewItem).id, '--reviewer', 'ann', '--approve', '--label', 'unclear', '--ledger', db]).code, 0);
+    const stats = redline(['review', 'stats', '--ledger', db]);
+    assert.equal(stats.code, 0, stats.stderr);
+    assert.match(stats.stdout, /\ndepth {10}0 of 50 /);
+    assert.match(stats.stdout, /\nverdicts {7}5 \(1 approved, 4 rejected\)\napprove rate {3}20% over the last 5 verdicts\n/);
+    assert.match(stats.stdout, /\nlabel counts over the last 5 verdicts:\n {2}format_issue {5}4\n {2}unclear {10}1\n {2}code_error {7}0\n/);
+    assert.match(stats.stdout, /\nsuggestions:\n {2}- add an automatic filter rule for format_issue: 4 of the last 5 verdicts carry it\n/);
+    assert.match(stats.stdout, /\ndropped {8}0 \(circuit-breaker log\)\nalerts {9}0\n$/);
+
+    const json = JSON.parse(redline(['review', 'stats', '--json', '--ledger', db]).stdout) as Record<string, unknown>;
+    assert.deepEqual([json.depth, json.approveRate, (json.labelCounts as Record<string, number>).format_issue, (json.suggestions as { label: string }[]).map((s) => s.label)], [0, 0.2, 4, ['format_issue']]);
+  });
+
+  it("shows the feedback tuner's limit change with its verdict, and dropped items in stats", async () => {
+    const db = await dbIn();
+    const items = await seed(db, Array.from({ length: 10 }, (_, index) => brief(`run-${index}`)));
+    const queue = await openReviewQueue(db);
+    for (const item of items.slice(0, 9)) await queue.verdict(item.id, { reviewer: 'ann', decision: 'approve', label: 'unclear' });
+    await queue.close();
+    const tenth = redline(['review', 'verdict', (items[9] as ReviewItem).id, '--reviewer', 'ann', '--approve', '--label', 'unclear', '--ledger', db]);
+    assert.equal(tenth.code, 0, tenth.stderr);
+    assert.match(tenth.stdout, /\nattempt limit 5 → 6: approve rate 100% over the last 10 verdicts\n$/);
+    assert.match(redline(['review', 'stats', '--ledger', db]).stdout, /\nattempt limit {2}6 /);
+
+    // A queue of capacity 2 drops the lowest-priority item at each arrival past it, into the circuit-breaker log.
+    const small = await dbIn();
+    await seed(small, [brief('keep', { priority: 9 }), brief('first-out', { priority: 1, task: 'dropped \x1b[31mfirst' }), brief('second-out', { priority: 2 }), brief('also-kept', { priority: 8 })], { backpressure: { capacity: 2 } });
+    const stats = redline(['review', 'stats', '--ledger', small]);
+    assert.equal(stats.code, 0, stats.stderr);
+    assertNoRawControls(stats.stdout);
+    assert.match(stats.stdout, /\ndropped {8}2 \(circuit-breaker log\); newest 2:\n {2}\S+ {2}priority 2 {2}dropped \S+Z at depth 2 {2}run second-out {2}.*\n {2}\S+ {2}priority 1 {2}dropped \S+Z at depth 2 {2}run first-out {2}dropped \\x1b\[31mfirst\n/);
+    const json = JSON.parse(redline(['review', 'stats', '--json', '--ledger', small]).stdout) as { dropped: number; newestDropped: { item: ReviewItem }[] };
+    assert.deepEqual([json.dropped, json.newestDropped.map((dropped) => dropped.item.runId)], [2, ['second-out', 'first-out']]);
+  });
+
+  it('has --help on every subcommand, with the ledger commands’ --ledger', () => {
+    for (const command of ['list', 'show', 'claim', 'verdict', 'stats']) {
+      const help = redline(['review', command, '--help']);
+      assert.equal(help.code, 0, help.stderr);
+      assert.match(help.stdout, new RegExp(`^Usage: redline review ${command} `));
+      assert.match(help.stdout, /--ledger <location>\s+ledger: a SQLite file or a postgres:\/\/ URL \(default:\s+\$REDLINE_LEDGER, else \.redline\/redline\.db\)/);
+    }
+    assert.match(redline(['review', '--help']).stdout, /list \[options\][\s\S]*show \[options\] <item>[\s\S]*claim[\s\S]*verdict \[options\] <item>[\s\S]*stats/);
+  });
+
+  it('works on PostgreSQL with --ledger postgres://…?schema=', async () => {
+    const url = `${PG_URL}?schema=${schema}`;
+    const [low, high] = (await seed(url, [brief('pg-low', { priority: 1 }), brief('pg-high', { priority: 4 })])).map((item) => item.id) as [string, string];
+    const list = redline(['review', 'list', '--json', '--ledger', url]);
+    assert.equal(list.code, 0, list.stderr);
+    assert.deepEqual(list.stdout.trim().split('\n').map((line) => (JSON.parse(line) as ReviewEntry).item.id), [high, low]);
+    const claim = redline(['review', 'claim', '--reviewer', 'ann', '--json', '--ledger', url]);
+    assert.equal((JSON.parse(claim.stdout) as ReviewEntry).item.id, high);
+    const show = redline(['review', 'show', high, '--ledger', url]);
+    assert.match(show.stdout, new RegExp(`\nraw trace: redline ledger show pg-high --ledger '${url.replace(/[.?/]/g, '\\$&')}'\n$`));
+    const verdict = redline(['review', 'verdict', high, '--reviewer', 'ann', '--approve', '--label', 'unclear', '--ledger', url]);
+    assert.equal(verdict.code, 0, verdict.stderr);
+    assert.equal(redline(['review', 'verdict', high, '--reviewer', 'ann', '--approve', '--label', 'unclear', '--ledger', url]).code, 0);
+    assert.equal(redline(['review', 'verdict', high, '--reviewer', 'ann', '--reject', '--label', 'unclear', '--ledger', url]).code, 2);
+    const stats = JSON.parse(redline(['review', 'stats', '--json', '--ledger', url]).stdout) as { depth: number; verdicts: { approved: number }; labelCounts: Record<string, number> };
+    assert.deepEqual([stats.depth, stats.verdicts.approved, stats.labelCounts.unclear], [1, 1, 1]);
+  });
+});
