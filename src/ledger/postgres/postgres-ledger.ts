@@ -1,7 +1,8 @@
 import { LedgerError } from '../../errors/ledger-error.js';
 import { chainRecord, GENESIS, parseRecord } from '../chain.js';
 import type { Ledger, LedgerHead, LedgerRecord, RunFilter, RunRow, StoredRecord, TaskPriors } from '../ledger.js';
-import { MIGRATIONS } from '../migrations.js';
+import { MIGRATIONS, type MigrationVersion } from '../migrations.js';
+import { applyMigrations } from './apply-migrations.js';
 import { expectLearnable, learnedPriors, parsePriors, priorsFailure } from '../priors.js';
 import { openedRun } from '../run-row.js';
 import { verifyRun } from '../verify.js';
@@ -208,15 +209,6 @@ function insert(client: Pick<PgClient, 'query'>, sql: string, row: StoredRecord)
 async function migrate(pool: PgPool, schema: string): Promise<void> {
   const S = quote(schema);
   await inTransaction(pool, async (client) => {
-    // One migrator at a time across processes: a transaction-scoped advisory lock on the schema's name.
-    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`redline.migrate.${schema}`]);
-    await client.query(`CREATE SCHEMA IF NOT EXISTS ${S}`);
-    await client.query(`CREATE TABLE IF NOT EXISTS ${S}.redline_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`);
-    const applied = new Set((await client.query<{ version: number }>(`SELECT version FROM ${S}.redline_migrations`)).rows.map((row) => row.version));
-    for (const migration of MIGRATIONS) {
-      if (applied.has(migration.version)) continue;
-      await client.query(POSTGRES_MIGRATIONS[migration.version](S));
-      await client.query(`INSERT INTO ${S}.redline_migrations (version, name, applied_at) VALUES ($1, $2, $3)`, [migration.version, migration.name, Date.now()]);
-    }
+    await applyMigrations(client, schema, S, { table: 'redline_migrations', migrations: MIGRATIONS, sql: (version, quoted) => POSTGRES_MIGRATIONS[version as MigrationVersion](quoted) });
   });
 }

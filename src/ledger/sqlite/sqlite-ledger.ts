@@ -3,7 +3,8 @@ import path from 'node:path';
 import { LedgerError } from '../../errors/ledger-error.js';
 import { chainRecord, GENESIS, parseRecord } from '../chain.js';
 import type { Ledger, LedgerHead, LedgerRecord, RunFilter, RunRow, StoredRecord, TaskPriors } from '../ledger.js';
-import { MIGRATIONS } from '../migrations.js';
+import { MIGRATIONS, type MigrationVersion } from '../migrations.js';
+import { applyMigrations } from './apply-migrations.js';
 import { expectLearnable, learnedPriors, parsePriors, priorsFailure } from '../priors.js';
 import { openedRun } from '../run-row.js';
 import { verifyRun } from '../verify.js';
@@ -224,13 +225,7 @@ function migrate(db: SqliteDatabase): void {
   // IMMEDIATE takes the write lock first, so two processes opening a new file migrate it once.
   db.exec('BEGIN IMMEDIATE');
   try {
-    db.exec('CREATE TABLE IF NOT EXISTS redline_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
-    const applied = new Set((db.prepare('SELECT version FROM redline_migrations').all() as { version: number }[]).map((row) => row.version));
-    for (const migration of MIGRATIONS) {
-      if (applied.has(migration.version)) continue;
-      db.exec(SQLITE_MIGRATIONS[migration.version]);
-      db.prepare('INSERT INTO redline_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(migration.version, migration.name, Date.now());
-    }
+    applyMigrations(db, { table: 'redline_migrations', migrations: MIGRATIONS, sql: (version) => SQLITE_MIGRATIONS[version as MigrationVersion] });
     db.exec('COMMIT');
   } catch (error) {
     db.exec('ROLLBACK');

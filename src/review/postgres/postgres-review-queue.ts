@@ -1,3 +1,4 @@
+import { applyMigrations } from '../../ledger/postgres/apply-migrations.js';
 import { inTransaction, openPgPool, type PgClient, type PgPool } from '../../ledger/postgres/pg-pool.js';
 import type { Brief } from '../../loop/brief.js';
 import { alertStep, type Alert, type RunReport, type WebhookDelivery } from '../alerts.js';
@@ -302,17 +303,7 @@ export class PostgresReviewQueue implements ReviewQueue {
 async function migrate(pool: PgPool, schema: string, initialLimit: number): Promise<void> {
   const S = quote(schema);
   await inTransaction(pool, async (client) => {
-    // The ledger's migration lock: one migrator at a time per schema, ledger or queue, so two first
-    // opens do not race on CREATE SCHEMA.
-    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`redline.migrate.${schema}`]);
-    await client.query(`CREATE SCHEMA IF NOT EXISTS ${S}`);
-    await client.query(`CREATE TABLE IF NOT EXISTS ${S}.review_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`);
-    const applied = new Set((await client.query<{ version: number }>(`SELECT version FROM ${S}.review_migrations`)).rows.map((row) => row.version));
-    for (const migration of REVIEW_MIGRATIONS) {
-      if (applied.has(migration.version)) continue;
-      await client.query(POSTGRES_REVIEW_MIGRATIONS[migration.version](S));
-      await client.query(`INSERT INTO ${S}.review_migrations (version, name, applied_at) VALUES ($1, $2, $3)`, [migration.version, migration.name, Date.now()]);
-    }
+    await applyMigrations(client, schema, S, { table: 'review_migrations', migrations: REVIEW_MIGRATIONS, sql: (version, quoted) => POSTGRES_REVIEW_MIGRATIONS[version as keyof typeof POSTGRES_REVIEW_MIGRATIONS](quoted) });
     await client.query(`INSERT INTO ${S}.review_state (id, mode, attempt_limit) VALUES (1, 'normal', $1) ON CONFLICT (id) DO NOTHING`, [initialLimit]);
   });
 }

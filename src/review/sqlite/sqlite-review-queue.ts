@@ -14,6 +14,7 @@ import { reviewStats } from '../review-stats.js';
 import { toAlert, toDropped, toEntry, toItem, toLimitChange, toModeChange, toVerdict, VERDICT_JOIN_COLUMNS, verdictTarget, type AlertRow, type BreakerRow, type ItemRow, type ItemVerdictRow, type LimitChangeRow, type ModeChangeRow, type VerdictRow } from '../sql-rows.js';
 import { assertVerdictInput, verdictAction } from '../verdict-rules.js';
 import { SQLITE_REVIEW_MIGRATIONS } from './migrations.js';
+import { applyMigrations } from '../../ledger/sqlite/apply-migrations.js';
 
 export interface SqliteReviewQueueOptions extends ReviewQueueOptions {
   /**
@@ -331,13 +332,7 @@ async function switchToWal(db: SqliteDatabase): Promise<void> {
 
 function migrate(db: SqliteDatabase, initialLimit: number): void {
   immediate(db, () => {
-    db.exec('CREATE TABLE IF NOT EXISTS review_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
-    const applied = new Set((db.prepare('SELECT version FROM review_migrations').all() as { version: number }[]).map((row) => row.version));
-    for (const migration of REVIEW_MIGRATIONS) {
-      if (applied.has(migration.version)) continue;
-      db.exec(SQLITE_REVIEW_MIGRATIONS[migration.version]);
-      db.prepare('INSERT INTO review_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(migration.version, migration.name, Date.now());
-    }
+    applyMigrations(db, { table: 'review_migrations', migrations: REVIEW_MIGRATIONS, sql: (version) => SQLITE_REVIEW_MIGRATIONS[version as keyof typeof SQLITE_REVIEW_MIGRATIONS] });
     db.prepare("INSERT INTO review_state (id, mode, attempt_limit) VALUES (1, 'normal', ?) ON CONFLICT (id) DO NOTHING").run(initialLimit);
   });
 }
