@@ -1,6 +1,7 @@
 // `npm run bench`: runs every benchmark and prints the measurements side by side with what they compare to.
 import { ledgerBench, type BackendResult } from './ledger.js';
 import { loopOverhead } from './loop-overhead.js';
+import { reviewQueueBench } from './review-queue.js';
 import { studyBench } from './study.js';
 
 const only = process.argv[2];
@@ -27,6 +28,18 @@ const benches: Record<string, () => Promise<string>> = {
       `ledger: durable commits, one append per call, runs of ${result.recordsPerRun} records (run.started, ${result.recordsPerRun - 2} attempts of ${Math.round(result.attemptBytes)} B, run.sealed), median of ${result.rounds} rounds`,
       ...backend('SqliteLedger', 'better-sqlite3 INSERT (WAL, sync FULL)', result.sqlite),
       ...backend('PostgresLedger', 'pg INSERT (synchronous_commit on)', result.postgres),
+    ].join('\n');
+  },
+  'review-queue': async () => {
+    const result = await reviewQueueBench();
+    const rate = (perSecond: number): string => Math.round(perSecond).toLocaleString('en-US').padStart(8);
+    const phases = (enqueue: string, decide: string, { enqueues, decisions }: { enqueues: number; decisions: number }): string =>
+      `  (${enqueue} ${Math.round(enqueues).toLocaleString('en-US')}/s, ${decide} ${Math.round(decisions).toLocaleString('en-US')}/s)`;
+    return [
+      `review-queue: PostgreSQL, 1 producer then ${result.reviewers} reviewers, each on its own connection, ${result.items.toLocaleString('en-US')} items of ${result.briefBytes} B per round, median of ${result.rounds} rounds`,
+      `  ${'redline enqueue → claim → verdict'.padEnd(43)}${rate(result.redline.cycles)} cycles/s${phases('enqueue', 'claim+verdict', result.redline)}`,
+      `  ${'pg-boss 10 send → fetch → complete'.padEnd(43)}${rate(result.pgBoss.cycles)} cycles/s${phases('send', 'fetch+complete', result.pgBoss)}`,
+      `  ${'ratio redline / pg-boss'.padEnd(43)}${result.ratio.toFixed(2).padStart(8)}×  (target ≥ 1.0×)`,
     ].join('\n');
   },
 };
