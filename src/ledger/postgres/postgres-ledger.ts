@@ -1,4 +1,5 @@
 import { LedgerError } from '../../errors/ledger-error.js';
+import { refusal, toRun, toStored, type RecordDbRow, type RunDbRow } from '../sql-rows.js';
 import { chainRecord, GENESIS, parseRecord } from '../chain.js';
 import type { Ledger, LedgerHead, LedgerRecord, RunFilter, RunRow, StoredRecord, TaskPriors } from '../ledger.js';
 import { MIGRATIONS, type MigrationVersion } from '../migrations.js';
@@ -16,48 +17,6 @@ export interface PostgresLedgerOptions {
   readonly schema?: string;
 }
 
-interface RunDbRow {
-  run_id: string;
-  mission_id: string;
-  task_type: string;
-  started_at: string;
-  record_count: number;
-  last_hash: string;
-  sealed: boolean;
-  outcome: string | null;
-  verification: string | null;
-  stop_reason: string | null;
-}
-
-interface RecordDbRow {
-  run_id: string;
-  seq: number;
-  type: string;
-  body: string;
-  prev_hash: string;
-  hash: string;
-}
-
-const toRun = (row: RunDbRow): RunRow => ({
-  runId: row.run_id,
-  missionId: row.mission_id,
-  taskType: row.task_type,
-  startedAt: Number(row.started_at),
-  recordCount: row.record_count,
-  lastHash: row.last_hash,
-  sealed: row.sealed,
-  ...(row.outcome === null ? {} : { outcome: row.outcome }),
-  ...(row.verification === null ? {} : { verification: row.verification }),
-  ...(row.stop_reason === null ? {} : { stopReason: row.stop_reason }),
-});
-
-const toStored = (row: RecordDbRow): StoredRecord => ({ runId: row.run_id, seq: row.seq, type: row.type, body: row.body, prevHash: row.prev_hash, hash: row.hash });
-
-function refusal(error: unknown, runId: string): never {
-  const message = (error as Error)?.message ?? String(error);
-  const code = /redline\.(ledger\.[a-z_]+)/.exec(message)?.[1] ?? ((error as { code?: string }).code === '23505' ? 'ledger.out_of_order' : 'ledger.write_failed');
-  throw new LedgerError({ code, runId, message: `run ${runId}: ${message.replace(/^redline\.ledger\.[a-z_]+: /, '')}`, cause: error });
-}
 
 const EMPTY_PRIORS: TaskPriors = { runs: 0, gains: [] };
 
@@ -123,13 +82,13 @@ export class PostgresLedger implements Ledger {
     } catch (error) {
       this.#heads.delete(record.runId);
       if (error instanceof LedgerError) throw error;
-      return refusal(error, record.runId);
+      return refusal(error, record.runId, (error as { code?: string }).code === '23505');
     }
   }
 
   async head(runId: string): Promise<LedgerHead> {
     const row = (await this.#pool.query<RunDbRow>(this.#sql.selectRun, [runId])).rows[0];
-    return { count: row?.record_count ?? 0, sealed: row?.sealed ?? false };
+    return { count: row?.record_count ?? 0, sealed: row !== undefined && toRun(row).sealed };
   }
 
   async records(runId: string): Promise<readonly LedgerRecord[]> {
@@ -167,7 +126,7 @@ export class PostgresLedger implements Ledger {
         for (const row of records) await insert(client, this.#sql.insertRecord, row);
       });
     } catch (error) {
-      refusal(error, run.runId);
+      refusal(error, run.runId, (error as { code?: string }).code === '23505');
     }
   }
 

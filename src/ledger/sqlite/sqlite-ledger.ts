@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { LedgerError } from '../../errors/ledger-error.js';
+import { refusal, toRun, toStored, type RecordDbRow, type RunDbRow } from '../sql-rows.js';
 import { chainRecord, GENESIS, parseRecord } from '../chain.js';
 import type { Ledger, LedgerHead, LedgerRecord, RunFilter, RunRow, StoredRecord, TaskPriors } from '../ledger.js';
 import { MIGRATIONS, type MigrationVersion } from '../migrations.js';
@@ -22,49 +23,6 @@ export interface SqliteLedgerOptions {
   readonly synchronous?: 'full' | 'normal' | 'off';
 }
 
-interface RunDbRow {
-  run_id: string;
-  mission_id: string;
-  task_type: string;
-  started_at: number;
-  record_count: number;
-  last_hash: string;
-  sealed: number;
-  outcome: string | null;
-  verification: string | null;
-  stop_reason: string | null;
-}
-
-interface RecordDbRow {
-  run_id: string;
-  seq: number;
-  type: string;
-  body: string;
-  prev_hash: string;
-  hash: string;
-}
-
-const toRun = (row: RunDbRow): RunRow => ({
-  runId: row.run_id,
-  missionId: row.mission_id,
-  taskType: row.task_type,
-  startedAt: row.started_at,
-  recordCount: row.record_count,
-  lastHash: row.last_hash,
-  sealed: row.sealed === 1,
-  ...(row.outcome === null ? {} : { outcome: row.outcome }),
-  ...(row.verification === null ? {} : { verification: row.verification }),
-  ...(row.stop_reason === null ? {} : { stopReason: row.stop_reason }),
-});
-
-const toStored = (row: RecordDbRow): StoredRecord => ({ runId: row.run_id, seq: row.seq, type: row.type, body: row.body, prevHash: row.prev_hash, hash: row.hash });
-
-/** Turns the triggers' refusals into ledger errors with stable codes. */
-function refusal(error: unknown, runId: string): never {
-  const message = (error as Error)?.message ?? String(error);
-  const code = /redline\.(ledger\.[a-z_]+)/.exec(message)?.[1] ?? (/UNIQUE constraint/.test(message) ? 'ledger.out_of_order' : 'ledger.write_failed');
-  throw new LedgerError({ code, runId, message: `run ${runId}: ${message.replace(/^redline\.ledger\.[a-z_]+: /, '')}`, cause: error });
-}
 
 /** The embedded default ledger: one SQLite file in WAL mode, hash-chained records, seal enforced by triggers. */
 export class SqliteLedger implements Ledger {
@@ -125,13 +83,13 @@ export class SqliteLedger implements Ledger {
     } catch (error) {
       this.#heads.delete(record.runId);
       if (error instanceof LedgerError) throw error;
-      return refusal(error, record.runId);
+      return refusal(error, record.runId, /UNIQUE constraint/.test((error as Error)?.message ?? ''));
     }
   }
 
   async head(runId: string): Promise<LedgerHead> {
     const row = this.#selectRun.get(runId) as RunDbRow | undefined;
-    return { count: row?.record_count ?? 0, sealed: row?.sealed === 1 };
+    return { count: row?.record_count ?? 0, sealed: row !== undefined && toRun(row).sealed };
   }
 
   async records(runId: string): Promise<readonly LedgerRecord[]> {
@@ -164,7 +122,7 @@ export class SqliteLedger implements Ledger {
         for (const row of records) this.#insertRecord.run(row.runId, row.seq, row.type, row.body, row.prevHash, row.hash);
       })();
     } catch (error) {
-      refusal(error, run.runId);
+      refusal(error, run.runId, /UNIQUE constraint/.test((error as Error)?.message ?? ''));
     }
   }
 
