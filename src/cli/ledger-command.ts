@@ -7,6 +7,7 @@ import type { Ledger, LedgerRecord } from '../ledger/ledger.js';
 import { displayLocation, ledgerLocation, openLedger } from '../ledger/open-ledger.js';
 import { verifyLedger } from '../ledger/verify.js';
 import { recoverRuns } from '../loop/resume.js';
+import { openExistingReviewQueue } from '../review/open-review-queue.js';
 import type { Output } from './run-command.js';
 
 /** Opens the ledger a command names (flag, environment, or `.redline/redline.db` here) for `work`. */
@@ -20,9 +21,13 @@ export async function withLedger<T>(explicit: string | undefined, work: (ledger:
   }
 }
 
-/** `redline ledger verify`: exit 1 naming the run, the first bad record and why, when a chain is broken. */
+/**
+ * `redline ledger verify`: every run's chain and, when the ledger holds a review queue, the queue's
+ * journal; exit 1 naming the run (or the journal), the first bad record and why, when a chain is broken.
+ */
 export async function verifyCommand({ run, json = false, ledger }: { run?: string; json?: boolean; ledger?: string }, { print }: Output): Promise<number> {
-  return withLedger(ledger, async (open, name) => {
+  const location = ledgerLocation(ledger, process.cwd());
+  const runsOk = await withLedger(ledger, async (open, name) => {
     const results = await verifyLedger(open, run === undefined ? {} : { runId: run });
     if (run !== undefined && results.length === 0) throw new TypeError(`Expected run ${run} in ${name}, got no such run`);
     const broken = results.filter((result) => !result.ok);
@@ -32,8 +37,20 @@ export async function verifyCommand({ run, json = false, ledger }: { run?: strin
       const records = results.reduce((sum, result) => sum + result.records, 0);
       print(`${results.length - broken.length} of ${results.length} runs verify (${records} records) in ${name}`);
     }
-    return broken.length === 0 ? 0 : 1;
+    return broken.length === 0;
   });
+  if (run !== undefined) return runsOk ? 0 : 1;
+  const queue = await openExistingReviewQueue(location);
+  if (queue === undefined) return runsOk ? 0 : 1;
+  try {
+    const journal = await queue.verifyJournal();
+    if (json) print(JSON.stringify({ journal: 'review', ...journal }));
+    else if (journal.ok) print(`review queue journal verifies (${journal.records} entries)`);
+    else print(`BROKEN review queue journal: entry ${journal.firstBad?.seq} ${journal.firstBad?.problem} — ${journal.firstBad?.detail}`);
+    return runsOk && journal.ok ? 0 : 1;
+  } finally {
+    await queue.close();
+  }
 }
 
 function findingLine(item: Finding): string {

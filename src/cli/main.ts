@@ -48,9 +48,9 @@ function program(setCode: (code: number) => void, output: Output): Command {
   const ledger = cli.command('ledger').description('Inspect, verify, move and recover the recorded runs.');
   ledger
     .command('verify')
-    .description('Check every hash chain; name the first bad record of a broken run and why.')
-    .option('--run <id>', 'only this run')
-    .option('--json', 'one JSON line per run')
+    .description('Check every hash chain (each run, and the review queue journal when the ledger holds a queue); name the first bad record and why.')
+    .option('--run <id>', 'only this run (the journal is not checked)')
+    .option('--json', 'one JSON line per run, then one for the journal ({"journal":"review",…})')
     .option('--ledger <location>', LEDGER_HELP)
     .addHelpText('after', '\nExit code 1 when any chain is broken (modified, missing, reordered, truncated or appended after the seal).')
     .action(async (options) => done(await verifyCommand(options, output)));

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { alertPolicy, type AlertPolicy } from './alerts.js';
 import { backpressure, type Backpressure } from './backpressure.js';
 import { tuner, type Tuner } from './feedback-tuner.js';
-import { labelPolicy, type LabelPolicy } from './labels.js';
+import { labelPolicy, VERDICT_LABELS, type LabelPolicy } from './labels.js';
+import { canonicalJson } from '../loop/canonical-json.js';
 
 /** Settings every review queue backend takes. */
 export interface ReviewQueueOptions {
@@ -38,6 +39,60 @@ export interface ReviewRuntime {
   readonly config: ReviewConfig;
   readonly now: () => number;
   readonly generateId: () => string;
+}
+
+/** Settings keys of {@link ReviewQueueOptions}: any of them given means the caller sets the queue's settings. */
+const SETTING_KEYS = ['backpressure', 'labels', 'labelWindow', 'suggestAbove', 'tuner', 'alerts'] as const;
+
+/** The options that resolve to `config` again. */
+function optionsOf(config: ReviewConfig): ReviewQueueOptions {
+  return {
+    backpressure: config.backpressure,
+    labels: config.labels.labels.filter((label) => !(VERDICT_LABELS as readonly string[]).includes(label)),
+    labelWindow: config.labels.window,
+    suggestAbove: config.labels.suggestAbove,
+    tuner: config.tuner,
+    alerts: config.alerts,
+  };
+}
+
+/** What opening a queue does to the settings stored with it. */
+export interface SettledConfig {
+  readonly runtime: ReviewRuntime;
+  /** Present when the stored settings change (or are stored the first time): the queue journals it. */
+  readonly changed?: { readonly from?: ReviewConfig; readonly to: ReviewConfig };
+}
+
+/**
+ * The settings a queue runs with, given those stored with it (JSON, absent on a new queue) and the
+ * caller's options: settings live with the queue so every process agrees. Options given override the
+ * stored ones key by key (`labels` replaces the added labels); without any, the stored settings hold.
+ */
+export function settleConfig(stored: string | undefined | null, options: ReviewQueueOptions = {}): SettledConfig {
+  if (stored === undefined || stored === null) {
+    const runtime = resolveReviewOptions(options);
+    return { runtime, changed: { to: runtime.config } };
+  }
+  let before: ReviewConfig;
+  try {
+    before = resolveReviewOptions(optionsOf(JSON.parse(stored) as ReviewConfig)).config;
+  } catch (error) {
+    throw new TypeError(`The review queue's stored settings are unreadable (${(error as Error).message}): ${stored.slice(0, 200)}`, { cause: error });
+  }
+  const given = SETTING_KEYS.some((key) => options[key] !== undefined);
+  const base = optionsOf(before);
+  const internal = options._internal === undefined ? {} : { _internal: options._internal };
+  if (!given) return { runtime: resolveReviewOptions({ ...base, ...internal }) };
+  const runtime = resolveReviewOptions({
+    ...internal,
+    backpressure: { ...base.backpressure, ...options.backpressure },
+    labels: options.labels ?? base.labels ?? [],
+    labelWindow: options.labelWindow ?? before.labels.window,
+    suggestAbove: options.suggestAbove ?? before.labels.suggestAbove,
+    tuner: { ...base.tuner, ...options.tuner },
+    alerts: { ...base.alerts, ...options.alerts },
+  });
+  return canonicalJson(runtime.config) === canonicalJson(before) ? { runtime } : { runtime, changed: { from: before, to: runtime.config } };
 }
 
 export function resolveReviewOptions(options: ReviewQueueOptions = {}): ReviewRuntime {

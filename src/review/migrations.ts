@@ -3,6 +3,9 @@
  * the ledger's own tables. Each backend holds its SQL for the same versions (`sqlite/migrations.ts`,
  * `postgres/migrations.ts`); a test keeps the lists equal.
  */
-export const REVIEW_MIGRATIONS = [{ version: 1, name: 'review queue: state, items, circuit-breaker log, verdicts, mode and limit changes, run reports, alerts' }] as const;
+export const REVIEW_MIGRATIONS = [
+  { version: 1, name: 'review queue: state, items, circuit-breaker log, verdicts, mode and limit changes, run reports, alerts' },
+  { version: 2, name: 'review queue: hash-chained journal, settings stored with the queue' },
+] as const;
 
 export type ReviewMigrationVersion = (typeof REVIEW_MIGRATIONS)[number]['version'];

@@ -4,6 +4,7 @@ import type { Alert, RunReport, WebhookDelivery } from './alerts.js';
 import type { ModeChange, QueueMode } from './backpressure.js';
 import type { ReviewConfig } from './config.js';
 import type { LimitChange } from './feedback-tuner.js';
+import type { JournalRow, JournalVerification } from './journal.js';
 import type { FilterSuggestion } from './labels.js';
 
 /** A brief waiting for a person (SPEC §5): what they need to decide; the raw trace stays in the ledger. */
@@ -134,7 +135,10 @@ export interface Page {
  * contract (`test/review/contract.ts`); adapters open it on the ledger's own storage.
  */
 export interface ReviewQueue {
-  /** The resolved configuration: backpressure, labels, tuner, alerts. */
+  /**
+   * The settings in force: backpressure, labels, tuner, alerts. They are stored with the queue, so
+   * every process opening it agrees; options given when opening change them (and the journal says so).
+   */
   readonly config: ReviewConfig;
   /**
    * Adds a brief. At capacity the lowest-priority (then oldest) item no reviewer holds is dropped, which
@@ -172,5 +176,12 @@ export interface ReviewQueue {
   recordAlertDelivery(alertId: string, delivery: WebhookDelivery): Promise<void>;
   /** Alerts raised, oldest first. */
   alerts(page?: Page): Promise<readonly Alert[]>;
+  /**
+   * The queue's hash-chained journal, oldest first: settings, verdicts, mode changes, attempt-limit
+   * changes with their evidence, drops (the whole item) and alerts, as stored.
+   */
+  journal(page?: Page): Promise<readonly JournalRow[]>;
+  /** Checks the whole journal against its hashes and the queue's own count of it, in one snapshot. */
+  verifyJournal(): Promise<JournalVerification>;
   close(): Promise<void>;
 }

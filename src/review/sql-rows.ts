@@ -12,6 +12,7 @@ type Num = number | string;
 export interface ItemRow {
   seq: Num;
   id: string;
+  run_id: string;
   priority: number;
   item: string;
   state: 'open' | 'decided' | 'dropped';

@@ -192,6 +192,29 @@ describe('redline review', () => {
     assert.deepEqual([json.depth, json.approveRate, (json.labelCounts as Record<string, number>).format_issue, (json.suggestions as { label: string }[]).map((s) => s.label)], [0, 0.2, 4, ['format_issue']]);
   });
 
+  it('runs with the settings stored with the queue, and `ledger verify` checks the queue journal', async () => {
+    const db = await dbIn();
+    const [first] = await seed(db, [brief('a'), brief('b')], { backpressure: { capacity: 8 }, labels: ['missing_tests'] });
+    const stats = redline(['review', 'stats', '--ledger', db]);
+    assert.equal(stats.code, 0, stats.stderr);
+    assert.match(stats.stdout, /\ndepth {10}2 of 8 \(0 claimed\)/);
+    const verdict = redline(['review', 'verdict', (first as ReviewItem).id, '--reviewer', 'ann', '--reject', '--label', 'missing_tests', '--ledger', db]);
+    assert.equal(verdict.code, 0, verdict.stderr);
+    const verify = redline(['ledger', 'verify', '--ledger', db]);
+    assert.equal(verify.code, 0, verify.stderr);
+    assert.equal(verify.stdout, `0 of 0 runs verify (0 records) in ${db}\nreview queue journal verifies (2 entries)\n`);
+
+    const { default: Database } = await import('better-sqlite3');
+    const raw = new Database(db);
+    raw.exec("DROP TRIGGER review_journal_refuse_update; UPDATE review_journal SET body = replace(body, 'missing_tests', 'unclear') WHERE seq = 1");
+    raw.close();
+    const broken = redline(['ledger', 'verify', '--ledger', db]);
+    assert.equal(broken.code, 1, broken.stderr);
+    assert.match(broken.stdout, /\nBROKEN review queue journal: entry 1 modified — journal entry 1 does not match its hash\n$/);
+    const json = redline(['ledger', 'verify', '--json', '--ledger', db]).stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    assert.deepEqual(json.at(-1), { journal: 'review', ok: false, records: 2, bytes: json.at(-1)?.bytes, firstBad: { seq: 1, problem: 'modified', detail: 'journal entry 1 does not match its hash' } });
+  });
+
   it("shows the feedback tuner's limit change with its verdict, and dropped items in stats", async () => {
     const db = await dbIn();
     const items = await seed(db, Array.from({ length: 10 }, (_, index) => brief(`run-${index}`)));

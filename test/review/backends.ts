@@ -24,6 +24,13 @@ export interface OpenedQueue {
   readonly openLedger?: () => Promise<Ledger>;
   /** SQL backends: the names of the tables the storage holds. */
   readonly tables?: () => Promise<readonly string[]>;
+  /**
+   * SQL backends: runs statements on the storage's tables (unqualified names) past the triggers that
+   * guard them, as someone with direct access to the database could: for tamper tests.
+   */
+  readonly tamper?: (statements: string) => Promise<void>;
+  /** SQL backends: runs statements on the storage's tables (unqualified names) over an ordinary connection. */
+  readonly raw?: (statements: string) => Promise<void>;
   /** Closes every queue opened here and deletes the storage. */
   close(): Promise<void>;
 }
@@ -58,6 +65,17 @@ const memory: ReviewBackend = {
   },
 };
 
+/** Runs `statements` on a SQLite file over a connection of its own. */
+async function execOn(file: string, statements: string): Promise<void> {
+  const { default: Database } = await import('better-sqlite3');
+  const db = new Database(file);
+  try {
+    db.exec(statements);
+  } finally {
+    db.close();
+  }
+}
+
 const sqlite: ReviewBackend = {
   name: 'sqlite',
   propertyRuns: 100,
@@ -84,6 +102,9 @@ const sqlite: ReviewBackend = {
           db.close();
         }
       },
+      raw: (statements) => execOn(file, statements),
+      // SQLite cannot switch triggers off: drop the journal's guards first.
+      tamper: (statements) => execOn(file, `BEGIN; DROP TRIGGER IF EXISTS review_journal_refuse_update; DROP TRIGGER IF EXISTS review_journal_refuse_delete; ${statements}; COMMIT;`),
       async close() {
         for (const thing of opened.reverse()) await thing.close();
         await rm(dir, { recursive: true, force: true });
@@ -107,6 +128,17 @@ const postgres: ReviewBackend = {
         reopen: async (again = options) => track(await PostgresReviewQueue.open({ connection: POSTGRES_URL, schema, ...again })),
         openLedger: async () => track(await PostgresLedger.open({ connection: POSTGRES_URL, schema })),
         tables: async () => (await admin.query<{ name: string }>('SELECT table_name AS name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name', [schema])).rows.map((row) => row.name),
+        async raw(statements) {
+          await admin.query(`SET search_path = "${schema}"`);
+          try {
+            await admin.query(statements);
+          } finally {
+            await admin.query('RESET search_path');
+          }
+        },
+        async tamper(statements) {
+          await admin.query(`BEGIN; SET LOCAL search_path = "${schema}"; SET LOCAL session_replication_role = replica; ${statements}; COMMIT`);
+        },
         async close() {
           try {
             for (const thing of opened.reverse()) await thing.close();

@@ -9,6 +9,9 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { PgPool } from '../../src/ledger/postgres/pg-pool.js';
+import { limitChange, TUNER, type LimitChange } from '../../src/review/feedback-tuner.js';
+import { parseJournalRow } from '../../src/review/journal.js';
+import type { Verdict } from '../../src/review/review-queue.js';
 import { PostgresReviewQueue } from '../../src/review/postgres/postgres-review-queue.js';
 import { SqliteReviewQueue } from '../../src/review/sqlite/sqlite-review-queue.js';
 import { connectPostgres, freshSchema, POSTGRES_URL } from './backends.js';
@@ -82,6 +85,23 @@ describe('PostgreSQL review queue under concurrency', () => {
       assert.equal(await one(`SELECT count(*)::int FROM ${S}.review_items WHERE claims NOT IN (1, 2)`), 0);
       const stats = await queues.reviewers[0]?.stats();
       assert.deepEqual([stats?.depth, stats?.dropped, stats?.verdicts.total], [0, 0, ITEMS]);
+
+      // The journal holds every verdict in the order the queue took them, and replaying the tuner over
+      // that order gives exactly the limit changes it journaled: no verdict slipped past the window.
+      const journal = (await (queues.reviewers[0] as PostgresReviewQueue).journal()).map(parseJournalRow);
+      assert.deepEqual(await queues.reviewers[0]?.verifyJournal(), { ok: true, records: journal.length, bytes: (await queues.reviewers[0]?.journal())?.reduce((sum, row) => sum + row.body.length, 0) });
+      const journaled = journal.filter((entry) => entry.type === 'verdict').map((entry) => entry.data as unknown as Verdict);
+      assert.deepEqual(journaled.map((verdict) => verdict.id), (await admin.query(`SELECT id FROM ${S}.review_verdicts ORDER BY seq`)).rows.map((row) => row.id));
+      let limit = TUNER.initial;
+      const expected = [];
+      for (let n = TUNER.window - 1; n < journaled.length; n += 1) {
+        const change = limitChange({ limit, window: journaled.slice(n - TUNER.window + 1, n + 1), policy: TUNER, at: 0 });
+        if (change !== undefined) expected.push([change.from, change.to, change.verdictIds]);
+        limit = change?.to ?? limit;
+      }
+      const changes = journal.filter((entry) => entry.type === 'limit_change').map((entry) => entry.data as unknown as LimitChange);
+      assert.deepEqual(changes.map((change) => [change.from, change.to, change.verdictIds]), expected);
+      assert.equal(stats?.attemptLimit, limit);
       const perReviewer = claimedBy.map((claimed) => claimed.length);
       t.diagnostic(`${ITEMS} items, ${PRODUCERS} producers, ${REVIEWERS} reviewers: ${seconds.toFixed(1)} s, ${Math.round(ITEMS / seconds)} enqueue→claim→verdict cycles/s; per reviewer ${perReviewer.join(', ')}; ${ABANDONED} abandoned claims re-claimed after their ${SHORT_LEASE_MS} ms lease; tuner limit ${stats?.attemptLimit}`);
     } finally {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { ReviewQueueOptions } from '../../src/review/config.js';
+import { parseJournalRow, type JournalEntry } from '../../src/review/journal.js';
 import { ReviewError } from '../../src/review/review-error.js';
 import type { ReviewItem, ReviewQueue } from '../../src/review/review-queue.js';
 import type { OpenedQueue, ReviewBackend } from './backends.js';
@@ -390,6 +391,113 @@ export function reviewQueueContract(backend: ReviewBackend): void {
         }));
     });
 
+    describe('journal', () => {
+      const entries = async (queue: ReviewQueue): Promise<JournalEntry[]> => (await queue.journal()).map(parseJournalRow);
+      const ofType = (list: readonly JournalEntry[], type: JournalEntry['type']) => list.filter((entry) => entry.type === type).map((entry) => entry.data);
+
+      it('chains every settings change, mode change, drop, verdict, limit change and alert, in order', () =>
+        withQueue(backend, { backpressure: { capacity: 4, high: 0.5, low: 0.3 }, alerts: { threshold: 0.5, window: 2 } }, async ({ queue }) => {
+          const [a, b, , d] = await enqueueAll(queue, [{ runId: 'a', priority: 1 }, { runId: 'b', priority: 1 }, { runId: 'c' }, { runId: 'd', priority: 1 }]);
+          await queue.enqueue(brief('e', { priority: 2 }));
+          const verdicts = [];
+          for (const item of [a, b, d]) verdicts.push((await queue.verdict(item?.id ?? '', approve)).verdict);
+          for (let n = 0; n < 8; n += 1) {
+            const { item } = await queue.enqueue(brief(`more-${n}`));
+            verdicts.push((await queue.verdict(item?.id ?? '', approve)).verdict);
+          }
+          await queue.recordRun({ runId: 'r1', budgetCapped: true });
+          await queue.recordRun({ runId: 'r2', budgetCapped: true });
+          const journal = await entries(queue);
+          assert.deepEqual(journal.map((entry) => entry.type), [
+            'settings', 'mode_change', 'drop', 'verdict', 'verdict', 'verdict', 'mode_change',
+            ...Array(6).fill('verdict'), 'verdict', 'limit_change', 'verdict', 'limit_change', 'alert',
+          ]);
+          assert.deepEqual(journal.map((entry) => entry.seq), journal.map((_, n) => n));
+          assert.deepEqual(journal[0]?.data, { to: JSON.parse(JSON.stringify(queue.config)) });
+          assert.deepEqual(ofType(journal, 'verdict'), verdicts);
+          assert.deepEqual(ofType(journal, 'mode_change'), (await queue.modeChanges()).map((change, n) => ({ ...change, itemId: n === 0 ? (journal[1]?.data.itemId as string) : d?.id })));
+          assert.equal(journal[1]?.data.itemId, 'id-3', 'the arrival that crossed the high watermark');
+          assert.deepEqual(ofType(journal, 'drop'), await queue.droppedItems());
+          assert.deepEqual(ofType(journal, 'limit_change'), await queue.limitChanges());
+          assert.deepEqual(ofType(journal, 'alert'), await queue.alerts());
+          assert.deepEqual(await queue.verifyJournal(), { ok: true, records: journal.length, bytes: (await queue.journal()).reduce((sum, row) => sum + row.body.length, 0) });
+        }));
+
+      it('agrees with the tables over a long run of held and changed limits', () =>
+        withQueue(backend, {}, async ({ queue }) => {
+          // Alternating decisions hold the limit (50%); runs of approvals and rejections move it.
+          const decisions = [...Array(12).fill(0).map((_, n) => (n % 2 === 0 ? 'approve' : 'reject')), ...Array(6).fill('approve'), ...Array(9).fill('reject'), ...Array(13).fill(0).map((_, n) => (n % 3 === 0 ? 'reject' : 'approve'))] as ('approve' | 'reject')[];
+          const results = [];
+          for (const [n, decision] of decisions.entries()) {
+            const { item } = await queue.enqueue(brief(`run-${n}`));
+            results.push(await queue.verdict(item?.id ?? '', { ...approve, decision }));
+          }
+          const journal = await entries(queue);
+          assert.deepEqual(ofType(journal, 'verdict'), results.map((result) => result.verdict));
+          assert.deepEqual(ofType(journal, 'limit_change'), results.flatMap((result) => (result.limitChanged === undefined ? [] : [result.limitChanged])));
+          assert.deepEqual(ofType(journal, 'limit_change'), await queue.limitChanges());
+          assert.deepEqual(await queue.recentVerdicts(decisions.length), results.map((result) => result.verdict).reverse());
+          // The same decisions through the pure tuner.
+          let limit = 5;
+          const trajectory = [];
+          for (let n = 0; n < decisions.length; n += 1) {
+            const window = decisions.slice(Math.max(0, n - 9), n + 1);
+            const rate = window.filter((decision) => decision === 'approve').length / window.length;
+            if (window.length === 10) limit = Math.min(15, Math.max(3, limit + (rate > 0.8 ? 1 : rate < 0.4 ? -1 : 0)));
+            trajectory.push(limit);
+          }
+          assert.equal(await queue.currentLimit(), trajectory.at(-1));
+          assert.equal((await queue.verifyJournal()).ok, true);
+          assert.equal(await queue.depth(), 0);
+        }));
+
+      if (backend.name !== 'memory') {
+        it('is append-only, and a changed, removed or added entry fails verification naming it', () =>
+          withQueue(backend, {}, async ({ queue, tamper }) => {
+            const items = await enqueueAll(queue, [{ runId: 'a' }, { runId: 'b' }, { runId: 'c' }]);
+            for (const item of items) await queue.verdict(item.id, approve);
+            assert.equal((await queue.verifyJournal()).records, 4);
+            const run = tamper as NonNullable<typeof tamper>;
+            await run(`UPDATE review_journal SET body = replace(body, '"approve"', '"reject"') WHERE seq = 2`);
+            assert.deepEqual((await queue.verifyJournal()).firstBad, { seq: 2, problem: 'modified', detail: 'journal entry 2 does not match its hash' });
+            await run('DELETE FROM review_journal WHERE seq = 2');
+            assert.deepEqual((await queue.verifyJournal()).firstBad, { seq: 2, problem: 'missing', detail: 'journal entry 2 is missing (next stored is 3)' });
+            await run('DELETE FROM review_journal WHERE seq = 3');
+            assert.deepEqual((await queue.verifyJournal()).firstBad, { seq: 2, problem: 'truncated', detail: '4 journal entries were appended, 2 are stored' });
+          }));
+
+        it('refuses to change or delete a journal entry through the database', () =>
+          withQueue(backend, {}, async ({ queue, raw }) => {
+            const [item] = await enqueueAll(queue, [{ runId: 'a' }]);
+            await queue.verdict(item?.id ?? '', approve);
+            const run = raw as NonNullable<typeof raw>;
+            await assert.rejects(run("UPDATE review_journal SET body = 'x'"), /redline\.review\.append_only: UPDATE on review_journal refused/);
+            await assert.rejects(run('DELETE FROM review_journal'), /redline\.review\.append_only: DELETE on review_journal refused/);
+            assert.deepEqual(await queue.verifyJournal(), { ok: true, records: 2, bytes: (await queue.journal()).reduce((sum, row) => sum + row.body.length, 0) });
+          }));
+
+        it('stores its settings: a reopen without options keeps them, given options change them, journaled', () =>
+          withQueue(backend, { backpressure: { capacity: 7 }, labels: ['missing_tests'], tuner: { initial: 6 } }, async ({ queue, reopen }) => {
+            const open = reopen as NonNullable<typeof reopen>;
+            const plain = await open({});
+            assert.deepEqual(plain.config, queue.config);
+            assert.equal(plain.config.backpressure.capacity, 7);
+            assert.ok(plain.config.labels.labels.includes('missing_tests'));
+            const changed = await open({ tuner: { max: 12 } });
+            assert.equal(changed.config.tuner.max, 12);
+            assert.equal(changed.config.tuner.initial, 6, 'settings not given keep their stored values');
+            assert.equal(changed.config.backpressure.capacity, 7);
+            assert.equal((await open({ tuner: { max: 12 } })).config.tuner.max, 12);
+            const settings = (await entries(changed)).filter((entry) => entry.type === 'settings');
+            assert.equal(settings.length, 2, 'the same settings again journal nothing');
+            assert.deepEqual(settings[1]?.data, { from: JSON.parse(JSON.stringify(queue.config)), to: JSON.parse(JSON.stringify(changed.config)) });
+            assert.equal((await open({})).config.tuner.max, 12, 'every later open runs with the change');
+            await assert.rejects(open({ backpressure: { capacity: 0 } }), { name: 'TypeError', message: 'Expected capacity to be a positive integer, got 0' });
+            assert.equal((await open({})).config.backpressure.capacity, 7, 'a refused change stores nothing');
+          }));
+      }
+    });
+
     if (backend.name !== 'memory') {
       describe('storage', () => {
         it('keeps items, mode, limit, logs and verdicts across a reopen', () =>
@@ -418,7 +526,7 @@ export function reviewQueueContract(backend: ReviewBackend): void {
             assert.deepEqual((await ledger.runs()).map((run) => run.runId), ['run-1']);
             assert.equal(await queue.depth(), 1);
             const names = await (tables as NonNullable<typeof tables>)();
-            for (const table of ['records', 'runs', 'redline_migrations', 'review_migrations', 'review_items', 'review_breaker_log', 'review_verdicts', 'review_mode_changes', 'review_limit_changes', 'review_state', 'review_run_reports', 'review_alerts']) {
+            for (const table of ['records', 'runs', 'redline_migrations', 'review_migrations', 'review_items', 'review_breaker_log', 'review_verdicts', 'review_mode_changes', 'review_limit_changes', 'review_state', 'review_run_reports', 'review_alerts', 'review_journal']) {
               assert.ok(names.includes(table), `${table} is missing from ${names.join(', ')}`);
             }
           }));

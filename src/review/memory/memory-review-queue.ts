@@ -1,7 +1,8 @@
 import type { Brief } from '../../loop/brief.js';
 import { alertStep, type Alert, type RunReport, type WebhookDelivery } from '../alerts.js';
 import { admit, release, type ModeChange, type QueueMode } from '../backpressure.js';
-import { resolveReviewOptions, type ReviewConfig, type ReviewQueueOptions, type ReviewRuntime } from '../config.js';
+import { chainJournal, EMPTY_JOURNAL, verifyJournal, type JournalHead, type JournalRow, type JournalType, type JournalVerification } from '../journal.js';
+import { settleConfig, type ReviewConfig, type ReviewQueueOptions, type ReviewRuntime } from '../config.js';
 import { limitChange, type LimitChange } from '../feedback-tuner.js';
 import { countLabels } from '../labels.js';
 import { assertReviewer, briefItem, entryOf, leaseOf, limitOf } from '../review-item.js';
@@ -45,15 +46,19 @@ export class MemoryReviewQueue implements ReviewQueue {
   readonly #runs: RunReport[] = [];
   readonly #runIds = new Set<string>();
   readonly #alerts: Alert[] = [];
+  readonly #journal: JournalRow[] = [];
+  #head: JournalHead = EMPTY_JOURNAL;
   #seq = 0;
   #mode: QueueMode = 'normal';
   #limit: number;
   #alerting = false;
 
   constructor(options: ReviewQueueOptions = {}) {
-    this.#runtime = resolveReviewOptions(options);
+    const settled = settleConfig(undefined, options);
+    this.#runtime = settled.runtime;
     this.config = this.#runtime.config;
     this.#limit = this.config.tuner.initial;
+    this.#record([{ type: 'settings', at: this.#runtime.now(), data: settled.changed ?? {} }]);
   }
 
   async enqueue(brief: Brief, { tags }: EnqueueOptions = {}): Promise<EnqueueResult> {
@@ -72,9 +77,11 @@ export class MemoryReviewQueue implements ReviewQueue {
     if (victim !== undefined) {
       victim.state = 'dropped';
       delete victim.claim;
-      this.#dropped.push(Object.freeze({ item: victim.item, droppedAt: at, depth: open.length, displacedBy: item.id }));
+      const dropped: DroppedItem = Object.freeze({ item: victim.item, droppedAt: at, depth: open.length, displacedBy: item.id });
+      this.#dropped.push(dropped);
+      this.#record([{ type: 'drop', at, data: dropped }]);
     }
-    this.#setMode(step.modeChanged);
+    this.#setMode(step.modeChanged, item.id);
     return { ...(victim === incoming ? {} : { item }), ...(victim === undefined ? {} : { dropped: victim.item }), mode: step.mode, ...(step.modeChanged === undefined ? {} : { modeChanged: step.modeChanged }) };
   }
 
@@ -103,12 +110,14 @@ export class MemoryReviewQueue implements ReviewQueue {
     target.verdict = verdict;
     delete target.claim;
     this.#verdicts.push(verdict);
+    this.#record([{ type: 'verdict', at, data: verdict }]);
     const step = release({ policy: config.backpressure, mode: this.#mode, depth, at });
-    this.#setMode(step.modeChanged);
+    this.#setMode(step.modeChanged, itemId);
     const change = limitChange({ limit: this.#limit, window: this.#verdicts.slice(-config.tuner.window), policy: config.tuner, at });
     if (change !== undefined) {
       this.#limit = change.to;
       this.#limitChanges.push(frozenCopy(change));
+      this.#record([{ type: 'limit_change', at, data: change }]);
     }
     return { verdict, repeated: false, ...(step.modeChanged === undefined ? {} : { modeChanged: step.modeChanged }), ...(change === undefined ? {} : { limitChanged: change }) };
   }
@@ -185,6 +194,7 @@ export class MemoryReviewQueue implements ReviewQueue {
     if (step.raise === undefined) return {};
     const alert: Alert = { id: this.#runtime.generateId(), kind: 'budget_cap_share', ...step.raise, raisedAt: this.#runtime.now() };
     this.#alerts.push(frozenCopy(alert));
+    this.#record([{ type: 'alert', at: alert.raisedAt, data: alert }]);
     return { alert };
   }
 
@@ -195,6 +205,14 @@ export class MemoryReviewQueue implements ReviewQueue {
 
   async alerts(options: Page = {}): Promise<readonly Alert[]> {
     return page(this.#alerts, options);
+  }
+
+  async journal(options: Page = {}): Promise<readonly JournalRow[]> {
+    return page(this.#journal, options);
+  }
+
+  async verifyJournal(): Promise<JournalVerification> {
+    return verifyJournal(this.#journal, this.#head);
   }
 
   async close(): Promise<void> {}
@@ -212,9 +230,16 @@ export class MemoryReviewQueue implements ReviewQueue {
     return entryOf({ item: stored.item, state: stored.state, claims: stored.claims, ...(stored.claim === undefined ? {} : { claim: { ...stored.claim } }), ...(stored.verdict === undefined ? {} : { verdict: stored.verdict }), now: at });
   }
 
-  #setMode(change: ModeChange | undefined): void {
+  #setMode(change: ModeChange | undefined, itemId: string): void {
     if (change === undefined) return;
     this.#mode = change.to;
     this.#modeChanges.push(frozenCopy(change));
+    this.#record([{ type: 'mode_change', at: change.at, data: { ...change, itemId } }]);
+  }
+
+  #record(entries: readonly { type: JournalType; at: number; data: object }[]): void {
+    const { rows, head } = chainJournal(this.#head, entries);
+    for (const row of rows) this.#journal.push(Object.freeze(row));
+    this.#head = head;
   }
 }

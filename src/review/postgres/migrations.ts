@@ -89,4 +89,31 @@ CREATE TABLE ${S}.review_alerts (
   webhook         TEXT
 );
 `,
+  // The journal's head lives in the state row, which every journal append locks anyway; so does the
+  // tuner's window (the newest verdicts' ids and decisions), which a verdict's one statement reads
+  // under that lock where its snapshot could miss a verdict committed a moment before.
+  2: (S) => `
+ALTER TABLE ${S}.review_state
+  ADD COLUMN journal_count    BIGINT NOT NULL DEFAULT 0,
+  ADD COLUMN journal_hash     TEXT NOT NULL DEFAULT '${'0'.repeat(64)}',
+  ADD COLUMN journal_prev     TEXT,
+  ADD COLUMN settings         TEXT,
+  ADD COLUMN tuner_ids        TEXT[] NOT NULL DEFAULT '{}',
+  ADD COLUMN tuner_approvals  BOOLEAN[] NOT NULL DEFAULT '{}';
+
+CREATE TABLE ${S}.review_journal (
+  seq        BIGINT PRIMARY KEY,
+  type       TEXT NOT NULL,
+  body       TEXT NOT NULL,
+  prev_hash  TEXT NOT NULL,
+  hash       TEXT NOT NULL
+);
+
+CREATE FUNCTION ${S}.review_journal_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE EXCEPTION 'redline.review.append_only: % on review_journal refused: the journal is append-only', TG_OP;
+END $$;
+CREATE TRIGGER review_journal_refuse_change BEFORE UPDATE OR DELETE ON ${S}.review_journal FOR EACH ROW EXECUTE FUNCTION ${S}.review_journal_refuse_change();
+CREATE TRIGGER review_journal_refuse_truncate BEFORE TRUNCATE ON ${S}.review_journal FOR EACH STATEMENT EXECUTE FUNCTION ${S}.review_journal_refuse_change();
+`,
 };

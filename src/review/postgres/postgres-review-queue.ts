@@ -2,8 +2,9 @@ import { applyMigrations } from '../../ledger/postgres/apply-migrations.js';
 import { inTransaction, openPgPool, type PgClient, type PgPool } from '../../ledger/postgres/pg-pool.js';
 import type { Brief } from '../../loop/brief.js';
 import { alertStep, type Alert, type RunReport, type WebhookDelivery } from '../alerts.js';
-import { admit, release, type ModeChange, type QueueMode } from '../backpressure.js';
-import { resolveReviewOptions, type ReviewConfig, type ReviewQueueOptions, type ReviewRuntime } from '../config.js';
+import { admit, release, watermark, type ModeChange, type QueueMode } from '../backpressure.js';
+import { settleConfig, type ReviewConfig, type ReviewQueueOptions, type ReviewRuntime } from '../config.js';
+import { chainJournal, journalBody, verifyJournal, type JournalHead, type JournalRow, type JournalType, type JournalVerification } from '../journal.js';
 import { limitChange, type LimitChange } from '../feedback-tuner.js';
 import { countLabels } from '../labels.js';
 import { REVIEW_MIGRATIONS } from '../migrations.js';
@@ -26,7 +27,23 @@ interface StateRow {
   attempt_limit: number;
   alert_active: boolean;
   depth: number;
+  /** BIGINT: `pg` hands it over as a string. */
+  journal_count: string;
+  journal_hash: string;
 }
+
+interface JournalSqlRow {
+  seq: string;
+  type: JournalType;
+  body: string;
+  prev_hash: string;
+  hash: string;
+}
+
+type JournalEntryInput = { type: JournalType; at: number; data: object };
+
+const toJournalRow = (row: JournalSqlRow): JournalRow => ({ seq: Number(row.seq), type: row.type, body: row.body, prevHash: row.prev_hash, hash: row.hash });
+const headOf = (state: StateRow): JournalHead => ({ count: Number(state.journal_count), lastHash: state.journal_hash });
 
 type Query = Pick<PgClient, 'query'>;
 
@@ -38,8 +55,51 @@ function statements(S: string) {
   const claimable = `${open} AND (lease_until IS NULL OR lease_until <= $1)`;
   return {
     // Every change of depth, mode, limit or alert state starts here: one order for all of them.
-    lockState: `SELECT mode, attempt_limit, alert_active, depth FROM ${S}.review_state WHERE id = 1 FOR UPDATE`,
-    state: `SELECT mode, attempt_limit, alert_active, depth FROM ${S}.review_state WHERE id = 1`,
+    lockState: `SELECT mode, attempt_limit, alert_active, depth, journal_count, journal_hash FROM ${S}.review_state WHERE id = 1 FOR UPDATE`,
+    state: `SELECT mode, attempt_limit, alert_active, depth, journal_count, journal_hash FROM ${S}.review_state WHERE id = 1`,
+    // The common enqueue as one self-committing statement: below capacity and with no mode change to
+    // record, the depth counts up and the item goes in; otherwise nothing happens and the full
+    // transaction runs. A run enqueued before fails the unique index, which aborts it all the same.
+    enqueueFast: `WITH counted AS (
+        UPDATE ${S}.review_state SET depth = depth + 1
+        WHERE id = 1 AND depth < $6::int AND (mode = 'degraded' OR depth + 1 <= $7::float8) RETURNING mode),
+      inserted AS (
+        INSERT INTO ${S}.review_items (id, run_id, priority, item, enqueued_at, state) SELECT $1, $2, $3, $4, $5, 'open' FROM counted RETURNING seq)
+      SELECT counted.mode FROM counted, inserted`,
+    // The common verdict as one self-committing statement, locking the item, then the state row (the
+    // order of the full transaction), and holding the state row only until its commit: when the item
+    // is open and not under another reviewer's live claim, the mode stays and the tuner holds (computed
+    // here from the window kept in the state row), the verdict, the item leaving the queue, the depth,
+    // the window and the journal entry (hashed here, after the head it locked) go in together.
+    // Otherwise nothing changes and the full transaction runs.
+    verdictFast: `WITH target AS (
+        SELECT id FROM ${S}.review_items WHERE id = $2 AND run_id = $3 AND state = 'open' AND (claimed_by IS NULL OR claimed_by = $4 OR lease_until <= $8) FOR UPDATE),
+      counted AS (
+        UPDATE ${S}.review_state s SET
+          depth = s.depth - 1,
+          tuner_ids = (s.tuner_ids || $1::text)[cardinality(s.tuner_ids) + 2 - $10::int:],
+          tuner_approvals = (s.tuner_approvals || ($5::text = 'approve'))[cardinality(s.tuner_approvals) + 2 - $10::int:],
+          journal_count = s.journal_count + 1,
+          journal_prev = s.journal_hash,
+          journal_hash = encode(sha256(convert_to(s.journal_hash || $9::text, 'UTF8')), 'hex')
+        WHERE s.id = 1 AND EXISTS (SELECT 1 FROM target) AND s.depth > 0 AND cardinality(s.tuner_ids) >= $10::int - 1
+          AND NOT (s.mode = 'degraded' AND s.depth - 1 < $11::float8)
+          AND LEAST($14::int, GREATEST($13::int, s.attempt_limit + (
+            SELECT CASE WHEN rate > $12::float8 THEN 1 WHEN rate < $15::float8 THEN -1 ELSE 0 END
+            FROM (SELECT count(*) FILTER (WHERE a)::float8 / $10::int AS rate FROM unnest((s.tuner_approvals || ($5::text = 'approve'))[cardinality(s.tuner_approvals) + 2 - $10::int:]) a) r
+          ))) = s.attempt_limit
+        RETURNING s.journal_count - 1 AS seq, s.journal_prev, s.journal_hash),
+      decided AS (UPDATE ${S}.review_items SET state = 'decided', claimed_by = NULL, claimed_at = NULL, lease_until = NULL WHERE id = $2 AND EXISTS (SELECT 1 FROM counted)),
+      verdict AS (INSERT INTO ${S}.review_verdicts (id, item_id, run_id, reviewer, decision, label, comment, decided_at) SELECT $1, $2, $3, $4, $5, $6, $7, $8 FROM counted),
+      journaled AS (INSERT INTO ${S}.review_journal (seq, type, body, prev_hash, hash) SELECT seq, 'verdict', $9, journal_prev, journal_hash FROM counted)
+      SELECT seq FROM counted`,
+    // Appends journal entries chained in JavaScript after the head read under the state row's lock.
+    appendJournal: `WITH head AS (UPDATE ${S}.review_state SET journal_count = $1, journal_hash = $2 WHERE id = 1)
+      INSERT INTO ${S}.review_journal (seq, type, body, prev_hash, hash) SELECT * FROM unnest($3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[])`,
+    setWindow: `UPDATE ${S}.review_state SET tuner_ids = $1, tuner_approvals = $2 WHERE id = 1`,
+    journal: `SELECT * FROM ${S}.review_journal ORDER BY seq LIMIT $1`,
+    settings: `SELECT settings FROM ${S}.review_state WHERE id = 1 FOR UPDATE`,
+    storeSettings: `UPDATE ${S}.review_state SET settings = $1 WHERE id = 1`,
     setAlerting: `UPDATE ${S}.review_state SET alert_active = $1 WHERE id = 1`,
     claimed: `SELECT count(*)::int AS n FROM ${S}.review_items WHERE ${open} AND lease_until > $1`,
     byRun: `SELECT * FROM ${S}.review_items WHERE run_id = $1`,
@@ -130,28 +190,36 @@ export class PostgresReviewQueue implements ReviewQueue {
   /** Connects to (and migrates) the review queue in a PostgreSQL schema, usually the ledger's. */
   static async open({ connection, schema = 'redline', ...options }: PostgresReviewQueueOptions): Promise<PostgresReviewQueue> {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(schema)) throw new TypeError(`Expected a plain schema name (letters, digits, _), got "${schema}"`);
-    const runtime = resolveReviewOptions(options);
+    settleConfig(undefined, options); // refuses bad options before connecting
     const owned = typeof connection === 'string';
     const pool = typeof connection === 'string' ? await openPgPool(connection) : typeof connection === 'function' ? await connection() : connection;
     try {
-      await migrate(pool, schema, runtime.config.tuner.initial);
+      return new PostgresReviewQueue(pool, owned, schema, await migrate(pool, schema, options));
     } catch (error) {
       if (owned) await pool.end();
       throw error;
     }
-    return new PostgresReviewQueue(pool, owned, schema, runtime);
   }
 
   async enqueue(brief: Brief, { tags }: EnqueueOptions = {}): Promise<EnqueueResult> {
     const { now, generateId, config } = this.#runtime;
     const at = now();
     const item = briefItem(brief, { id: generateId(), ...(tags === undefined ? {} : { tags }), enqueuedAt: at });
+    const json = JSON.stringify(item);
     const sql = this.#sql;
+    const { capacity, high } = config.backpressure;
+    try {
+      const fast = await one<{ mode: QueueMode }>(this.#pool, sql.enqueueFast, [item.id, item.runId, item.priority, json, at, capacity, watermark(high, capacity)]);
+      if (fast !== undefined) return { item, mode: fast.mode };
+    } catch (error) {
+      // The run was enqueued before: the full transaction says what became of it.
+      if ((error as { code?: string }).code !== '23505') throw error;
+    }
     return inTransaction(this.#pool, async (client) => {
-      const { mode, depth } = (await one<StateRow>(client, sql.lockState)) as StateRow;
-      const lowest = depth >= config.backpressure.capacity ? await one<ItemRow>(client, sql.lowest, [at]) : undefined;
+      const state = (await one<StateRow>(client, sql.lockState)) as StateRow;
+      const { mode, depth } = state;
+      const lowest = depth >= capacity ? await one<ItemRow>(client, sql.lowest, [at]) : undefined;
       const droppable = lowest === undefined ? [] : [{ priority: lowest.priority, seq: Number(lowest.seq), id: lowest.id, json: lowest.item }];
-      const json = JSON.stringify(item);
       const incoming = { priority: item.priority, seq: Number.POSITIVE_INFINITY, id: item.id, json };
       const step = admit({ policy: config.backpressure, mode, depth, droppable, incoming, at });
       const inserted = await rows(client, sql.insertItem, [item.id, item.runId, item.priority, json, at, step.drop === incoming ? 'dropped' : 'open', step.depth, step.mode]);
@@ -162,6 +230,10 @@ export class PostgresReviewQueue implements ReviewQueue {
       if (step.drop !== undefined) await client.query(step.drop === incoming ? sql.logDrop : sql.drop, [step.drop.id, step.drop.json, at, depth, item.id]);
       await this.#logMode(client, step.modeChanged);
       const dropped = step.drop === undefined ? undefined : step.drop === incoming ? item : toItem({ item: step.drop.json });
+      await this.#record(client, state, [
+        ...(dropped === undefined ? [] : [{ type: 'drop' as const, at, data: { item: dropped, droppedAt: at, depth, displacedBy: item.id } }]),
+        ...modeEntry(step.modeChanged, item.id),
+      ]);
       return { ...(step.drop === incoming ? {} : { item }), ...(dropped === undefined ? {} : { dropped }), mode: step.mode, ...(step.modeChanged === undefined ? {} : { modeChanged: step.modeChanged }) };
     });
   }
@@ -180,21 +252,33 @@ export class PostgresReviewQueue implements ReviewQueue {
     assertVerdictInput(config.labels, itemId, input);
     const at = now();
     const sql = this.#sql;
+    // One id whichever path decides, taken only when a verdict is stored.
+    let id: string | undefined;
+    const verdictId = (): string => (id ??= generateId());
+    const seen = await one<ItemRow & ItemVerdictRow>(this.#pool, sql.get, [itemId]);
+    if (seen !== undefined && seen.state === 'open' && (seen.claimed_by === null || seen.claimed_by === input.reviewer || Number(seen.lease_until) <= at)) {
+      const verdict = verdictOf(verdictId(), itemId, seen.run_id, input, at);
+      const { capacity, low } = config.backpressure;
+      const { window, raiseAbove, lowerBelow, min, max } = config.tuner;
+      const fast = await rows(this.#pool, sql.verdictFast, [verdict.id, itemId, verdict.runId, verdict.reviewer, verdict.decision, verdict.label, verdict.comment ?? null, at, journalBody('verdict', at, verdict), window, watermark(low, capacity), raiseAbove, min, max, lowerBelow]);
+      if (fast.length > 0) return { verdict, repeated: false };
+    }
     return inTransaction(this.#pool, async (client) => {
       // The item first, then the state row: verdicts on different items check and refuse in parallel,
-      // and hold the state row only for the statement that decides.
+      // and hold the state row only for the statements that decide.
       const row = await one<ItemRow & ItemVerdictRow>(client, sql.lockItem, [itemId]);
       const action = verdictAction({ itemId, target: verdictTarget(row), input, now: at });
       if ('repeat' in action) return { verdict: action.repeat, repeated: true };
-      const item = toItem(row as ItemRow);
-      const verdict: Verdict = { id: generateId(), itemId, runId: item.runId, reviewer: input.reviewer, decision: input.decision, label: input.label, ...(input.comment === undefined ? {} : { comment: input.comment }), decidedAt: at };
+      const verdict = verdictOf(verdictId(), itemId, (row as ItemRow).run_id, input, at);
       const state = (await one<StateRow>(client, sql.lockState)) as StateRow;
       const step = release({ policy: config.backpressure, mode: state.mode, depth: state.depth, at });
       const window = await rows<{ seq: string; id: string; decision: 'approve' | 'reject' }>(client, sql.decide, [verdict.id, itemId, verdict.runId, verdict.reviewer, verdict.decision, verdict.label, verdict.comment ?? null, at, step.depth, step.mode, config.tuner.window - 1]);
       await this.#logMode(client, step.modeChanged);
       window.sort((a, b) => Number(a.seq) - Number(b.seq));
+      await client.query(sql.setWindow, [window.map((v) => v.id), window.map((v) => v.decision === 'approve')]);
       const change = limitChange({ limit: state.attempt_limit, window, policy: config.tuner, at });
       if (change !== undefined) await client.query(sql.changeLimit, [change.from, change.to, change.approveRate, JSON.stringify(change.verdictIds), at]);
+      await this.#record(client, state, [{ type: 'verdict', at, data: verdict }, ...modeEntry(step.modeChanged, itemId), ...(change === undefined ? [] : [{ type: 'limit_change' as const, at, data: change }])]);
       return { verdict, repeated: false, ...(step.modeChanged === undefined ? {} : { modeChanged: step.modeChanged }), ...(change === undefined ? {} : { limitChanged: change }) };
     });
   }
@@ -279,6 +363,7 @@ export class PostgresReviewQueue implements ReviewQueue {
       if (step.raise === undefined) return {};
       const alert: Alert = { id: generateId(), kind: 'budget_cap_share', ...step.raise, raisedAt: at };
       await client.query(sql.insertAlert, [alert.id, alert.kind, alert.share, alert.threshold, alert.window, JSON.stringify(alert.cappedRunIds), at]);
+      await this.#record(client, state, [{ type: 'alert', at, data: alert }]);
       return { alert };
     });
   }
@@ -291,8 +376,27 @@ export class PostgresReviewQueue implements ReviewQueue {
     return (await rows<AlertRow>(this.#pool, this.#sql.alerts, [limitParam(page)])).map(toAlert);
   }
 
+  async journal(page: Page = {}): Promise<readonly JournalRow[]> {
+    return (await rows<JournalSqlRow>(this.#pool, this.#sql.journal, [limitParam(page)])).map(toJournalRow);
+  }
+
+  async verifyJournal(): Promise<JournalVerification> {
+    const sql = this.#sql;
+    // One snapshot: the rows and the head agree even while reviewers append.
+    return inTransaction(this.#pool, async (client) => {
+      await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const state = (await one<StateRow>(client, sql.state)) as StateRow;
+      return verifyJournal((await rows<JournalSqlRow>(client, sql.journal, [null])).map(toJournalRow), headOf(state));
+    });
+  }
+
   async close(): Promise<void> {
     if (this.#owned) await this.#pool.end();
+  }
+
+  /** Appends to the journal after the head in `state`, which the caller's transaction holds locked. */
+  async #record(client: Query, state: StateRow, entries: readonly JournalEntryInput[]): Promise<void> {
+    await appendJournal(client, this.#sql, headOf(state), entries);
   }
 
   async #logMode(client: Query, change: ModeChange | undefined): Promise<void> {
@@ -300,10 +404,34 @@ export class PostgresReviewQueue implements ReviewQueue {
   }
 }
 
-async function migrate(pool: PgPool, schema: string, initialLimit: number): Promise<void> {
+function verdictOf(id: string, itemId: string, runId: string, input: VerdictInput, at: number): Verdict {
+  return { id, itemId, runId, reviewer: input.reviewer, decision: input.decision, label: input.label, ...(input.comment === undefined ? {} : { comment: input.comment }), decidedAt: at };
+}
+
+function modeEntry(change: ModeChange | undefined, itemId: string): JournalEntryInput[] {
+  return change === undefined ? [] : [{ type: 'mode_change', at: change.at, data: { ...change, itemId } }];
+}
+
+async function appendJournal(client: Query, sql: Statements, head: JournalHead, entries: readonly JournalEntryInput[]): Promise<void> {
+  if (entries.length === 0) return;
+  const chained = chainJournal(head, entries);
+  const column = <K extends keyof JournalRow>(key: K): JournalRow[K][] => chained.rows.map((row) => row[key]);
+  await client.query(sql.appendJournal, [chained.head.count, chained.head.lastHash, column('seq'), column('type'), column('body'), column('prevHash'), column('hash')]);
+}
+
+/** Migrates, then settles the settings stored with the queue against `options` (journaling a change). */
+async function migrate(pool: PgPool, schema: string, options: ReviewQueueOptions): Promise<ReviewRuntime> {
   const S = quote(schema);
-  await inTransaction(pool, async (client) => {
+  const sql = statements(S);
+  return inTransaction(pool, async (client) => {
     await applyMigrations(client, schema, S, { table: 'review_migrations', migrations: REVIEW_MIGRATIONS, sql: (version, quoted) => POSTGRES_REVIEW_MIGRATIONS[version as keyof typeof POSTGRES_REVIEW_MIGRATIONS](quoted) });
-    await client.query(`INSERT INTO ${S}.review_state (id, mode, attempt_limit) VALUES (1, 'normal', $1) ON CONFLICT (id) DO NOTHING`, [initialLimit]);
+    await client.query(`INSERT INTO ${S}.review_state (id, mode, attempt_limit) VALUES (1, 'normal', $1) ON CONFLICT (id) DO NOTHING`, [settleConfig(undefined, options).runtime.config.tuner.initial]);
+    const stored = (await one<{ settings: string | null }>(client, sql.settings))?.settings;
+    const { runtime, changed } = settleConfig(stored, options);
+    if (changed !== undefined) {
+      await client.query(sql.storeSettings, [JSON.stringify(runtime.config)]);
+      await appendJournal(client, sql, headOf((await one<StateRow>(client, sql.lockState)) as StateRow), [{ type: 'settings', at: runtime.now(), data: changed }]);
+    }
+    return runtime;
   });
 }

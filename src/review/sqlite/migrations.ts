@@ -86,4 +86,27 @@ CREATE TABLE review_alerts (
   webhook         TEXT
 );
 `,
+  // The journal's head lives in the state row; the triggers keep the chain in order and append-only.
+  2: `
+ALTER TABLE review_state ADD COLUMN journal_count INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE review_state ADD COLUMN journal_hash TEXT NOT NULL DEFAULT '${'0'.repeat(64)}';
+ALTER TABLE review_state ADD COLUMN settings TEXT;
+
+CREATE TABLE review_journal (
+  seq        INTEGER PRIMARY KEY,
+  type       TEXT NOT NULL,
+  body       TEXT NOT NULL,
+  prev_hash  TEXT NOT NULL,
+  hash       TEXT NOT NULL
+);
+CREATE TRIGGER review_journal_in_order BEFORE INSERT ON review_journal
+WHEN NEW.seq IS NOT (SELECT journal_count FROM review_state WHERE id = 1) OR NEW.prev_hash IS NOT (SELECT journal_hash FROM review_state WHERE id = 1)
+BEGIN SELECT RAISE(ABORT, 'redline.review.out_of_order: the journal entry does not follow the last one'); END;
+CREATE TRIGGER review_journal_advance AFTER INSERT ON review_journal
+BEGIN UPDATE review_state SET journal_count = NEW.seq + 1, journal_hash = NEW.hash WHERE id = 1; END;
+CREATE TRIGGER review_journal_refuse_update BEFORE UPDATE ON review_journal
+BEGIN SELECT RAISE(ABORT, 'redline.review.append_only: UPDATE on review_journal refused: the journal is append-only'); END;
+CREATE TRIGGER review_journal_refuse_delete BEFORE DELETE ON review_journal
+BEGIN SELECT RAISE(ABORT, 'redline.review.append_only: DELETE on review_journal refused: the journal is append-only'); END;
+`,
 };

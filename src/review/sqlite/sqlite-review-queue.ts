@@ -4,7 +4,8 @@ import { openSqliteFile, type SqliteDatabase, type SqliteStatement } from '../..
 import type { Brief } from '../../loop/brief.js';
 import { alertStep, type Alert, type RunReport, type WebhookDelivery } from '../alerts.js';
 import { admit, release, type ModeChange, type QueueMode } from '../backpressure.js';
-import { resolveReviewOptions, type ReviewConfig, type ReviewQueueOptions, type ReviewRuntime } from '../config.js';
+import { settleConfig, type ReviewConfig, type ReviewQueueOptions, type ReviewRuntime } from '../config.js';
+import { chainJournal, verifyJournal, type JournalHead, type JournalRow, type JournalType, type JournalVerification } from '../journal.js';
 import { limitChange, type LimitChange } from '../feedback-tuner.js';
 import { countLabels } from '../labels.js';
 import { REVIEW_MIGRATIONS } from '../migrations.js';
@@ -62,7 +63,6 @@ export class SqliteReviewQueue implements ReviewQueue {
 
   /** Opens (and migrates) the review queue in a SQLite database, usually the ledger's. */
   static async open({ database, synchronous, ...options }: SqliteReviewQueueOptions): Promise<SqliteReviewQueue> {
-    const runtime = resolveReviewOptions(options);
     if (synchronous !== undefined && !['full', 'normal', 'off'].includes(synchronous)) throw new TypeError(`Expected synchronous to be full, normal or off, got ${JSON.stringify(synchronous)}`);
     let db: SqliteDatabase;
     if (typeof database === 'string') {
@@ -77,12 +77,11 @@ export class SqliteReviewQueue implements ReviewQueue {
       const durability = synchronous ?? (typeof database === 'string' ? 'full' : undefined);
       if (durability !== undefined) db.pragma(`synchronous = ${durability.toUpperCase()}`);
       db.pragma('foreign_keys = ON');
-      migrate(db, runtime.config.tuner.initial);
+      return new SqliteReviewQueue(db, typeof database === 'string', migrate(db, options));
     } catch (error) {
       if (typeof database === 'string') db.close();
       throw error;
     }
-    return new SqliteReviewQueue(db, typeof database === 'string', runtime);
   }
 
   async enqueue(brief: Brief, { tags }: EnqueueOptions = {}): Promise<EnqueueResult> {
@@ -104,8 +103,9 @@ export class SqliteReviewQueue implements ReviewQueue {
         if (step.drop !== incoming) this.#sql.dropItem.run(step.drop.id);
         this.#sql.logDrop.run(step.drop.id, step.drop.json, at, depth, item.id);
       }
-      this.#setMode(step.modeChanged);
       const dropped = step.drop === undefined ? undefined : step.drop === incoming ? item : toItem({ item: step.drop.json });
+      if (dropped !== undefined) this.#record([{ type: 'drop', at, data: { item: dropped, droppedAt: at, depth, displacedBy: item.id } }]);
+      this.#setMode(step.modeChanged, item.id);
       return { ...(step.drop === incoming ? {} : { item }), ...(dropped === undefined ? {} : { dropped }), mode: step.mode, ...(step.modeChanged === undefined ? {} : { modeChanged: step.modeChanged }) };
     });
   }
@@ -132,13 +132,15 @@ export class SqliteReviewQueue implements ReviewQueue {
       const state = this.#state();
       this.#sql.insertVerdict.run(verdict.id, itemId, verdict.runId, verdict.reviewer, verdict.decision, verdict.label, verdict.comment ?? null, at);
       this.#sql.decide.run(itemId);
+      this.#record([{ type: 'verdict', at, data: verdict }]);
       const step = release({ policy: config.backpressure, mode: state.mode, depth, at });
-      this.#setMode(step.modeChanged);
+      this.#setMode(step.modeChanged, itemId);
       const window = (this.#sql.recentVerdicts.all(config.tuner.window) as VerdictRow[]).reverse();
       const change = limitChange({ limit: state.attempt_limit, window, policy: config.tuner, at });
       if (change !== undefined) {
         this.#sql.setLimit.run(change.to);
         this.#sql.logLimit.run(change.from, change.to, change.approveRate, JSON.stringify(change.verdictIds), at);
+        this.#record([{ type: 'limit_change', at, data: change }]);
       }
       return { verdict, repeated: false, ...(step.modeChanged === undefined ? {} : { modeChanged: step.modeChanged }), ...(change === undefined ? {} : { limitChanged: change }) };
     });
@@ -218,6 +220,7 @@ export class SqliteReviewQueue implements ReviewQueue {
       if (step.raise === undefined) return {};
       const alert: Alert = { id: generateId(), kind: 'budget_cap_share', ...step.raise, raisedAt: at };
       this.#sql.insertAlert.run(alert.id, alert.kind, alert.share, alert.threshold, alert.window, JSON.stringify(alert.cappedRunIds), at);
+      this.#record([{ type: 'alert', at, data: alert }]);
       return { alert };
     });
   }
@@ -228,6 +231,15 @@ export class SqliteReviewQueue implements ReviewQueue {
 
   async alerts(page: Page = {}): Promise<readonly Alert[]> {
     return (this.#sql.alerts.all(limitParam(page)) as AlertRow[]).map(toAlert);
+  }
+
+  async journal(page: Page = {}): Promise<readonly JournalRow[]> {
+    return (this.#sql.journal.all(limitParam(page)) as JournalSqlRow[]).map(toJournalRow);
+  }
+
+  async verifyJournal(): Promise<JournalVerification> {
+    // One read transaction: the rows and the head from the same snapshot.
+    return this.#db.transaction(() => verifyJournal((this.#sql.journal.all(-1) as JournalSqlRow[]).map(toJournalRow), journalHead(this.#sql)))();
   }
 
   async close(): Promise<void> {
@@ -242,10 +254,16 @@ export class SqliteReviewQueue implements ReviewQueue {
     return (this.#sql[statement].get(...params) as { n: number }).n;
   }
 
-  #setMode(change: ModeChange | undefined): void {
+  #setMode(change: ModeChange | undefined, itemId: string): void {
     if (change === undefined) return;
     this.#sql.setMode.run(change.to);
     this.#sql.logMode.run(change.from, change.to, change.depth, change.at);
+    this.#record([{ type: 'mode_change', at: change.at, data: { ...change, itemId } }]);
+  }
+
+  /** Appends to the journal inside the caller's transaction; the triggers advance the head. */
+  #record(entries: readonly { type: JournalType; at: number; data: object }[]): void {
+    record(this.#sql, entries);
   }
 
   /** Runs `work` holding the write lock (`BEGIN IMMEDIATE`); rolls back on any error. */
@@ -290,6 +308,11 @@ function prepare(db: SqliteDatabase) {
     setDelivery: sql('UPDATE review_alerts SET webhook = ? WHERE id = ?'),
     alerts: sql('SELECT * FROM review_alerts ORDER BY seq LIMIT ?'),
     alertCount: sql('SELECT count(*) AS n FROM review_alerts'),
+    journal: sql('SELECT * FROM review_journal ORDER BY seq LIMIT ?'),
+    journalHead: sql('SELECT journal_count, journal_hash FROM review_state WHERE id = 1'),
+    appendJournal: sql('INSERT INTO review_journal (seq, type, body, prev_hash, hash) VALUES (?, ?, ?, ?, ?)'),
+    settings: sql('SELECT settings FROM review_state WHERE id = 1'),
+    storeSettings: sql('UPDATE review_state SET settings = ? WHERE id = 1'),
   };
 }
 
@@ -330,9 +353,37 @@ async function switchToWal(db: SqliteDatabase): Promise<void> {
   }
 }
 
-function migrate(db: SqliteDatabase, initialLimit: number): void {
-  immediate(db, () => {
+interface JournalSqlRow {
+  seq: number;
+  type: JournalType;
+  body: string;
+  prev_hash: string;
+  hash: string;
+}
+
+const toJournalRow = (row: JournalSqlRow): JournalRow => ({ seq: Number(row.seq), type: row.type, body: row.body, prevHash: row.prev_hash, hash: row.hash });
+
+function journalHead(sql: Statements): JournalHead {
+  const row = sql.journalHead.get() as { journal_count: number; journal_hash: string };
+  return { count: Number(row.journal_count), lastHash: row.journal_hash };
+}
+
+function record(sql: Statements, entries: readonly { type: JournalType; at: number; data: object }[]): void {
+  for (const row of chainJournal(journalHead(sql), entries).rows) sql.appendJournal.run(row.seq, row.type, row.body, row.prevHash, row.hash);
+}
+
+/** Migrates, then settles the settings stored with the queue against `options` (journaling a change). */
+function migrate(db: SqliteDatabase, options: ReviewQueueOptions): ReviewRuntime {
+  return immediate(db, () => {
     applyMigrations(db, { table: 'review_migrations', migrations: REVIEW_MIGRATIONS, sql: (version) => SQLITE_REVIEW_MIGRATIONS[version as keyof typeof SQLITE_REVIEW_MIGRATIONS] });
-    db.prepare("INSERT INTO review_state (id, mode, attempt_limit) VALUES (1, 'normal', ?) ON CONFLICT (id) DO NOTHING").run(initialLimit);
+    const sql = prepare(db);
+    const stored = (sql.settings.get() as { settings: string | null } | undefined)?.settings;
+    const { runtime, changed } = settleConfig(stored, options);
+    db.prepare("INSERT INTO review_state (id, mode, attempt_limit) VALUES (1, 'normal', ?) ON CONFLICT (id) DO NOTHING").run(runtime.config.tuner.initial);
+    if (changed !== undefined) {
+      sql.storeSettings.run(JSON.stringify(runtime.config));
+      record(sql, [{ type: 'settings', at: runtime.now(), data: changed }]);
+    }
+    return runtime;
   });
 }

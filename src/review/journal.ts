@@ -1,0 +1,102 @@
+import { chainHash, GENESIS } from '../ledger/chain.js';
+import type { ChainProblem } from '../ledger/verify.js';
+import { canonicalJson } from '../loop/canonical-json.js';
+
+/**
+ * The review queue's journal (SPEC §5, §6): every verdict, mode change, attempt-limit change, drop,
+ * alert and settings change, hash-chained like a run's records (`hash = sha256(prevHash ‖ body)`) in
+ * the ledger's storage. It is one chain per queue, never sealed; `redline ledger verify` checks it
+ * with the runs. The queue's own tables answer queries; the journal is what proves them.
+ */
+
+export type JournalType = 'settings' | 'verdict' | 'mode_change' | 'limit_change' | 'drop' | 'alert';
+
+/** One journal entry as stored: `body` is the canonical JSON of `{ chain: 'review', type, at, data }`. */
+export interface JournalRow {
+  /** 0, 1, 2, … in append order. */
+  readonly seq: number;
+  readonly type: JournalType;
+  readonly body: string;
+  readonly prevHash: string;
+  readonly hash: string;
+}
+
+/** A journal entry read back. */
+export interface JournalEntry {
+  readonly seq: number;
+  readonly type: JournalType;
+  /** Milliseconds since the epoch. */
+  readonly at: number;
+  readonly data: Readonly<Record<string, unknown>>;
+}
+
+/** The journal's newest state as the queue's state row keeps it, so a deleted tail shows. */
+export interface JournalHead {
+  readonly count: number;
+  readonly lastHash: string;
+}
+
+export const EMPTY_JOURNAL: JournalHead = Object.freeze({ count: 0, lastHash: GENESIS });
+
+export interface JournalVerification {
+  readonly ok: boolean;
+  readonly records: number;
+  readonly bytes: number;
+  readonly firstBad?: { readonly seq: number; readonly problem: ChainProblem; readonly detail: string };
+}
+
+/** The body a journal entry is stored and hashed as. */
+export function journalBody(type: JournalType, at: number, data: object): string {
+  return canonicalJson({ chain: 'review', type, at, data });
+}
+
+/** Appends entries after `head`: the rows to store and the new head. */
+export function chainJournal(head: JournalHead, entries: readonly { type: JournalType; at: number; data: object }[]): { rows: JournalRow[]; head: JournalHead } {
+  let { count, lastHash } = head;
+  const rows: JournalRow[] = [];
+  for (const { type, at, data } of entries) {
+    const body = journalBody(type, at, data);
+    const hash = chainHash(lastHash, body);
+    rows.push({ seq: count, type, body, prevHash: lastHash, hash });
+    count += 1;
+    lastHash = hash;
+  }
+  return { rows, head: { count, lastHash } };
+}
+
+export function parseJournalRow(row: JournalRow): JournalEntry {
+  const body = JSON.parse(row.body) as { type: JournalType; at: number; data: Record<string, unknown> };
+  return { seq: row.seq, type: body.type, at: body.at, data: body.data };
+}
+
+/**
+ * Checks the journal as stored: each hash covers its predecessor's hash and its own body, `seq` runs
+ * 0, 1, 2, … without gaps, and the count and last hash match the queue's state row.
+ */
+export function verifyJournal(rows: readonly JournalRow[], head: JournalHead): JournalVerification {
+  let prevHash = GENESIS;
+  let bytes = 0;
+  const bad = (seq: number, problem: ChainProblem, detail: string): JournalVerification => ({ ok: false, records: rows.length, bytes, firstBad: { seq, problem, detail } });
+  for (const [index, row] of rows.entries()) {
+    bytes += row.body.length;
+    if (row.seq !== index) {
+      return row.seq > index
+        ? bad(index, 'missing', `journal entry ${index}${row.seq - index > 1 ? `–${row.seq - 1}` : ''} is missing (next stored is ${row.seq})`)
+        : bad(row.seq, 'reordered', `journal entry ${row.seq} is stored out of order`);
+    }
+    if (chainHash(row.prevHash, row.body) !== row.hash) return bad(row.seq, 'modified', `journal entry ${row.seq} does not match its hash`);
+    let body: { chain?: unknown; type?: unknown };
+    try {
+      body = JSON.parse(row.body) as { chain?: unknown; type?: unknown };
+    } catch {
+      return bad(row.seq, 'modified', `journal entry ${row.seq} is not JSON`);
+    }
+    if (body.chain !== 'review' || body.type !== row.type) return bad(row.seq, 'modified', `journal entry ${row.seq} is stored as ${row.type} but holds ${String(body.type)}`);
+    if (row.prevHash !== prevHash) return bad(row.seq, 'reordered', `journal entry ${row.seq} does not follow entry ${row.seq - 1}`);
+    prevHash = row.hash;
+  }
+  if (rows.length < head.count) return bad(rows.length, 'truncated', `${head.count} journal entries were appended, ${rows.length} are stored`);
+  if (rows.length > head.count) return bad(head.count, 'appended', `${rows.length} journal entries are stored, ${head.count} were appended`);
+  if (prevHash !== head.lastHash) return bad(Math.max(0, rows.length - 1), 'modified', `journal entry ${rows.length - 1} is not the last entry appended`);
+  return { ok: true, records: rows.length, bytes };
+}
