@@ -6,6 +6,8 @@ import { watermark } from '../review/backpressure.js';
 import { VERDICT_LABELS } from '../review/labels.js';
 import { openReviewQueue } from '../review/open-review-queue.js';
 import { ReviewError } from '../review/review-error.js';
+import type { ReviewQueueOptions } from '../review/config.js';
+import { parseJournalRow } from '../review/journal.js';
 import type { ReviewEntry, ReviewQueue, VerdictResult } from '../review/review-queue.js';
 import { table } from './format.js';
 import type { Output } from './run-command.js';
@@ -68,9 +70,9 @@ function painter(): (code: number, text: string) => string {
 }
 
 /** Opens the review queue in the ledger a command names (flag, environment, or `.redline/redline.db` here) for `work`. */
-async function withReviewQueue<T>(explicit: string | undefined, work: (queue: ReviewQueue, name: string) => Promise<T>): Promise<T> {
+async function withReviewQueue<T>(explicit: string | undefined, work: (queue: ReviewQueue, name: string) => Promise<T>, options: ReviewQueueOptions = {}): Promise<T> {
   const location = ledgerLocation(explicit, process.cwd());
-  const queue = await openReviewQueue(location);
+  const queue = await openReviewQueue(location, options);
   try {
     return await work(queue, displayLocation(location));
   } finally {
@@ -274,13 +276,89 @@ export async function reviewStatsCommand({ json = false, ledger }: { json?: bool
   });
 }
 
+export interface ReviewSettingsOptions {
+  readonly capacity?: number;
+  readonly high?: number;
+  readonly low?: number;
+  readonly labels?: string;
+  readonly tunerMin?: number;
+  readonly tunerMax?: number;
+  readonly json?: boolean;
+  readonly ledger?: string;
+}
+
+/** `redline review settings`: shows the settings stored with the queue; options change them (journaled). */
+export async function reviewSettingsCommand({ capacity, high, low, labels, tunerMin, tunerMax, json = false, ledger }: ReviewSettingsOptions, { print }: Output): Promise<number> {
+  const backpressure = { ...(capacity === undefined ? {} : { capacity }), ...(high === undefined ? {} : { high }), ...(low === undefined ? {} : { low }) };
+  const tuner = { ...(tunerMin === undefined ? {} : { min: tunerMin }), ...(tunerMax === undefined ? {} : { max: tunerMax }) };
+  const options: ReviewQueueOptions = {
+    ...(Object.keys(backpressure).length === 0 ? {} : { backpressure }),
+    ...(Object.keys(tuner).length === 0 ? {} : { tuner }),
+    ...(labels === undefined ? {} : { labels: labels.split(',').map((label) => label.trim()).filter((label) => label !== '') }),
+  };
+  return withReviewQueue(
+    ledger,
+    async (queue, name) => {
+      const { backpressure: bp, labels: policy, tuner: t, alerts } = queue.config;
+      if (json) {
+        print(jsonLine(queue.config));
+        return 0;
+      }
+      for (const line of [
+        `review queue settings in ${name}`,
+        `capacity       ${bp.capacity} · degraded above ${watermark(bp.high, bp.capacity)} (high ${bp.high}), normal again below ${watermark(bp.low, bp.capacity)} (low ${bp.low})`,
+        `labels         ${policy.labels.map(clean).join(', ')} · suggestions past ${policy.suggestAbove} in the last ${policy.window} verdicts`,
+        `tuner          start ${t.initial}, within [${t.min}, ${t.max}], over the last ${t.window} verdicts: +1 above ${percent(t.raiseAbove)} approved, −1 below ${percent(t.lowerBelow)}`,
+        `alerts         budget-capped share above ${percent(alerts.threshold)} of the last ${alerts.window} runs`,
+      ]) {
+        print(line);
+      }
+      return 0;
+    },
+    options,
+  );
+}
+
+/** `redline review journal`: the queue's hash-chained journal, oldest first. */
+export async function reviewJournalCommand({ limit, json = false, ledger }: ReviewListOptions, { print }: Output): Promise<number> {
+  return withReviewQueue(ledger, async (queue) => {
+    const rows = await queue.journal(limit === undefined ? {} : { limit });
+    for (const row of rows) {
+      const entry = parseJournalRow(row);
+      if (json) print(jsonLine({ ...entry, hash: row.hash }));
+      else print(`${String(entry.seq).padStart(5)}  ${iso(entry.at)}  ${entry.type.padEnd(12)}  ${clean(journalSummary(entry.type, entry.data))}`);
+    }
+    return 0;
+  });
+}
+
+function journalSummary(type: string, data: Readonly<Record<string, unknown>>): string {
+  const d = data as { itemId?: string; decision?: string; label?: string; reviewer?: string; runId?: string; from?: unknown; to?: unknown; depth?: number; approveRate?: number; verdictIds?: string[]; item?: { id: string; priority: number; runId: string }; displacedBy?: string };
+  switch (type) {
+    case 'verdict':
+      return `${String(d.itemId)} ${d.decision === 'approve' ? 'approved' : 'rejected'} (${String(d.label)}) by ${String(d.reviewer)}, run ${String(d.runId)}`;
+    case 'mode_change':
+      return `${String(d.from)} → ${String(d.to)} at depth ${String(d.depth)} (item ${String(d.itemId)})`;
+    case 'limit_change':
+      return `attempt limit ${String(d.from)} → ${String(d.to)}: approve rate ${percent(d.approveRate ?? 0)} over ${d.verdictIds?.length ?? 0} verdicts`;
+    case 'drop':
+      return `dropped ${String(d.item?.id)} (priority ${String(d.item?.priority)}, run ${String(d.item?.runId)}) at depth ${String(d.depth)} for ${String(d.displacedBy)}`;
+    case 'alert':
+      return alertLine(data as never);
+    case 'settings':
+      return d.from === undefined ? 'settings stored' : 'settings changed';
+    default:
+      return JSON.stringify(data);
+  }
+}
+
 function count(text: string): number {
   const value = text.trim() === '' ? Number.NaN : Number(text);
   if (!Number.isInteger(value) || value < 0) throw new InvalidArgumentError(`Expected a non-negative integer, got ${JSON.stringify(text)}.`);
   return value;
 }
 
-/** Adds `redline review list|show|claim|verdict|stats`; `ledgerHelp` is the ledger commands' `--ledger` help. */
+/** Adds `redline review list|show|claim|verdict|stats|settings|journal`; `ledgerHelp` is the ledger commands' `--ledger` help. */
 export function addReviewCommand({ cli, done, output, ledgerHelp }: { cli: Command; done: (code: number) => void; output: Output; ledgerHelp: string }): void {
   const review = cli.command('review').description('The human review queue: briefs of what runs could not verify, verdicts, and queue statistics.');
   review
@@ -326,4 +404,36 @@ export function addReviewCommand({ cli, done, output, ledgerHelp }: { cli: Comma
     .option('--json', 'the statistics as one JSON line, with the newest dropped items and alerts')
     .option('--ledger <location>', ledgerHelp)
     .action(async (options: { json?: boolean; ledger?: string }) => done(await reviewStatsCommand(options, output)));
+  review
+    .command('settings')
+    .description('Show the settings stored with the queue (every process uses them); the options change them, and the change is journaled.')
+    .option('--capacity <n>', 'most items the queue holds', positive)
+    .option('--high <fraction>', 'degraded mode above this share of capacity', fraction)
+    .option('--low <fraction>', 'normal mode again below this share of capacity', fraction)
+    .option('--labels <list>', `verdict labels added to ${VERDICT_LABELS.join(', ')} (comma-separated, snake_case; replaces those added before)`)
+    .option('--tuner-min <n>', 'lowest attempt limit the feedback tuner sets', positive)
+    .option('--tuner-max <n>', 'highest attempt limit the feedback tuner sets', positive)
+    .option('--json', 'the settings as one JSON line')
+    .option('--ledger <location>', ledgerHelp)
+    .addHelpText('after', '\nExit code 2 for settings that cannot hold (for example a low watermark above the high one); nothing is changed then.')
+    .action(async (options: ReviewSettingsOptions) => done(await reviewSettingsCommand(options, output)));
+  review
+    .command('journal')
+    .description("The queue's hash-chained journal, oldest first: settings, verdicts, mode and attempt-limit changes, drops, alerts. `redline ledger verify` checks it.")
+    .option('--limit <n>', 'show at most n entries', count)
+    .option('--json', 'one JSON line per entry, with its hash')
+    .option('--ledger <location>', ledgerHelp)
+    .action(async (options: ReviewListOptions) => done(await reviewJournalCommand(options, output)));
+}
+
+function positive(text: string): number {
+  const value = count(text);
+  if (value < 1) throw new InvalidArgumentError(`Expected a positive integer, got ${JSON.stringify(text)}.`);
+  return value;
+}
+
+function fraction(text: string): number {
+  const value = text.trim() === '' ? Number.NaN : Number(text);
+  if (!(value >= 0 && value <= 1)) throw new InvalidArgumentError(`Expected a fraction between 0 and 1, got ${JSON.stringify(text)}.`);
+  return value;
 }

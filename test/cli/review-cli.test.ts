@@ -215,6 +215,30 @@ describe('redline review', () => {
     assert.deepEqual(json.at(-1), { journal: 'review', ok: false, records: 2, bytes: json.at(-1)?.bytes, firstBad: { seq: 1, problem: 'modified', detail: 'journal entry 1 does not match its hash' } });
   });
 
+  it('shows and changes the stored settings with `review settings`, journaled, refusing ones that cannot hold', async () => {
+    const db = await dbIn();
+    await seed(db, [brief('a')]);
+    const shown = redline(['review', 'settings', '--ledger', db]);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, /\ncapacity {7}50 · degraded above 40 \(high 0\.8\), normal again below 15 \(low 0\.3\)\n/);
+    const changed = redline(['review', 'settings', '--capacity', '20', '--labels', 'missing_tests, license_issue', '--tuner-max', '9', '--ledger', db]);
+    assert.equal(changed.code, 0, changed.stderr);
+    assert.match(changed.stdout, /\ncapacity {7}20 · degraded above 16 /);
+    assert.match(changed.stdout, /\nlabels {9}code_error, logic_error, format_issue, hallucination, unclear, missing_tests, license_issue /);
+    assert.match(changed.stdout, /\ntuner {10}start 5, within \[3, 9\]/);
+    assert.match(redline(['review', 'stats', '--ledger', db]).stdout, /\ndepth {10}1 of 20 /);
+    const refused = redline(['review', 'settings', '--low', '0.9', '--ledger', db]);
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /Expected the low watermark to be a fraction in \[0, high\), got 0\.9 with high 0\.8/);
+    assert.equal(redline(['review', 'settings', '--capacity', '0', '--ledger', db]).code, 2);
+    assert.equal((JSON.parse(redline(['review', 'settings', '--json', '--ledger', db]).stdout) as { backpressure: { capacity: number } }).backpressure.capacity, 20);
+    const journal = redline(['review', 'journal', '--ledger', db]);
+    assert.equal(journal.code, 0, journal.stderr);
+    assert.match(journal.stdout, /^ {4}0 {2}\S+Z {2}settings {6}settings stored\n {4}1 {2}\S+Z {2}settings {6}settings changed\n$/);
+    const entries = redline(['review', 'journal', '--json', '--ledger', db]).stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; data: { to: { backpressure: { capacity: number } } } });
+    assert.deepEqual(entries.map((entry) => [entry.type, entry.data.to.backpressure.capacity]), [['settings', 50], ['settings', 20]]);
+  });
+
   it("shows the feedback tuner's limit change with its verdict, and dropped items in stats", async () => {
     const db = await dbIn();
     const items = await seed(db, Array.from({ length: 10 }, (_, index) => brief(`run-${index}`)));
@@ -238,13 +262,13 @@ describe('redline review', () => {
   });
 
   it('has --help on every subcommand, with the ledger commands’ --ledger', () => {
-    for (const command of ['list', 'show', 'claim', 'verdict', 'stats']) {
+    for (const command of ['list', 'show', 'claim', 'verdict', 'stats', 'settings', 'journal']) {
       const help = redline(['review', command, '--help']);
       assert.equal(help.code, 0, help.stderr);
       assert.match(help.stdout, new RegExp(`^Usage: redline review ${command} `));
       assert.match(help.stdout, /--ledger <location>\s+ledger: a SQLite file or a postgres:\/\/ URL \(default:\s+\$REDLINE_LEDGER, else \.redline\/redline\.db\)/);
     }
-    assert.match(redline(['review', '--help']).stdout, /list \[options\][\s\S]*show \[options\] <item>[\s\S]*claim[\s\S]*verdict \[options\] <item>[\s\S]*stats/);
+    assert.match(redline(['review', '--help']).stdout, /list \[options\][\s\S]*show \[options\] <item>[\s\S]*claim[\s\S]*verdict \[options\] <item>[\s\S]*stats[\s\S]*settings[\s\S]*journal/);
   });
 
   it('works on PostgreSQL with --ledger postgres://…?schema=', async () => {

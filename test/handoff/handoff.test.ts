@@ -60,6 +60,11 @@ describe('handoff to the review queue', () => {
     const next = await runMission({ mission: failing('after-approvals', 10), proposer, checks: [never], ledger, handoff });
     assert.equal(next.attempts, 6);
     assert.deepEqual((await ledger.records(next.runId))[0]?.data.handoff, { mode: 'normal', attemptLimit: 6, maxAttempts: 6, tags: [] });
+    // The verdicts and the change they caused are in the queue's hash-chained journal, with the window.
+    const journal = (await queue.journal()).map((row) => JSON.parse(row.body) as { type: string; data: { verdictIds?: string[] } });
+    assert.deepEqual(journal.map((entry) => entry.type), ['settings', ...Array(10).fill('verdict'), 'limit_change']);
+    assert.equal(journal.at(-1)?.data.verdictIds?.length, 10);
+    assert.equal((await queue.verifyJournal()).ok, true);
     await close();
   });
 
