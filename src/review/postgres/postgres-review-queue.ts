@@ -47,6 +47,9 @@ const headOf = (state: StateRow): JournalHead => ({ count: Number(state.journal_
 
 type Query = Pick<PgClient, 'query'>;
 
+/** Claims remembered for their verdict's one statement; older ones fall back to reading the item. */
+const CLAIMED_RUNS = 1024;
+
 const quote = (identifier: string): string => `"${identifier.replace(/"/g, '""')}"`;
 
 /** Every statement the queue runs, qualified with the schema so `search_path` does not matter. */
@@ -178,6 +181,8 @@ export class PostgresReviewQueue implements ReviewQueue {
   readonly #pool: PgPool;
   readonly #owned: boolean;
   readonly #sql: Statements;
+  /** Item → run of the items this queue claimed and has not decided yet (the newest {@link CLAIMED_RUNS}). */
+  readonly #claimedRuns = new Map<string, string>();
 
   private constructor(pool: PgPool, owned: boolean, schema: string, runtime: ReviewRuntime) {
     this.#pool = pool;
@@ -244,7 +249,10 @@ export class PostgresReviewQueue implements ReviewQueue {
     const at = this.#runtime.now();
     // One statement: it commits on its own, holding the row's lock only while it runs.
     const row = await one<ItemRow>(this.#pool, this.#sql.claim, [at, reviewer, at + lease]);
-    return row === undefined ? undefined : toEntry(row, at);
+    if (row === undefined) return undefined;
+    this.#claimedRuns.set(row.id, row.run_id);
+    if (this.#claimedRuns.size > CLAIMED_RUNS) this.#claimedRuns.delete(this.#claimedRuns.keys().next().value as string);
+    return toEntry(row, at);
   }
 
   async verdict(itemId: string, input: VerdictInput): Promise<VerdictResult> {
@@ -255,9 +263,14 @@ export class PostgresReviewQueue implements ReviewQueue {
     // One id whichever path decides, taken only when a verdict is stored.
     let id: string | undefined;
     const verdictId = (): string => (id ??= generateId());
-    const seen = await one<ItemRow & ItemVerdictRow>(this.#pool, sql.get, [itemId]);
-    if (seen !== undefined && seen.state === 'open' && (seen.claimed_by === null || seen.claimed_by === input.reviewer || Number(seen.lease_until) <= at)) {
-      const verdict = verdictOf(verdictId(), itemId, seen.run_id, input, at);
+    // The item's run names the verdict's journal entry: known from this queue's own claim, else read.
+    // Either way the one statement re-checks the item under its lock.
+    const claimedRun = this.#claimedRuns.get(itemId);
+    this.#claimedRuns.delete(itemId);
+    const seen = claimedRun === undefined ? await one<ItemRow & ItemVerdictRow>(this.#pool, sql.get, [itemId]) : undefined;
+    const runId = claimedRun ?? (seen !== undefined && seen.state === 'open' && (seen.claimed_by === null || seen.claimed_by === input.reviewer || Number(seen.lease_until) <= at) ? seen.run_id : undefined);
+    if (runId !== undefined) {
+      const verdict = verdictOf(verdictId(), itemId, runId, input, at);
       const { capacity, low } = config.backpressure;
       const { window, raiseAbove, lowerBelow, min, max } = config.tuner;
       const fast = await rows(this.#pool, sql.verdictFast, [verdict.id, itemId, verdict.runId, verdict.reviewer, verdict.decision, verdict.label, verdict.comment ?? null, at, journalBody('verdict', at, verdict), window, watermark(low, capacity), raiseAbove, min, max, lowerBelow]);
