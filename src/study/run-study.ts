@@ -1,9 +1,9 @@
 import { AdaptivePriors } from '../guards/adaptive-priors.js';
 import { buildCell, type Cell } from './cell.js';
 import { resolveOptions, type StopRulesStudyOptions, type StudyConfig } from './options.js';
-import { simulate, type Tally } from './simulate.js';
+import { simulate, simulateAll, type Tally } from './simulate.js';
 import { meanSd, type MeanSd } from './stats.js';
-import { adaptiveStrategy, buildStrategy, noiseAwareStrategy, STRATEGY_NAMES, warmPriors, type StrategyName } from './strategies.js';
+import { adaptiveStrategy, buildStrategy, noiseAwareStrategy, STRATEGY_NAMES, warmPriors, type Strategy, type StrategyName } from './strategies.js';
 import { generateTasks } from './task-model.js';
 import { NOISE_MODES, noiseAwareVerdicts, type NoiseAwareResult, type NoiseAwareVerdict } from './verdicts.js';
 
@@ -82,12 +82,13 @@ export async function runStopRulesStudy(options: StopRulesStudyOptions = {}): Pr
       if (sigma === coldStartSigma) coldCell = cell;
       let warm: AdaptivePriors | undefined;
       const context = { bar, cap, cell, confidence: noiseAwareConfidence, warmPriors: () => (warm ??= warmPriors({ cell })) };
-      for (const name of STRATEGY_NAMES) strategies.add([name, sigma], await simulate({ strategy: buildStrategy(name, context), tasks: cell.test, bar }));
+      // Every strategy of the cell in one pass: the noise-aware rules then share each posterior.
+      const runs: { key: readonly (string | number)[]; tallies: Tallies; strategy: Strategy }[] = STRATEGY_NAMES.map((name) => ({ key: [name, sigma], tallies: strategies, strategy: buildStrategy(name, context) }));
       for (const noise of NOISE_MODES) {
-        for (const confidence of confidences) {
-          calibration.add([noise, confidence, sigma], await simulate({ strategy: noiseAwareStrategy({ bar, cap, cell, confidence, noise }), tasks: cell.test, bar }));
-        }
+        for (const confidence of confidences) runs.push({ key: [noise, confidence, sigma], tallies: calibration, strategy: noiseAwareStrategy({ bar, cap, cell, confidence, noise }) });
       }
+      const tallies = await simulateAll({ strategies: runs.map((run) => run.strategy), tasks: cell.test, bar });
+      runs.forEach((run, at) => run.tallies.add(run.key, tallies[at] as Tally));
       step();
     }
     coldCell ??= buildCell({ tasks, trainTasks, sigma: coldStartSigma });

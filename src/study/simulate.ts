@@ -50,10 +50,19 @@ class Runner {
     this.#input = { recent: [], counters: COUNTERS[0] as RunCounters, budgets: { maxAttempts }, progressWindow: 3, taskType: '' };
   }
 
-  /** Adds `attempt` to the task's history `recent` (kept to the policy's lookback); true when the policy stops. */
+  /**
+   * Adds `attempt` to the task's history `recent` (kept to the policy's lookback; attempt 1 starts it
+   * afresh); true when the policy stops.
+   */
   step(task: CellTask, recent: AttemptSummary[], attempt: AttemptSummary): boolean {
-    recent.push(attempt);
-    if (recent.length > this.#lookback) recent.shift();
+    if (attempt.attempt === 1 && recent.length > 0) {
+      // Overwritten rather than emptied: an emptied array gives up its storage, and each task would allocate anew.
+      recent[0] = attempt;
+      recent.length = 1;
+    } else {
+      recent.push(attempt);
+      if (recent.length > this.#lookback) recent.shift();
+    }
     const input = this.#input;
     input.recent = recent;
     input.taskType = task.type;
@@ -79,26 +88,40 @@ class Runner {
   }
 }
 
-/** Task by task, in order (a learning rule learns from each finished task before the next). */
-function simulateOneJudge(strategy: Strategy, tasks: readonly CellTask[], bar: number): Tally {
-  const runner = new Runner(strategy, bar, tasks.length);
-  const recent: AttemptSummary[] = [];
+/**
+ * Task by task, in order (a learning rule learns from each finished task before the next); within a task,
+ * attempt by attempt, every strategy still running evaluates its policy on the same attempt before the
+ * next attempt. Each strategy's tally is what it would be alone: its runs are the same and finish in the
+ * same order. Rules that share work (noise-aware rules differing only in confidence) then ask about an
+ * attempt one after another.
+ */
+function simulateOneJudge(strategies: readonly Strategy[], tasks: readonly CellTask[], bar: number): Tally[] {
+  const count = strategies.length;
+  const runners = strategies.map((strategy) => new Runner(strategy, bar, tasks.length));
+  const caps = strategies.map((strategy) => strategy.maxAttempts);
+  const recents = strategies.map((): AttemptSummary[] => []);
+  const running = new Uint8Array(count);
+  const seen = new Uint8Array(count);
   for (let index = 0; index < tasks.length; index += 1) {
     const task = tasks[index] as CellTask;
-    recent.length = 0;
-    let stop = strategy.maxAttempts;
-    let seen = false;
-    for (let attempt = 1; attempt <= strategy.maxAttempts; attempt += 1) {
+    running.fill(1);
+    seen.fill(0);
+    // Every strategy stops by its attempt cap at the latest.
+    for (let attempt = 1, left = count; left > 0; attempt += 1) {
       const current = task.summaries[attempt - 1] as AttemptSummary;
-      seen ||= (current.score as number) >= bar;
-      if (runner.step(task, recent, current)) {
-        stop = attempt;
-        break;
+      const high = (current.score as number) >= bar;
+      for (let which = 0; which < count; which += 1) {
+        if (running[which] === 0) continue;
+        if (high) seen[which] = 1;
+        const runner = runners[which] as Runner;
+        if (!runner.step(task, recents[which] as AttemptSummary[], current) && attempt < (caps[which] as number)) continue;
+        runner.finish(index, task, attempt, seen[which] === 1);
+        running[which] = 0;
+        left -= 1;
       }
     }
-    runner.finish(index, task, stop, seen);
   }
-  return runner.tally();
+  return runners.map((runner) => runner.tally());
 }
 
 const scoreOf = (result: ScoreResult): number => (typeof result === 'number' ? result : result.score);
@@ -133,5 +156,18 @@ async function simulateTwoJudges(strategy: Strategy, tasks: readonly CellTask[],
  * kept to the policy's lookback), and stopping each task at the first verdict.
  */
 export async function simulate({ strategy, tasks, bar }: { strategy: Strategy; tasks: readonly CellTask[]; bar: number }): Promise<Tally> {
-  return strategy.scores === 'minOfTwo' ? simulateTwoJudges(strategy, tasks, bar) : simulateOneJudge(strategy, tasks, bar);
+  return (await simulateAll({ strategies: [strategy], tasks, bar }))[0] as Tally;
+}
+
+/**
+ * {@link simulate} for several strategies on the same tasks, their tallies in order: the same tallies as
+ * one by one, but the strategies that read one judge run side by side, attempt by attempt.
+ */
+export async function simulateAll({ strategies, tasks, bar }: { strategies: readonly Strategy[]; tasks: readonly CellTask[]; bar: number }): Promise<Tally[]> {
+  const single = strategies.filter((strategy) => strategy.scores === 'single');
+  const tallies = single.length > 0 ? simulateOneJudge(single, tasks, bar) : [];
+  const result: Tally[] = [];
+  let next = 0;
+  for (const strategy of strategies) result.push(strategy.scores === 'single' ? (tallies[next++] as Tally) : await simulateTwoJudges(strategy, tasks, bar));
+  return result;
 }

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import type { AdaptivePriors } from '../../src/guards/adaptive-priors.js';
 import { buildCell, type Cell } from '../../src/study/cell.js';
-import { simulate } from '../../src/study/simulate.js';
-import { buildStrategy, warmPriors, type StrategyContext, type StrategyName } from '../../src/study/strategies.js';
+import { simulate, simulateAll } from '../../src/study/simulate.js';
+import { buildStrategy, noiseAwareStrategy, STRATEGY_NAMES, warmPriors, type Strategy, type StrategyContext, type StrategyName } from '../../src/study/strategies.js';
 import { generateTasks } from '../../src/study/task-model.js';
 
 // Per-task properties of the strategies on the study's own simulated tasks, at several noise levels.
@@ -65,6 +65,19 @@ describe('stop strategies on simulated tasks', () => {
         finished.set(task.type, runs + 1);
       });
       assert.equal(compared, 9);
+    }
+  });
+
+  it('strategies simulated side by side get the tallies they get one by one', async () => {
+    for (const cell of cells) {
+      // Fresh strategies per simulation: adaptive-cold learns as it goes.
+      const strategies = (): Strategy[] => [
+        ...STRATEGY_NAMES.map((name) => buildStrategy(name, context(cell))),
+        ...[0.5, 0.9, 0.99].flatMap((confidence) => (['configured', 'estimated'] as const).map((noise) => noiseAwareStrategy({ bar: BAR, cap: CAP, cell, confidence, noise }))),
+      ];
+      const alone: unknown[] = [];
+      for (const strategy of strategies()) alone.push(await simulate({ strategy, tasks: cell.test, bar: BAR }));
+      assert.deepEqual(await simulateAll({ strategies: strategies(), tasks: cell.test, bar: BAR }), alone, `σ ${cell.sigma}`);
     }
   });
 
