@@ -45,7 +45,7 @@ export async function verifyCommand({ run, json = false, ledger }: { run?: strin
   try {
     const journal = await queue.verifyJournal();
     if (json) print(JSON.stringify({ journal: 'review', ...journal }));
-    else if (journal.ok) print(`review queue journal verifies (${journal.records} entries)`);
+    else if (journal.ok) print(`review queue journal verifies (${journal.records} ${journal.records === 1 ? 'entry' : 'entries'})`);
     else print(`BROKEN review queue journal: entry ${journal.firstBad?.seq} ${journal.firstBad?.problem} — ${journal.firstBad?.detail}`);
     return runsOk && journal.ok ? 0 : 1;
   } finally {

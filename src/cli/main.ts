@@ -4,7 +4,7 @@ import { admitCommand } from './admit-command.js';
 import { demo } from './demo-command.js';
 import { exportCommand, importCommand, recoverCommand, showCommand, verifyCommand } from './ledger-command.js';
 import { replayCommand } from './replay-command.js';
-import { addReviewCommand } from './review-command.js';
+import { addReviewCommand, fraction } from './review-command.js';
 import { runCommand, type Output } from './run-command.js';
 import { addStudyCommand } from './study-command.js';
 
@@ -34,6 +34,9 @@ function program(setCode: (code: number) => void, output: Output): Command {
     .option('--api-key-env <variable>', 'environment variable holding the API key', 'OPENAI_API_KEY')
     .option('--approve <name>', 'an approval the mission requires (repeatable)', collect)
     .option('--ledger <location>', `${LEDGER_HELP.replace('.redline/redline.db', '.redline/redline.db next to the mission')}`)
+    .option('--review', "hand the run to the review queue in the ledger: the queue's mode and the feedback tuner's limit set the attempt budget, and an unverified run is enqueued at the seal")
+    .option('--sample-rate <fraction>', 'with --review: share of sampled runs (accepted without a demand red line) enqueued too (default 0.1)', fraction)
+    .option('--alert-webhook <url>', 'with --review: POST budget-cap alerts here (they are logged on stderr either way)')
     .addHelpText('after', '\nUnsealed runs of crashed processes in the ledger are recovered first (resumed, or sealed crashed).\nExit codes: 0 complete or complete_noop, 1 blocked or failed_with_evidence, 2 usage or mission-file error.')
     .action(async (file: string, options) => done(await runCommand(file, options, output)));
 

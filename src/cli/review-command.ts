@@ -432,7 +432,8 @@ function positive(text: string): number {
   return value;
 }
 
-function fraction(text: string): number {
+/** A commander argument parser for a fraction in [0, 1]. */
+export function fraction(text: string): number {
   const value = text.trim() === '' ? Number.NaN : Number(text);
   if (!(value >= 0 && value <= 1)) throw new InvalidArgumentError(`Expected a fraction between 0 and 1, got ${JSON.stringify(text)}.`);
   return value;

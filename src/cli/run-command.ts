@@ -7,6 +7,10 @@ import type { Mission } from '../mission/mission.js';
 import { commandProposer } from '../proposers/command-proposer.js';
 import type { Proposer } from '../proposers/proposer.js';
 import { runMission, type RunResult } from '../loop/run-mission.js';
+import type { Handoff } from '../handoff/handoff.js';
+import { budgetAlerts } from '../review/alerts.js';
+import { openReviewQueue } from '../review/open-review-queue.js';
+import type { ReviewQueue } from '../review/review-queue.js';
 import { describeRun, runSummary } from './format.js';
 
 export interface RunCommandOptions {
@@ -18,6 +22,12 @@ export interface RunCommandOptions {
   readonly approve?: readonly string[];
   /** Ledger location: a SQLite file or a postgres:// URL. */
   readonly ledger?: string;
+  /** Hand the run to the review queue in the ledger's storage (SPEC §5). */
+  readonly review?: boolean;
+  /** With `review`: the share of `sampled` runs enqueued. @default 0.1 */
+  readonly sampleRate?: number;
+  /** With `review`: where budget-cap alerts are POSTed. */
+  readonly alertWebhook?: string;
 }
 
 export interface Output {
@@ -57,8 +67,27 @@ export async function recoverBeforeRun(ledger: Ledger, { progress }: Output): Pr
   }
 }
 
+/** The handoff `--review` asks for, on the queue in the ledger's storage; alerts go to stderr (and the webhook). */
+export function reviewHandoff(queue: ReviewQueue, options: RunCommandOptions, { progress }: Output): Handoff {
+  const alerts = budgetAlerts({ queue, logger: { warn: progress }, ...(options.alertWebhook === undefined ? {} : { webhook: { url: options.alertWebhook } }) });
+  return { queue, alerts, ...(options.sampleRate === undefined ? {} : { sampleRate: options.sampleRate }) };
+}
+
+/** What the queue did with a run, from its seal record, as one line. */
+function reviewLine(handoff: Record<string, unknown>): string {
+  const tags = (handoff.tags as string[] | undefined) ?? [];
+  const what = handoff.enqueued === true ? `enqueued as item ${String(handoff.itemId)}${tags.length === 0 ? '' : ` (${tags.join(', ')})`}` : `not enqueued (${String(handoff.reason ?? 'dropped at capacity')})`;
+  const dropped = handoff.dropped as { itemId: string; runId: string } | undefined;
+  const mode = handoff.modeChanged as { from: string; to: string; depth: number } | undefined;
+  return [
+    `review        ${what} · queue ${String(handoff.mode)}`,
+    ...(dropped === undefined ? [] : [`              dropped item ${dropped.itemId} (run ${dropped.runId}) at capacity: see redline review stats`]),
+    ...(mode === undefined ? [] : [`              queue mode ${mode.from} → ${mode.to} at depth ${mode.depth}`]),
+  ].join('\n');
+}
+
 /** Runs one mission file against an open ledger and prints its summary. */
-export async function runMissionFile(file: string, ledger: Ledger, ledgerName: string, options: RunCommandOptions, { print, progress }: Output): Promise<RunResult> {
+export async function runMissionFile(file: string, ledger: Ledger, ledgerName: string, options: RunCommandOptions, { print, progress }: Output, handoff?: Handoff): Promise<RunResult> {
   const mission = await loadMission(file);
   const proposer = await proposerFromFlags(mission, options);
   if (options.json !== true) progress(`mission ${mission.id}: ${mission.goal.split('\n')[0]}`);
@@ -67,12 +96,15 @@ export async function runMissionFile(file: string, ledger: Ledger, ledgerName: s
     ledger,
     ...(proposer === undefined ? {} : { proposer }),
     ...(options.approve === undefined ? {} : { approvals: options.approve }),
+    ...(handoff === undefined ? {} : { handoff }),
     onRecord: (record) => {
       const line = options.json === true ? undefined : attemptLine(record);
       if (line !== undefined) progress(line);
     },
   });
-  print(options.json === true ? JSON.stringify(runSummary(result)) : describeRun(result, `redline ledger show ${result.runId} --ledger ${ledgerName}`));
+  const review = handoff === undefined ? undefined : ((await ledger.records(result.runId)).at(-1)?.data.handoff as Record<string, unknown> | undefined);
+  if (options.json === true) print(JSON.stringify({ ...runSummary(result), ...(review === undefined ? {} : { review }) }));
+  else print([describeRun(result, `redline ledger show ${result.runId} --ledger ${ledgerName}`), ...(review === undefined ? [] : [reviewLine(review)])].join('\n'));
   return result;
 }
 
@@ -80,11 +112,15 @@ export async function runMissionFile(file: string, ledger: Ledger, ledgerName: s
 export async function runCommand(file: string, options: RunCommandOptions, output: Output): Promise<number> {
   const mission = await loadMission(file);
   const location = ledgerLocation(options.ledger, mission.baseDir);
+  if (options.review !== true && (options.sampleRate !== undefined || options.alertWebhook !== undefined)) throw new TypeError('Expected --review with --sample-rate or --alert-webhook, got neither');
   const ledger = await openLedger(location);
+  let queue: ReviewQueue | undefined;
   try {
+    queue = options.review === true ? await openReviewQueue(location) : undefined;
     await recoverBeforeRun(ledger, output);
-    return exitCodeOf(await runMissionFile(file, ledger, displayLocation(location), options, output));
+    return exitCodeOf(await runMissionFile(file, ledger, displayLocation(location), options, output, queue === undefined ? undefined : reviewHandoff(queue, options, output)));
   } finally {
+    await queue?.close();
     await ledger.close();
   }
 }

@@ -261,6 +261,29 @@ describe('redline review', () => {
     assert.deepEqual([json.dropped, json.newestDropped.map((dropped) => dropped.item.runId)], [2, ['second-out', 'first-out']]);
   });
 
+  it('`redline run --review` hands an unverified run to the queue in its ledger, and says so', async () => {
+    const db = await dbIn();
+    const mission = path.join(ROOT, 'examples/summary-semantic-only/mission.yaml');
+    const run = redline(['run', mission, '--review', '--json', '--ledger', db]);
+    assert.equal(run.code, 1, run.stderr);
+    const summary = JSON.parse(run.stdout) as { runId: string; verification: string; review: { enqueued: boolean; itemId: string; mode: string } };
+    assert.deepEqual([summary.verification, summary.review.enqueued, summary.review.mode], ['unverified', true, 'normal']);
+    const [entry] = redline(['review', 'list', '--json', '--ledger', db]).stdout.trim().split('\n').map((line) => JSON.parse(line) as ReviewEntry);
+    assert.deepEqual([entry?.item.id, entry?.item.runId, entry?.item.verification, entry?.item.attempts], [summary.review.itemId, summary.runId, 'unverified', 3]);
+    const text = redline(['run', mission, '--review', '--ledger', db]);
+    assert.match(text.stdout, /\nreview {8}enqueued as item \S+ · queue normal\n$/);
+    const verify = redline(['ledger', 'verify', '--ledger', db]);
+    assert.equal(verify.code, 0, verify.stdout);
+    assert.match(verify.stdout, /^2 of 2 runs verify \(\d+ records\) in .*\nreview queue journal verifies \(1 entry\)\n$/);
+    // Without --review nothing reaches the queue; its options alone are a usage error.
+    assert.equal(JSON.parse(redline(['run', mission, '--json', '--ledger', db]).stdout).review, undefined);
+    assert.equal(redline(['review', 'list', '--json', '--ledger', db]).stdout.trim().split('\n').length, 2);
+    const lonely = redline(['run', mission, '--sample-rate', '0.5', '--ledger', db]);
+    assert.equal(lonely.code, 2);
+    assert.match(lonely.stderr, /Expected --review with --sample-rate or --alert-webhook, got neither/);
+    assert.equal(redline(['run', mission, '--review', '--sample-rate', '1.5', '--ledger', db]).code, 2);
+  });
+
   it('has --help on every subcommand, with the ledger commands’ --ledger', () => {
     for (const command of ['list', 'show', 'claim', 'verdict', 'stats', 'settings', 'journal']) {
       const help = redline(['review', command, '--help']);
