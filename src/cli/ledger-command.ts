@@ -7,7 +7,7 @@ import type { Ledger, LedgerRecord } from '../ledger/ledger.js';
 import { displayLocation, ledgerLocation, openLedger } from '../ledger/open-ledger.js';
 import { verifyLedger } from '../ledger/verify.js';
 import { recoverRuns } from '../loop/resume.js';
-import { openExistingReviewQueue } from '../review/open-review-queue.js';
+import { verifyStoredJournal } from '../review/open-review-queue.js';
 import type { Output } from './run-command.js';
 
 /** Opens the ledger a command names (flag, environment, or `.redline/redline.db` here) for `work`. */
@@ -40,17 +40,12 @@ export async function verifyCommand({ run, json = false, ledger }: { run?: strin
     return broken.length === 0;
   });
   if (run !== undefined) return runsOk ? 0 : 1;
-  const queue = await openExistingReviewQueue(location);
-  if (queue === undefined) return runsOk ? 0 : 1;
-  try {
-    const journal = await queue.verifyJournal();
-    if (json) print(JSON.stringify({ journal: 'review', ...journal }));
-    else if (journal.ok) print(`review queue journal verifies (${journal.records} ${journal.records === 1 ? 'entry' : 'entries'})`);
-    else print(`BROKEN review queue journal: entry ${journal.firstBad?.seq} ${journal.firstBad?.problem} — ${journal.firstBad?.detail}`);
-    return runsOk && journal.ok ? 0 : 1;
-  } finally {
-    await queue.close();
-  }
+  const journal = await verifyStoredJournal(location);
+  if (journal === undefined) return runsOk ? 0 : 1;
+  if (json) print(JSON.stringify({ journal: 'review', ...journal }));
+  else if (journal.ok) print(`review queue journal verifies (${journal.records} ${journal.records === 1 ? 'entry' : 'entries'})`);
+  else print(`BROKEN review queue journal: entry ${journal.firstBad?.seq} ${journal.firstBad?.problem} — ${journal.firstBad?.detail}`);
+  return runsOk && journal.ok ? 0 : 1;
 }
 
 function findingLine(item: Finding): string {

@@ -56,6 +56,12 @@ function optionsOf(config: ReviewConfig): ReviewQueueOptions {
   };
 }
 
+/** New tuner settings over stored ones: a stored start the new bounds exclude moves into them (a given one must fit). */
+function mergeTuner(stored: Tuner, given: Partial<Tuner> | undefined): Partial<Tuner> {
+  const merged = { ...stored, ...given };
+  return given?.initial === undefined ? { ...merged, initial: Math.min(Math.max(merged.initial, merged.min), merged.max) } : merged;
+}
+
 /** What opening a queue does to the settings stored with it. */
 export interface SettledConfig {
   readonly runtime: ReviewRuntime;
@@ -89,10 +95,15 @@ export function settleConfig(stored: string | undefined | null, options: ReviewQ
     labels: options.labels ?? base.labels ?? [],
     labelWindow: options.labelWindow ?? before.labels.window,
     suggestAbove: options.suggestAbove ?? before.labels.suggestAbove,
-    tuner: { ...base.tuner, ...options.tuner },
+    tuner: mergeTuner(before.tuner, options.tuner),
     alerts: { ...base.alerts, ...options.alerts },
   });
   return canonicalJson(runtime.config) === canonicalJson(before) ? { runtime } : { runtime, changed: { from: before, to: runtime.config } };
+}
+
+/** `runtime` with the settings stored with the queue (JSON), as another process changed them; same clock and ids. */
+export function reloadRuntime(runtime: ReviewRuntime, stored: string): ReviewRuntime {
+  return settleConfig(stored, { _internal: { now: runtime.now, generateId: runtime.generateId } }).runtime;
 }
 
 export function resolveReviewOptions(options: ReviewQueueOptions = {}): ReviewRuntime {

@@ -30,6 +30,11 @@ export interface LimitChange {
   readonly verdictIds: readonly string[];
   /** Milliseconds since the epoch. */
   readonly at: number;
+  /**
+   * `settings`: new bounds moved the limit into them (the window is the one that stood then); absent for
+   * the tuner's own changes.
+   */
+  readonly cause?: 'settings';
 }
 
 /** Validated, frozen tuner settings; missing ones take the defaults. */
@@ -67,6 +72,14 @@ export function limitChange({ limit, window, policy = TUNER, at }: { limit: numb
   const to = tuneLimit({ limit, verdicts: approvals, policy });
   if (to === limit) return undefined;
   return { from: limit, to, approveRate: approveRate(approvals), verdictIds: recent.map((verdict) => verdict.id), at };
+}
+
+/** The limit moved into new bounds, if they exclude it: `window` is the newest verdicts, oldest first. */
+export function boundLimit({ limit, window, policy, at }: { limit: number; window: readonly { id: string; decision: 'approve' | 'reject' }[]; policy: Tuner; at: number }): LimitChange | undefined {
+  const to = Math.min(policy.max, Math.max(policy.min, limit));
+  if (to === limit) return undefined;
+  const recent = window.slice(-policy.window);
+  return { from: limit, to, approveRate: recent.length === 0 ? 0 : approveRate(recent.map((verdict) => verdict.decision === 'approve')), verdictIds: recent.map((verdict) => verdict.id), at, cause: 'settings' };
 }
 
 function approveRate(approvals: readonly boolean[]): number {

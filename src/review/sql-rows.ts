@@ -56,6 +56,7 @@ export interface LimitChangeRow {
   approve_rate: number;
   verdict_ids: string;
   changed_at: Num;
+  cause: string | null;
 }
 
 export interface AlertRow {
@@ -119,6 +120,7 @@ export const toLimitChange = (row: LimitChangeRow): LimitChange => ({
   approveRate: Number(row.approve_rate),
   verdictIds: JSON.parse(row.verdict_ids) as string[],
   at: Number(row.changed_at),
+  ...(row.cause === 'settings' ? { cause: 'settings' as const } : {}),
 });
 
 export const toAlert = (row: AlertRow): Alert => ({

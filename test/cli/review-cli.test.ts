@@ -203,6 +203,7 @@ describe('redline review', () => {
     const verify = redline(['ledger', 'verify', '--ledger', db]);
     assert.equal(verify.code, 0, verify.stderr);
     assert.equal(verify.stdout, `0 of 0 runs verify (0 records) in ${db}\nreview queue journal verifies (2 entries)\n`);
+    assert.equal(redline(['review', 'journal', '--json', '--ledger', db]).stdout.trim().split('\n').length, 2, 'verify appends nothing');
 
     const { default: Database } = await import('better-sqlite3');
     const raw = new Database(db);

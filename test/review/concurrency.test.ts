@@ -115,6 +115,52 @@ describe('PostgreSQL review queue under concurrency', () => {
 const CHILD = fileURLToPath(new URL('./sqlite-reviewer-child.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
+describe('PostgreSQL verdicts racing on one item', () => {
+  it('refuses the second verdict naming the first, even when it waited on the item while the first committed', async () => {
+    const admin = await connectPostgres();
+    const schema = freshSchema();
+    const holder = await connectPostgres();
+    try {
+      // A window of one verdict: every verdict may take the one-statement path.
+      const options = { connection: POSTGRES_URL, schema, tuner: { window: 1, raiseAbove: 1, lowerBelow: 0 } };
+      const alice = await PostgresReviewQueue.open(options);
+      const bob = await PostgresReviewQueue.open(options);
+      try {
+        await alice.enqueue(brief('run-1'));
+        const first = await alice.claim('alice', { leaseMs: 1 });
+        await sleep(10);
+        const second = await bob.claim('bob');
+        assert.equal(second?.item.id, first?.item.id, "alice's lease ran out and bob took the item");
+        const itemId = first?.item.id as string;
+        // Hold the state row: bob's verdict locks the item, then waits; alice's then waits on the item.
+        await holder.query('BEGIN');
+        await holder.query(`SELECT 1 FROM "${schema}".review_state FOR UPDATE`);
+        const bobs = bob.verdict(itemId, { reviewer: 'bob', decision: 'approve', label: 'unclear' });
+        await sleep(150);
+        const alices = alice.verdict(itemId, { reviewer: 'alice', decision: 'reject', label: 'logic_error' }).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        await sleep(150);
+        await holder.query('COMMIT');
+        assert.equal((await bobs).verdict.reviewer, 'bob');
+        const refused = (await alices) as { code?: string; message?: string } | undefined;
+        assert.equal(refused?.code, 'review.verdict_conflict', String(refused?.message));
+        assert.match(String(refused?.message), /already has a verdict: approve \(unclear\) by bob/);
+        assert.equal((await alice.verifyJournal()).ok, true);
+      } finally {
+        await alice.close();
+        await bob.close();
+      }
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      await holder.end();
+      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await admin.end();
+    }
+  });
+});
+
 describe('SQLite review queue across processes', () => {
   it('4 reviewer processes on one file decide 1,000 items, each claimed once, none lost', async (t) => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'redline-review-'));

@@ -476,6 +476,46 @@ export function reviewQueueContract(backend: ReviewBackend): void {
             assert.deepEqual(await queue.verifyJournal(), { ok: true, records: 2, bytes: (await queue.journal()).reduce((sum, row) => sum + row.body.length, 0) });
           }));
 
+        it('settles the state under new settings at once: the mode the depth calls for, the limit within its bounds', () =>
+          withQueue(backend, { backpressure: { capacity: 10 }, tuner: { initial: 10 } }, async ({ queue, reopen }) => {
+            const open = reopen as NonNullable<typeof reopen>;
+            await enqueueAll(queue, Array.from({ length: 9 }, (_, n) => ({ runId: `r${n}` })));
+            assert.equal(await queue.mode(), 'degraded');
+            // More room: depth 9 of 100 is below the low watermark (30), so the queue is normal again.
+            const roomier = await open({ backpressure: { capacity: 100 }, tuner: { max: 6 } });
+            assert.equal(await roomier.mode(), 'normal');
+            assert.equal(await roomier.currentLimit(), 6);
+            const journal = await entries(roomier);
+            assert.deepEqual(journal.slice(-3).map((entry) => entry.type), ['settings', 'mode_change', 'limit_change']);
+            assert.deepEqual(journal.at(-2)?.data, { from: 'degraded', to: 'normal', depth: 9, at: journal.at(-2)?.at, cause: 'settings' });
+            assert.deepEqual((await roomier.limitChanges()).map((change) => [change.from, change.to, change.cause]), [[10, 6, 'settings']]);
+            // The first queue still holds the old settings; its next enqueue takes the stored ones.
+            const next = await queue.enqueue(brief('after'));
+            assert.deepEqual([next.mode, next.dropped, queue.config.backpressure.capacity], ['normal', undefined, 100]);
+            // Less room: depth 10 of 12 with a high watermark of 6 is degraded at once.
+            const tighter = await open({ backpressure: { capacity: 12, high: 0.5, low: 0.25 } });
+            assert.equal(await tighter.mode(), 'degraded');
+            assert.equal((await queue.enqueue(brief('late'))).mode, 'degraded');
+            assert.equal((await queue.verifyJournal()).ok, true);
+          }));
+
+        it('refuses to open a database a newer redline migrated', () =>
+          withQueue(backend, {}, async ({ reopen, raw }) => {
+            await (raw as NonNullable<typeof raw>)("INSERT INTO review_migrations (version, name, applied_at) VALUES (99, 'from the future', 0)");
+            await assert.rejects((reopen as NonNullable<typeof reopen>)(), { message: 'The database holds schema version 99 in review_migrations, newer than this redline knows (2): upgrade redline in every process that uses it' });
+          }));
+
+        it('makes every open queue follow settings another one stored', () =>
+          withQueue(backend, {}, async ({ queue, reopen }) => {
+            await (reopen as NonNullable<typeof reopen>)({ backpressure: { capacity: 5 }, labels: ['missing_tests'] });
+            const results = [];
+            for (let n = 0; n < 8; n += 1) results.push(await queue.enqueue(brief(`r${n}`)));
+            assert.equal(await queue.depth(), 5, 'the stored capacity, not the one this queue opened with');
+            assert.equal(results.filter((result) => result.dropped !== undefined).length, 3);
+            const [item] = await queue.list();
+            assert.equal((await queue.verdict(item?.item.id ?? '', { reviewer: 'ana', decision: 'reject', label: 'missing_tests' })).verdict.label, 'missing_tests', 'a label another queue added');
+          }));
+
         it('stores its settings: a reopen without options keeps them, given options change them, journaled', () =>
           withQueue(backend, { backpressure: { capacity: 7 }, labels: ['missing_tests'], tuner: { initial: 6 } }, async ({ queue, reopen }) => {
             const open = reopen as NonNullable<typeof reopen>;

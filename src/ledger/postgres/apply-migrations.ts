@@ -1,3 +1,4 @@
+import { refuseNewer } from '../migrations.js';
 import type { PgClient } from './pg-pool.js';
 
 /** A numbered list of migrations and the SQL of each (given the quoted schema), as the ledger and the review queue keep them. */
@@ -18,6 +19,7 @@ export async function applyMigrations(client: Pick<PgClient, 'query'>, schema: s
   await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoted}`);
   await client.query(`CREATE TABLE IF NOT EXISTS ${quoted}.${table} (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`);
   const applied = new Set((await client.query<{ version: number }>(`SELECT version FROM ${quoted}.${table}`)).rows.map((row) => row.version));
+  refuseNewer(table, applied, migrations);
   for (const migration of migrations) {
     if (applied.has(migration.version)) continue;
     await client.query(sql(migration.version, quoted));

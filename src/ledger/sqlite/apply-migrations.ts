@@ -1,3 +1,4 @@
+import { refuseNewer } from '../migrations.js';
 import type { SqliteDatabase } from './sqlite-database.js';
 
 /** A numbered list of migrations and the SQL of each, as the ledger and the review queue keep them. */
@@ -12,6 +13,7 @@ export interface MigrationSet {
 export function applyMigrations(db: SqliteDatabase, { table, migrations, sql }: MigrationSet): void {
   db.exec(`CREATE TABLE IF NOT EXISTS ${table} (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`);
   const applied = new Set((db.prepare(`SELECT version FROM ${table}`).all() as { version: number }[]).map((row) => row.version));
+  refuseNewer(table, applied, migrations);
   for (const migration of migrations) {
     if (applied.has(migration.version)) continue;
     db.exec(sql(migration.version));

@@ -98,8 +98,11 @@ ALTER TABLE ${S}.review_state
   ADD COLUMN journal_hash     TEXT NOT NULL DEFAULT '${'0'.repeat(64)}',
   ADD COLUMN journal_prev     TEXT,
   ADD COLUMN settings         TEXT,
+  ADD COLUMN settings_version INTEGER NOT NULL DEFAULT 0,
   ADD COLUMN tuner_ids        TEXT[] NOT NULL DEFAULT '{}',
   ADD COLUMN tuner_approvals  BOOLEAN[] NOT NULL DEFAULT '{}';
+
+ALTER TABLE ${S}.review_limit_changes ADD COLUMN cause TEXT;
 
 CREATE TABLE ${S}.review_journal (
   seq        BIGINT PRIMARY KEY,

@@ -2,10 +2,10 @@ import { applyMigrations } from '../../ledger/postgres/apply-migrations.js';
 import { inTransaction, openPgPool, type PgClient, type PgPool } from '../../ledger/postgres/pg-pool.js';
 import type { Brief } from '../../loop/brief.js';
 import { alertStep, type Alert, type RunReport, type WebhookDelivery } from '../alerts.js';
-import { admit, release, watermark, type ModeChange, type QueueMode } from '../backpressure.js';
-import { settleConfig, type ReviewConfig, type ReviewQueueOptions, type ReviewRuntime } from '../config.js';
+import { admit, nextMode, release, watermark, type ModeChange, type QueueMode } from '../backpressure.js';
+import { reloadRuntime, settleConfig, type ReviewConfig, type ReviewQueueOptions, type ReviewRuntime } from '../config.js';
 import { chainJournal, journalBody, verifyJournal, type JournalHead, type JournalRow, type JournalType, type JournalVerification } from '../journal.js';
-import { limitChange, type LimitChange } from '../feedback-tuner.js';
+import { boundLimit, limitChange, type LimitChange } from '../feedback-tuner.js';
 import { countLabels } from '../labels.js';
 import { REVIEW_MIGRATIONS } from '../migrations.js';
 import { assertReviewer, briefItem, leaseOf, limitOf } from '../review-item.js';
@@ -30,6 +30,7 @@ interface StateRow {
   /** BIGINT: `pg` hands it over as a string. */
   journal_count: string;
   journal_hash: string;
+  settings_version: number;
 }
 
 interface JournalSqlRow {
@@ -58,14 +59,16 @@ function statements(S: string) {
   const claimable = `${open} AND (lease_until IS NULL OR lease_until <= $1)`;
   return {
     // Every change of depth, mode, limit or alert state starts here: one order for all of them.
-    lockState: `SELECT mode, attempt_limit, alert_active, depth, journal_count, journal_hash FROM ${S}.review_state WHERE id = 1 FOR UPDATE`,
-    state: `SELECT mode, attempt_limit, alert_active, depth, journal_count, journal_hash FROM ${S}.review_state WHERE id = 1`,
-    // The common enqueue as one self-committing statement: below capacity and with no mode change to
-    // record, the depth counts up and the item goes in; otherwise nothing happens and the full
-    // transaction runs. A run enqueued before fails the unique index, which aborts it all the same.
+    lockState: `SELECT mode, attempt_limit, alert_active, depth, journal_count, journal_hash, settings_version FROM ${S}.review_state WHERE id = 1 FOR UPDATE`,
+    state: `SELECT mode, attempt_limit, alert_active, depth, journal_count, journal_hash, settings_version FROM ${S}.review_state WHERE id = 1`,
+    // The common enqueue as one self-committing statement: with the settings this process holds, below
+    // capacity and with no mode change to record, the depth counts up and the item goes in; otherwise
+    // nothing happens and the full transaction runs. A run enqueued before fails the unique index, which
+    // aborts it all the same.
     enqueueFast: `WITH counted AS (
         UPDATE ${S}.review_state SET depth = depth + 1
-        WHERE id = 1 AND depth < $6::int AND (mode = 'degraded' OR depth + 1 <= $7::float8) RETURNING mode),
+        WHERE id = 1 AND settings_version = $9::int AND depth < $6::int
+          AND CASE WHEN mode = 'normal' THEN depth + 1 <= $7::float8 ELSE depth + 1 >= $8::float8 END RETURNING mode),
       inserted AS (
         INSERT INTO ${S}.review_items (id, run_id, priority, item, enqueued_at, state) SELECT $1, $2, $3, $4, $5, 'open' FROM counted RETURNING seq)
       SELECT counted.mode FROM counted, inserted`,
@@ -85,8 +88,8 @@ function statements(S: string) {
           journal_count = s.journal_count + 1,
           journal_prev = s.journal_hash,
           journal_hash = encode(sha256(convert_to(s.journal_hash || $9::text, 'UTF8')), 'hex')
-        WHERE s.id = 1 AND EXISTS (SELECT 1 FROM target) AND s.depth > 0 AND cardinality(s.tuner_ids) >= $10::int - 1
-          AND NOT (s.mode = 'degraded' AND s.depth - 1 < $11::float8)
+        WHERE s.id = 1 AND EXISTS (SELECT 1 FROM target) AND s.settings_version = $17::int AND s.depth > 0 AND cardinality(s.tuner_ids) >= $10::int - 1
+          AND CASE WHEN s.mode = 'degraded' THEN s.depth - 1 >= $11::float8 ELSE s.depth - 1 <= $16::float8 END
           AND LEAST($14::int, GREATEST($13::int, s.attempt_limit + (
             SELECT CASE WHEN rate > $12::float8 THEN 1 WHEN rate < $15::float8 THEN -1 ELSE 0 END
             FROM (SELECT count(*) FILTER (WHERE a)::float8 / $10::int AS rate FROM unnest((s.tuner_approvals || ($5::text = 'approve'))[cardinality(s.tuner_approvals) + 2 - $10::int:]) a) r
@@ -101,8 +104,8 @@ function statements(S: string) {
       INSERT INTO ${S}.review_journal (seq, type, body, prev_hash, hash) SELECT * FROM unnest($3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[])`,
     setWindow: `UPDATE ${S}.review_state SET tuner_ids = $1, tuner_approvals = $2 WHERE id = 1`,
     journal: `SELECT * FROM ${S}.review_journal ORDER BY seq LIMIT $1`,
-    settings: `SELECT settings FROM ${S}.review_state WHERE id = 1 FOR UPDATE`,
-    storeSettings: `UPDATE ${S}.review_state SET settings = $1 WHERE id = 1`,
+    settings: `SELECT settings, settings_version FROM ${S}.review_state WHERE id = 1`,
+    storeSettings: `UPDATE ${S}.review_state SET settings = $1, settings_version = settings_version + 1 WHERE id = 1 RETURNING settings_version`,
     setAlerting: `UPDATE ${S}.review_state SET alert_active = $1 WHERE id = 1`,
     claimed: `SELECT count(*)::int AS n FROM ${S}.review_items WHERE ${open} AND lease_until > $1`,
     byRun: `SELECT * FROM ${S}.review_items WHERE run_id = $1`,
@@ -125,7 +128,9 @@ function statements(S: string) {
       WHERE seq = (SELECT seq FROM ${S}.review_items WHERE ${claimable} ORDER BY priority DESC, seq LIMIT 1 FOR UPDATE SKIP LOCKED)
       RETURNING *`,
     get: `SELECT i.*, ${VERDICT_JOIN_COLUMNS} FROM ${S}.review_items i LEFT JOIN ${S}.review_verdicts v ON v.item_id = i.id WHERE i.id = $1`,
-    lockItem: `SELECT i.*, ${VERDICT_JOIN_COLUMNS} FROM ${S}.review_items i LEFT JOIN ${S}.review_verdicts v ON v.item_id = i.id WHERE i.id = $1 FOR UPDATE OF i`,
+    // The item alone: a row lock that waited re-reads only the locked row, so a verdict joined here could
+    // predate the one the wait was for. `get` reads it afresh after the lock.
+    lockItem: `SELECT id FROM ${S}.review_items WHERE id = $1 FOR UPDATE`,
     list: `SELECT * FROM ${S}.review_items WHERE ${open} ORDER BY priority DESC, seq LIMIT $1`,
     // The verdict, the item leaving the queue, the new depth, and the tuner's window (the newest verdicts
     // before this one, which the statement's snapshot cannot show, plus this one) in one round trip.
@@ -137,7 +142,8 @@ function statements(S: string) {
     recentVerdicts: `SELECT * FROM ${S}.review_verdicts ORDER BY seq DESC LIMIT $1`,
     verdictTotals: `SELECT count(*)::int AS n, count(*) FILTER (WHERE decision = 'approve')::int AS approved FROM ${S}.review_verdicts`,
     changeLimit: `WITH changed AS (UPDATE ${S}.review_state SET attempt_limit = $2 WHERE id = 1)
-      INSERT INTO ${S}.review_limit_changes (from_limit, to_limit, approve_rate, verdict_ids, changed_at) VALUES ($1, $2, $3, $4, $5)`,
+      INSERT INTO ${S}.review_limit_changes (from_limit, to_limit, approve_rate, verdict_ids, changed_at, cause) VALUES ($1, $2, $3, $4, $5, $6)`,
+    setMode: `UPDATE ${S}.review_state SET mode = $1 WHERE id = 1`,
     dropped: `SELECT * FROM ${S}.review_breaker_log ORDER BY seq LIMIT $1`,
     droppedCount: `SELECT count(*)::int AS n FROM ${S}.review_breaker_log`,
     modeChanges: `SELECT * FROM ${S}.review_mode_changes ORDER BY seq LIMIT $1`,
@@ -176,19 +182,20 @@ const limitParam = (page: Page = {}): number | null => limitOf(page.limit) ?? nu
  * state second, and an enqueue holding the state row skips locked items rather than waiting.
  */
 export class PostgresReviewQueue implements ReviewQueue {
-  readonly config: ReviewConfig;
-  readonly #runtime: ReviewRuntime;
+  #runtime: ReviewRuntime;
+  /** The version of the stored settings `#runtime` holds; another process may have stored newer ones. */
+  #settingsVersion: number;
   readonly #pool: PgPool;
   readonly #owned: boolean;
   readonly #sql: Statements;
   /** Item → run of the items this queue claimed and has not decided yet (the newest {@link CLAIMED_RUNS}). */
   readonly #claimedRuns = new Map<string, string>();
 
-  private constructor(pool: PgPool, owned: boolean, schema: string, runtime: ReviewRuntime) {
+  private constructor(pool: PgPool, owned: boolean, schema: string, { runtime, settingsVersion }: Settled) {
     this.#pool = pool;
     this.#owned = owned;
     this.#runtime = runtime;
-    this.config = runtime.config;
+    this.#settingsVersion = settingsVersion;
     this.#sql = statements(quote(schema));
   }
 
@@ -206,15 +213,19 @@ export class PostgresReviewQueue implements ReviewQueue {
     }
   }
 
+  get config(): ReviewConfig {
+    return this.#runtime.config;
+  }
+
   async enqueue(brief: Brief, { tags }: EnqueueOptions = {}): Promise<EnqueueResult> {
-    const { now, generateId, config } = this.#runtime;
+    const { now, generateId } = this.#runtime;
     const at = now();
     const item = briefItem(brief, { id: generateId(), ...(tags === undefined ? {} : { tags }), enqueuedAt: at });
     const json = JSON.stringify(item);
     const sql = this.#sql;
-    const { capacity, high } = config.backpressure;
+    const { capacity, high, low } = this.config.backpressure;
     try {
-      const fast = await one<{ mode: QueueMode }>(this.#pool, sql.enqueueFast, [item.id, item.runId, item.priority, json, at, capacity, watermark(high, capacity)]);
+      const fast = await one<{ mode: QueueMode }>(this.#pool, sql.enqueueFast, [item.id, item.runId, item.priority, json, at, capacity, watermark(high, capacity), watermark(low, capacity), this.#settingsVersion]);
       if (fast !== undefined) return { item, mode: fast.mode };
     } catch (error) {
       // The run was enqueued before: the full transaction says what became of it.
@@ -222,8 +233,10 @@ export class PostgresReviewQueue implements ReviewQueue {
     }
     return inTransaction(this.#pool, async (client) => {
       const state = (await one<StateRow>(client, sql.lockState)) as StateRow;
+      await this.#refresh(client, state);
+      const config = this.config;
       const { mode, depth } = state;
-      const lowest = depth >= capacity ? await one<ItemRow>(client, sql.lowest, [at]) : undefined;
+      const lowest = depth >= config.backpressure.capacity ? await one<ItemRow>(client, sql.lowest, [at]) : undefined;
       const droppable = lowest === undefined ? [] : [{ priority: lowest.priority, seq: Number(lowest.seq), id: lowest.id, json: lowest.item }];
       const incoming = { priority: item.priority, seq: Number.POSITIVE_INFINITY, id: item.id, json };
       const step = admit({ policy: config.backpressure, mode, depth, droppable, incoming, at });
@@ -256,10 +269,12 @@ export class PostgresReviewQueue implements ReviewQueue {
   }
 
   async verdict(itemId: string, input: VerdictInput): Promise<VerdictResult> {
-    const { now, generateId, config } = this.#runtime;
-    assertVerdictInput(config.labels, itemId, input);
-    const at = now();
+    const { now, generateId } = this.#runtime;
     const sql = this.#sql;
+    // A label another process added: read the settings before refusing it.
+    if (!this.config.labels.labels.includes(input?.label)) await this.#refresh(this.#pool);
+    assertVerdictInput(this.config.labels, itemId, input);
+    const at = now();
     // One id whichever path decides, taken only when a verdict is stored.
     let id: string | undefined;
     const verdictId = (): string => (id ??= generateId());
@@ -271,26 +286,29 @@ export class PostgresReviewQueue implements ReviewQueue {
     const runId = claimedRun ?? (seen !== undefined && seen.state === 'open' && (seen.claimed_by === null || seen.claimed_by === input.reviewer || Number(seen.lease_until) <= at) ? seen.run_id : undefined);
     if (runId !== undefined) {
       const verdict = verdictOf(verdictId(), itemId, runId, input, at);
-      const { capacity, low } = config.backpressure;
-      const { window, raiseAbove, lowerBelow, min, max } = config.tuner;
-      const fast = await rows(this.#pool, sql.verdictFast, [verdict.id, itemId, verdict.runId, verdict.reviewer, verdict.decision, verdict.label, verdict.comment ?? null, at, journalBody('verdict', at, verdict), window, watermark(low, capacity), raiseAbove, min, max, lowerBelow]);
+      const { capacity, low, high } = this.config.backpressure;
+      const { window, raiseAbove, lowerBelow, min, max } = this.config.tuner;
+      const fast = await rows(this.#pool, sql.verdictFast, [verdict.id, itemId, verdict.runId, verdict.reviewer, verdict.decision, verdict.label, verdict.comment ?? null, at, journalBody('verdict', at, verdict), window, watermark(low, capacity), raiseAbove, min, max, lowerBelow, watermark(high, capacity), this.#settingsVersion]);
       if (fast.length > 0) return { verdict, repeated: false };
     }
     return inTransaction(this.#pool, async (client) => {
       // The item first, then the state row: verdicts on different items check and refuse in parallel,
-      // and hold the state row only for the statements that decide.
-      const row = await one<ItemRow & ItemVerdictRow>(client, sql.lockItem, [itemId]);
+      // and hold the state row only for the statements that decide. The item is read after its lock.
+      await client.query(sql.lockItem, [itemId]);
+      const row = await one<ItemRow & ItemVerdictRow>(client, sql.get, [itemId]);
       const action = verdictAction({ itemId, target: verdictTarget(row), input, now: at });
       if ('repeat' in action) return { verdict: action.repeat, repeated: true };
       const verdict = verdictOf(verdictId(), itemId, (row as ItemRow).run_id, input, at);
       const state = (await one<StateRow>(client, sql.lockState)) as StateRow;
+      await this.#refresh(client, state);
+      const config = this.config;
       const step = release({ policy: config.backpressure, mode: state.mode, depth: state.depth, at });
       const window = await rows<{ seq: string; id: string; decision: 'approve' | 'reject' }>(client, sql.decide, [verdict.id, itemId, verdict.runId, verdict.reviewer, verdict.decision, verdict.label, verdict.comment ?? null, at, step.depth, step.mode, config.tuner.window - 1]);
       await this.#logMode(client, step.modeChanged);
       window.sort((a, b) => Number(a.seq) - Number(b.seq));
       await client.query(sql.setWindow, [window.map((v) => v.id), window.map((v) => v.decision === 'approve')]);
       const change = limitChange({ limit: state.attempt_limit, window, policy: config.tuner, at });
-      if (change !== undefined) await client.query(sql.changeLimit, [change.from, change.to, change.approveRate, JSON.stringify(change.verdictIds), at]);
+      if (change !== undefined) await client.query(sql.changeLimit, [change.from, change.to, change.approveRate, JSON.stringify(change.verdictIds), at, null]);
       await this.#record(client, state, [{ type: 'verdict', at, data: verdict }, ...modeEntry(step.modeChanged, itemId), ...(change === undefined ? [] : [{ type: 'limit_change' as const, at, data: change }])]);
       return { verdict, repeated: false, ...(step.modeChanged === undefined ? {} : { modeChanged: step.modeChanged }), ...(change === undefined ? {} : { limitChanged: change }) };
     });
@@ -364,11 +382,13 @@ export class PostgresReviewQueue implements ReviewQueue {
     if (typeof report?.runId !== 'string' || report.runId.length === 0 || typeof report.budgetCapped !== 'boolean') {
       throw new TypeError(`Expected a run report { runId, budgetCapped }, got ${JSON.stringify(report)}`);
     }
-    const { now, generateId, config } = this.#runtime;
+    const { now, generateId } = this.#runtime;
     const at = now();
     const sql = this.#sql;
     return inTransaction(this.#pool, async (client) => {
       const state = (await one<StateRow>(client, sql.lockState)) as StateRow;
+      await this.#refresh(client, state);
+      const config = this.config;
       if ((await rows(client, sql.insertReport, [report.runId, report.budgetCapped, at])).length === 0) return {};
       const recent = (await rows<{ run_id: string; budget_capped: boolean }>(client, sql.recentReports, [config.alerts.window])).reverse().map((row) => ({ runId: row.run_id, budgetCapped: row.budget_capped }));
       const step = alertStep({ policy: config.alerts, active: state.alert_active, recent });
@@ -407,6 +427,15 @@ export class PostgresReviewQueue implements ReviewQueue {
     if (this.#owned) await this.#pool.end();
   }
 
+  /** Takes the stored settings when another process changed them (`state`: the state row as just locked). */
+  async #refresh(client: Query, state?: StateRow): Promise<void> {
+    if (state !== undefined && state.settings_version === this.#settingsVersion) return;
+    const stored = await one<{ settings: string | null; settings_version: number }>(client, this.#sql.settings);
+    if (stored === undefined || stored.settings === null || stored.settings_version === this.#settingsVersion) return;
+    this.#runtime = reloadRuntime(this.#runtime, stored.settings);
+    this.#settingsVersion = stored.settings_version;
+  }
+
   /** Appends to the journal after the head in `state`, which the caller's transaction holds locked. */
   async #record(client: Query, state: StateRow, entries: readonly JournalEntryInput[]): Promise<void> {
     await appendJournal(client, this.#sql, headOf(state), entries);
@@ -432,19 +461,43 @@ async function appendJournal(client: Query, sql: Statements, head: JournalHead, 
   await client.query(sql.appendJournal, [chained.head.count, chained.head.lastHash, column('seq'), column('type'), column('body'), column('prevHash'), column('hash')]);
 }
 
-/** Migrates, then settles the settings stored with the queue against `options` (journaling a change). */
-async function migrate(pool: PgPool, schema: string, options: ReviewQueueOptions): Promise<ReviewRuntime> {
+interface Settled {
+  readonly runtime: ReviewRuntime;
+  readonly settingsVersion: number;
+}
+
+/**
+ * Migrates, then settles the settings stored with the queue against `options`. A change is journaled,
+ * and what the new settings make of the queue's state too: the mode the depth now calls for, an attempt
+ * limit moved into new bounds.
+ */
+async function migrate(pool: PgPool, schema: string, options: ReviewQueueOptions): Promise<Settled> {
   const S = quote(schema);
   const sql = statements(S);
   return inTransaction(pool, async (client) => {
     await applyMigrations(client, schema, S, { table: 'review_migrations', migrations: REVIEW_MIGRATIONS, sql: (version, quoted) => POSTGRES_REVIEW_MIGRATIONS[version as keyof typeof POSTGRES_REVIEW_MIGRATIONS](quoted) });
     await client.query(`INSERT INTO ${S}.review_state (id, mode, attempt_limit) VALUES (1, 'normal', $1) ON CONFLICT (id) DO NOTHING`, [settleConfig(undefined, options).runtime.config.tuner.initial]);
+    const state = (await one<StateRow>(client, sql.lockState)) as StateRow;
     const stored = (await one<{ settings: string | null }>(client, sql.settings))?.settings;
     const { runtime, changed } = settleConfig(stored, options);
-    if (changed !== undefined) {
-      await client.query(sql.storeSettings, [JSON.stringify(runtime.config)]);
-      await appendJournal(client, sql, headOf((await one<StateRow>(client, sql.lockState)) as StateRow), [{ type: 'settings', at: runtime.now(), data: changed }]);
+    if (changed === undefined) return { runtime, settingsVersion: state.settings_version };
+    const { settings_version: settingsVersion } = (await one<{ settings_version: number }>(client, sql.storeSettings, [JSON.stringify(runtime.config)])) as { settings_version: number };
+    const at = runtime.now();
+    const entries: JournalEntryInput[] = [{ type: 'settings', at, data: changed }];
+    const mode = nextMode({ mode: state.mode, depth: state.depth, policy: runtime.config.backpressure });
+    if (mode !== state.mode) {
+      const change: ModeChange = { from: state.mode, to: mode, depth: state.depth, at };
+      await client.query(sql.setMode, [mode]);
+      await client.query(sql.logMode, [change.from, change.to, change.depth, change.at]);
+      entries.push({ type: 'mode_change', at, data: { ...change, cause: 'settings' } });
     }
-    return runtime;
+    const window = (await rows<VerdictRow>(client, sql.recentVerdicts, [runtime.config.tuner.window])).reverse();
+    const bound = boundLimit({ limit: state.attempt_limit, window, policy: runtime.config.tuner, at });
+    if (bound !== undefined) {
+      await client.query(sql.changeLimit, [bound.from, bound.to, bound.approveRate, JSON.stringify(bound.verdictIds), at, 'settings']);
+      entries.push({ type: 'limit_change', at, data: bound });
+    }
+    await appendJournal(client, sql, headOf(state), entries);
+    return { runtime, settingsVersion };
   });
 }

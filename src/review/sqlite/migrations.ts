@@ -91,6 +91,8 @@ CREATE TABLE review_alerts (
 ALTER TABLE review_state ADD COLUMN journal_count INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE review_state ADD COLUMN journal_hash TEXT NOT NULL DEFAULT '${'0'.repeat(64)}';
 ALTER TABLE review_state ADD COLUMN settings TEXT;
+ALTER TABLE review_state ADD COLUMN settings_version INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE review_limit_changes ADD COLUMN cause TEXT;
 
 CREATE TABLE review_journal (
   seq        INTEGER PRIMARY KEY,

@@ -3,10 +3,10 @@ import path from 'node:path';
 import { openSqliteFile, type SqliteDatabase, type SqliteStatement } from '../../ledger/sqlite/sqlite-database.js';
 import type { Brief } from '../../loop/brief.js';
 import { alertStep, type Alert, type RunReport, type WebhookDelivery } from '../alerts.js';
-import { admit, release, type ModeChange, type QueueMode } from '../backpressure.js';
-import { settleConfig, type ReviewConfig, type ReviewQueueOptions, type ReviewRuntime } from '../config.js';
+import { admit, nextMode, release, type ModeChange, type QueueMode } from '../backpressure.js';
+import { reloadRuntime, settleConfig, type ReviewConfig, type ReviewQueueOptions, type ReviewRuntime } from '../config.js';
 import { chainJournal, verifyJournal, type JournalHead, type JournalRow, type JournalType, type JournalVerification } from '../journal.js';
-import { limitChange, type LimitChange } from '../feedback-tuner.js';
+import { boundLimit, limitChange, type LimitChange } from '../feedback-tuner.js';
 import { countLabels } from '../labels.js';
 import { REVIEW_MIGRATIONS } from '../migrations.js';
 import { assertReviewer, briefItem, leaseOf, limitOf } from '../review-item.js';
@@ -47,17 +47,18 @@ const limitParam = (page: Page = {}): number => limitOf(page.limit) ?? -1;
  * the work inside is synchronous, so nothing else on a shared connection interleaves with it.
  */
 export class SqliteReviewQueue implements ReviewQueue {
-  readonly config: ReviewConfig;
-  readonly #runtime: ReviewRuntime;
+  #runtime: ReviewRuntime;
+  /** The version of the stored settings `#runtime` holds; another process may have stored newer ones. */
+  #settingsVersion: number;
   readonly #db: SqliteDatabase;
   readonly #owned: boolean;
   readonly #sql: Statements;
 
-  private constructor(db: SqliteDatabase, owned: boolean, runtime: ReviewRuntime) {
+  private constructor(db: SqliteDatabase, owned: boolean, { runtime, settingsVersion }: Settled) {
     this.#db = db;
     this.#owned = owned;
     this.#runtime = runtime;
-    this.config = runtime.config;
+    this.#settingsVersion = settingsVersion;
     this.#sql = prepare(db);
   }
 
@@ -84,11 +85,16 @@ export class SqliteReviewQueue implements ReviewQueue {
     }
   }
 
+  get config(): ReviewConfig {
+    return this.#runtime.config;
+  }
+
   async enqueue(brief: Brief, { tags }: EnqueueOptions = {}): Promise<EnqueueResult> {
-    const { now, generateId, config } = this.#runtime;
+    const { now, generateId } = this.#runtime;
     const at = now();
     const item = briefItem(brief, { id: generateId(), ...(tags === undefined ? {} : { tags }), enqueuedAt: at });
     return this.#immediate(() => {
+      const config = this.config;
       const before = this.#sql.byRun.get(item.runId) as ItemRow | undefined;
       if (before !== undefined) return { ...(before.state === 'dropped' ? { dropped: toItem(before) } : { item: toItem(before) }), mode: this.#state().mode, repeated: true as const };
       const { mode } = this.#state();
@@ -119,10 +125,13 @@ export class SqliteReviewQueue implements ReviewQueue {
   }
 
   async verdict(itemId: string, input: VerdictInput): Promise<VerdictResult> {
-    const { now, generateId, config } = this.#runtime;
-    assertVerdictInput(config.labels, itemId, input);
+    const { now, generateId } = this.#runtime;
+    // A label another process added: read the settings before refusing it.
+    if (!this.config.labels.labels.includes(input?.label)) this.#refresh();
+    assertVerdictInput(this.config.labels, itemId, input);
     const at = now();
     return this.#immediate(() => {
+      const config = this.config;
       const row = this.#sql.get.get(itemId) as (ItemRow & ItemVerdictRow) | undefined;
       const action = verdictAction({ itemId, target: verdictTarget(row), input, now: at });
       if ('repeat' in action) return { verdict: action.repeat, repeated: true };
@@ -139,7 +148,7 @@ export class SqliteReviewQueue implements ReviewQueue {
       const change = limitChange({ limit: state.attempt_limit, window, policy: config.tuner, at });
       if (change !== undefined) {
         this.#sql.setLimit.run(change.to);
-        this.#sql.logLimit.run(change.from, change.to, change.approveRate, JSON.stringify(change.verdictIds), at);
+        this.#sql.logLimit.run(change.from, change.to, change.approveRate, JSON.stringify(change.verdictIds), at, null);
         this.#record([{ type: 'limit_change', at, data: change }]);
       }
       return { verdict, repeated: false, ...(step.modeChanged === undefined ? {} : { modeChanged: step.modeChanged }), ...(change === undefined ? {} : { limitChanged: change }) };
@@ -210,9 +219,10 @@ export class SqliteReviewQueue implements ReviewQueue {
 
   async recordRun(report: RunReport): Promise<{ alert?: Alert }> {
     assertReport(report);
-    const { now, generateId, config } = this.#runtime;
+    const { now, generateId } = this.#runtime;
     const at = now();
     return this.#immediate(() => {
+      const config = this.config;
       if (this.#sql.insertReport.run(report.runId, report.budgetCapped ? 1 : 0, at).changes === 0) return {};
       const recent = (this.#sql.recentReports.all(config.alerts.window) as { run_id: string; budget_capped: number }[]).reverse().map((row) => ({ runId: row.run_id, budgetCapped: row.budget_capped === 1 }));
       const step = alertStep({ policy: config.alerts, active: this.#state().alert_active === 1, recent });
@@ -266,9 +276,20 @@ export class SqliteReviewQueue implements ReviewQueue {
     record(this.#sql, entries);
   }
 
-  /** Runs `work` holding the write lock (`BEGIN IMMEDIATE`); rolls back on any error. */
+  /** Runs `work` holding the write lock (`BEGIN IMMEDIATE`), with the settings as stored; rolls back on any error. */
   #immediate<T>(work: () => T): T {
-    return immediate(this.#db, work);
+    return immediate(this.#db, () => {
+      this.#refresh();
+      return work();
+    });
+  }
+
+  /** Takes the stored settings when another process changed them. */
+  #refresh(): void {
+    const row = this.#sql.settingsVersion.get() as { settings: string | null; settings_version: number };
+    if (row.settings_version === this.#settingsVersion || row.settings === null) return;
+    this.#runtime = reloadRuntime(this.#runtime, row.settings);
+    this.#settingsVersion = row.settings_version;
   }
 }
 
@@ -297,7 +318,7 @@ function prepare(db: SqliteDatabase) {
     decide: sql("UPDATE review_items SET state = 'decided', claimed_by = NULL, claimed_at = NULL, lease_until = NULL WHERE id = ?"),
     recentVerdicts: sql('SELECT * FROM review_verdicts ORDER BY seq DESC LIMIT ?'),
     verdictTotals: sql("SELECT count(*) AS n, coalesce(sum(decision = 'approve'), 0) AS approved FROM review_verdicts"),
-    logLimit: sql('INSERT INTO review_limit_changes (from_limit, to_limit, approve_rate, verdict_ids, changed_at) VALUES (?, ?, ?, ?, ?)'),
+    logLimit: sql('INSERT INTO review_limit_changes (from_limit, to_limit, approve_rate, verdict_ids, changed_at, cause) VALUES (?, ?, ?, ?, ?, ?)'),
     dropped: sql('SELECT * FROM review_breaker_log ORDER BY seq LIMIT ?'),
     droppedCount: sql('SELECT count(*) AS n FROM review_breaker_log'),
     modeChanges: sql('SELECT * FROM review_mode_changes ORDER BY seq LIMIT ?'),
@@ -312,7 +333,8 @@ function prepare(db: SqliteDatabase) {
     journalHead: sql('SELECT journal_count, journal_hash FROM review_state WHERE id = 1'),
     appendJournal: sql('INSERT INTO review_journal (seq, type, body, prev_hash, hash) VALUES (?, ?, ?, ?, ?)'),
     settings: sql('SELECT settings FROM review_state WHERE id = 1'),
-    storeSettings: sql('UPDATE review_state SET settings = ? WHERE id = 1'),
+    settingsVersion: sql('SELECT settings, settings_version FROM review_state WHERE id = 1'),
+    storeSettings: sql('UPDATE review_state SET settings = ?, settings_version = settings_version + 1 WHERE id = 1 RETURNING settings_version'),
   };
 }
 
@@ -372,18 +394,43 @@ function record(sql: Statements, entries: readonly { type: JournalType; at: numb
   for (const row of chainJournal(journalHead(sql), entries).rows) sql.appendJournal.run(row.seq, row.type, row.body, row.prevHash, row.hash);
 }
 
-/** Migrates, then settles the settings stored with the queue against `options` (journaling a change). */
-function migrate(db: SqliteDatabase, options: ReviewQueueOptions): ReviewRuntime {
+interface Settled {
+  readonly runtime: ReviewRuntime;
+  readonly settingsVersion: number;
+}
+
+/**
+ * Migrates, then settles the settings stored with the queue against `options`. A change is journaled,
+ * and what the new settings make of the queue's state too: the mode the depth now calls for, an attempt
+ * limit moved into new bounds.
+ */
+function migrate(db: SqliteDatabase, options: ReviewQueueOptions): Settled {
   return immediate(db, () => {
     applyMigrations(db, { table: 'review_migrations', migrations: REVIEW_MIGRATIONS, sql: (version) => SQLITE_REVIEW_MIGRATIONS[version as keyof typeof SQLITE_REVIEW_MIGRATIONS] });
     const sql = prepare(db);
     const stored = (sql.settings.get() as { settings: string | null } | undefined)?.settings;
     const { runtime, changed } = settleConfig(stored, options);
     db.prepare("INSERT INTO review_state (id, mode, attempt_limit) VALUES (1, 'normal', ?) ON CONFLICT (id) DO NOTHING").run(runtime.config.tuner.initial);
-    if (changed !== undefined) {
-      sql.storeSettings.run(JSON.stringify(runtime.config));
-      record(sql, [{ type: 'settings', at: runtime.now(), data: changed }]);
+    if (changed === undefined) return { runtime, settingsVersion: (sql.settingsVersion.get() as { settings_version: number }).settings_version };
+    const { settings_version: settingsVersion } = sql.storeSettings.get(JSON.stringify(runtime.config)) as { settings_version: number };
+    const at = runtime.now();
+    record(sql, [{ type: 'settings', at, data: changed }]);
+    const state = sql.state.get() as StateRow;
+    const depth = (sql.depth.get() as { n: number }).n;
+    const mode = nextMode({ mode: state.mode, depth, policy: runtime.config.backpressure });
+    if (mode !== state.mode) {
+      const change: ModeChange = { from: state.mode, to: mode, depth, at };
+      sql.setMode.run(mode);
+      sql.logMode.run(change.from, change.to, change.depth, change.at);
+      record(sql, [{ type: 'mode_change', at, data: { ...change, cause: 'settings' } }]);
     }
-    return runtime;
+    const window = (sql.recentVerdicts.all(runtime.config.tuner.window) as VerdictRow[]).reverse();
+    const bound = boundLimit({ limit: state.attempt_limit, window, policy: runtime.config.tuner, at });
+    if (bound !== undefined) {
+      sql.setLimit.run(bound.to);
+      sql.logLimit.run(bound.from, bound.to, bound.approveRate, JSON.stringify(bound.verdictIds), at, 'settings');
+      record(sql, [{ type: 'limit_change', at, data: bound }]);
+    }
+    return { runtime, settingsVersion };
   });
 }
