@@ -59,6 +59,9 @@ async function langgraphRun(attempts: number, thread: number): Promise<number> {
   return elapsed;
 }
 
+/** Runs of each loop before the measured rounds. */
+const WARM_UP_RUNS = 5;
+
 const median = (values: readonly number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] as number;
@@ -66,8 +69,11 @@ const median = (values: readonly number[]): number => {
 
 /** Alternates the two loops for `rounds` rounds after a warm-up and reports medians per attempt. */
 export async function loopOverhead({ attemptsPerRun = 500, rounds = 7 }: { attemptsPerRun?: number; rounds?: number } = {}): Promise<LoopOverheadResult> {
-  await redlineRun(attemptsPerRun);
-  await langgraphRun(attemptsPerRun, -1);
+  // Both loops warm up alike (the JIT settles within a few runs), so the rounds measure steady state.
+  for (let warm = 0; warm < WARM_UP_RUNS; warm += 1) {
+    await redlineRun(attemptsPerRun);
+    await langgraphRun(attemptsPerRun, -1 - warm);
+  }
   const redline: number[] = [];
   const langgraph: number[] = [];
   for (let round = 0; round < rounds; round += 1) {

@@ -7,22 +7,47 @@ export class Aborted extends Error {
 }
 
 /**
+ * Who waits on a signal: one `abort` listener per signal wakes them all, so a race per proposer, check
+ * and judge call costs a set insertion instead of adding and removing an event listener.
+ */
+const waiters = new WeakMap<AbortSignal, Set<(reason: unknown) => void>>();
+
+function waitersOf(signal: AbortSignal): Set<(reason: unknown) => void> {
+  let set = waiters.get(signal);
+  if (set === undefined) {
+    const created = new Set<(reason: unknown) => void>();
+    signal.addEventListener(
+      'abort',
+      () => {
+        for (const wake of created) wake(signal.reason);
+        created.clear();
+      },
+      { once: true },
+    );
+    waiters.set(signal, created);
+    set = created;
+  }
+  return set;
+}
+
+/**
  * Settles with `promise`, or rejects with {@link Aborted} as soon as `signal` fires — so a proposer,
  * check or judge that never returns cannot hold the run past its wall-clock budget.
  */
 export function raceSignal<T>(promise: Promise<T> | T, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(new Aborted(signal.reason));
   if (!(promise instanceof Promise)) return Promise.resolve(promise);
+  const set = waitersOf(signal);
   return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(new Aborted(signal.reason));
-    signal.addEventListener('abort', onAbort, { once: true });
+    const onAbort = (reason: unknown): void => reject(new Aborted(reason));
+    set.add(onAbort);
     promise.then(
       (value) => {
-        signal.removeEventListener('abort', onAbort);
+        set.delete(onAbort);
         resolve(value);
       },
       (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
+        set.delete(onAbort);
         reject(error);
       },
     );
