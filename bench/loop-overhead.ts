@@ -1,6 +1,9 @@
 // Per-attempt runtime overhead of the refinement loop: a no-op proposer and a no-op check, in memory,
 // redline's runMission next to a LangGraph JS two-node propose/check cycle with its in-memory
-// checkpointer, in the same process run.
+// checkpointer, each timed in processes of its own within the same benchmark run.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
 import { Annotation, END, MemorySaver, START, StateGraph } from '@langchain/langgraph';
 import { finding, type Check } from '../src/checks/check.js';
 import { MemoryLedger } from '../src/ledger/memory/memory-ledger.js';
@@ -59,28 +62,48 @@ async function langgraphRun(attempts: number, thread: number): Promise<number> {
   return elapsed;
 }
 
-/** Runs of each loop before the measured rounds. */
-const WARM_UP_RUNS = 5;
+/** Runs of each loop before the measured rounds: redline's settle after ~15 (JIT tiers, heap sizing); LangGraph's from the first. */
+const WARM_UP_RUNS = 20;
 
 const median = (values: readonly number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] as number;
 };
 
-/** Alternates the two loops for `rounds` rounds after a warm-up and reports medians per attempt. */
-export async function loopOverhead({ attemptsPerRun = 500, rounds = 7 }: { attemptsPerRun?: number; rounds?: number } = {}): Promise<LoopOverheadResult> {
-  // Both loops warm up alike (the JIT settles within a few runs), so the rounds measure steady state.
-  for (let warm = 0; warm < WARM_UP_RUNS; warm += 1) {
-    await redlineRun(attemptsPerRun);
-    await langgraphRun(attemptsPerRun, -1 - warm);
+export type LoopName = 'redline' | 'langgraph';
+
+/** In this process: warms `loop` up, then times `rounds` runs; µs per attempt of each. */
+export async function timeLoop(loop: LoopName, { attemptsPerRun, rounds }: { attemptsPerRun: number; rounds: number }): Promise<number[]> {
+  const run = (index: number): Promise<number> => (loop === 'redline' ? redlineRun(attemptsPerRun) : langgraphRun(attemptsPerRun, index));
+  for (let warm = 0; warm < WARM_UP_RUNS; warm += 1) await run(-1 - warm);
+  const perAttempt: number[] = [];
+  for (let round = 0; round < rounds; round += 1) perAttempt.push(((await run(round)) / attemptsPerRun) * 1000);
+  return perAttempt;
+}
+
+/**
+ * Each loop in processes of its own — so neither pays for collecting the other's garbage — taking turns
+ * (redline, LangGraph, LangGraph, redline, …) so drifts in the machine's speed hit both alike; each
+ * process warms its loop up and times `rounds` runs. Reports the median over all timed runs.
+ */
+export async function loopOverhead({ attemptsPerRun = 500, rounds = 7, processes = 4 }: { attemptsPerRun?: number; rounds?: number; processes?: number } = {}): Promise<LoopOverheadResult> {
+  const times: Record<LoopName, number[]> = { redline: [], langgraph: [] };
+  for (let turn = 0; turn < processes; turn += 1) {
+    const order: LoopName[] = turn % 2 === 0 ? ['redline', 'langgraph'] : ['langgraph', 'redline'];
+    for (const loop of order) times[loop].push(...(await inChild(loop, attemptsPerRun, rounds)));
   }
-  const redline: number[] = [];
-  const langgraph: number[] = [];
-  for (let round = 0; round < rounds; round += 1) {
-    redline.push((await redlineRun(attemptsPerRun)) / attemptsPerRun);
-    langgraph.push((await langgraphRun(attemptsPerRun, round)) / attemptsPerRun);
-  }
-  const redlineUs = median(redline) * 1000;
-  const langgraphUs = median(langgraph) * 1000;
-  return { attemptsPerRun, rounds, redlineUsPerAttempt: redlineUs, langgraphUsPerAttempt: langgraphUs, ratio: langgraphUs / redlineUs };
+  const redlineUs = median(times.redline);
+  const langgraphUs = median(times.langgraph);
+  return { attemptsPerRun, rounds: rounds * processes, redlineUsPerAttempt: redlineUs, langgraphUsPerAttempt: langgraphUs, ratio: langgraphUs / redlineUs };
+}
+
+const CHILD = fileURLToPath(new URL('./loop-overhead-child.ts', import.meta.url));
+
+async function inChild(loop: LoopName, attemptsPerRun: number, rounds: number): Promise<number[]> {
+  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, loop, String(attemptsPerRun), String(rounds)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  if (code !== 0) throw new Error(`loop-overhead: the ${loop} process exited with ${code}`);
+  return JSON.parse(output) as number[];
 }

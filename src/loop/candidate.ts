@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { canonicalJson } from './canonical-json.js';
@@ -19,7 +19,7 @@ export interface Candidate {
 export const EMPTY_CANDIDATE: Candidate = Object.freeze({ files: Object.freeze({}), footprint: Object.freeze([]), hash: hashCandidate({}, undefined) });
 
 function hashCandidate(files: Record<string, string | null>, value: unknown): string {
-  return createHash('sha256').update(canonicalJson({ files, value })).digest('hex');
+  return hash('sha256', canonicalJson({ files, value }), 'hex');
 }
 
 /** Why a proposed path is not acceptable, or undefined when it is a plain relative path. */

@@ -349,7 +349,7 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
       ...(rejection === undefined ? {} : { rejection }),
       ...(overridden ? { overridden: true } : {}),
     };
-    await record('decision', { attempt: state.attempt, ...recorded, acceptance: evidence.acceptance, state: { counters: state.counters, recent: state.recent, frontier: state.frontier } });
+    await record('decision', { attempt: state.attempt, ...recorded, acceptance: evidence.acceptance, state: { counters: state.counters, frontier: state.frontier, recentAttempts: state.recent.map((summary) => summary.attempt) } });
     return apply(recorded);
   };
 

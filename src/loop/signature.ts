@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Finding } from '../checks/finding.js';
 
-const sha = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 32);
+const sha = (text: string): string => hash('sha256', text, 'hex').slice(0, 32);
 
 /** Sorted, de-duplicated reason codes of failing findings of required checks. */
 export function failingCodes(findings: readonly Finding[], required: ReadonlySet<string>): string[] {
