@@ -60,9 +60,9 @@ function attemptLine(record: LedgerRecord): string | undefined {
   return `  attempt ${record.data.attempt}: ${what}${score === undefined ? '' : ` (score ${score.toFixed(2)})`}`;
 }
 
-/** Recovers the ledger's crashed runs before new work, and says what it did. */
-export async function recoverBeforeRun(ledger: Ledger, { progress }: Output): Promise<void> {
-  for (const recovery of await recoverRuns({ ledger })) {
+/** Recovers the ledger's crashed runs before new work (handing them to the queue with `handoff`), and says what it did. */
+export async function recoverBeforeRun(ledger: Ledger, { progress }: Output, handoff?: Handoff): Promise<void> {
+  for (const recovery of await recoverRuns({ ledger, ...(handoff === undefined ? {} : { handoff }) })) {
     if (recovery.action !== 'skipped_live') progress(`recovered run ${recovery.runId}: ${recovery.action.replace('_', ' ')} (${recovery.detail})`);
   }
 }
@@ -117,8 +117,9 @@ export async function runCommand(file: string, options: RunCommandOptions, outpu
   let queue: ReviewQueue | undefined;
   try {
     queue = options.review === true ? await openReviewQueue(location) : undefined;
-    await recoverBeforeRun(ledger, output);
-    return exitCodeOf(await runMissionFile(file, ledger, displayLocation(location), options, output, queue === undefined ? undefined : reviewHandoff(queue, options, output)));
+    const handoff = queue === undefined ? undefined : reviewHandoff(queue, options, output);
+    await recoverBeforeRun(ledger, output, handoff);
+    return exitCodeOf(await runMissionFile(file, ledger, displayLocation(location), options, output, handoff));
   } finally {
     await queue?.close();
     await ledger.close();

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import type { Finding } from '../checks/finding.js';
-import type { HandoffPlan } from '../handoff/handoff.js';
+import { handOff, reportRun, type Handoff, type HandoffPlan } from '../handoff/handoff.js';
 import type { AttemptSummary, RunCounters } from '../guards/guard.js';
 import type { Ledger, LedgerRecord, RunRow } from '../ledger/ledger.js';
 import { defineMission, missionHash, type Mission } from '../mission/mission.js';
@@ -86,20 +86,27 @@ export async function resumeRun(options: ResumeOptions): Promise<RunResult> {
   return executeRun({ ...rest, mission: available.mission, ledger }, { runId, seq: records.length, state, next, checkNames, ...(handoffPlan === undefined ? {} : { handoffPlan }) });
 }
 
-/** Seals an unsealed run `failed_with_evidence` with stop reason `crashed`, keeping what it recorded. */
-export async function sealCrashed(ledger: Ledger, records: readonly LedgerRecord[], why: string, now: () => number = Date.now): Promise<void> {
+/**
+ * Seals an unsealed run `failed_with_evidence` with stop reason `crashed`, keeping what it recorded. A run
+ * that started under a review queue's plan goes to that queue (`handoff`) like any unverified run, and the
+ * seal records what the queue did.
+ */
+export async function sealCrashed(ledger: Ledger, records: readonly LedgerRecord[], why: string, now: () => number = Date.now, handoff?: Handoff): Promise<void> {
   const started = records[0] as LedgerRecord;
   const mission = started.data.mission as { goal?: string; priority?: number };
   const { state } = restoreState(records, 0);
   const detail = `the process running this run stopped after record ${records.length - 1}; ${why}`;
   const brief = makeBrief({ runId: started.runId, task: String(mission.goal ?? ''), priority: Number(mission.priority ?? 0), candidate: state.candidate, cutoffReason: `crashed: ${detail}`, attempts: state.attempt, verification: 'unverified', ...(lastError(state.findings) === undefined ? {} : { lastError: lastError(state.findings) as string }) });
+  const plan = started.data.handoff as HandoffPlan | undefined;
+  const queued = handoff === undefined || plan === undefined ? undefined : await handOff(handoff, { runId: started.runId, outcome: 'failed_with_evidence', verification: 'unverified', stopReason: 'crashed', brief }, plan);
   await ledger.append({
     runId: started.runId,
     seq: records.length,
     type: 'run.sealed',
     at: now(),
-    data: { outcome: 'failed_with_evidence', verification: 'unverified', stopReason: 'crashed', detail, attempts: state.attempt, candidateHash: state.candidate.hash, counters: state.counters, brief },
+    data: { outcome: 'failed_with_evidence', verification: 'unverified', stopReason: 'crashed', detail, attempts: state.attempt, candidateHash: state.candidate.hash, counters: state.counters, brief, ...(queued === undefined ? {} : { handoff: queued }) },
   });
+  if (handoff !== undefined && plan !== undefined) await reportRun(handoff, { runId: started.runId, stopReason: 'crashed' });
 }
 
 /** Whether the process that last owned a run is still alive (only knowable on the same host). */
@@ -129,7 +136,7 @@ export async function recoverRuns({ ledger, resume = true, ...rest }: Omit<RunMi
     const available = await recordedMission(records[0] as LedgerRecord);
     const why = 'unavailable' in available ? available.unavailable : !resume ? 'resuming was not asked for' : available.mission.proposer === undefined && rest.proposer === undefined ? 'its proposer cannot be rebuilt (it was not declared in the mission)' : undefined;
     if (why !== undefined) {
-      await sealCrashed(ledger, records, `not resumed: ${why}`);
+      await sealCrashed(ledger, records, `not resumed: ${why}`, Date.now, rest.handoff);
       recoveries.push({ runId: run.runId, action: 'sealed_crashed', detail: why });
       continue;
     }
@@ -138,7 +145,7 @@ export async function recoverRuns({ ledger, resume = true, ...rest }: Omit<RunMi
       recoveries.push({ runId: run.runId, action: 'resumed', detail: `${result.outcome} / ${result.stopReason}`, result });
     } catch (error) {
       const fresh = await ledger.records(run.runId);
-      if (fresh.at(-1)?.type !== 'run.sealed') await sealCrashed(ledger, fresh, `resuming failed: ${(error as Error).message}`);
+      if (fresh.at(-1)?.type !== 'run.sealed') await sealCrashed(ledger, fresh, `resuming failed: ${(error as Error).message}`, Date.now, rest.handoff);
       recoveries.push({ runId: run.runId, action: 'sealed_crashed', detail: `resuming failed: ${(error as Error).message}` });
     }
   }

@@ -227,8 +227,9 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
   const promotion = new Set(checks.filter((check) => check.required && check.stage === 'promotion').map((check) => check.name));
   const plan = planHash(checks);
   const startHash = missionHash(mission);
-  // A resumed run keeps the budget it started with; a new one asks the review queue.
-  const handoffPlan = options.handoff === undefined ? undefined : (resume?.handoffPlan ?? (await planHandoff(options.handoff, mission.budgets.maxAttempts)));
+  // A resumed run keeps the budget it started with, with or without a queue now; a new one asks the queue.
+  // A run started without one stays without one.
+  const handoffPlan = resume !== undefined ? resume.handoffPlan : options.handoff === undefined ? undefined : await planHandoff(options.handoff, mission.budgets.maxAttempts);
   const limits: BudgetLimits = {
     maxAttempts: handoffPlan?.maxAttempts ?? mission.budgets.maxAttempts,
     ...(mission.budgets.maxTokens === undefined ? {} : { maxTokens: mission.budgets.maxTokens }),

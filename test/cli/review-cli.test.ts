@@ -285,6 +285,19 @@ describe('redline review', () => {
     assert.equal(redline(['run', mission, '--review', '--sample-rate', '1.5', '--ledger', db]).code, 2);
   });
 
+  it('`redline ledger recover` hands a crashed run that started under the queue to it', async () => {
+    const db = await dbIn();
+    const child = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/cli/dying-run-child.ts'), db], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    assert.equal(child.status, 0, child.stderr);
+    const recover = redline(['ledger', 'recover', '--json', '--ledger', db]);
+    assert.equal(recover.code, 0, recover.stderr);
+    const [recovery] = recover.stdout.trim().split('\n').map((line) => JSON.parse(line) as { runId: string; action: string });
+    assert.equal(recovery?.action, 'sealed_crashed');
+    const [entry] = redline(['review', 'list', '--json', '--ledger', db]).stdout.trim().split('\n').map((line) => JSON.parse(line) as ReviewEntry);
+    assert.deepEqual([entry?.item.runId, entry?.item.verification], [recovery?.runId, 'unverified']);
+    assert.match(entry?.item.cutoffReason ?? '', /^crashed: /);
+  });
+
   it('has --help on every subcommand, with the ledger commands’ --ledger', () => {
     for (const command of ['list', 'show', 'claim', 'verdict', 'stats', 'settings', 'journal']) {
       const help = redline(['review', command, '--help']);

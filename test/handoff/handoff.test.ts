@@ -3,7 +3,9 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { finding, type Check } from '../../src/checks/check.js';
 import type { Handoff } from '../../src/handoff/handoff.js';
+import type { Ledger } from '../../src/ledger/ledger.js';
 import { SqliteLedger } from '../../src/ledger/sqlite/sqlite-ledger.js';
+import { recoverRuns } from '../../src/loop/resume.js';
 import { runMission } from '../../src/loop/run-mission.js';
 import { defineMission } from '../../src/mission/mission.js';
 import { functionProposer } from '../../src/proposers/function-proposer.js';
@@ -24,6 +26,22 @@ const judge = (score: number): Check => {
   const check = { name: 'judge', stage: 'fast' as const, tier: 'semantic' as const, required: false };
   return { ...check, run: async () => [finding(check, score >= 0.8 ? 'pass' : 'fail', score >= 0.8 ? [] : ['score.below_pass'], `score ${score}`, { score })] };
 };
+
+/** The ledger of a process that dies after `limit` appends: every later append throws. */
+function dyingAfter(inner: Ledger, limit: number): Ledger {
+  let appended = 0;
+  return new Proxy(inner, {
+    get(target, key) {
+      const value: unknown = Reflect.get(target, key);
+      if (key !== 'append') return typeof value === 'function' ? value.bind(target) : value;
+      return async (record: Parameters<Ledger['append']>[0]) => {
+        if (appended >= limit) throw new Error('process killed');
+        appended += 1;
+        return target.append(record);
+      };
+    },
+  });
+}
 
 const failing = (id: string, maxAttempts = 10) => defineMission({ id, goal: `make ${id} pass`, budgets: { maxAttempts }, stopPolicy: { guards: [] } });
 const proposer = functionProposer(({ attempt }) => ({ value: `try ${attempt}` }));
@@ -77,6 +95,40 @@ describe('handoff to the review queue', () => {
     assert.deepEqual([draft.attempts, draft.stopReason], [1, 'budget_attempts']);
     const entry = (await queue.list()).find((item) => item.item.runId === draft.runId);
     assert.deepEqual(entry?.item.tags, ['draft']);
+    await close();
+  });
+
+  it('hands a crashed run that started under the queue to it when recovery seals it, and keeps its budget when resumed', async () => {
+    const { ledger, queue, close } = await setup(10);
+    const handoff: Handoff = { queue };
+    // Fill the queue to degraded: the next run starts with a one-attempt draft plan, then its process dies.
+    for (let run = 0; run < 9; run += 1) await runMission({ mission: failing(`fill${run}`, 1), proposer, checks: [never], ledger, handoff });
+    assert.equal(await queue.mode(), 'degraded');
+    // The process dies before anything reaches the queue: its ledger and its queue stop answering.
+    const deadQueue = new Proxy(queue, {
+      get(target, key) {
+        const value: unknown = Reflect.get(target, key);
+        if (key === 'enqueue') return async () => Promise.reject(new Error('process killed'));
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    await assert.rejects(runMission({ mission: failing('dies', 10), proposer, checks: [never], ledger: dyingAfter(ledger, 3), handoff: { queue: deadQueue } }), /process killed/);
+    assert.equal((await queue.list()).length, 9, 'nothing of the dead run reached the queue');
+    const [crashed] = await ledger.runs({ unsealed: true });
+    assert.deepEqual((await ledger.records(crashed?.runId ?? ''))[0]?.data.handoff, { mode: 'degraded', attemptLimit: 5, maxAttempts: 1, tags: ['draft'] });
+    // Its proposer was a function: recovery cannot rebuild it and seals the run crashed, into the queue.
+    const [recovery] = await recoverRuns({ ledger, handoff });
+    assert.equal(recovery?.action, 'sealed_crashed');
+    const seal = (await ledger.records(crashed?.runId ?? '')).at(-1);
+    assert.deepEqual([seal?.data.stopReason, (seal?.data.handoff as { enqueued?: boolean; tags?: string[] }).enqueued, (seal?.data.handoff as { tags?: string[] }).tags], ['crashed', true, ['draft']]);
+    const entry = (await queue.list()).find((item) => item.item.runId === crashed?.runId);
+    assert.match(entry?.item.cutoffReason ?? '', /^crashed: /);
+
+    // Another dies the same way; recovered with its proposer and no queue at hand, it resumes within the
+    // one-attempt budget it started with, not the mission's ten.
+    await assert.rejects(runMission({ mission: failing('dies-again', 10), proposer, checks: [never], ledger: dyingAfter(ledger, 2), handoff: { queue: deadQueue } }), /process killed/);
+    const [resumed] = await recoverRuns({ ledger, proposer, checks: [never] });
+    assert.deepEqual([resumed?.action, resumed?.result?.attempts, resumed?.result?.stopReason], ['resumed', 1, 'budget_attempts']);
     await close();
   });
 
