@@ -6,9 +6,8 @@ import { exportJsonl, importJsonl } from '../ledger/export.js';
 import type { Ledger, LedgerRecord } from '../ledger/ledger.js';
 import { displayLocation, ledgerLocation, openLedger } from '../ledger/open-ledger.js';
 import { verifyLedger } from '../ledger/verify.js';
-import { recoverRuns } from '../loop/resume.js';
-import { openReviewQueue, verifyStoredJournal } from '../review/open-review-queue.js';
-import { reviewHandoff, type Output } from './run-command.js';
+import { verifyStoredJournal } from '../review/open-review-queue.js';
+import { recoverWithQueue, type Output } from './run-command.js';
 
 /** Opens the ledger a command names (flag, environment, or `.redline/redline.db` here) for `work`. */
 export async function withLedger<T>(explicit: string | undefined, work: (ledger: Ledger, name: string) => Promise<T>): Promise<T> {
@@ -46,14 +45,6 @@ export async function verifyCommand({ run, json = false, ledger }: { run?: strin
   else if (journal.ok) print(`review queue journal verifies (${journal.records} ${journal.records === 1 ? 'entry' : 'entries'})`);
   else print(`BROKEN review queue journal: entry ${journal.firstBad?.seq} ${journal.firstBad?.problem} — ${journal.firstBad?.detail}`);
   return runsOk && journal.ok ? 0 : 1;
-}
-
-/** Whether an unsealed run of the ledger started under a review queue's plan. */
-async function anyStartedUnderQueue(ledger: Ledger): Promise<boolean> {
-  for (const run of await ledger.runs({ unsealed: true })) {
-    if ((await ledger.records(run.runId))[0]?.data.handoff !== undefined) return true;
-  }
-  return false;
 }
 
 function findingLine(item: Finding): string {
@@ -136,15 +127,7 @@ export async function recoverCommand({ ledger, resume = true, json = false }: { 
   const { print } = output;
   const location = ledgerLocation(ledger, process.cwd());
   return withLedger(ledger, async (open, name) => {
-    // Runs that started under the review queue go back to it when they are sealed here.
-    const underQueue = await anyStartedUnderQueue(open);
-    const queue = underQueue ? await openReviewQueue(location) : undefined;
-    let recoveries;
-    try {
-      recoveries = await recoverRuns({ ledger: open, resume, ...(queue === undefined ? {} : { handoff: reviewHandoff(queue, {}, output) }) });
-    } finally {
-      await queue?.close();
-    }
+    const recoveries = await recoverWithQueue({ ledger: open, location, resume, output });
     for (const recovery of recoveries) print(json ? JSON.stringify({ runId: recovery.runId, action: recovery.action, detail: recovery.detail }) : `${recovery.runId}: ${recovery.action.replace('_', ' ')} (${recovery.detail})`);
     if (!json) print(`${recoveries.length} unsealed run(s) found in ${name}`);
     return 0;

@@ -1,7 +1,7 @@
 import type { Finding } from '../checks/finding.js';
 import type { Ledger, LedgerRecord } from '../ledger/ledger.js';
 import { displayLocation, ledgerLocation, openLedger } from '../ledger/open-ledger.js';
-import { recoverRuns } from '../loop/resume.js';
+import { recoverRuns, type Recovery } from '../loop/resume.js';
 import { loadMission } from '../mission/load.js';
 import type { Mission } from '../mission/mission.js';
 import { commandProposer } from '../proposers/command-proposer.js';
@@ -60,10 +60,33 @@ function attemptLine(record: LedgerRecord): string | undefined {
   return `  attempt ${record.data.attempt}: ${what}${score === undefined ? '' : ` (score ${score.toFixed(2)})`}`;
 }
 
-/** Recovers the ledger's crashed runs before new work (handing them to the queue with `handoff`), and says what it did. */
-export async function recoverBeforeRun(ledger: Ledger, { progress }: Output, handoff?: Handoff): Promise<void> {
-  for (const recovery of await recoverRuns({ ledger, ...(handoff === undefined ? {} : { handoff }) })) {
-    if (recovery.action !== 'skipped_live') progress(`recovered run ${recovery.runId}: ${recovery.action.replace('_', ' ')} (${recovery.detail})`);
+/** Whether an unsealed run of the ledger started under a review queue's plan. */
+async function anyStartedUnderQueue(ledger: Ledger): Promise<boolean> {
+  for (const run of await ledger.runs({ unsealed: true })) {
+    if ((await ledger.records(run.runId))[0]?.data.handoff !== undefined) return true;
+  }
+  return false;
+}
+
+/**
+ * Recovers the ledger's crashed runs. Those that started under the review queue go back to it when they
+ * are sealed: through `handoff` when the caller has the queue open, else through the queue in the ledger
+ * at `location`, opened for the purpose — so no command recovers such a run past the queue.
+ */
+export async function recoverWithQueue({ ledger, location, output, handoff, resume = true }: { ledger: Ledger; location: string; output: Output; handoff?: Handoff; resume?: boolean }): Promise<Recovery[]> {
+  if (handoff !== undefined || !(await anyStartedUnderQueue(ledger))) return recoverRuns({ ledger, resume, ...(handoff === undefined ? {} : { handoff }) });
+  const queue = await openReviewQueue(location);
+  try {
+    return await recoverRuns({ ledger, resume, handoff: reviewHandoff(queue, {}, output) });
+  } finally {
+    await queue.close();
+  }
+}
+
+/** Recovers the ledger's crashed runs before new work (see {@link recoverWithQueue}), and says what it did. */
+export async function recoverBeforeRun(ledger: Ledger, location: string, output: Output, handoff?: Handoff): Promise<void> {
+  for (const recovery of await recoverWithQueue({ ledger, location, output, ...(handoff === undefined ? {} : { handoff }) })) {
+    if (recovery.action !== 'skipped_live') output.progress(`recovered run ${recovery.runId}: ${recovery.action.replace('_', ' ')} (${recovery.detail})`);
   }
 }
 
@@ -118,7 +141,7 @@ export async function runCommand(file: string, options: RunCommandOptions, outpu
   try {
     queue = options.review === true ? await openReviewQueue(location) : undefined;
     const handoff = queue === undefined ? undefined : reviewHandoff(queue, options, output);
-    await recoverBeforeRun(ledger, output, handoff);
+    await recoverBeforeRun(ledger, location, output, handoff);
     return exitCodeOf(await runMissionFile(file, ledger, displayLocation(location), options, output, handoff));
   } finally {
     await queue?.close();

@@ -51,13 +51,20 @@ export interface SealedRun {
 /**
  * Hands a run that is being sealed to review when it must be: `unverified` runs (cut off without an
  * objective signal, blocked runs included) always, `sampled` runs at the sample rate. Returns what happened,
- * for the seal record — the enqueued item, an item dropped at capacity, a mode change.
+ * for the seal record — the enqueued item, an item dropped at capacity, a mode change. A queue that fails
+ * does not stop the seal: the record says `enqueued: false` with the error, and the run stays in the
+ * ledger with its brief.
  */
 export async function handOff(handoff: Handoff, run: SealedRun, plan: HandoffPlan): Promise<Record<string, unknown>> {
   const sampled = run.verification === 'sampled' && (handoff.random ?? Math.random)() < (handoff.sampleRate ?? 0.1);
   if (run.verification !== 'unverified' && !sampled) return { enqueued: false, reason: run.verification === 'sampled' ? 'not sampled' : 'verified' };
   const tags = [...plan.tags, ...(sampled ? ['sample'] : [])];
-  const result = await handoff.queue.enqueue(run.brief, { tags });
+  let result: Awaited<ReturnType<Handoff['queue']['enqueue']>>;
+  try {
+    result = await handoff.queue.enqueue(run.brief, { tags });
+  } catch (error) {
+    return { enqueued: false, reason: 'queue error', error: (error as Error).message, tags };
+  }
   return {
     enqueued: result.item !== undefined,
     ...(result.item === undefined ? {} : { itemId: result.item.id }),
@@ -68,9 +75,16 @@ export async function handOff(handoff: Handoff, run: SealedRun, plan: HandoffPla
   };
 }
 
-/** Reports a sealed run for budget-cap alerts. */
+/**
+ * Reports a sealed run for budget-cap alerts. The run is sealed already: a queue that fails here costs
+ * the alert window one run, said as a process warning, and nothing else.
+ */
 export async function reportRun(handoff: Handoff, run: { runId: string; stopReason: string }): Promise<void> {
   const report = { runId: run.runId, budgetCapped: run.stopReason.startsWith('budget_') };
-  if (handoff.alerts !== undefined) await handoff.alerts.runFinished(report);
-  else await handoff.queue.recordRun(report);
+  try {
+    if (handoff.alerts !== undefined) await handoff.alerts.runFinished(report);
+    else await handoff.queue.recordRun(report);
+  } catch (error) {
+    process.emitWarning(`the review queue did not take the report of run ${run.runId} for budget-cap alerts: ${(error as Error).message}`, 'RedlineWarning');
+  }
 }

@@ -297,7 +297,7 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
     // re-enqueues on resume, which the queue ignores for a run it already holds.
     const handoff = options.handoff === undefined || handoffPlan === undefined ? undefined : await handOff(options.handoff, { runId, outcome, verification, stopReason, brief: fullBrief }, handoffPlan);
     await record('run.sealed', { outcome, verification, stopReason, detail, ...(guard === undefined ? {} : { guard }), attempts: state.attempt, candidateHash: state.candidate.hash, counters, ...(brief === undefined ? {} : { brief }), ...(handoff === undefined ? {} : { handoff }) });
-    if (options.handoff !== undefined) await reportRun(options.handoff, { runId, stopReason });
+    if (options.handoff !== undefined && handoffPlan !== undefined) await reportRun(options.handoff, { runId, stopReason });
     // A resumed run's earlier attempts ran in another process: their scores are in the records.
     await learnFrom(ledger, mission.taskType, resume === undefined ? observedScores : recordedScores(await ledger.records(runId)));
     return { runId, mission: mission.id, outcome, verification, stopReason, detail, ...(guard === undefined ? {} : { guard }), attempts: state.attempt, candidate: state.candidate, findings: state.findings, counters, ...(brief === undefined ? {} : { brief }) };

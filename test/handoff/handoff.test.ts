@@ -132,6 +132,35 @@ describe('handoff to the review queue', () => {
     await close();
   });
 
+  it('seals a run whose queue fails, saying so in the seal, and recovery goes on past such a queue', async () => {
+    const { ledger, queue, close } = await setup(10);
+    const broken = new Proxy(queue, {
+      get(target, key) {
+        const value: unknown = Reflect.get(target, key);
+        if (key === 'enqueue' || key === 'recordRun') return async () => Promise.reject(new Error('connection refused'));
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const warnings: string[] = [];
+    const onWarning = (warning: Error): void => void warnings.push(warning.message);
+    process.on('warning', onWarning);
+    try {
+      const result = await runMission({ mission: failing('queue-down', 2), proposer, checks: [never], ledger, handoff: { queue: broken } });
+      assert.deepEqual([result.outcome, result.verification], ['failed_with_evidence', 'unverified']);
+      assert.deepEqual((await ledger.records(result.runId)).at(-1)?.data.handoff, { enqueued: false, reason: 'queue error', error: 'connection refused', tags: [] });
+      // Two runs die; recovery with the failing queue seals both all the same.
+      for (const id of ['a', 'b']) await assert.rejects(runMission({ mission: failing(id, 5), proposer, checks: [never], ledger: dyingAfter(ledger, 3), handoff: { queue: broken } }), /process killed/);
+      const recoveries = await recoverRuns({ ledger, handoff: { queue: broken } });
+      assert.deepEqual(recoveries.map((recovery) => recovery.action), ['sealed_crashed', 'sealed_crashed']);
+      assert.deepEqual(await ledger.runs({ unsealed: true }), []);
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.ok(warnings.some((message) => /did not take the report of run .* connection refused/.test(message)), warnings.join('\n'));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    await close();
+  });
+
   it('sends the configured share of sampled runs, and blocks by humanGate with a brief', async () => {
     const { ledger, queue, close } = await setup();
     const scoreMission = defineMission({ id: 'summary', goal: 'summarize', stopPolicy: { guards: [{ threshold: { bar: 0.8 } }] } });
