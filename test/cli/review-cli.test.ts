@@ -296,6 +296,13 @@ describe('redline review', () => {
     const [entry] = redline(['review', 'list', '--json', '--ledger', db]).stdout.trim().split('\n').map((line) => JSON.parse(line) as ReviewEntry);
     assert.deepEqual([entry?.item.runId, entry?.item.verification], [recovery?.runId, 'unverified']);
     assert.match(entry?.item.cutoffReason ?? '', /^crashed: /);
+
+    // `redline run` recovers before it starts, and does not let such a run pass the queue either.
+    const other = await dbIn();
+    assert.equal(spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/cli/dying-run-child.ts'), other], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 }).status, 0);
+    const run = redline(['run', path.join(ROOT, 'examples/budget-cutoff/mission.yaml'), '--ledger', other]);
+    assert.match(run.stderr, /recovered run \S+: sealed crashed/);
+    assert.match(redline(['review', 'list', '--json', '--ledger', other]).stdout, /"cutoffReason":"crashed: /);
   });
 
   it('has --help on every subcommand, with the ledger commands’ --ledger', () => {
