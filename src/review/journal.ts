@@ -11,7 +11,7 @@ import { canonicalJson } from '../loop/canonical-json.js';
 
 export type JournalType = 'settings' | 'verdict' | 'mode_change' | 'limit_change' | 'drop' | 'alert';
 
-/** One journal entry as stored: `body` is the canonical JSON of `{ chain: 'review', type, at, data }`. */
+/** One journal entry as stored: `body` is the canonical JSON of `{ chain: 'review', seq, type, at, data }`. */
 export interface JournalRow {
   /** 0, 1, 2, … in append order. */
   readonly seq: number;
@@ -46,8 +46,19 @@ export interface JournalVerification {
 }
 
 /** The body a journal entry is stored and hashed as. */
-export function journalBody(type: JournalType, at: number, data: object): string {
-  return canonicalJson({ chain: 'review', type, at, data });
+export function journalBody(seq: number, type: JournalType, at: number, data: object): string {
+  return canonicalJson({ chain: 'review', seq, type, at, data });
+}
+
+/**
+ * A body whose `seq` is filled in later (by SQL that assigns it under a lock): the canonical JSON before
+ * and after the number. Keys sort as at, chain, data, seq, type, so `seq` sits between `data` and `type`.
+ */
+export function journalBodyAround(type: JournalType, at: number, data: object): { before: string; after: string } {
+  const body = journalBody(0, type, at, data);
+  const marker = ',"seq":0,"type":';
+  const cut = body.lastIndexOf(marker);
+  return { before: body.slice(0, cut + ',"seq":'.length), after: body.slice(cut + ',"seq":0'.length) };
 }
 
 /** Appends entries after `head`: the rows to store and the new head. */
@@ -55,7 +66,7 @@ export function chainJournal(head: JournalHead, entries: readonly { type: Journa
   let { count, lastHash } = head;
   const rows: JournalRow[] = [];
   for (const { type, at, data } of entries) {
-    const body = journalBody(type, at, data);
+    const body = journalBody(count, type, at, data);
     const hash = chainHash(lastHash, body);
     rows.push({ seq: count, type, body, prevHash: lastHash, hash });
     count += 1;
@@ -85,12 +96,13 @@ export function verifyJournal(rows: readonly JournalRow[], head: JournalHead): J
         : bad(row.seq, 'reordered', `journal entry ${row.seq} is stored out of order`);
     }
     if (chainHash(row.prevHash, row.body) !== row.hash) return bad(row.seq, 'modified', `journal entry ${row.seq} does not match its hash`);
-    let body: { chain?: unknown; type?: unknown };
+    let body: { chain?: unknown; seq?: unknown; type?: unknown };
     try {
-      body = JSON.parse(row.body) as { chain?: unknown; type?: unknown };
+      body = JSON.parse(row.body) as { chain?: unknown; seq?: unknown; type?: unknown };
     } catch {
       return bad(row.seq, 'modified', `journal entry ${row.seq} is not JSON`);
     }
+    if (body.seq !== row.seq) return bad(row.seq, 'reordered', `journal entry ${row.seq} holds entry ${String(body.seq)}`);
     if (body.chain !== 'review' || body.type !== row.type) return bad(row.seq, 'modified', `journal entry ${row.seq} is stored as ${row.type} but holds ${String(body.type)}`);
     if (row.prevHash !== prevHash) return bad(row.seq, 'reordered', `journal entry ${row.seq} does not follow entry ${row.seq - 1}`);
     prevHash = row.hash;

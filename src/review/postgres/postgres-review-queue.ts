@@ -4,7 +4,7 @@ import type { Brief } from '../../loop/brief.js';
 import { alertStep, type Alert, type RunReport, type WebhookDelivery } from '../alerts.js';
 import { admit, nextMode, release, watermark, type ModeChange, type QueueMode } from '../backpressure.js';
 import { reloadRuntime, settleConfig, type ReviewConfig, type ReviewQueueOptions, type ReviewRuntime } from '../config.js';
-import { chainJournal, journalBody, verifyJournal, type JournalHead, type JournalRow, type JournalType, type JournalVerification } from '../journal.js';
+import { chainJournal, journalBodyAround, verifyJournal, type JournalHead, type JournalRow, type JournalType, type JournalVerification } from '../journal.js';
 import { boundLimit, limitChange, type LimitChange } from '../feedback-tuner.js';
 import { countLabels } from '../labels.js';
 import { REVIEW_MIGRATIONS } from '../migrations.js';
@@ -76,7 +76,7 @@ function statements(S: string) {
     // order of the full transaction), and holding the state row only until its commit: when the item
     // is open and not under another reviewer's live claim, the mode stays and the tuner holds (computed
     // here from the window kept in the state row), the verdict, the item leaving the queue, the depth,
-    // the window and the journal entry (hashed here, after the head it locked) go in together.
+    // the window and the journal entry (numbered and hashed here, after the head it locked) go in together.
     // Otherwise nothing changes and the full transaction runs.
     verdictFast: `WITH target AS (
         SELECT id FROM ${S}.review_items WHERE id = $2 AND run_id = $3 AND state = 'open' AND (claimed_by IS NULL OR claimed_by = $4 OR lease_until <= $8) FOR UPDATE),
@@ -87,7 +87,7 @@ function statements(S: string) {
           tuner_approvals = (s.tuner_approvals || ($5::text = 'approve'))[cardinality(s.tuner_approvals) + 2 - $10::int:],
           journal_count = s.journal_count + 1,
           journal_prev = s.journal_hash,
-          journal_hash = encode(sha256(convert_to(s.journal_hash || $9::text, 'UTF8')), 'hex')
+          journal_hash = encode(sha256(convert_to(s.journal_hash || $9::text || s.journal_count::text || $18::text, 'UTF8')), 'hex')
         WHERE s.id = 1 AND EXISTS (SELECT 1 FROM target) AND s.settings_version = $17::int AND s.depth > 0 AND cardinality(s.tuner_ids) >= $10::int - 1
           AND CASE WHEN s.mode = 'degraded' THEN s.depth - 1 >= $11::float8 ELSE s.depth - 1 <= $16::float8 END
           AND LEAST($14::int, GREATEST($13::int, s.attempt_limit + (
@@ -97,7 +97,7 @@ function statements(S: string) {
         RETURNING s.journal_count - 1 AS seq, s.journal_prev, s.journal_hash),
       decided AS (UPDATE ${S}.review_items SET state = 'decided', claimed_by = NULL, claimed_at = NULL, lease_until = NULL WHERE id = $2 AND EXISTS (SELECT 1 FROM counted)),
       verdict AS (INSERT INTO ${S}.review_verdicts (id, item_id, run_id, reviewer, decision, label, comment, decided_at) SELECT $1, $2, $3, $4, $5, $6, $7, $8 FROM counted),
-      journaled AS (INSERT INTO ${S}.review_journal (seq, type, body, prev_hash, hash) SELECT seq, 'verdict', $9, journal_prev, journal_hash FROM counted)
+      journaled AS (INSERT INTO ${S}.review_journal (seq, type, body, prev_hash, hash) SELECT seq, 'verdict', $9::text || seq::text || $18::text, journal_prev, journal_hash FROM counted)
       SELECT seq FROM counted`,
     // Appends journal entries chained in JavaScript after the head read under the state row's lock.
     appendJournal: `WITH head AS (UPDATE ${S}.review_state SET journal_count = $1, journal_hash = $2 WHERE id = 1)
@@ -288,7 +288,9 @@ export class PostgresReviewQueue implements ReviewQueue {
       const verdict = verdictOf(verdictId(), itemId, runId, input, at);
       const { capacity, low, high } = this.config.backpressure;
       const { window, raiseAbove, lowerBelow, min, max } = this.config.tuner;
-      const fast = await rows(this.#pool, sql.verdictFast, [verdict.id, itemId, verdict.runId, verdict.reviewer, verdict.decision, verdict.label, verdict.comment ?? null, at, journalBody('verdict', at, verdict), window, watermark(low, capacity), raiseAbove, min, max, lowerBelow, watermark(high, capacity), this.#settingsVersion]);
+      // The journal entry's seq is the count the statement finds under its lock.
+      const body = journalBodyAround('verdict', at, verdict);
+      const fast = await rows(this.#pool, sql.verdictFast, [verdict.id, itemId, verdict.runId, verdict.reviewer, verdict.decision, verdict.label, verdict.comment ?? null, at, body.before, window, watermark(low, capacity), raiseAbove, min, max, lowerBelow, watermark(high, capacity), this.#settingsVersion, body.after]);
       if (fast.length > 0) return { verdict, repeated: false };
     }
     return inTransaction(this.#pool, async (client) => {
