@@ -10,7 +10,7 @@ import { expectLearnable, learnedPriors, parsePriors, priorsFailure } from '../p
 import { openedRun } from '../run-row.js';
 import { verifyRun } from '../verify.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
-import { openSqliteFile, type SqliteDatabase, type SqliteStatement } from './sqlite-database.js';
+import { immediate, openSqliteFile, switchToWal, type SqliteDatabase, type SqliteStatement } from './sqlite-database.js';
 
 export interface SqliteLedgerOptions {
   /** A database file (created with its folder when missing), an open database, or a factory for one. */
@@ -162,31 +162,7 @@ export class SqliteLedger implements Ledger {
   }
 }
 
-/**
- * Switches a database to WAL. SQLite answers SQLITE_BUSY at once, without the busy handler, when two
- * processes switch a new file at the same moment: retry for a while with a short random pause.
- */
-async function switchToWal(db: SqliteDatabase): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    try {
-      db.pragma('journal_mode = WAL');
-      return;
-    } catch (error) {
-      if ((error as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20));
-    }
-  }
-}
-
 function migrate(db: SqliteDatabase): void {
   // IMMEDIATE takes the write lock first, so two processes opening a new file migrate it once.
-  db.exec('BEGIN IMMEDIATE');
-  try {
-    applyMigrations(db, { table: 'redline_migrations', migrations: MIGRATIONS, sql: (version) => SQLITE_MIGRATIONS[version as MigrationVersion] });
-    db.exec('COMMIT');
-  } catch (error) {
-    db.exec('ROLLBACK');
-    throw error;
-  }
+  immediate(db, () => applyMigrations(db, { table: 'redline_migrations', migrations: MIGRATIONS, sql: (version) => SQLITE_MIGRATIONS[version as MigrationVersion] }));
 }

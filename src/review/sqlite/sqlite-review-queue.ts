@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { openSqliteFile, type SqliteDatabase, type SqliteStatement } from '../../ledger/sqlite/sqlite-database.js';
+import { immediate, openSqliteFile, switchToWal, type SqliteDatabase, type SqliteStatement } from '../../ledger/sqlite/sqlite-database.js';
 import type { Brief } from '../../loop/brief.js';
 import { alertStep, type Alert, type RunReport, type WebhookDelivery } from '../alerts.js';
 import { admit, nextMode, release, type ModeChange, type QueueMode } from '../backpressure.js';
@@ -343,35 +343,6 @@ type Statements = ReturnType<typeof prepare>;
 function assertReport(report: RunReport): void {
   if (typeof report?.runId !== 'string' || report.runId.length === 0 || typeof report.budgetCapped !== 'boolean') {
     throw new TypeError(`Expected a run report { runId, budgetCapped }, got ${JSON.stringify(report)}`);
-  }
-}
-
-function immediate<T>(db: SqliteDatabase, work: () => T): T {
-  db.exec('BEGIN IMMEDIATE');
-  try {
-    const result = work();
-    db.exec('COMMIT');
-    return result;
-  } catch (error) {
-    db.exec('ROLLBACK');
-    throw error;
-  }
-}
-
-/**
- * Switches the file to WAL, as the ledger does. SQLite answers SQLITE_BUSY at once, without the busy
- * handler, when two processes switch a new file at the same moment: retry with a short random pause.
- */
-async function switchToWal(db: SqliteDatabase): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    try {
-      db.pragma('journal_mode = WAL');
-      return;
-    } catch (error) {
-      if ((error as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20));
-    }
   }
 }
 
