@@ -1,14 +1,20 @@
 import { LedgerError } from '../errors/ledger-error.js';
 import type { Ledger, RunRow, StoredRecord } from './ledger.js';
+import { readRun } from './verify.js';
 
 /** One line of a JSONL export: a run row, then its records in order. */
 export type ExportLine = ({ kind: 'run' } & RunRow) | ({ kind: 'record' } & StoredRecord);
 
-/** Every run (or one) as JSON lines, rows exactly as stored so that hashes survive the round trip. */
+/**
+ * Every run (or one) as JSON lines, rows exactly as stored so that hashes survive the round trip; each
+ * run's row and records from one snapshot where the ledger offers it, so a live run exports as it stood.
+ */
 export async function* exportJsonl(ledger: Ledger, { runId }: { runId?: string } = {}): AsyncGenerator<string> {
-  for (const run of await ledger.runs(runId === undefined ? {} : { runId })) {
-    yield JSON.stringify({ kind: 'run', ...run });
-    for (const record of await ledger.stored(run.runId)) yield JSON.stringify({ kind: 'record', ...record });
+  for (const listed of await ledger.runs(runId === undefined ? {} : { runId })) {
+    const snapshot = await readRun(ledger, listed);
+    if (snapshot === undefined) continue;
+    yield JSON.stringify({ kind: 'run', ...snapshot.run });
+    for (const record of snapshot.records) yield JSON.stringify({ kind: 'record', ...record });
   }
 }
 

@@ -75,6 +75,12 @@ export interface Ledger {
   stored(runId: string): Promise<readonly StoredRecord[]>;
   /** Runs in start order (then by id). */
   runs(filter?: RunFilter): Promise<readonly RunRow[]>;
+  /**
+   * A run's row and its records as stored, read in one snapshot, so a record another process appends
+   * meanwhile cannot make them disagree (verification reads through this). Undefined for an unknown run.
+   * Optional for other implementations: without it, `verifyLedger` reads the row and the records apart.
+   */
+  storedRun?(runId: string): Promise<{ readonly run: RunRow; readonly records: readonly StoredRecord[] } | undefined>;
   /** Writes rows exported from another ledger, keeping their hashes; the chain must verify. */
   import(run: RunRow, records: readonly StoredRecord[]): Promise<void>;
   /** What the `adaptive` rule has learned about a task type from finished runs; undefined before any. */

@@ -60,9 +60,23 @@ export function verifyRun(run: RunRow, rows: readonly StoredRecord[]): RunVerifi
   return { runId: run.runId, ok: true, records: rows.length, bytes };
 }
 
-/** Verifies every run of a ledger (or one), in start order. */
+/**
+ * A listed run's row and records as they stand now, from one snapshot where the ledger offers it
+ * (`storedRun`); undefined when the run is gone.
+ */
+export async function readRun(ledger: Ledger, listed: RunRow): Promise<{ readonly run: RunRow; readonly records: readonly StoredRecord[] } | undefined> {
+  return ledger.storedRun === undefined ? { run: listed, records: await ledger.stored(listed.runId) } : ledger.storedRun(listed.runId);
+}
+
+/**
+ * Verifies every run of a ledger (or one), in start order. Each run's row and records are read in one
+ * snapshot where the ledger offers it (`storedRun`), so a live ledger verifies while runs append.
+ */
 export async function verifyLedger(ledger: Ledger, { runId }: { runId?: string } = {}): Promise<RunVerification[]> {
   const results: RunVerification[] = [];
-  for (const run of await ledger.runs(runId === undefined ? {} : { runId })) results.push(verifyRun(run, await ledger.stored(run.runId)));
+  for (const listed of await ledger.runs(runId === undefined ? {} : { runId })) {
+    const snapshot = await readRun(ledger, listed);
+    if (snapshot !== undefined) results.push(verifyRun(snapshot.run, snapshot.records));
+  }
   return results;
 }

@@ -44,6 +44,11 @@ export class MemoryLedger implements Ledger {
     return [...(this.#runs.get(runId)?.rows ?? [])];
   }
 
+  async storedRun(runId: string): Promise<{ run: RunRow; records: readonly StoredRecord[] } | undefined> {
+    const entry = this.#runs.get(runId);
+    return entry === undefined ? undefined : { run: entry.run, records: [...entry.rows] };
+  }
+
   async runs(filter: RunFilter = {}): Promise<readonly RunRow[]> {
     return [...this.#runs.values()]
       .map((entry) => entry.run)

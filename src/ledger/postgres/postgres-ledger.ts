@@ -99,6 +99,15 @@ export class PostgresLedger implements Ledger {
     return (await this.#pool.query<RecordDbRow>(this.#sql.selectRecords, [runId])).rows.map(toStored);
   }
 
+  async storedRun(runId: string): Promise<{ run: RunRow; records: readonly StoredRecord[] } | undefined> {
+    return inTransaction(this.#pool, async (client) => {
+      await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const row = (await client.query<RunDbRow>(this.#sql.selectRun, [runId])).rows[0];
+      if (row === undefined) return undefined;
+      return { run: toRun(row), records: (await client.query<RecordDbRow>(this.#sql.selectRecords, [runId])).rows.map(toStored) };
+    });
+  }
+
   async runs(filter: RunFilter = {}): Promise<readonly RunRow[]> {
     const conditions: string[] = [];
     const params: unknown[] = [];

@@ -100,6 +100,14 @@ export class SqliteLedger implements Ledger {
     return (this.#selectRecords.all(runId) as RecordDbRow[]).map(toStored);
   }
 
+  async storedRun(runId: string): Promise<{ run: RunRow; records: readonly StoredRecord[] } | undefined> {
+    // One read transaction: its snapshot holds from the first read to the last.
+    return this.#db.transaction(() => {
+      const row = this.#selectRun.get(runId) as RunDbRow | undefined;
+      return row === undefined ? undefined : { run: toRun(row), records: (this.#selectRecords.all(runId) as RecordDbRow[]).map(toStored) };
+    })();
+  }
+
   async runs(filter: RunFilter = {}): Promise<readonly RunRow[]> {
     const conditions: [string, unknown][] = [];
     if (filter.unsealed === true) conditions.push(['sealed = ?', 0]);
