@@ -4,7 +4,8 @@ import { admitCommand } from './admit-command.js';
 import { demo } from './demo-command.js';
 import { exportCommand, importCommand, recoverCommand, showCommand, verifyCommand } from './ledger-command.js';
 import { replayCommand } from './replay-command.js';
-import { addReviewCommand, fraction } from './review-command.js';
+import { fraction } from './arguments.js';
+import { addReviewCommand } from './review-command.js';
 import { runCommand, type Output } from './run-command.js';
 import { addStudyCommand } from './study-command.js';
 

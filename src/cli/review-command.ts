@@ -1,4 +1,5 @@
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { count, fraction, positive } from './arguments.js';
 import { displayLocation, ledgerLocation } from '../ledger/open-ledger.js';
 import { parseDuration } from '../mission/duration.js';
 import { alertLine } from '../review/alerts.js';
@@ -352,12 +353,6 @@ function journalSummary(type: string, data: Readonly<Record<string, unknown>>): 
   }
 }
 
-function count(text: string): number {
-  const value = text.trim() === '' ? Number.NaN : Number(text);
-  if (!Number.isInteger(value) || value < 0) throw new InvalidArgumentError(`Expected a non-negative integer, got ${JSON.stringify(text)}.`);
-  return value;
-}
-
 /** Adds `redline review list|show|claim|verdict|stats|settings|journal`; `ledgerHelp` is the ledger commands' `--ledger` help. */
 export function addReviewCommand({ cli, done, output, ledgerHelp }: { cli: Command; done: (code: number) => void; output: Output; ledgerHelp: string }): void {
   const review = cli.command('review').description('The human review queue: briefs of what runs could not verify, verdicts, and queue statistics.');
@@ -424,17 +419,4 @@ export function addReviewCommand({ cli, done, output, ledgerHelp }: { cli: Comma
     .option('--json', 'one JSON line per entry, with its hash')
     .option('--ledger <location>', ledgerHelp)
     .action(async (options: ReviewListOptions) => done(await reviewJournalCommand(options, output)));
-}
-
-function positive(text: string): number {
-  const value = count(text);
-  if (value < 1) throw new InvalidArgumentError(`Expected a positive integer, got ${JSON.stringify(text)}.`);
-  return value;
-}
-
-/** A commander argument parser for a fraction in [0, 1]. */
-export function fraction(text: string): number {
-  const value = text.trim() === '' ? Number.NaN : Number(text);
-  if (!(value >= 0 && value <= 1)) throw new InvalidArgumentError(`Expected a fraction between 0 and 1, got ${JSON.stringify(text)}.`);
-  return value;
 }

@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { InvalidArgumentError, type Command } from 'commander';
+import { type Command } from 'commander';
+import { integer, number, numbers } from './arguments.js';
 import { renderMarkdown, runStopRulesStudy, StudyOptionError, writeFigures, type StopRulesStudyOptions, type StudyProgress } from '../study/index.js';
 import { renderHandoffMarkdown, runHandoffStudy, writeHandoffFigure, type HandoffStudy } from '../study/handoff/index.js';
 import type { Output } from './run-command.js';
@@ -31,29 +32,6 @@ const DEFAULT_OUT = 'study-out';
 
 /** The CLI flag of each study option, for error messages. */
 const FLAGS: Readonly<Record<string, string>> = { sigmas: '--sigma', seeds: '--seeds', seed: '--seed', tasksPerType: '--tasks-per-type', bar: '--bar', cap: '--cap', warmup: '--warmup', confidences: '--confidence' };
-
-/** The number `text` spells, or `NaN`. */
-const parse = (text: string): number => (text.trim() === '' ? Number.NaN : Number(text));
-
-function number(text: string): number {
-  const value = parse(text);
-  if (!Number.isFinite(value)) throw new InvalidArgumentError(`Expected a number, got ${JSON.stringify(text)}.`);
-  return value;
-}
-
-function integer(text: string): number {
-  const value = parse(text);
-  if (!Number.isInteger(value)) throw new InvalidArgumentError(`Expected an integer, got ${JSON.stringify(text)}.`);
-  return value;
-}
-
-function numbers(text: string): number[] {
-  try {
-    return text.split(',').map(number);
-  } catch {
-    throw new InvalidArgumentError(`Expected a comma-separated list of numbers, got ${JSON.stringify(text)}.`);
-  }
-}
 
 /**
  * A one-line progress display on a TTY (`\r`-rewritten), shown only once the work has run `delayMs`;

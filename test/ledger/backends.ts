@@ -77,6 +77,16 @@ export interface SqlBackend {
 
 export type Backend = MemoryBackend | SqlBackend;
 
+/** Opens fresh storage, hands it to `work` and always closes (and deletes) it. */
+export async function withLedger<T extends OpenedLedger>(open: () => Promise<T>, work: (opened: T) => Promise<void>): Promise<void> {
+  const opened = await open();
+  try {
+    await work(opened);
+  } finally {
+    await opened.close();
+  }
+}
+
 /** Opens (and migrates) the ledger at a location from {@link SqlBackend.storage}. */
 export function openLedgerAt(name: SqlBackendName, location: string): Promise<Ledger> {
   return name === 'sqlite' ? SqliteLedger.open({ database: location, synchronous: 'off' }) : PostgresLedger.open({ connection: POSTGRES_URL, schema: location });

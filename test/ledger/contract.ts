@@ -12,21 +12,11 @@ import { canonicalJson } from '../../src/loop/canonical-json.js';
 import { runMission, type RunResult } from '../../src/loop/run-mission.js';
 import { defineMission } from '../../src/mission/mission.js';
 import { functionProposer } from '../../src/proposers/function-proposer.js';
-import { backends, openLedgerAt, type Backend, type OpenedLedger, type SqlBackend, type SqlBackendName } from './backends.js';
+import { backends, openLedgerAt, withLedger, type Backend, type OpenedLedger, type SqlBackend, type SqlBackendName } from './backends.js';
 import { appendAll, exportAll, recordOf, SEAL, story, type ExportedRun } from './records.js';
 
 const CHILD = fileURLToPath(new URL('./open-ledger-child.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-/** Opens fresh storage, hands it to `work` and always closes (and deletes) it. */
-async function withLedger<T extends OpenedLedger>(open: () => Promise<T>, work: (opened: T) => Promise<void>): Promise<void> {
-  const opened = await open();
-  try {
-    await work(opened);
-  } finally {
-    await opened.close();
-  }
-}
 
 /** What `assert.rejects` should see when the adapter refuses with `code`. */
 const refused = (code: string) => ({ name: 'LedgerError', code });

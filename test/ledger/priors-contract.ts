@@ -10,20 +10,11 @@ import type { Ledger, TaskPriors } from '../../src/ledger/ledger.js';
 import { MIGRATIONS } from '../../src/ledger/migrations.js';
 import { POSTGRES_MIGRATIONS } from '../../src/ledger/postgres/migrations.js';
 import { SQLITE_MIGRATIONS } from '../../src/ledger/sqlite/migrations.js';
-import { openLedgerAt, POSTGRES_URL, type Backend, type OpenedLedger, type SqlBackend, type SqlBackendName, type Storage } from './backends.js';
+import { openLedgerAt, POSTGRES_URL, withLedger, type Backend, type OpenedLedger, type SqlBackend, type SqlBackendName, type Storage } from './backends.js';
 import { learnedRun } from './records.js';
 
 const CHILD = fileURLToPath(new URL('./learn-child.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-async function withLedger<T extends OpenedLedger>(open: () => Promise<T>, work: (opened: T) => Promise<void>): Promise<void> {
-  const opened = await open();
-  try {
-    await work(opened);
-  } finally {
-    await opened.close();
-  }
-}
 
 /** What learning `count` runs of {@link learnedRun}, in any order, leaves: every run and every gain counted. */
 function assertLearnedAll(priors: TaskPriors | undefined, count: number): void {

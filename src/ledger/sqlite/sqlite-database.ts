@@ -1,3 +1,6 @@
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+
 /** The slice of a better-sqlite3 `Database` the ledger uses; any compatible instance works. */
 export interface SqliteDatabase {
   prepare(sql: string): SqliteStatement;
@@ -12,6 +15,35 @@ export interface SqliteStatement {
   run(...params: unknown[]): { changes: number };
   get(...params: unknown[]): unknown;
   all(...params: unknown[]): unknown[];
+}
+
+/** Where a SQLite ledger or review queue lives: a file (created with its folder when missing), an open database, or a factory for one. */
+export type SqliteSource = string | SqliteDatabase | (() => SqliteDatabase | Promise<SqliteDatabase>);
+
+/**
+ * Opens `source` the way the ledger and the review queue share it: a 10 s busy timeout, WAL, the given
+ * durability (left as it is when undefined) and foreign keys on; then runs `setUp` (migrations). A file
+ * opened here is closed again when anything fails; `owned` says whether it was.
+ */
+export async function openSqlite<T>(source: SqliteSource, synchronous: 'full' | 'normal' | 'off' | undefined, setUp: (db: SqliteDatabase, owned: boolean) => T): Promise<T> {
+  const owned = typeof source === 'string';
+  let db: SqliteDatabase;
+  if (typeof source === 'string') {
+    if (source !== ':memory:') await mkdir(path.dirname(path.resolve(source)), { recursive: true });
+    db = await openSqliteFile(source);
+  } else {
+    db = typeof source === 'function' ? await source() : source;
+  }
+  try {
+    db.pragma('busy_timeout = 10000');
+    await switchToWal(db);
+    if (synchronous !== undefined) db.pragma(`synchronous = ${synchronous.toUpperCase()}`);
+    db.pragma('foreign_keys = ON');
+    return setUp(db, owned);
+  } catch (error) {
+    if (owned) db.close();
+    throw error;
+  }
 }
 
 /** Opens a database file with better-sqlite3, loaded only when a SQLite ledger is used. */

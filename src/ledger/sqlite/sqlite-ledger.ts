@@ -1,5 +1,3 @@
-import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
 import { LedgerError } from '../../errors/ledger-error.js';
 import { refusal, toRun, toStored, type RecordDbRow, type RunDbRow } from '../sql-rows.js';
 import { chainRecord, GENESIS, parseRecord } from '../chain.js';
@@ -10,11 +8,11 @@ import { expectLearnable, learnedPriors, parsePriors, priorsFailure } from '../p
 import { openedRun } from '../run-row.js';
 import { verifyRun } from '../verify.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
-import { immediate, openSqliteFile, switchToWal, type SqliteDatabase, type SqliteStatement } from './sqlite-database.js';
+import { immediate, openSqlite, type SqliteDatabase, type SqliteSource, type SqliteStatement } from './sqlite-database.js';
 
 export interface SqliteLedgerOptions {
   /** A database file (created with its folder when missing), an open database, or a factory for one. */
-  readonly database: string | SqliteDatabase | (() => SqliteDatabase | Promise<SqliteDatabase>);
+  readonly database: SqliteSource;
   /**
    * `full` makes every append durable before it returns (fsync on commit); `normal` survives a process
    * crash but may lose the last appends on power loss.
@@ -47,19 +45,10 @@ export class SqliteLedger implements Ledger {
 
   /** Opens (and migrates) a SQLite ledger. */
   static async open({ database, synchronous = 'full' }: SqliteLedgerOptions): Promise<SqliteLedger> {
-    let db: SqliteDatabase;
-    if (typeof database === 'string') {
-      if (database !== ':memory:') await mkdir(path.dirname(path.resolve(database)), { recursive: true });
-      db = await openSqliteFile(database);
-    } else {
-      db = typeof database === 'function' ? await database() : database;
-    }
-    db.pragma('busy_timeout = 10000');
-    await switchToWal(db);
-    db.pragma(`synchronous = ${synchronous.toUpperCase()}`);
-    db.pragma('foreign_keys = ON');
-    migrate(db);
-    return new SqliteLedger(db);
+    return openSqlite(database, synchronous, (db) => {
+      migrate(db);
+      return new SqliteLedger(db);
+    });
   }
 
   async append(record: LedgerRecord): Promise<StoredRecord> {

@@ -1,6 +1,4 @@
-import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
-import { immediate, openSqliteFile, switchToWal, type SqliteDatabase, type SqliteStatement } from '../../ledger/sqlite/sqlite-database.js';
+import { immediate, openSqlite, type SqliteDatabase, type SqliteSource, type SqliteStatement } from '../../ledger/sqlite/sqlite-database.js';
 import type { Brief } from '../../loop/brief.js';
 import { alertStep, type Alert, type RunReport, type WebhookDelivery } from '../alerts.js';
 import { admit, nextMode, release, type ModeChange, type QueueMode } from '../backpressure.js';
@@ -22,7 +20,7 @@ export interface SqliteReviewQueueOptions extends ReviewQueueOptions {
    * The ledger's database: a file (created with its folder when missing), an open database, or a
    * factory for one. The queue's tables sit next to the ledger's.
    */
-  readonly database: string | SqliteDatabase | (() => SqliteDatabase | Promise<SqliteDatabase>);
+  readonly database: SqliteSource;
   /**
    * `full` makes every change durable before it returns; `normal` survives a process crash but may lose
    * the last changes on power loss. Set on the connection, so a database shared with the ledger keeps
@@ -65,24 +63,8 @@ export class SqliteReviewQueue implements ReviewQueue {
   /** Opens (and migrates) the review queue in a SQLite database, usually the ledger's. */
   static async open({ database, synchronous, ...options }: SqliteReviewQueueOptions): Promise<SqliteReviewQueue> {
     if (synchronous !== undefined && !['full', 'normal', 'off'].includes(synchronous)) throw new TypeError(`Expected synchronous to be full, normal or off, got ${JSON.stringify(synchronous)}`);
-    let db: SqliteDatabase;
-    if (typeof database === 'string') {
-      if (database !== ':memory:') await mkdir(path.dirname(path.resolve(database)), { recursive: true });
-      db = await openSqliteFile(database);
-    } else {
-      db = typeof database === 'function' ? await database() : database;
-    }
-    try {
-      db.pragma('busy_timeout = 10000');
-      await switchToWal(db);
-      const durability = synchronous ?? (typeof database === 'string' ? 'full' : undefined);
-      if (durability !== undefined) db.pragma(`synchronous = ${durability.toUpperCase()}`);
-      db.pragma('foreign_keys = ON');
-      return new SqliteReviewQueue(db, typeof database === 'string', migrate(db, options));
-    } catch (error) {
-      if (typeof database === 'string') db.close();
-      throw error;
-    }
+    // A file opened here gets full durability; a database shared with the ledger keeps its setting.
+    return openSqlite(database, synchronous ?? (typeof database === 'string' ? 'full' : undefined), (db, owned) => new SqliteReviewQueue(db, owned, migrate(db, options)));
   }
 
   get config(): ReviewConfig {

@@ -1,0 +1,46 @@
+import { InvalidArgumentError } from 'commander';
+
+// Commander argument parsers shared by the commands: each names what it expected and what it got.
+
+/** The number `text` spells, or `NaN`. */
+const parse = (text: string): number => (text.trim() === '' ? Number.NaN : Number(text));
+
+export function number(text: string): number {
+  const value = parse(text);
+  if (!Number.isFinite(value)) throw new InvalidArgumentError(`Expected a number, got ${JSON.stringify(text)}.`);
+  return value;
+}
+
+export function integer(text: string): number {
+  const value = parse(text);
+  if (!Number.isInteger(value)) throw new InvalidArgumentError(`Expected an integer, got ${JSON.stringify(text)}.`);
+  return value;
+}
+
+export function numbers(text: string): number[] {
+  try {
+    return text.split(',').map(number);
+  } catch {
+    throw new InvalidArgumentError(`Expected a comma-separated list of numbers, got ${JSON.stringify(text)}.`);
+  }
+}
+
+/** A non-negative integer (a count or a limit). */
+export function count(text: string): number {
+  const value = parse(text);
+  if (!Number.isInteger(value) || value < 0) throw new InvalidArgumentError(`Expected a non-negative integer, got ${JSON.stringify(text)}.`);
+  return value;
+}
+
+export function positive(text: string): number {
+  const value = count(text);
+  if (value < 1) throw new InvalidArgumentError(`Expected a positive integer, got ${JSON.stringify(text)}.`);
+  return value;
+}
+
+/** A fraction in [0, 1]. */
+export function fraction(text: string): number {
+  const value = parse(text);
+  if (!(value >= 0 && value <= 1)) throw new InvalidArgumentError(`Expected a fraction between 0 and 1, got ${JSON.stringify(text)}.`);
+  return value;
+}
