@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { TRANSITIONS, type Evidence, type Judge } from '../judge/judge.js';
 import { resolveModel, type ModelSource } from './model-source.js';
-import { findingLine } from './render.js';
+import { findingLine } from '../proposers/render.js';
 import { requestObject } from './request-object.js';
 
 const decisionSchema = z.object({

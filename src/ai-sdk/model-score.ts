@@ -4,7 +4,7 @@ import type { CheckContext } from '../checks/check.js';
 import type { ScoreFunction } from '../checks/score-check.js';
 import { resolveModel } from './model-source.js';
 import type { OpenAICompatibleModelOptions } from './openai-compatible.js';
-import { changedFileBlocks, fenced } from './render.js';
+import { changedFileBlocks, fenced } from '../proposers/render.js';
 import { requestObject } from './request-object.js';
 
 const scoreSchema = z.object({

@@ -1,5 +1,5 @@
 import type { BudgetsLeft, ProposalRequest } from '../proposers/proposer.js';
-import { changedFileBlocks, fenced, fileBlock, findingLine } from './render.js';
+import { changedFileBlocks, fenced, fileBlock, findingLine } from '../proposers/render.js';
 import { readWorkspaceFiles } from './workspace-files.js';
 
 /** Failing findings listed in full, and left-out files named; more are counted. */

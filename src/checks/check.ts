@@ -9,6 +9,8 @@ export interface CheckContext {
   readonly goal: string;
   readonly attempt: number;
   readonly signal: AbortSignal;
+  /** Run programs in this OS sandbox (the mission's `sandbox`), with only `dir` writable. */
+  readonly sandbox?: { readonly kind: 'bwrap'; readonly network: boolean };
 }
 
 /**
@@ -34,4 +36,9 @@ export function finding(
   fields: FindingFields = {},
 ): Finding {
   return { check: check.name, stage: check.stage, tier: check.tier, status, reasonCodes, message, ...fields };
+}
+
+/** The `sandbox` option of `runProcess` for a check's program: only its copy (`dir`) is writable. */
+export function checkSandbox({ dir, sandbox }: Pick<CheckContext, 'dir' | 'sandbox'>): { sandbox?: { kind: 'bwrap'; writable: string[]; network: boolean } } {
+  return sandbox === undefined ? {} : { sandbox: { kind: sandbox.kind, writable: dir === undefined ? [] : [dir], network: sandbox.network } };
 }

@@ -1,5 +1,5 @@
 import { runProcess } from '../process/run-process.js';
-import { finding, type Check, type CheckContext } from './check.js';
+import { checkSandbox, finding, type Check, type CheckContext } from './check.js';
 import type { Finding, Stage } from './finding.js';
 import { processErrorFinding, tail } from './process-finding.js';
 
@@ -23,9 +23,10 @@ export function commandCheck({ name, command, stage = 'fast', tier = 'format', r
   const check = { name, stage, tier, required };
   return {
     ...check,
-    async run({ dir, signal }: CheckContext): Promise<Finding[]> {
+    async run(context: CheckContext): Promise<Finding[]> {
+      const { dir, signal } = context;
       if (dir === undefined) return [finding(check, 'error', ['check.no_workspace'], 'a command check needs a mission workspace')];
-      const result = await runProcess({ command, cwd: dir, timeoutMs, outputCap, signal });
+      const result = await runProcess({ command, cwd: dir, timeoutMs, outputCap, signal, ...checkSandbox(context) });
       const error = processErrorFinding(check, result, timeoutMs);
       if (error !== undefined) return [error];
       if (result.exitCode === 0) return [finding(check, 'pass', [], 'exit 0')];

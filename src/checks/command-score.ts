@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { runProcess } from '../process/run-process.js';
-import type { CheckContext } from './check.js';
+import { checkSandbox, type CheckContext } from './check.js';
 import type { ScoreFunction, ScoreResult } from './score-check.js';
 
 const replySchema = z.object({
@@ -13,9 +13,10 @@ const replySchema = z.object({
  * on stdin and prints `{"score":0..1,"findings":[{"reasonCode":…,"message":…}]}`.
  */
 export function commandScore({ command, cwd, timeoutMs = 60_000, outputCap = 1_048_576 }: { command: string | readonly string[]; cwd: string; timeoutMs?: number; outputCap?: number }): ScoreFunction {
-  return async ({ goal, candidate, dir, signal }: CheckContext): Promise<ScoreResult> => {
+  return async (context: CheckContext): Promise<ScoreResult> => {
+    const { goal, candidate, dir, signal } = context;
     const input = JSON.stringify({ protocol: 'redline.judge/1', goal, candidate: { files: candidate.files, value: candidate.value ?? null } });
-    const result = await runProcess({ command, cwd: dir ?? cwd, input, timeoutMs, outputCap, signal });
+    const result = await runProcess({ command, cwd: dir ?? cwd, input, timeoutMs, outputCap, signal, ...checkSandbox(context) });
     if (result.spawnError !== undefined) throw new Error(`could not start the judge: ${result.spawnError}`);
     if (result.killed !== undefined) throw new Error(`judge killed (${result.killed})`);
     if (result.exitCode !== 0) throw new Error(`judge exited ${result.exitCode}: ${result.stderr.trim().slice(0, 200)}`);

@@ -1,5 +1,5 @@
 import { runProcess } from '../process/run-process.js';
-import { finding, type Check, type CheckContext } from './check.js';
+import { checkSandbox, finding, type Check, type CheckContext } from './check.js';
 import type { Finding, Stage } from './finding.js';
 import { processErrorFinding, tail } from './process-finding.js';
 
@@ -22,9 +22,10 @@ export function expectedOutputCheck({ name, command, expected, compare = 'trimme
   const check = { name, stage, tier: 'demand' as const, required };
   return {
     ...check,
-    async run({ dir, signal }: CheckContext): Promise<Finding[]> {
+    async run(context: CheckContext): Promise<Finding[]> {
+      const { dir, signal } = context;
       if (dir === undefined) return [finding(check, 'error', ['check.no_workspace'], 'an expected-output check needs a mission workspace')];
-      const result = await runProcess({ command, cwd: dir, timeoutMs, outputCap, signal });
+      const result = await runProcess({ command, cwd: dir, timeoutMs, outputCap, signal, ...checkSandbox(context) });
       const error = processErrorFinding(check, result, timeoutMs);
       if (error !== undefined) return [error];
       const same = compare === 'exact' ? result.stdout === expected : normalize(result.stdout) === normalize(expected);

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { runProcess } from '../process/run-process.js';
-import { finding, type Check, type CheckContext } from './check.js';
+import { checkSandbox, finding, type Check, type CheckContext } from './check.js';
 import type { Finding, Stage } from './finding.js';
 import { processErrorFinding, tail } from './process-finding.js';
 import { parseReport } from './reports/index.js';
@@ -41,9 +41,10 @@ export function testRunnerCheck({ name, command, format, reportFile, stage = 'fa
   const check = { name, stage, tier: 'demand' as const, required };
   return {
     ...check,
-    async run({ dir, signal }: CheckContext): Promise<Finding[]> {
+    async run(context: CheckContext): Promise<Finding[]> {
+      const { dir, signal } = context;
       if (dir === undefined) return [finding(check, 'error', ['check.no_workspace'], 'a test-runner check needs a mission workspace')];
-      const result = await runProcess({ command, cwd: dir, timeoutMs, outputCap, signal });
+      const result = await runProcess({ command, cwd: dir, timeoutMs, outputCap, signal, ...checkSandbox(context) });
       const error = processErrorFinding(check, result, timeoutMs);
       if (error !== undefined) return [error];
       let report = result.stdout;

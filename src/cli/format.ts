@@ -1,8 +1,9 @@
 import type { RunResult } from '../loop/run-mission.js';
+import { clean } from './terminal-text.js';
 
 /** The one-line JSON summary of a finished run that `--json` prints. */
 export function runSummary(result: RunResult): Record<string, unknown> {
-  return { runId: result.runId, mission: result.mission, outcome: result.outcome, verification: result.verification, stopReason: result.stopReason, attempts: result.attempts };
+  return { runId: result.runId, mission: result.mission, outcome: result.outcome, verification: result.verification, stopReason: result.stopReason, attempts: result.attempts, ...(result.workspaceChanged === undefined ? {} : { workspaceChanged: result.workspaceChanged.length }) };
 }
 
 /** Left-aligned text table with a header row. */
@@ -22,14 +23,19 @@ export function describeRun(result: RunResult, evidence: string): string {
     ['stop reason', `${result.stopReason}${result.guard === undefined ? '' : ` (guard ${result.guard})`}`],
     ['detail', result.detail.split('\n')[0] ?? ''],
     ['attempts', String(result.attempts)],
-    ['changed', result.candidate.footprint.join(', ') || '(nothing)'],
+    ['changed', clean(result.candidate.footprint.join(', ')) || '(nothing)'],
     ['evidence', evidence],
   ];
+  const live = result.workspaceChanged ?? [];
+  if (live.length > 0) {
+    const shown = live.slice(0, 5).map(clean).join(', ');
+    rows.push(['workspace', `changed during the run (not seen by the checks): ${shown}${live.length > 5 ? `, … ${live.length - 5} more` : ''}`]);
+  }
   const failing = result.findings.filter((item) => item.status === 'fail' || item.status === 'error');
   const lines = [table(['', ''], rows).split('\n').slice(2).join('\n')];
   if (failing.length > 0) {
     lines.push('', 'last findings:');
-    for (const item of failing.slice(0, 10)) lines.push(`  ${item.status.padEnd(5)} ${item.check}: ${item.message.split('\n')[0]}`);
+    for (const item of failing.slice(0, 10)) lines.push(`  ${item.status.padEnd(5)} ${item.check}: ${clean(item.message.split('\n')[0] ?? '')}`);
     if (failing.length > 10) lines.push(`  … and ${failing.length - 10} more in the ledger`);
   }
   return lines.join('\n');

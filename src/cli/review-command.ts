@@ -1,3 +1,4 @@
+import { clean, unsafe } from './terminal-text.js';
 import { Option, type Command } from 'commander';
 import { count, fraction, positive } from './arguments.js';
 import { displayLocation, ledgerLocation } from '../ledger/open-ledger.js';
@@ -21,23 +22,6 @@ import type { Output } from './run-command.js';
 const NEWEST = 5;
 /** Lines of one file `review show` prints; `--json` has them all. */
 const MAX_LINES = 200;
-
-/** C0/C1 controls, DEL, line/paragraph separators and bidi controls: characters that act on a terminal or hide text. */
-function unsafe(code: number): boolean {
-  return code < 0x20 || (code >= 0x7f && code <= 0x9f) || code === 0x200e || code === 0x200f || code === 0x2028 || code === 0x2029 || (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069);
-}
-
-const NAMED: Readonly<Record<number, string>> = { 9: '\\t', 10: '\\n', 13: '\\r' };
-
-/** `text` with every unsafe character spelled out (`\x1b`, `\n`, `\u{202e}`). */
-function clean(text: string): string {
-  let out = '';
-  for (const char of text) {
-    const code = char.codePointAt(0) as number;
-    out += !unsafe(code) ? char : (NAMED[code] ?? (code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u{${code.toString(16)}}`));
-  }
-  return out;
-}
 
 /** One line of JSON; JSON.stringify leaves DEL, C1 and bidi controls raw, so they become `\uXXXX` too. */
 function jsonLine(value: unknown): string {

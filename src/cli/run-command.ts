@@ -4,6 +4,7 @@ import { displayLocation, ledgerLocation, openLedger } from '../ledger/open-ledg
 import { recoverRuns, type Recovery } from '../loop/resume.js';
 import { loadMission } from '../mission/load.js';
 import type { Mission } from '../mission/mission.js';
+import { agentProposer } from '../proposers/agent-proposer.js';
 import { commandProposer } from '../proposers/command-proposer.js';
 import type { Proposer } from '../proposers/proposer.js';
 import { runMission, type RunResult } from '../loop/run-mission.js';
@@ -16,6 +17,8 @@ import { describeRun, runSummary } from './format.js';
 export interface RunCommandOptions {
   readonly json?: boolean;
   readonly proposer?: string;
+  /** An agent that edits files in place, run in a private copy each attempt. */
+  readonly agent?: string;
   readonly model?: string;
   readonly baseUrl?: string;
   readonly apiKeyEnv?: string;
@@ -43,7 +46,12 @@ export function exitCodeOf(result: RunResult): number {
 }
 
 async function proposerFromFlags(mission: Mission, options: RunCommandOptions): Promise<Proposer | undefined> {
+  if (options.proposer !== undefined && options.agent !== undefined) throw new TypeError('Expected one of --proposer or --agent, got both');
   if (options.proposer !== undefined) return commandProposer({ command: options.proposer, cwd: mission.workspaceDir ?? mission.baseDir });
+  if (options.agent !== undefined) {
+    if (mission.workspaceDir === undefined) throw new TypeError(`Expected a mission with a workspace for --agent, got mission ${mission.id} without one`);
+    return agentProposer({ command: options.agent });
+  }
   if (options.model === undefined) return undefined;
   if (options.baseUrl === undefined) throw new TypeError('Expected --base-url with --model, got none');
   const { modelProposer } = await import('../ai-sdk/model-proposer.js');

@@ -1,7 +1,6 @@
 import { hash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { canonicalJson } from './canonical-json.js';
+import { malformedPath, normalPath } from '../workspace/path-rules.js';
 
 /** A proposal applied to the baseline: only the paths whose content differs from it. */
 export interface Candidate {
@@ -23,29 +22,25 @@ function hashCandidate(files: Record<string, string | null>, value: unknown): st
 }
 
 /** Why a proposed path is not acceptable, or undefined when it is a plain relative path. */
-export function badPath(file: string): string | undefined {
-  if (file.length === 0) return 'an empty path';
-  if (path.isAbsolute(file) || /^[A-Za-z]:/.test(file)) return `an absolute path "${file}"`;
-  const normal = path.posix.normalize(file.replace(/\\/g, '/'));
-  if (normal === '..' || normal.startsWith('../')) return `a path leaving the workspace "${file}"`;
-  if (normal.split('/').includes('.git')) return `a path inside .git "${file}"`;
-  return undefined;
-}
+export const badPath = malformedPath;
 
-/** Reads baseline files on demand and remembers them (the baseline never changes during a run). */
+/**
+ * Reads baseline files on demand and remembers them. The baseline is the run's snapshot, never the
+ * live workspace: what happens to the workspace during the run cannot change a candidate.
+ */
 export class Baseline {
-  readonly #dir: string | undefined;
+  readonly #read: (file: string) => string | null;
   readonly #cache = new Map<string, string | null>();
 
-  constructor(dir: string | undefined) {
-    this.#dir = dir;
+  /** @param read the snapshot's text of a file, or null when the snapshot has none (no workspace: none ever). */
+  constructor(read: (file: string) => string | null = () => null) {
+    this.#read = read;
   }
 
-  async read(file: string): Promise<string | null> {
+  read(file: string): string | null {
     const cached = this.#cache.get(file);
     if (cached !== undefined) return cached;
-    let content: string | null = null;
-    if (this.#dir !== undefined) content = await readFile(path.join(this.#dir, file), 'utf8').catch(() => null);
+    const content = this.#read(file);
     this.#cache.set(file, content);
     return content;
   }
@@ -55,13 +50,13 @@ export class Baseline {
  * Applies a proposal (changed paths, `null` = delete) on top of the previous candidate and drops every
  * path whose content equals the baseline, so reverting a change gives the baseline's hash again.
  */
-export async function applyProposal(previous: Candidate, changes: Readonly<Record<string, string | null>> | undefined, value: unknown, baseline: Baseline): Promise<Candidate> {
+export function applyProposal(previous: Candidate, changes: Readonly<Record<string, string | null>> | undefined, value: unknown, baseline: Baseline): Candidate {
   const merged: Record<string, string | null> = { ...previous.files };
-  for (const [file, content] of Object.entries(changes ?? {})) merged[path.posix.normalize(file.replace(/\\/g, '/'))] = content;
+  for (const [file, content] of Object.entries(changes ?? {})) merged[normalPath(file)] = content;
   const files: Record<string, string | null> = {};
   for (const file of Object.keys(merged).sort()) {
     const content = merged[file] as string | null;
-    if ((await baseline.read(file)) !== content) files[file] = content;
+    if (baseline.read(file) !== content) files[file] = content;
   }
   const nextValue = value === undefined ? previous.value : value;
   return Object.freeze({

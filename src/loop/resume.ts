@@ -1,4 +1,5 @@
-import { stat } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
+import { runDirectory } from '../workspace/run-workspace.js';
 import type { Finding } from '../checks/finding.js';
 import { handOff, reportRun, type Handoff, type HandoffPlan } from '../handoff/handoff.js';
 import type { AttemptSummary, RunCounters } from '../guards/guard.js';
@@ -83,7 +84,11 @@ export async function resumeRun(options: ResumeOptions): Promise<RunResult> {
   const { state, next } = restoreState(records, lookback);
   const checkNames = (started.data.checks as { name: string }[]).map((check) => check.name);
   const handoffPlan = started.data.handoff as HandoffPlan | undefined;
-  return executeRun({ ...rest, mission: available.mission, ledger }, { runId, seq: records.length, state, next, checkNames, ...(handoffPlan === undefined ? {} : { handoffPlan }) });
+  const manifestHash = (started.data.workspace as { manifest?: string } | undefined)?.manifest;
+  return executeRun(
+    { ...rest, mission: available.mission, ledger },
+    { runId, seq: records.length, state, next, checkNames, ...(handoffPlan === undefined ? {} : { handoffPlan }), ...(manifestHash === undefined ? {} : { manifestHash }) },
+  );
 }
 
 /**
@@ -91,7 +96,7 @@ export async function resumeRun(options: ResumeOptions): Promise<RunResult> {
  * that started under a review queue's plan goes to that queue (`handoff`) like any unverified run, and the
  * seal records what the queue did.
  */
-export async function sealCrashed(ledger: Ledger, records: readonly LedgerRecord[], why: string, now: () => number = Date.now, handoff?: Handoff): Promise<void> {
+export async function sealCrashed(ledger: Ledger, records: readonly LedgerRecord[], why: string, now: () => number = Date.now, handoff?: Handoff, scratchDir?: string): Promise<void> {
   const started = records[0] as LedgerRecord;
   const mission = started.data.mission as { goal?: string; priority?: number };
   const { state } = restoreState(records, 0);
@@ -107,6 +112,8 @@ export async function sealCrashed(ledger: Ledger, records: readonly LedgerRecord
     data: { outcome: 'failed_with_evidence', verification: 'unverified', stopReason: 'crashed', detail, attempts: state.attempt, candidateHash: state.candidate.hash, counters: state.counters, brief, ...(queued === undefined ? {} : { handoff: queued }) },
   });
   if (handoff !== undefined && plan !== undefined) await reportRun(handoff, { runId: started.runId, stopReason: 'crashed' });
+  // The run will not go on: its snapshot and copies are of no more use.
+  await rm(runDirectory(started.runId, scratchDir), { recursive: true, force: true });
 }
 
 /** Whether the process that last owned a run is still alive (only knowable on the same host). */
@@ -136,7 +143,7 @@ export async function recoverRuns({ ledger, resume = true, ...rest }: Omit<RunMi
     const available = await recordedMission(records[0] as LedgerRecord);
     const why = 'unavailable' in available ? available.unavailable : !resume ? 'resuming was not asked for' : available.mission.proposer === undefined && rest.proposer === undefined ? 'its proposer cannot be rebuilt (it was not declared in the mission)' : undefined;
     if (why !== undefined) {
-      await sealCrashed(ledger, records, `not resumed: ${why}`, Date.now, rest.handoff);
+      await sealCrashed(ledger, records, `not resumed: ${why}`, Date.now, rest.handoff, rest.scratchDir);
       recoveries.push({ runId: run.runId, action: 'sealed_crashed', detail: why });
       continue;
     }
@@ -145,7 +152,7 @@ export async function recoverRuns({ ledger, resume = true, ...rest }: Omit<RunMi
       recoveries.push({ runId: run.runId, action: 'resumed', detail: `${result.outcome} / ${result.stopReason}`, result });
     } catch (error) {
       const fresh = await ledger.records(run.runId);
-      if (fresh.at(-1)?.type !== 'run.sealed') await sealCrashed(ledger, fresh, `resuming failed: ${(error as Error).message}`, Date.now, rest.handoff);
+      if (fresh.at(-1)?.type !== 'run.sealed') await sealCrashed(ledger, fresh, `resuming failed: ${(error as Error).message}`, Date.now, rest.handoff, rest.scratchDir);
       recoveries.push({ runId: run.runId, action: 'sealed_crashed', detail: `resuming failed: ${(error as Error).message}` });
     }
   }

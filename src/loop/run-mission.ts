@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { stat } from 'node:fs/promises';
+import path from 'node:path';
 import type { Check } from '../checks/check.js';
 import { declaredOutputsCheck } from '../checks/declared-outputs-check.js';
 import type { Finding } from '../checks/finding.js';
 import { buildChecks } from '../checks/from-spec.js';
-import { scopeCheck } from '../checks/scope-check.js';
+import { SCOPE_CHECK, scopeCheck } from '../checks/scope-check.js';
 import { LedgerError } from '../errors/ledger-error.js';
 import { MissionError } from '../errors/mission-error.js';
 import { ProposerError } from '../errors/proposer-error.js';
@@ -22,7 +23,7 @@ import { MemoryLedger } from '../ledger/memory/memory-ledger.js';
 import { priorsFailure } from '../ledger/priors.js';
 import { missionHash, type Mission } from '../mission/mission.js';
 import { buildProposer } from '../proposers/from-spec.js';
-import { PROPOSER_PROTOCOL, type BudgetsLeft, type Proposal, type Proposer } from '../proposers/proposer.js';
+import { PROPOSER_PROTOCOL, type BudgetsLeft, type Proposal, type Proposer, type ProposerSandbox, type ProposerWorkspace } from '../proposers/proposer.js';
 import { validateProposal } from '../proposers/validate-proposal.js';
 import { Aborted, raceSignal } from './abort.js';
 import { evaluateAcceptance } from './acceptance.js';
@@ -31,7 +32,9 @@ import { applyProposal, Baseline, EMPTY_CANDIDATE, type Candidate } from './cand
 import { StopReason, type Outcome, type Verification } from './outcome.js';
 import { madeProgress, type Frontier } from './progress.js';
 import { runChecks, skipAll } from './run-checks.js';
-import { createSandbox } from './sandbox.js';
+import { normalPath } from '../workspace/path-rules.js';
+import { RunWorkspace } from '../workspace/run-workspace.js';
+import { sandboxProblem } from '../process/sandbox-problem.js';
 import { completedChecks, failingCodes, planHash, rejectionFingerprint, stateSignature } from './signature.js';
 
 /** How many state signatures the proposer sees. */
@@ -59,6 +62,11 @@ export interface RunMissionOptions {
    * enqueued at the seal when the run could not be verified (or is sampled).
    */
   readonly handoff?: Handoff;
+  /**
+   * Where runs keep their snapshot and copies (`<scratchDir>/redline-runs/<runId>/`, removed at the seal).
+   * @default process.env.REDLINE_SCRATCH ?? os.tmpdir()
+   */
+  readonly scratchDir?: string;
   /** Injectable clock and ids for tests and simulations. */
   readonly _internal?: { readonly now?: () => number; readonly generateId?: () => string };
 }
@@ -78,7 +86,15 @@ export interface RunResult {
   readonly counters: RunCounters;
   /** For `blocked` and `unverified` runs: what a reviewer needs. */
   readonly brief?: Brief;
+  /**
+   * Paths of the live workspace that changed while the run ran (compared with its snapshot at the seal).
+   * They could not change what the checks saw; the seal records them as `workspace.changed_during_run`.
+   */
+  readonly workspaceChanged?: readonly string[];
 }
+
+/** Paths of `workspace.changed_during_run` kept in the seal record; the count says how many there were. */
+const CHANGED_PATHS_RECORDED = 100;
 
 /** The bounded working state: its size does not depend on how many attempts ran. */
 export interface WorkingState {
@@ -101,12 +117,20 @@ function checkPlan(mission: Mission, fromSpec: readonly Check[], custom: readonl
   return plan;
 }
 
-/** Refuses, before anything is recorded, a mission whose workspace is missing or whose budgets cannot be measured. */
+/**
+ * Refuses, before anything is recorded, a mission whose workspace is missing or is the file system's root,
+ * whose sandbox cannot be had, or whose budgets cannot be measured.
+ */
 async function assertRunnable(mission: Mission, proposer: Proposer): Promise<void> {
   const issues = [];
   if (mission.workspaceDir !== undefined && !(await stat(mission.workspaceDir).then((info) => info.isDirectory(), () => false))) {
     issues.push({ path: 'workspace', expected: 'an existing directory', got: mission.workspaceDir, message: `the workspace ${mission.workspaceDir} is not a directory` });
+  } else if (mission.workspaceDir !== undefined && path.parse(mission.workspaceDir).root === mission.workspaceDir) {
+    issues.push({ path: 'workspace', expected: 'a project directory', got: mission.workspaceDir, message: `the workspace ${mission.workspaceDir} is the root of the file system: snapshotting and copying it is refused` });
   }
+  const sandbox = sandboxOf(mission);
+  const unavailable = sandbox === undefined ? undefined : await sandboxProblem({ kind: 'bwrap', writable: [], network: false });
+  if (unavailable !== undefined) issues.push({ path: 'sandbox', expected: 'bubblewrap (bwrap) available', got: 'bwrap unavailable', message: unavailable });
   if (mission.budgets.maxTokens !== undefined && !proposer.capabilities.reportsTokens) {
     issues.push({ path: 'budgets.maxTokens', expected: 'a proposer that reports token usage', got: `proposer ${proposer.name}`, message: `a token budget cannot be measured: proposer ${proposer.name} does not report token usage` });
   }
@@ -114,6 +138,13 @@ async function assertRunnable(mission: Mission, proposer: Proposer): Promise<voi
     issues.push({ path: 'budgets.maxCostUsd', expected: 'a proposer that reports cost', got: `proposer ${proposer.name}`, message: `a cost budget cannot be measured: proposer ${proposer.name} does not report cost (set a model price or reportsCost)` });
   }
   if (issues.length > 0) throw new MissionError({ source: mission.id, issues });
+}
+
+/** The OS sandbox of the mission, if any: whether proposers and checks may use the network. */
+function sandboxOf(mission: Mission): { proposer: ProposerSandbox; checks: ProposerSandbox } | undefined {
+  if (mission.sandbox === 'none') return undefined;
+  const network = mission.sandbox === 'bwrap' ? 'none' : mission.sandbox.network;
+  return { proposer: { kind: 'bwrap', network: network !== 'none' }, checks: { kind: 'bwrap', network: network === 'all' } };
 }
 
 function frontierOf(candidate: Candidate, findings: readonly Finding[], required: ReadonlySet<string>, promotion: ReadonlySet<string>, previousBest: number | undefined): Frontier {
@@ -140,6 +171,8 @@ export interface ResumePoint {
   readonly checkNames: readonly string[];
   /** The review queue's plan the run started with, if it had one. */
   readonly handoffPlan?: HandoffPlan;
+  /** The manifest hash of the workspace snapshot the run started with (runs recorded before snapshots: none). */
+  readonly manifestHash?: string;
 }
 
 /** A decision record whose transition was recorded but not carried out before a crash. */
@@ -243,7 +276,14 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
     });
   }
   const runId = resume?.runId ?? options._internal?.generateId?.() ?? randomUUID();
-  const baseline = new Baseline(mission.workspaceDir);
+  const sandbox = sandboxOf(mission);
+  // The baseline: the workspace as it is now, read once into the run's snapshot; checks never see the live tree.
+  const workspaceOptions = mission.workspaceDir === undefined ? undefined : { runId, workspace: mission.workspaceDir, ignore: mission.ignore, ...(options.scratchDir === undefined ? {} : { scratchDir: options.scratchDir }) };
+  const files =
+    workspaceOptions === undefined ? undefined : resume === undefined || resume.manifestHash === undefined ? await RunWorkspace.start(workspaceOptions) : await RunWorkspace.resume({ ...workspaceOptions, manifestHash: resume.manifestHash });
+  const baseline = new Baseline(files === undefined ? undefined : (file) => files.snapshot.text(file));
+  const proposerWorkspace: ProposerWorkspace | undefined = files === undefined ? undefined : { prepare: (candidateFiles) => files.agentCopy(candidateFiles), changes: () => files.agentChanges() };
+  let sealed = false;
   // A resumed run's clock goes on from the elapsed time it recorded.
   const startedAt = now() - (resume?.state.counters.elapsedMs ?? 0);
 
@@ -265,12 +305,28 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
   const observedScores: (number | undefined)[] = [];
 
   const check = async (candidate: Candidate, attempt: number): Promise<Finding[]> => {
-    const sandbox = mission.workspaceDir === undefined ? undefined : await createSandbox(mission.workspaceDir, candidate);
+    const context = { candidate, goal: mission.goal, attempt, signal, ...(sandbox === undefined ? {} : { sandbox: sandbox.checks }) };
+    if (files === undefined) return raceSignal(runChecks(checks, context), signal);
+    // The scope is checked before any of the candidate is written anywhere.
+    const scope = checks.find((item) => item.name === SCOPE_CHECK);
+    const scopeFindings = scope === undefined ? [] : await scope.run(context);
+    if (scopeFindings.some((item) => item.status !== 'pass')) return [...scopeFindings, ...skipAll(checks.filter((item) => item !== scope), 'scope_violation')];
+    const copy = await raceSignal(files.checkCopy(candidate.files), signal);
+    return raceSignal(runChecks(checks, { ...context, dir: copy.dir }), signal);
+  };
+
+  /** The seal's account of the workspace: the baseline of the sealed files, and what changed in the live tree. */
+  const workspaceAtSeal = async (): Promise<{ data: Record<string, unknown>; changed: string[] }> => {
+    if (files === undefined) return { data: {}, changed: [] };
+    const baselineData = { baseline: { manifest: files.snapshot.hash, files: files.baselineOf(state.candidate.footprint) } };
+    let changed: string[];
     try {
-      return await raceSignal(runChecks(checks, { ...(sandbox === undefined ? {} : { dir: sandbox.dir }), candidate, goal: mission.goal, attempt, signal }), signal);
-    } finally {
-      await sandbox?.dispose();
+      changed = await files.liveChanges();
+    } catch (error) {
+      return { data: { ...baselineData, evidence: [{ code: 'workspace.unreadable_at_seal', message: (error as Error).message }] }, changed: [] };
     }
+    if (changed.length === 0) return { data: baselineData, changed };
+    return { data: { ...baselineData, evidence: [{ code: 'workspace.changed_during_run', count: changed.length, paths: changed.slice(0, CHANGED_PATHS_RECORDED) }] }, changed };
   };
 
   const evidenceFor = async (verdict: StopVerdict | undefined) => {
@@ -296,11 +352,13 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
     // Enqueued before the seal is written, so the seal records what the queue did; a crash in between
     // re-enqueues on resume, which the queue ignores for a run it already holds.
     const handoff = options.handoff === undefined || handoffPlan === undefined ? undefined : await handOff(options.handoff, { runId, outcome, verification, stopReason, brief: fullBrief }, handoffPlan);
-    await record('run.sealed', { outcome, verification, stopReason, detail, ...(guard === undefined ? {} : { guard }), attempts: state.attempt, candidateHash: state.candidate.hash, counters, ...(brief === undefined ? {} : { brief }), ...(handoff === undefined ? {} : { handoff }) });
+    const workspace = await workspaceAtSeal();
+    await record('run.sealed', { outcome, verification, stopReason, detail, ...(guard === undefined ? {} : { guard }), attempts: state.attempt, candidateHash: state.candidate.hash, counters, ...(brief === undefined ? {} : { brief }), ...(handoff === undefined ? {} : { handoff }), ...workspace.data });
+    sealed = true;
     if (options.handoff !== undefined && handoffPlan !== undefined) await reportRun(options.handoff, { runId, stopReason });
     // A resumed run's earlier attempts ran in another process: their scores are in the records.
     await learnFrom(ledger, mission.taskType, resume === undefined ? observedScores : recordedScores(await ledger.records(runId)));
-    return { runId, mission: mission.id, outcome, verification, stopReason, detail, ...(guard === undefined ? {} : { guard }), attempts: state.attempt, candidate: state.candidate, findings: state.findings, counters, ...(brief === undefined ? {} : { brief }) };
+    return { runId, mission: mission.id, outcome, verification, stopReason, detail, ...(guard === undefined ? {} : { guard }), attempts: state.attempt, candidate: state.candidate, findings: state.findings, counters, ...(brief === undefined ? {} : { brief }), ...(workspace.changed.length === 0 ? {} : { workspaceChanged: workspace.changed }) };
   };
 
   const stopped = (): Promise<RunResult> =>
@@ -371,6 +429,8 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
         lookback,
         owner: ownerInfo(),
         ...(handoffPlan === undefined ? {} : { handoff: handoffPlan }),
+        ...(files === undefined ? {} : { workspace: { manifest: files.snapshot.hash, entries: files.snapshot.manifest.size, ignore: mission.ignore } }),
+        ...(sandbox === undefined ? {} : { sandbox: mission.sandbox }),
       });
     } else {
       await record('run.resumed', { fromSeq: resume.seq, next: typeof resume.next === 'string' ? resume.next : 'apply', owner: ownerInfo() });
@@ -399,23 +459,30 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
         ...(limits.maxCostUsd === undefined ? {} : { costUsd: limits.maxCostUsd - state.counters.costUsd }),
       };
       let proposal: Proposal | undefined;
+      let next: Candidate | undefined;
       let proposerError: ProposerError | undefined;
       try {
         const raw = await raceSignal(
           proposer.propose(
             { protocol: PROPOSER_PROTOCOL, mission, attempt: state.attempt, state: { candidate: state.attempt === 1 ? null : state.candidate, findings: state.findings, budgetsLeft, completedChecks: state.frontier.completed, recentSignatures: state.signatures } },
-            { signal },
+            { signal, ...(proposerWorkspace === undefined ? {} : { workspace: proposerWorkspace }), ...(sandbox === undefined ? {} : { sandbox: sandbox.proposer }) },
           ),
           signal,
         );
         proposal = validateProposal(raw);
+        // Every path, as proposed on top of the latest candidate, must be writable on the snapshot without leaving it.
+        const proposed: Record<string, string | null> = { ...state.candidate.files };
+        for (const [file, content] of Object.entries(proposal.files ?? {})) proposed[normalPath(file)] = content;
+        const problems = files?.candidateProblems(proposed) ?? [];
+        if (problems.length > 0) throw new ProposerError({ code: 'proposer.bad_path', message: `the proposal names ${problems.join('; ')}` });
+        next = applyProposal(state.candidate, proposal.files, proposal.value, baseline);
       } catch (error) {
         if (error instanceof Aborted) throw error;
         proposerError = error instanceof ProposerError ? error : new ProposerError({ code: 'proposer.failed', message: `the proposer threw: ${(error as Error)?.message ?? String(error)}`, cause: error });
       }
 
-      if (proposal !== undefined) {
-        state.candidate = await applyProposal(state.candidate, proposal.files, proposal.value, baseline);
+      if (proposal !== undefined && next !== undefined) {
+        state.candidate = next;
         state.findings = await check(state.candidate, state.attempt);
       } else {
         const error = proposerError as ProposerError;
@@ -480,5 +547,8 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
     return seal('failed_with_evidence', 'runtime_error', `attempt ${state.attempt}: ${(error as Error)?.message ?? String(error)}`);
   } finally {
     clearTimeout(timer);
+    // An unsealed run (the ledger failed) keeps its snapshot for recovery to resume from.
+    if (sealed) await files?.dispose();
+    else files?.snapshot.pack.close();
   }
 }

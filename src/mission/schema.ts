@@ -102,6 +102,20 @@ export const proposerSpecSchema = z.discriminatedUnion('kind', [
     .strict(),
   z
     .object({
+      kind: z.literal('agent'),
+      /** A program that edits files in place (a CLI coding agent), run in a private copy of snapshot + candidate. */
+      command,
+      timeout: duration.optional(),
+      /** Bytes of stdout/stderr kept; more is a `proposer.output_cap` error. */
+      outputCap: z.number().int().positive().default(4_194_304),
+      /** Bytes of changed file content one attempt may propose; more is a `proposer.output_cap` error. */
+      maxChangeBytes: z.number().int().positive().default(16_777_216),
+      reportsCost: z.boolean().default(false),
+      reportsTokens: z.boolean().default(false),
+    })
+    .strict(),
+  z
+    .object({
       kind: z.literal('replay'),
       /** JSON file (relative to the mission file) holding an array of recorded proposer outputs. */
       file: z.string(),
@@ -138,6 +152,22 @@ export const missionSchema = z
     priority: z.number().int().default(0),
     /** Directory the candidates modify, relative to the mission file. Missions without one propose values. */
     workspace: z.string().optional(),
+    /**
+     * Path globs left out of the run's snapshot and copies (on top of `.git` and `.redline`, always left
+     * out); a matching directory is left out whole. `node_modules` is part of the snapshot unless listed.
+     */
+    ignore: z.array(z.string().min(1)).default([]),
+    /**
+     * Run proposer programs and checks in an OS sandbox: `bwrap` (bubblewrap) makes only their own copy
+     * writable, hides the network (unless `network` allows it) and ends every descendant with them.
+     */
+    sandbox: z
+      .union([
+        z.literal('none'),
+        z.literal('bwrap'),
+        z.object({ kind: z.literal('bwrap'), network: z.enum(['none', 'proposer', 'all']).default('none') }).strict(),
+      ])
+      .default('none'),
     /** Path globs a candidate may touch. */
     scope: z.array(z.string().min(1)).default(['**']),
     budgets: budgetsSchema.default({ maxAttempts: 5 }),

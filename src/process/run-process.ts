@@ -1,4 +1,19 @@
-import { spawn } from 'node:child_process';
+import { spawn, type StdioPipe } from 'node:child_process';
+import path from 'node:path';
+import { bwrapArgv, bwrapMissing, findBwrap } from './bwrap.js';
+import { newProcessTag, taggedEnv } from './process-tag.js';
+import type { Sandbox } from './sandbox.js';
+import { canFindTagged, killTagged } from './tagged-processes.js';
+
+/**
+ * How long the output pipes may stay open once the program has exited: ample to drain what it wrote,
+ * short enough that a descendant holding them (one that escaped every kill) cannot hold the result.
+ */
+const PIPE_GRACE_MS = 150;
+/** bwrap reports the program's exit status on the child's fourth pipe. */
+const STATUS_FD = 3;
+/** Linux shows every process's environment, so descendants that left the group can still be found. */
+const findsDescendants = canFindTagged();
 
 export interface ProcessOptions {
   /** argv array, or a string run by `/bin/sh -c`. */
@@ -11,6 +26,13 @@ export interface ProcessOptions {
   readonly outputCap: number;
   readonly signal?: AbortSignal;
   readonly env?: NodeJS.ProcessEnv;
+  /**
+   * Run the program in an OS sandbox (Linux, bubblewrap). A missing bwrap or a sandbox that cannot be
+   * set up is reported as `spawnError`. Under bwrap a program killed by a signal reports exit code
+   * 128 + the signal's number and `signal: null`.
+   * @default undefined: the program sees and may change what redline may
+   */
+  readonly sandbox?: Sandbox;
 }
 
 export interface ProcessResult {
@@ -20,7 +42,7 @@ export interface ProcessResult {
   readonly stderr: string;
   /** Why the process was ended by the runtime, if it was. */
   readonly killed?: 'timeout' | 'output_cap' | 'aborted';
-  /** The program could not be started at all (ENOENT, EACCES). */
+  /** The program could not be started at all (ENOENT, EACCES, no bwrap, a sandbox that failed to set up). */
   readonly spawnError?: string;
   readonly durationMs: number;
 }
@@ -34,40 +56,72 @@ function inheritedEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
+/** The program and arguments to spawn, wrapped in bwrap when sandboxed, or why it cannot start. */
+function launch(options: ProcessOptions): { readonly argv: readonly string[] } | { readonly problem: string } {
+  const argv = typeof options.command === 'string' ? ['/bin/sh', '-c', options.command] : options.command;
+  const { sandbox } = options;
+  if (sandbox === undefined) return { argv };
+  const bwrap = findBwrap(sandbox.bwrapPath);
+  if (bwrap === undefined) return { problem: bwrapMissing(sandbox.bwrapPath) };
+  const cwd = path.resolve(options.cwd);
+  const writable = sandbox.writable.map((dir) => path.resolve(cwd, dir));
+  return { argv: [bwrap, ...bwrapArgv({ sandbox: { ...sandbox, writable }, cwd, command: argv, statusFd: STATUS_FD })] };
+}
+
 /**
- * Runs a process in its own process group with a timeout, an output cap and an abort signal.
- * Whatever happens, the whole group is killed with SIGKILL before this resolves; it never rejects.
+ * Runs a process in its own process group with a timeout, an output cap, an abort signal and, on
+ * request, an OS sandbox. It never rejects.
+ *
+ * Every process it starts is marked with a unique environment variable. When the program exits, times
+ * out, is aborted or floods its output, the group and every marked process are killed with SIGKILL,
+ * so descendants that called setsid or daemonized are ended too; the result then waits at most 150 ms
+ * for the pipes to drain.
+ *
+ * Limits: without /proc (macOS) only the group is killed; a descendant that clears its environment
+ * (`env -i`) escapes the marker, unless sandboxed: the sandbox's PID namespace ends everything; if
+ * redline itself is killed, only a sandbox (`--die-with-parent`) ends what it started.
  */
 export function runProcess(options: ProcessOptions): Promise<ProcessResult> {
   const started = performance.now();
-  const [file, args] =
-    typeof options.command === 'string' ? ['/bin/sh', ['-c', options.command]] : [options.command[0] as string, options.command.slice(1)];
+  const plan = launch(options);
+  if ('problem' in plan) {
+    return Promise.resolve({ exitCode: null, signal: null, stdout: '', stderr: '', spawnError: plan.problem, durationMs: performance.now() - started });
+  }
+  const tag = newProcessTag();
+  const [file, ...args] = plan.argv;
   return new Promise((resolve) => {
-    const child = spawn(file, args, {
+    const stdio: StdioPipe[] = options.sandbox === undefined ? ['pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe', 'pipe'];
+    const child = spawn(file as string, args, {
       cwd: options.cwd,
-      env: options.env ?? inheritedEnv(),
+      env: taggedEnv(options.env ?? inheritedEnv(), tag),
       detached: true,
-      stdio: ['pipe', 'pipe', 'pipe'],
+      stdio,
     });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
+    let status = '';
     let outBytes = 0;
     let errBytes = 0;
     let killed: ProcessResult['killed'];
     let spawnError: string | undefined;
     let settled = false;
+    let grace: NodeJS.Timeout | undefined;
 
-    const killGroup = (why: NonNullable<ProcessResult['killed']>): void => {
-      killed ??= why;
+    const endAll = (): void => {
       if (child.pid === undefined) return;
       try {
         process.kill(-child.pid, 'SIGKILL');
       } catch {
         // The group is already gone.
       }
+      if (findsDescendants) killTagged(tag);
     };
-    const timer = setTimeout(() => killGroup('timeout'), options.timeoutMs);
-    const onAbort = (): void => killGroup('aborted');
+    const killAll = (why: NonNullable<ProcessResult['killed']>): void => {
+      killed ??= why;
+      endAll();
+    };
+    const timer = setTimeout(() => killAll('timeout'), options.timeoutMs);
+    const onAbort = (): void => killAll('aborted');
     if (options.signal?.aborted) queueMicrotask(onAbort);
     options.signal?.addEventListener('abort', onAbort, { once: true });
 
@@ -75,7 +129,7 @@ export function runProcess(options: ProcessOptions): Promise<ProcessResult> {
       if (size() + chunk.length > options.outputCap) {
         chunks.push(chunk.subarray(0, Math.max(0, options.outputCap - size())));
         add(options.outputCap - size());
-        killGroup('output_cap');
+        killAll('output_cap');
         return;
       }
       chunks.push(chunk);
@@ -83,6 +137,7 @@ export function runProcess(options: ProcessOptions): Promise<ProcessResult> {
     };
     child.stdout.on('data', collect(out, () => outBytes, (n) => (outBytes += n)));
     child.stderr.on('data', collect(err, () => errBytes, (n) => (errBytes += n)));
+    child.stdio[STATUS_FD]?.on('data', (chunk: Buffer) => (status += chunk.toString('utf8')));
     child.stdin.on('error', () => {
       // The program did not read its input; its exit status tells the story.
     });
@@ -92,12 +147,18 @@ export function runProcess(options: ProcessOptions): Promise<ProcessResult> {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      clearTimeout(grace);
       options.signal?.removeEventListener('abort', onAbort);
+      const stderr = Buffer.concat(err).toString('utf8');
+      // bwrap reports an exit code only for a program that ran: without one, the sandbox failed to set up.
+      if (options.sandbox !== undefined && killed === undefined && spawnError === undefined && !status.includes('"exit-code"')) {
+        spawnError = `the sandbox could not start the program: ${stderr.trim().split('\n').at(-1) || `bwrap exited with ${exitCode}`}`;
+      }
       resolve({
         exitCode,
         signal,
         stdout: Buffer.concat(out).toString('utf8'),
-        stderr: Buffer.concat(err).toString('utf8'),
+        stderr,
         ...(killed === undefined ? {} : { killed }),
         ...(spawnError === undefined ? {} : { spawnError }),
         durationMs: performance.now() - started,
@@ -107,14 +168,18 @@ export function runProcess(options: ProcessOptions): Promise<ProcessResult> {
       spawnError = error.code ?? error.message;
       finish(null, null);
     });
-    // Grandchildren that keep the pipes open would delay 'close': end the group once the program exits.
-    child.on('exit', () => {
-      if (child.pid === undefined) return;
-      try {
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // Nothing left to kill.
-      }
+    child.on('exit', (exitCode, signal) => {
+      // The program is done: a late timeout or abort must not mark its result as killed.
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+      // Descendants would keep the pipes open, and running: end them all once the program exits.
+      endAll();
+      // The grace ends in the check phase, after the poll phase has read whatever the pipes still hold,
+      // even when a busy event loop let the timer fall due before the data was read.
+      grace = setTimeout(() => setImmediate(() => {
+        for (const stream of child.stdio) stream?.destroy();
+        finish(exitCode, signal);
+      }), PIPE_GRACE_MS);
     });
     child.on('close', finish);
   });

@@ -1,5 +1,6 @@
 import { ProposerError } from '../errors/proposer-error.js';
 import { runProcess } from '../process/run-process.js';
+import { processFailure } from './process-failure.js';
 import type { Proposal, Proposer } from './proposer.js';
 
 export interface CommandProposerOptions {
@@ -23,15 +24,19 @@ export function commandProposer({ command, cwd, timeoutMs = 600_000, outputCap =
   return {
     name: typeof command === 'string' ? command : command.join(' '),
     capabilities: { reportsTokens, reportsCost },
-    async propose(request, { signal }) {
-      const result = await runProcess({ command, cwd, input: JSON.stringify(request), timeoutMs, outputCap, signal });
-      if (result.spawnError !== undefined) throw new ProposerError({ code: 'proposer.spawn_failed', message: `could not start the proposer: ${result.spawnError}` });
-      if (result.killed === 'timeout') throw new ProposerError({ code: 'proposer.timeout', message: `the proposer ran past its ${timeoutMs} ms timeout and was killed` });
-      if (result.killed === 'output_cap') throw new ProposerError({ code: 'proposer.output_cap', message: `the proposer wrote more than ${outputCap} bytes and was killed` });
-      if (result.killed === 'aborted') throw new ProposerError({ code: 'proposer.aborted', message: 'the run stopped while the proposer was running' });
-      if (result.exitCode !== 0) {
-        throw new ProposerError({ code: 'proposer.exit_nonzero', message: `the proposer exited ${result.exitCode ?? `by signal ${result.signal}`}`, output: result.stderr });
-      }
+    async propose(request, { signal, sandbox }) {
+      const result = await runProcess({
+        command,
+        cwd,
+        input: JSON.stringify(request),
+        timeoutMs,
+        outputCap,
+        signal,
+        // In the sandbox the workspace (its cwd) is read-only: the protocol's answer is stdout.
+        ...(sandbox === undefined ? {} : { sandbox: { kind: sandbox.kind, writable: [], network: sandbox.network } }),
+      });
+      const failure = processFailure(result, timeoutMs, outputCap, 'proposer');
+      if (failure !== undefined) throw failure;
       try {
         // The loop validates every proposal against the protocol.
         return JSON.parse(result.stdout) as Proposal;

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { MissionError } from '../errors/mission-error.js';
 import type { Mission } from '../mission/mission.js';
+import { agentProposer } from './agent-proposer.js';
 import { commandProposer } from './command-proposer.js';
 import type { Proposer } from './proposer.js';
 import { loadReplay, replayProposer } from './replay-proposer.js';
@@ -23,6 +24,15 @@ export async function buildProposer(mission: Mission): Promise<Proposer> {
         command: spec.command,
         cwd: mission.workspaceDir ?? mission.baseDir,
         outputCap: spec.outputCap,
+        reportsTokens: spec.reportsTokens,
+        reportsCost: spec.reportsCost,
+        ...(spec.timeout === undefined ? {} : { timeoutMs: spec.timeout }),
+      });
+    case 'agent':
+      return agentProposer({
+        command: spec.command,
+        outputCap: spec.outputCap,
+        maxChangeBytes: spec.maxChangeBytes,
         reportsTokens: spec.reportsTokens,
         reportsCost: spec.reportsCost,
         ...(spec.timeout === undefined ? {} : { timeoutMs: spec.timeout }),

@@ -51,9 +51,29 @@ export interface ProposerCapabilities {
   readonly reportsCost: boolean;
 }
 
+/** What the loop offers a proposer that edits files in place (missions with a workspace only). */
+export interface ProposerWorkspace {
+  /** A private copy holding exactly snapshot + `files` (the latest candidate's), to edit in place. */
+  prepare(files: Readonly<Record<string, string | null>>): Promise<string>;
+  /** What was edited in that copy since `prepare`, as candidate files (`null` = deleted). */
+  changes(): Promise<Record<string, string | null>>;
+}
+
+/** The OS sandbox a proposer's programs run in, when the mission asks for one. */
+export interface ProposerSandbox {
+  readonly kind: 'bwrap';
+  readonly network: boolean;
+}
+
+export interface ProposeOptions {
+  readonly signal: AbortSignal;
+  readonly workspace?: ProposerWorkspace;
+  readonly sandbox?: ProposerSandbox;
+}
+
 /** Produces candidates. Throw a {@link ProposerError} (or anything) to record a failed proposal. */
 export interface Proposer {
   readonly name: string;
   readonly capabilities: ProposerCapabilities;
-  propose(request: ProposalRequest, options: { readonly signal: AbortSignal }): Promise<Proposal>;
+  propose(request: ProposalRequest, options: ProposeOptions): Promise<Proposal>;
 }

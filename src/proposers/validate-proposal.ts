@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ProposerError } from '../errors/proposer-error.js';
-import { badPath } from '../loop/candidate.js';
+import { malformedPath } from '../workspace/path-rules.js';
 import type { Proposal } from './proposer.js';
 
 const proposalSchema = z
@@ -29,7 +29,7 @@ export function validateProposal(raw: unknown): Proposal {
     throw new ProposerError({ code: 'proposer.bad_output', message: `the proposal does not match the protocol: ${detail}` });
   }
   for (const file of Object.keys(parsed.data.files ?? {})) {
-    const problem = badPath(file);
+    const problem = malformedPath(file);
     if (problem !== undefined) throw new ProposerError({ code: 'proposer.bad_path', message: `the proposal names ${problem}` });
   }
   return parsed.data;

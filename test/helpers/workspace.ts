@@ -1,4 +1,4 @@
-import { mkdtemp, mkdir, writeFile, readFile, readdir } from 'node:fs/promises';
+import { lstat, mkdtemp, mkdir, readFile, readdir, readlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -20,5 +20,23 @@ export async function snapshot(dir: string): Promise<Record<string, string>> {
     const full = path.join(entry.parentPath, entry.name);
     result[path.relative(dir, full)] = await readFile(full, 'utf8');
   }
+  return result;
+}
+
+/** Every entry under `dir` (files with content and mode, symlinks with target, directories), symlinks never followed. */
+export async function tree(dir: string): Promise<Record<string, string>> {
+  const result: Record<string, string> = {};
+  const walk = async (relative: string): Promise<void> => {
+    for (const name of (await readdir(path.join(dir, relative))).sort()) {
+      const file = relative === '' ? name : `${relative}/${name}`;
+      const info = await lstat(path.join(dir, file));
+      if (info.isSymbolicLink()) result[file] = `link ${await readlink(path.join(dir, file))}`;
+      else if (info.isDirectory()) {
+        result[file] = `dir ${(info.mode & 0o7777).toString(8)}`;
+        await walk(file);
+      } else result[file] = `file ${(info.mode & 0o7777).toString(8)} ${(await readFile(path.join(dir, file))).toString('base64')}`;
+    }
+  };
+  await walk('');
   return result;
 }

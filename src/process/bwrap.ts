@@ -1,0 +1,82 @@
+import { accessSync, constants } from 'node:fs';
+import path from 'node:path';
+import type { BwrapSandbox } from './sandbox.js';
+
+/** What to tell the user when bwrap cannot be found. */
+export function bwrapMissing(bwrapPath?: string): string {
+  const where = bwrapPath === undefined ? '' : ` at ${bwrapPath}`;
+  return `bubblewrap (bwrap) is not installed${where}: apt-get install bubblewrap`;
+}
+
+function isExecutable(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The bwrap executable to run: `bwrapPath` when given, else /usr/bin/bwrap, else `bwrap` on PATH;
+ * undefined when there is none.
+ */
+export function findBwrap(bwrapPath?: string): string | undefined {
+  if (bwrapPath !== undefined) return isExecutable(bwrapPath) ? bwrapPath : undefined;
+  const candidates = ['/usr/bin/bwrap', ...(process.env.PATH ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, 'bwrap'))];
+  return candidates.find(isExecutable);
+}
+
+export interface BwrapArgvOptions {
+  readonly sandbox: BwrapSandbox;
+  /** Absolute working directory of the program inside the sandbox. */
+  readonly cwd: string;
+  /** The program and its arguments. */
+  readonly command: readonly string[];
+  /** A descriptor bwrap reports the program's exit status on, which tells a failed setup from a failed program. */
+  readonly statusFd?: number;
+}
+
+function within(dir: string, root: string): boolean {
+  const relative = path.relative(root, dir);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}
+
+/**
+ * The arguments to bwrap that run `command` in `cwd` inside `sandbox`. Mounts are applied in order,
+ * so the writable binds come after the private /tmp: a writable directory under /tmp stays visible.
+ *
+ * @example
+ * bwrapArgv({ sandbox: { kind: 'bwrap', writable: ['/tmp/work'], network: false }, cwd: '/tmp/work', command: ['make'] });
+ * // ['--unshare-all', '--unshare-pid', '--die-with-parent', '--new-session', '--ro-bind', '/', '/', '--dev', '/dev',
+ * //  '--proc', '/proc', '--tmpfs', '/tmp', '--bind', '/tmp/work', '/tmp/work', '--chdir', '/tmp/work', '--', 'make']
+ */
+export function bwrapArgv({ sandbox, cwd, command, statusFd }: BwrapArgvOptions): string[] {
+  for (const dir of [cwd, ...sandbox.writable]) {
+    if (!path.isAbsolute(dir)) throw new TypeError(`Expected an absolute path, got ${JSON.stringify(dir)}`);
+  }
+  if (command.length === 0) throw new TypeError('Expected a command, got an empty argv');
+  const argv = [
+    // New user (when not root), PID, IPC, UTS, cgroup and network namespaces. When the program exits,
+    // its PID namespace ends every descendant; --die-with-parent does the same when redline dies.
+    '--unshare-all',
+    // Already part of --unshare-all; named because ending every descendant relies on it.
+    '--unshare-pid',
+    ...(sandbox.network ? ['--share-net'] : []),
+    '--die-with-parent',
+    // A new session: the program cannot push input into redline's terminal (TIOCSTI).
+    '--new-session',
+    '--ro-bind', '/', '/',
+    '--dev', '/dev',
+    '--proc', '/proc',
+    '--tmpfs', '/tmp',
+  ];
+  // A working directory under /tmp that is not writable would vanish under the private /tmp; one
+  // elsewhere is already visible, read-only (binding / again would cover the private mounts).
+  if (within(cwd, '/tmp') && !sandbox.writable.some((dir) => within(cwd, dir))) argv.push('--ro-bind', cwd, cwd);
+  for (const dir of sandbox.writable) argv.push('--bind', dir, dir);
+  argv.push('--chdir', cwd);
+  if (statusFd !== undefined) argv.push('--json-status-fd', String(statusFd));
+  argv.push('--', ...command);
+  return argv;
+}

@@ -1,0 +1,107 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { ProposerError } from '../errors/proposer-error.js';
+import { runProcess } from '../process/run-process.js';
+import { agentPrompt } from './agent-prompt.js';
+import { processFailure } from './process-failure.js';
+import type { Proposal, Proposer } from './proposer.js';
+
+export interface AgentProposerOptions {
+  /** argv array, or a string run by `/bin/sh -c`; it runs in a private copy and edits files there. */
+  readonly command: string | readonly string[];
+  /** Per-attempt limit; the run's wall-clock budget applies as well. @default 600000 */
+  readonly timeoutMs?: number;
+  /** Bytes of stdout and of stderr kept; more is a `proposer.output_cap` error. @default 4194304 */
+  readonly outputCap?: number;
+  /** Bytes of changed file content one attempt may propose; more is a `proposer.output_cap` error. @default 16777216 */
+  readonly maxChangeBytes?: number;
+  /** Whether the agent writes token usage to `$REDLINE_USAGE_FILE`; a token budget needs it. */
+  readonly reportsTokens?: boolean;
+  /** Whether the agent writes `costUsd` to `$REDLINE_USAGE_FILE`; a cost budget needs it. */
+  readonly reportsCost?: boolean;
+  /** Variables added to the agent's environment (for example a model endpoint). */
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+/** The environment an agent inherits, minus what would make a `node --test` inside it report to redline. */
+function inheritedEnv(): Record<string, string> {
+  const { NODE_TEST_CONTEXT: _context, ...env } = process.env;
+  return env as Record<string, string>;
+}
+
+async function readUsage(file: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new ProposerError({ code: 'proposer.bad_output', message: 'the agent wrote a usage file that is not JSON', output: text });
+  }
+}
+
+/**
+ * Drives a program that edits files in place — a CLI coding agent — as a proposer. Each attempt it runs in
+ * a private copy holding exactly snapshot + the latest candidate, never in the user's workspace; what it
+ * changed there (deleted files included, ignored paths excluded) is its proposal. It finds the request in
+ * files and variables (docs/agents.md):
+ * `REDLINE_PROMPT` / `REDLINE_PROMPT_FILE` (goal, scope and failing findings as Markdown),
+ * `REDLINE_REQUEST_FILE` (the `redline.proposer/1` request as JSON), `REDLINE_GOAL`, `REDLINE_ATTEMPT`,
+ * and may write `{"inputTokens","outputTokens","costUsd"}` to `REDLINE_USAGE_FILE`. Exit 0 means done.
+ */
+export function agentProposer({ command, timeoutMs = 600_000, outputCap = 4_194_304, maxChangeBytes = 16_777_216, reportsTokens = false, reportsCost = false, env = {} }: AgentProposerOptions): Proposer {
+  return {
+    name: `agent:${typeof command === 'string' ? command : command.join(' ')}`,
+    capabilities: { reportsTokens, reportsCost },
+    async propose(request, { signal, workspace, sandbox }) {
+      if (workspace === undefined) throw new ProposerError({ code: 'proposer.no_workspace', message: 'an agent proposer edits files: the mission needs a workspace' });
+      const dir = await workspace.prepare(request.state.candidate?.files ?? {});
+      // The request files live outside the copy, so they never show up in the agent's changes.
+      const io = await mkdtemp(path.join(os.tmpdir(), 'redline-agent-'));
+      try {
+        const prompt = agentPrompt(request);
+        const files = { request: path.join(io, 'request.json'), prompt: path.join(io, 'prompt.md'), usage: path.join(io, 'usage.json') };
+        await writeFile(files.request, JSON.stringify(request));
+        await writeFile(files.prompt, prompt);
+        const variables = {
+          ...inheritedEnv(),
+          ...env,
+          REDLINE_PROMPT: prompt,
+          REDLINE_PROMPT_FILE: files.prompt,
+          REDLINE_REQUEST_FILE: files.request,
+          REDLINE_USAGE_FILE: files.usage,
+          REDLINE_GOAL: request.mission.goal,
+          REDLINE_ATTEMPT: String(request.attempt),
+        };
+        const result = await runProcess({
+          command,
+          cwd: dir,
+          timeoutMs,
+          outputCap,
+          signal,
+          env: variables,
+          ...(sandbox === undefined ? {} : { sandbox: { kind: sandbox.kind, writable: [dir, io], network: sandbox.network } }),
+        });
+        const failure = processFailure(result, timeoutMs, outputCap, 'agent');
+        if (failure !== undefined) throw failure;
+        let changes: Record<string, string | null>;
+        try {
+          changes = await workspace.changes();
+        } catch (error) {
+          throw new ProposerError({ code: 'proposer.bad_output', message: `the agent's changes cannot be a candidate: ${(error as Error).message}` });
+        }
+        const bytes = Object.values(changes).reduce((sum, content) => sum + (content === null ? 0 : Buffer.byteLength(content)), 0);
+        if (bytes > maxChangeBytes) throw new ProposerError({ code: 'proposer.output_cap', message: `the agent changed ${bytes} bytes of files, more than the ${maxChangeBytes} allowed` });
+        const usage = await readUsage(files.usage);
+        // The loop validates every proposal (shape, usage, paths) like any other.
+        return { files: changes, ...(usage === undefined ? {} : { usage }) } as Proposal;
+      } finally {
+        await rm(io, { recursive: true, force: true });
+      }
+    },
+  };
+}

@@ -1,0 +1,198 @@
+import { createHash } from 'node:crypto';
+import { closeSync, constants, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, symlinkSync, writeFileSync, writeSync, lstatSync } from 'node:fs';
+import path from 'node:path';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { BlobPack, type BlobSlot } from './blob-pack.js';
+import type { IgnoreRule } from './ignore.js';
+import { manifestHash, type Manifest, type ManifestEntry } from './manifest.js';
+import { stampOf, type Stamp } from './stamp.js';
+
+/** Entries handled between two turns of the event loop, so that timers and other runs go on meanwhile. */
+const BATCH = 256;
+const CHUNK = 1 << 20;
+
+/** The baseline of a run: the manifest of the workspace when the run started and the bytes it named. */
+export interface Snapshot {
+  /** The workspace directory it was taken from. */
+  readonly workspace: string;
+  readonly manifest: Manifest;
+  /** {@link manifestHash} of the manifest: recorded in `run.started`. */
+  readonly hash: string;
+  readonly ignored: IgnoreRule;
+  /** The bytes a snapshot file held. */
+  blob(hash: string): Buffer;
+  /** The text of a snapshot file, or null when the snapshot has no file there. */
+  text(file: string): string | null;
+  /** What `lstat` said of each path of the live workspace when it was read (to find later changes cheaply). */
+  readonly live: ReadonlyMap<string, Stamp>;
+}
+
+/** What taking a snapshot produced besides the snapshot: the first copy, with the stamps of its paths. */
+export interface TakenSnapshot {
+  readonly snapshot: Snapshot & { readonly pack: BlobPack };
+  /** Stamps of the copy written alongside, by path ('' is its root). */
+  readonly copyStamps: Map<string, Stamp>;
+}
+
+class PackedSnapshot implements Snapshot {
+  readonly workspace: string;
+  readonly manifest: Manifest;
+  readonly hash: string;
+  readonly ignored: IgnoreRule;
+  readonly live: ReadonlyMap<string, Stamp>;
+  readonly pack: BlobPack;
+
+  constructor(fields: { workspace: string; manifest: Manifest; ignored: IgnoreRule; live: ReadonlyMap<string, Stamp>; pack: BlobPack; hash?: string }) {
+    this.workspace = fields.workspace;
+    this.manifest = fields.manifest;
+    this.hash = fields.hash ?? manifestHash(fields.manifest);
+    this.ignored = fields.ignored;
+    this.live = fields.live;
+    this.pack = fields.pack;
+  }
+
+  blob(hash: string): Buffer {
+    return this.pack.read(hash);
+  }
+
+  text(file: string): string | null {
+    const entry = this.manifest.get(file);
+    return entry?.type === 'file' ? this.blob(entry.hash).toString('utf8') : null;
+  }
+}
+
+/** Copies one regular file into the pack and (when given) the copy, hashing it on the way; one read. */
+function captureFile(source: string, copy: string | undefined, pack: BlobPack, buffer: Buffer): { entry: ManifestEntry; live: Stamp; copied?: Stamp } | undefined {
+  let input: number;
+  try {
+    // O_NOFOLLOW: a file swapped for a symlink since the directory was read is not followed.
+    input = openSync(source, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch {
+    return undefined;
+  }
+  try {
+    const info = fstatSync(input);
+    if (!info.isFile()) return undefined;
+    const mode = info.mode & 0o7777;
+    const output = copy === undefined ? undefined : openSync(copy, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
+    try {
+      const digest = createHash('sha256');
+      let size = 0;
+      for (;;) {
+        const n = readSync(input, buffer, 0, buffer.length, null);
+        if (n === 0) break;
+        digest.update(buffer.subarray(0, n));
+        pack.append(buffer, n);
+        if (output !== undefined) for (let done = 0; done < n; ) done += writeSync(output, buffer, done, n - done);
+        size += n;
+      }
+      const hash = digest.digest('hex');
+      pack.commit(hash);
+      return { entry: { type: 'file', mode, size, hash }, live: stampOf(info), ...(output === undefined ? {} : { copied: stampOf(fstatSync(output)) }) };
+    } finally {
+      if (output !== undefined) closeSync(output);
+    }
+  } finally {
+    closeSync(input);
+  }
+}
+
+/**
+ * Records the workspace as a content-addressed manifest and stores its bytes in a blob pack under
+ * `runDir`, in one pass that also writes the run's first isolated copy (`copyDir`, which must not exist).
+ * Ignored paths are left out; sockets, FIFOs and devices are left out too.
+ */
+export async function takeSnapshot({ workspace, ignored, runDir, copyDir }: { workspace: string; ignored: IgnoreRule; runDir: string; copyDir?: string }): Promise<TakenSnapshot> {
+  const manifest = new Map<string, ManifestEntry>();
+  const live = new Map<string, Stamp>();
+  const copyStamps = new Map<string, Stamp>();
+  const pack = BlobPack.create(path.join(runDir, 'blobs.pack'));
+  const buffer = Buffer.allocUnsafe(CHUNK);
+  const dirs: string[] = [''];
+  const rootInfo = lstatSync(workspace);
+  if (copyDir !== undefined) mkdirSync(copyDir, { mode: rootInfo.mode & 0o7777 });
+  let handled = 0;
+  try {
+    for (let next = dirs.pop(); next !== undefined; next = dirs.pop()) {
+      const dir = next;
+      const entries = readdirSync(dir === '' ? workspace : path.join(workspace, dir), { withFileTypes: true });
+      for (const item of entries) {
+        const file = dir === '' ? item.name : `${dir}/${item.name}`;
+        if (ignored(file)) continue;
+        const source = path.join(workspace, file);
+        const copy = copyDir === undefined ? undefined : path.join(copyDir, file);
+        if (item.isDirectory()) {
+          const info = lstatSync(source);
+          const mode = info.mode & 0o7777;
+          manifest.set(file, { type: 'dir', mode });
+          live.set(file, stampOf(info));
+          if (copy !== undefined) mkdirSync(copy, { mode });
+          dirs.push(file);
+        } else if (item.isSymbolicLink()) {
+          const target = readlinkSync(source);
+          manifest.set(file, { type: 'symlink', target });
+          live.set(file, stampOf(lstatSync(source)));
+          if (copy !== undefined) {
+            symlinkSync(target, copy);
+            copyStamps.set(file, stampOf(lstatSync(copy)));
+          }
+        } else if (item.isFile()) {
+          const captured = captureFile(source, copy, pack, buffer);
+          if (captured === undefined) continue;
+          manifest.set(file, captured.entry);
+          live.set(file, captured.live);
+          if (captured.copied !== undefined) copyStamps.set(file, captured.copied);
+        }
+        handled += 1;
+        if (handled % BATCH === 0) await yieldToLoop();
+      }
+    }
+    // Directory times change while entries are created in them: stamped once everything is written.
+    if (copyDir !== undefined) {
+      copyStamps.set('', stampOf(lstatSync(copyDir)));
+      for (const [file, entry] of manifest) if (entry.type === 'dir') copyStamps.set(file, stampOf(lstatSync(path.join(copyDir, file))));
+    }
+    live.set('', stampOf(rootInfo));
+  } catch (error) {
+    pack.close();
+    throw error;
+  }
+  return { snapshot: new PackedSnapshot({ workspace, manifest, ignored, live, pack }), copyStamps };
+}
+
+interface StoredSnapshot {
+  readonly version: 1;
+  readonly workspace: string;
+  readonly hash: string;
+  readonly entries: [string, ManifestEntry][];
+  readonly blobs: [string, BlobSlot][];
+  readonly live: [string, Stamp][];
+}
+
+/** Writes what {@link loadSnapshot} needs to rebuild a snapshot (for a resumed run). */
+export function saveSnapshot(snapshot: Snapshot & { readonly pack: BlobPack }, file: string): void {
+  const stored: StoredSnapshot = { version: 1, workspace: snapshot.workspace, hash: snapshot.hash, entries: [...snapshot.manifest], blobs: [...snapshot.pack.slots()], live: [...snapshot.live] };
+  writeFileSync(file, JSON.stringify(stored));
+}
+
+/**
+ * A snapshot saved by {@link saveSnapshot}, checked against the hash the run recorded: undefined (with
+ * why) when it is missing, unreadable, or not the recorded one.
+ */
+export function loadSnapshot(file: string, packFile: string, expectedHash: string, ignored: IgnoreRule): { snapshot: Snapshot & { readonly pack: BlobPack } } | { missing: string } {
+  let stored: StoredSnapshot;
+  try {
+    stored = JSON.parse(readFileSync(file, 'utf8')) as StoredSnapshot;
+  } catch (error) {
+    return { missing: `${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
+  }
+  const manifest = new Map(stored.entries);
+  if (stored.version !== 1 || manifestHash(manifest) !== expectedHash) return { missing: `${file} is not the snapshot the run recorded` };
+  let pack: BlobPack;
+  try {
+    pack = BlobPack.open(packFile, stored.blobs);
+  } catch (error) {
+    return { missing: `${packFile} cannot be opened (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
+  }
+  return { snapshot: new PackedSnapshot({ workspace: stored.workspace, manifest, ignored, live: new Map(stored.live), pack, hash: expectedHash }) };
+}

@@ -1,0 +1,45 @@
+import { lstatSync, type Stats } from 'node:fs';
+
+/**
+ * What `lstat` says of a path, enough to tell that it was not touched: a write, a chmod, a rename or a
+ * replacement changes the inode, the size, the modification time or the change time (which no program
+ * can set back).
+ */
+export interface Stamp {
+  readonly kind: 'file' | 'dir' | 'symlink' | 'other';
+  readonly ino: number;
+  readonly size: number;
+  readonly mtimeMs: number;
+  readonly ctimeMs: number;
+  readonly mode: number;
+}
+
+export function stampOf(info: Stats): Stamp {
+  const kind = info.isFile() ? 'file' : info.isDirectory() ? 'dir' : info.isSymbolicLink() ? 'symlink' : 'other';
+  return { kind, ino: info.ino, size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs, mode: info.mode & 0o7777 };
+}
+
+/** `lstat` of a path, or undefined when nothing is there (also when a parent is gone or is no directory). */
+export function lstatOrNothing(target: string): Stats | undefined {
+  try {
+    return lstatSync(target, { throwIfNoEntry: false });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOTDIR' || code === 'ELOOP' || code === 'ENAMETOOLONG') return undefined;
+    throw error;
+  }
+}
+
+export function sameStamp(a: Stamp, b: Stamp): boolean {
+  return a.kind === b.kind && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.mode === b.mode;
+}
+
+/**
+ * A stamp taken this close to the end of a reset could be shared by a write that comes right after it
+ * (timestamps advance by clock ticks): such paths are compared by content at the next scan.
+ */
+export const RACY_MS = 50;
+
+export function isRacy(stamp: Stamp, since: number): boolean {
+  return Math.max(stamp.mtimeMs, stamp.ctimeMs) >= since - RACY_MS;
+}

@@ -1,0 +1,287 @@
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readlinkSync, rmSync, symlinkSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { contentHash, type ManifestEntry } from './manifest.js';
+import { mkdirInside, readNoFollow, removeInside, symlinkInside, writeInside } from './safe-fs.js';
+import type { Snapshot } from './snapshot.js';
+import { isRacy, lstatOrNothing, sameStamp, stampOf, type Stamp } from './stamp.js';
+
+const BATCH = 512;
+
+function parentOf(file: string): string {
+  const slash = file.lastIndexOf('/');
+  return slash === -1 ? '' : file.slice(0, slash);
+}
+
+/** A file a candidate writes, as the copy should hold it. */
+type Wanted = ManifestEntry | { readonly type: 'file'; readonly mode: number; readonly size: number; readonly hash: string; readonly text: string };
+
+/** Candidate files: new content by path, `null` deletes the snapshot's file. */
+export type CandidateFiles = Readonly<Record<string, string | null>>;
+
+/** How a copy differs from what it should hold, found by {@link WorkCopy.scan}. */
+export interface Drift {
+  /** Expected paths that are missing, changed, or of another kind. */
+  readonly changed: ReadonlySet<string>;
+  /** Paths that should not exist (created by a check or an agent), topmost only. */
+  readonly extra: ReadonlySet<string>;
+}
+
+/** What one reset did, for benchmarks and progress. */
+export interface ResetReport {
+  /** Paths compared by `lstat`. */
+  readonly scanned: number;
+  /** Paths whose content had to be read because their stamp changed. */
+  readonly hashed: number;
+  /** Paths written, created or removed to reach snapshot + candidate. */
+  readonly restored: number;
+}
+
+/**
+ * A directory redline keeps equal to snapshot + one candidate. It is written once (with the snapshot,
+ * or from its blobs) and then reset incrementally: a reset compares every expected path's `lstat` stamp
+ * with the one taken when it was last written, reads the content only where a stamp changed, lists only
+ * directories whose stamp changed (to find created entries), and rewrites just what differs.
+ */
+export class WorkCopy {
+  readonly dir: string;
+  readonly #snapshot: Snapshot;
+  /** Stamps of every expected path, taken right after redline wrote or checked it. */
+  readonly #stamps: Map<string, Stamp>;
+  /** What the current candidate puts on top of the snapshot: files (with text), implied directories, deletions (null). */
+  #overlay = new Map<string, Wanted | null>();
+  /** When the last reset ended: stamps taken just before it are compared by content (see RACY_MS). */
+  #settledAt: number;
+
+  private constructor(dir: string, snapshot: Snapshot, stamps: Map<string, Stamp>) {
+    this.dir = dir;
+    this.#snapshot = snapshot;
+    this.#stamps = stamps;
+    this.#settledAt = Date.now();
+  }
+
+  /** Adopts a copy that was written together with the snapshot (see `takeSnapshot`). */
+  static adopt(dir: string, snapshot: Snapshot, stamps: Map<string, Stamp>): WorkCopy {
+    return new WorkCopy(dir, snapshot, stamps);
+  }
+
+  /** Writes a fresh copy of the snapshot from its blobs into `dir` (removed first if present). */
+  static async materialize(dir: string, snapshot: Snapshot): Promise<WorkCopy> {
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    const stamps = new Map<string, Stamp>();
+    const files = [...snapshot.manifest.keys()].sort();
+    let handled = 0;
+    for (const file of files) {
+      const entry = snapshot.manifest.get(file) as ManifestEntry;
+      const target = path.join(dir, file);
+      if (entry.type === 'dir') mkdirSync(target, { mode: entry.mode });
+      else if (entry.type === 'symlink') {
+        symlinkSync(entry.target, target);
+        stamps.set(file, stampOf(lstatSync(target)));
+      } else {
+        const fd = openSync(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, entry.mode);
+        try {
+          const bytes = snapshot.blob(entry.hash);
+          for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
+          stamps.set(file, stampOf(fstatSync(fd)));
+        } finally {
+          closeSync(fd);
+        }
+      }
+      handled += 1;
+      if (handled % BATCH === 0) await yieldToLoop();
+    }
+    stamps.set('', stampOf(lstatSync(dir)));
+    for (const [file, entry] of snapshot.manifest) if (entry.type === 'dir') stamps.set(file, stampOf(lstatSync(path.join(dir, file))));
+    return new WorkCopy(dir, snapshot, stamps);
+  }
+
+  /** What the copy should hold at `file` now ('' is the root), or undefined when nothing. */
+  #wanted(file: string): Wanted | undefined {
+    if (file === '') return { type: 'dir', mode: 0o755 };
+    const overlaid = this.#overlay.get(file);
+    if (overlaid !== undefined) return overlaid ?? undefined;
+    return this.#snapshot.manifest.get(file);
+  }
+
+  /** Whether the file at `target` holds exactly what `wanted` says (content and mode). */
+  #holds(target: string, wanted: Wanted): boolean {
+    if (wanted.type !== 'file') return false;
+    let bytes: Buffer;
+    try {
+      bytes = readNoFollow(target);
+    } catch {
+      return false;
+    }
+    return bytes.length === wanted.size && contentHash(bytes) === wanted.hash;
+  }
+
+  /**
+   * Finds where the copy differs from what it should hold. Unchanged stamps are trusted, except for paths
+   * stamped just before the last reset ended (compared by content); a changed stamp with the same content
+   * and mode is only re-stamped.
+   */
+  async scan(): Promise<Drift & { readonly scanned: number; readonly hashed: number }> {
+    const changed = new Set<string>();
+    const extra = new Set<string>();
+    let scanned = 0;
+    let hashed = 0;
+    const listDir = (file: string): void => {
+      let names: string[];
+      try {
+        names = readdirSync(path.join(this.dir, file));
+      } catch {
+        return;
+      }
+      for (const name of names) {
+        const child = file === '' ? name : `${file}/${name}`;
+        if (this.#wanted(child) === undefined) extra.add(child);
+      }
+    };
+    for (const [file, stamp] of this.#stamps) {
+      scanned += 1;
+      if (scanned % (BATCH * 8) === 0) await yieldToLoop();
+      const target = path.join(this.dir, file);
+      const info = lstatOrNothing(target);
+      if (info === undefined) {
+        changed.add(file);
+        continue;
+      }
+      const now = stampOf(info);
+      const wanted = this.#wanted(file) as Wanted;
+      const same = sameStamp(now, stamp);
+      if (same && !isRacy(stamp, this.#settledAt)) continue;
+      if (now.kind !== stamp.kind) {
+        changed.add(file);
+        continue;
+      }
+      if (now.kind === 'dir') {
+        listDir(file);
+        if (now.mode !== stamp.mode) changed.add(file);
+        else this.#stamps.set(file, now);
+      } else if (now.kind === 'file') {
+        hashed += 1;
+        if (now.mode === (wanted.type === 'file' ? wanted.mode : -1) && this.#holds(target, wanted)) this.#stamps.set(file, now);
+        else changed.add(file);
+      } else if (now.kind === 'symlink') {
+        if (wanted.type === 'symlink' && readlinkSync(target) === wanted.target) this.#stamps.set(file, now);
+        else changed.add(file);
+      } else changed.add(file);
+    }
+    return { changed, extra, scanned, hashed };
+  }
+
+  /** Every expected path strictly below `dir`. */
+  #below(dir: string): string[] {
+    const prefix = dir === '' ? '' : `${dir}/`;
+    return [...this.#stamps.keys()].filter((file) => file !== dir && file.startsWith(prefix));
+  }
+
+  /** The overlay a candidate puts on the snapshot: its files, the directories they need, its deletions. */
+  #overlayOf(files: CandidateFiles): Map<string, Wanted | null> {
+    const overlay = new Map<string, Wanted | null>();
+    for (const [file, content] of Object.entries(files)) {
+      if (content === null) {
+        overlay.set(file, null);
+        continue;
+      }
+      const before = this.#snapshot.manifest.get(file);
+      const size = Buffer.byteLength(content, 'utf8');
+      overlay.set(file, { type: 'file', mode: before?.type === 'file' ? before.mode : 0o644, size, hash: contentHash(content), text: content });
+      const parts = file.split('/');
+      for (let end = 1; end < parts.length; end += 1) {
+        const ancestor = parts.slice(0, end).join('/');
+        if (!this.#snapshot.manifest.has(ancestor) && !overlay.has(ancestor)) overlay.set(ancestor, { type: 'dir', mode: 0o755 });
+      }
+    }
+    return overlay;
+  }
+
+  /** Writes what should be at `file` (or removes what should not), never through a symlink. */
+  #restore(file: string): void {
+    const wanted = this.#wanted(file);
+    if (wanted === undefined) {
+      removeInside(this.dir, file, { onObstacle: 'replace' });
+      return;
+    }
+    if (wanted.type === 'dir') mkdirInside(this.dir, file, wanted.mode);
+    else if (wanted.type === 'symlink') symlinkInside(this.dir, file, wanted.target);
+    else writeInside(this.dir, file, 'text' in wanted ? wanted.text : this.#snapshot.blob(wanted.hash), { mode: wanted.mode, onObstacle: 'replace' });
+  }
+
+  /**
+   * Brings the copy to exactly snapshot + `files`: undoes whatever was done to it since the last reset
+   * (by checks, by an agent) and swaps the previous candidate's files for these.
+   */
+  async reset(files: CandidateFiles): Promise<ResetReport> {
+    const drift = await this.scan();
+    const previous = this.#overlay;
+    this.#overlay = this.#overlayOf(files);
+    const targets = new Set<string>([...drift.changed, ...drift.extra, ...previous.keys(), ...this.#overlay.keys()]);
+    // A directory that is gone or was replaced (by a file, or a symlink to a look-alike) gets all its content back.
+    for (const file of [...targets]) {
+      if (this.#wanted(file)?.type !== 'dir') continue;
+      const info = lstatOrNothing(path.join(this.dir, file));
+      if (info === undefined || !info.isDirectory()) for (const below of this.#below(file)) targets.add(below);
+    }
+    const ordered = [...targets].sort();
+    const touchedDirs = new Set<string>();
+    for (const file of ordered) {
+      this.#restore(file);
+      const wanted = this.#wanted(file);
+      if (wanted === undefined) {
+        // Only a path redline expected before has a stamp (and, for a directory, stamped content).
+        if (this.#stamps.get(file)?.kind === 'dir') for (const below of this.#below(file)) this.#stamps.delete(below);
+        this.#stamps.delete(file);
+      } else {
+        this.#stamps.set(file, stampOf(lstatSync(path.join(this.dir, file))));
+      }
+      for (let at = parentOf(file); !touchedDirs.has(at); at = parentOf(at)) {
+        touchedDirs.add(at);
+        if (at === '') break;
+      }
+    }
+    // Creating and removing entries changes their directories' times.
+    for (const dir of touchedDirs) {
+      const info = lstatOrNothing(path.join(this.dir, dir));
+      if (info !== undefined && this.#wanted(dir) !== undefined) this.#stamps.set(dir, stampOf(info));
+    }
+    this.#settledAt = Date.now();
+    return { scanned: drift.scanned, hashed: drift.hashed, restored: ordered.length };
+  }
+
+  /**
+   * What was done to the copy since its last reset, as candidate files on top of the current ones:
+   * changed and created files with their text, deleted files as `null`. Paths the snapshot ignores are
+   * left out. Throws when something cannot be a candidate (a symlink was created, a file is not UTF-8).
+   */
+  async changes(): Promise<Record<string, string | null>> {
+    const drift = await this.scan();
+    const files: Record<string, string | null> = {};
+    const ignored = this.#snapshot.ignored;
+    const readText = (file: string): void => {
+      const bytes = readNoFollow(path.join(this.dir, file));
+      const text = bytes.toString('utf8');
+      if (!Buffer.from(text, 'utf8').equals(bytes)) throw new TypeError(`${file} is not UTF-8 text; a candidate holds text files only`);
+      files[file] = text;
+    };
+    const take = (file: string): void => {
+      if (ignored(file)) return;
+      const info = lstatOrNothing(path.join(this.dir, file));
+      if (info === undefined) return;
+      if (info.isSymbolicLink()) throw new TypeError(`${file} is a symlink to ${JSON.stringify(readlinkSync(path.join(this.dir, file)))}; a candidate holds files only`);
+      if (info.isFile()) readText(file);
+      else if (info.isDirectory()) for (const name of readdirSync(path.join(this.dir, file)).sort()) take(`${file}/${name}`);
+    };
+    for (const file of [...drift.changed].sort()) {
+      const wanted = this.#wanted(file);
+      const info = lstatOrNothing(path.join(this.dir, file));
+      if (wanted?.type === 'file' && (info === undefined || !info.isFile())) files[file] = null;
+      if (wanted?.type === 'symlink') throw new TypeError(`the symlink ${file} was changed or removed; a candidate holds files only`);
+      if (info !== undefined && !(info.isDirectory() && wanted?.type === 'dir')) take(file);
+    }
+    for (const file of [...drift.extra].sort()) take(file);
+    return files;
+  }
+}

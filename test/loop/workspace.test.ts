@@ -1,0 +1,163 @@
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync } from 'node:fs';
+import { mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { MemoryLedger } from '../../src/ledger/memory/memory-ledger.js';
+import { runMission } from '../../src/loop/run-mission.js';
+import { defineMission, type Mission } from '../../src/mission/mission.js';
+import { agentProposer } from '../../src/proposers/agent-proposer.js';
+import { commandProposer } from '../../src/proposers/command-proposer.js';
+import { functionProposer } from '../../src/proposers/function-proposer.js';
+import { tempWorkspace, tree } from '../helpers/workspace.js';
+
+const AGENTS = path.resolve(import.meta.dirname, '../fixtures/agents');
+const scratchDir = await mkdtemp(path.join(os.tmpdir(), 'redline-scratch-'));
+after(() => rm(scratchDir, { recursive: true, force: true }));
+
+const MATH = {
+  'src/math.js': 'export const add = (a, b) => a - b;\n',
+  'src/obsolete.js': 'export {};\n',
+  'test/math.test.js': "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { add } from '../src/math.js';\ntest('add', () => assert.equal(add(2, 3), 5));\n",
+  'package.json': '{"type":"module"}\n',
+};
+const TESTS = { name: 'tests', kind: 'test-runner', format: 'tap', command: 'node --test --test-reporter=tap test/' } as const;
+
+function mission(dir: string, extra: Record<string, unknown> = {}): Mission {
+  return defineMission({ id: 'ws', goal: 'make the tests pass', workspace: dir, scope: ['src/**'], budgets: { maxAttempts: 3 }, checks: [TESTS], stopPolicy: { guards: [] }, ...extra });
+}
+
+/** Whether a process is gone (or a zombie waiting to be reaped) within 2 s. */
+async function gone(pid: number): Promise<boolean> {
+  for (let tries = 0; tries < 40; tries += 1) {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
+    if (stat === undefined || / Z /.test(stat.slice(stat.lastIndexOf(')')))) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return false;
+}
+
+async function sealOf(ledger: MemoryLedger, runId: string): Promise<Record<string, unknown>> {
+  return (await ledger.records(runId)).at(-1)?.data as Record<string, unknown>;
+}
+
+describe('the run snapshot', () => {
+  it('a proposer that edits the live workspace cannot make a run verified; the seal records the change', async () => {
+    const dir = await tempWorkspace(MATH);
+    const ledger = new MemoryLedger();
+    // The attack: rewrite the failing test in the live workspace and propose nothing.
+    const cheat = `node -e "require('fs').writeFileSync('test/math.test.js', 'require(\\'node:test\\').test(\\'ok\\', () => {});'); console.log(JSON.stringify({files:{}}))"`;
+    const result = await runMission({ mission: mission(dir), proposer: commandProposer({ command: cheat, cwd: dir }), ledger, scratchDir });
+    assert.equal(result.verification, 'unverified');
+    assert.equal(result.outcome, 'failed_with_evidence');
+    assert.ok(result.findings.some((item) => item.reasonCodes.includes('test.failed:add')), 'the checks kept seeing the snapshot');
+    assert.deepEqual(result.workspaceChanged, ['test/math.test.js']);
+    const seal = await sealOf(ledger, result.runId);
+    assert.deepEqual(seal.evidence, [{ code: 'workspace.changed_during_run', count: 1, paths: ['test/math.test.js'] }]);
+    const started = (await ledger.records(result.runId))[0]?.data.workspace as { manifest: string };
+    assert.equal((seal.baseline as { manifest: string }).manifest, started.manifest);
+  });
+
+  it('checks writing into node_modules (at any depth) leave the user workspace byte-identical; the next check set sees none of it', async () => {
+    const dir = await tempWorkspace({ ...MATH, 'node_modules/dep/index.js': 'module.exports = 1;\n', 'packages/a/node_modules/inner/index.js': 'module.exports = 2;\n' });
+    const before = await tree(dir);
+    // In order: what the previous check set did must be undone; then this set dirties the copy again.
+    const untouched = { name: 'untouched', kind: 'command', command: 'grep -q "module.exports = 1" node_modules/dep/index.js && test ! -e node_modules/.cache && test -f packages/a/node_modules/inner/index.js' } as const;
+    const writer = { name: 'writer', kind: 'command', command: 'mkdir -p node_modules/.cache/nyc && echo x > node_modules/.cache/nyc/a.json && echo hacked > node_modules/dep/index.js && rm packages/a/node_modules/inner/index.js' } as const;
+    const fixes = [{ 'src/math.js': 'export const add = (a, b) => a * b;\n' }, { 'src/math.js': 'export const add = (a, b) => a + b;\n' }];
+    const ledger = new MemoryLedger();
+    const result = await runMission({ mission: mission(dir, { checks: [untouched, writer, TESTS] }), proposer: functionProposer(({ attempt }) => ({ files: fixes[attempt - 1] })), ledger, scratchDir });
+    assert.deepEqual([result.outcome, result.verification, result.attempts], ['complete', 'verified', 2]);
+    for (const record of await ledger.records(result.runId)) {
+      const findings = (record.data.findings ?? []) as { check: string; status: string }[];
+      assert.ok(findings.filter((item) => item.check === 'untouched').every((item) => item.status === 'pass'), `${record.type} ${JSON.stringify(findings)}`);
+    }
+    assert.deepEqual(await tree(dir), before);
+  });
+
+  it('refuses a proposal naming node_modules before writing it anywhere (scope first)', async () => {
+    const dir = await tempWorkspace({ ...MATH, 'node_modules/dep/index.js': 'module.exports = 1;\n' });
+    const before = await tree(dir);
+    const ledger = new MemoryLedger();
+    const result = await runMission({ mission: mission(dir), proposer: functionProposer(() => ({ files: { 'node_modules/dep/index.js': null } })), ledger, scratchDir });
+    assert.deepEqual([result.outcome, result.stopReason], ['blocked', 'scope_violation']);
+    const attempt = (await ledger.records(result.runId)).find((record) => record.type === 'attempt')?.data.findings as { check: string; status: string; skipReason?: string }[];
+    assert.deepEqual(attempt.map((item) => `${item.check}:${item.status}:${item.skipReason ?? ''}`), ['scope:fail:', 'tests:skipped:scope_violation']);
+    assert.deepEqual(await tree(dir), before);
+  });
+
+  it('refuses candidate paths through symlinks as proposer.bad_path, and the link targets stay untouched', async () => {
+    const outside = await tempWorkspace({ 'secret.txt': 'secret\n', 'secretdir/keep.txt': 'keep\n' });
+    const dir = await tempWorkspace(MATH);
+    await symlink(path.join(outside, 'secret.txt'), path.join(dir, 'src/evil.js'));
+    await symlink(path.join(outside, 'secretdir'), path.join(dir, 'src/linkdir'));
+    await symlink('..', path.join(dir, 'src/up'));
+    const before = { outside: await tree(outside), dir: await tree(dir) };
+    for (const files of [{ 'src/evil.js': 'pwned' }, { 'src/linkdir/keep.txt': null }, { 'src/linkdir/new.txt': 'x' }, { 'src/up/src/math.js': 'x' }, { 'src/a\0b': 'x' }, { src: 'x' }]) {
+      const ledger = new MemoryLedger();
+      const result = await runMission({ mission: mission(dir, { budgets: { maxAttempts: 1 } }), proposer: functionProposer(() => ({ files })), ledger, scratchDir });
+      const attempt = (await ledger.records(result.runId)).find((record) => record.type === 'attempt')?.data.findings as { reasonCodes: string[] }[];
+      assert.deepEqual(attempt[0]?.reasonCodes, ['proposer.bad_path'], JSON.stringify(files));
+      assert.notEqual(result.stopReason, 'runtime_error');
+    }
+    assert.deepEqual({ outside: await tree(outside), dir: await tree(dir) }, before);
+  });
+
+  it('refuses the file system root as a workspace', async () => {
+    await assert.rejects(runMission({ mission: defineMission({ id: 'root', goal: 'g', workspace: '/' }), proposer: functionProposer(() => ({})), scratchDir }), /root of the file system/);
+  });
+
+  it('a check that leaves a setsid daemon behind neither delays the run nor outlives it', async () => {
+    const dir = await tempWorkspace({ ...MATH, 'src/math.js': 'export const add = (a, b) => a + b;\n' });
+    const pidFile = path.join(scratchDir, `daemon-${process.pid}.pid`);
+    const daemon = { name: 'daemon', kind: 'command', command: `setsid sh -c 'sleep 40' > /dev/null 2>&1 & echo $! > ${pidFile}; exit 0` } as const;
+    const started = performance.now();
+    const result = await runMission({ mission: mission(dir, { checks: [daemon, TESTS] }), proposer: functionProposer(() => ({})), ledger: new MemoryLedger(), scratchDir });
+    assert.equal(result.outcome, 'complete_noop');
+    assert.ok(performance.now() - started < 10_000, 'the run did not wait for the daemon');
+    const pid = Number(await readFile(pidFile, 'utf8'));
+    assert.ok(await gone(pid), `process ${pid} outlived the run`);
+  });
+
+  it('removes the run directory at the seal', async () => {
+    const dir = await tempWorkspace({ ...MATH, 'src/math.js': 'export const add = (a, b) => a + b;\n' });
+    const result = await runMission({ mission: mission(dir), proposer: functionProposer(() => ({})), ledger: new MemoryLedger(), scratchDir });
+    assert.equal(existsSync(path.join(scratchDir, 'redline-runs', result.runId)), false);
+  });
+});
+
+describe('agent proposer', () => {
+  it('an agent that edits files in place with sed fixes a failing test on attempt 2; the live workspace is untouched', async () => {
+    const dir = await tempWorkspace(MATH);
+    const before = await tree(dir);
+    const ledger = new MemoryLedger();
+    const result = await runMission({ mission: mission(dir, { scope: ['src/**'] }), proposer: agentProposer({ command: path.join(AGENTS, 'sed-agent.sh'), reportsTokens: true }), ledger, scratchDir });
+    assert.deepEqual([result.outcome, result.verification, result.attempts], ['complete', 'verified', 2]);
+    assert.deepEqual(result.candidate.files, { 'src/math.js': 'export const add = (a, b) => a + b;\n', 'src/obsolete.js': null });
+    assert.equal(result.counters.inputTokens, 200);
+    assert.deepEqual(await tree(dir), before);
+    assert.equal(result.workspaceChanged, undefined);
+  });
+
+  it('an agent that fails, times out or creates a symlink gets a proposer error, never a crashed run', async () => {
+    const dir = await tempWorkspace(MATH);
+    for (const [command, code] of [
+      ['exit 3', 'proposer.exit_nonzero'],
+      ['sleep 5', 'proposer.timeout'],
+      ['ln -s /etc/passwd src/passwd.js', 'proposer.bad_output'],
+      ['printf "\\377\\376" > src/bin.js', 'proposer.bad_output'],
+      ['mkdir -p .git && echo x > .git/HEAD && echo "export const add = (a, b) => a + b;" > src/math.js && echo y > outside.txt', undefined],
+    ] as const) {
+      const ledger = new MemoryLedger();
+      const result = await runMission({ mission: mission(dir, { budgets: { maxAttempts: 1 } }), proposer: agentProposer({ command, timeoutMs: 500 }), ledger, scratchDir });
+      const findings = (await ledger.records(result.runId)).find((record) => record.type === 'attempt')?.data.findings as { reasonCodes: string[] }[];
+      if (code === undefined) {
+        // .git is ignored; outside.txt is out of scope: the run blocks on scope, the ignored path is not proposed.
+        assert.deepEqual(Object.keys(result.candidate.files), ['outside.txt', 'src/math.js']);
+        assert.equal(result.stopReason, 'scope_violation');
+      } else assert.deepEqual(findings[0]?.reasonCodes, [code], command);
+    }
+    assert.deepEqual(readdirSync(dir).sort(), ['package.json', 'src', 'test']);
+  });
+});
