@@ -32,6 +32,14 @@ export { validateDecision, type DecisionRejection } from './judge/validate-decis
 export { PROPOSER_PROTOCOL, type Proposal, type ProposalRequest, type ProposalState, type Proposer, type ProposerCapabilities, type Usage, type BudgetsLeft } from './proposers/proposer.js';
 export { functionProposer } from './proposers/function-proposer.js';
 export { commandProposer, type CommandProposerOptions } from './proposers/command-proposer.js';
+export { agentProposer, type AgentProposerOptions } from './proposers/agent-proposer.js';
+export type { ProposerWorkspace, ProposeOptions } from './proposers/proposer.js';
+
+export { RunWorkspace, SnapshotGoneError, type RunWorkspaceOptions } from './workspace/run-workspace.js';
+export { EscapeError } from './workspace/safe-fs.js';
+export { sandboxProblem, assertSandboxAvailable } from './process/sandbox-problem.js';
+export { SandboxUnavailableError } from './process/sandbox-unavailable-error.js';
+export type { Sandbox, BwrapSandbox } from './process/sandbox.js';
 export { replayProposer, loadReplay } from './proposers/replay-proposer.js';
 
 export type { Ledger, LedgerHead, LedgerRecord, RecordType, TaskPriors } from './ledger/ledger.js';
@@ -42,7 +50,7 @@ export * from './errors/index.js';
 export { verifyLedger, verifyRun, type ChainProblem, type RunVerification } from './ledger/verify.js';
 export { exportJsonl, importJsonl } from './ledger/export.js';
 export { replayPolicies, type PolicyReplay, type ReplayPolicy } from './ledger/replay.js';
-export { admitRun, type Admission } from './ledger/admit.js';
+export { admitRun, AdmitError, type Admission, type AdmitOptions, type AdmitErrorCode, type Conflict } from './ledger/admit.js';
 export { openLedger } from './ledger/open-ledger.js';
 export { resumeRun, recoverRuns, type Recovery } from './loop/resume.js';
 

@@ -1,15 +1,83 @@
 import path from 'node:path';
-import { admitRun } from '../ledger/admit.js';
+import { RedlineError } from '../errors/redline-error.js';
+import { AdmitError, admitRun, type Admission } from '../ledger/admit.js';
+import { workingTreeOf } from '../workspace/git-branch.js';
 import { withLedger } from './ledger-command.js';
 import type { Output } from './run-command.js';
+import { clean, jsonLine, shellArg } from './terminal-text.js';
 
-/** `redline admit RUN --to DIR`: applies a verified, complete run's candidate. */
-export async function admitCommand(runId: string, { to, ledger }: { to: string; ledger?: string }, { print }: Output): Promise<number> {
-  return withLedger(ledger, async (open) => {
-    const admission = await admitRun(open, runId, path.resolve(to));
-    print(`admitted run ${runId} into ${to}: ${admission.written.length} file(s) written${admission.deleted.length > 0 ? `, ${admission.deleted.length} deleted` : ''}`);
-    for (const file of admission.written) print(`  wrote   ${file}`);
-    for (const file of admission.deleted) print(`  deleted ${file}`);
-    return 0;
-  });
+export interface AdmitCommandOptions {
+  readonly to?: string;
+  readonly patch?: string;
+  readonly gitBranch?: string;
+  readonly force?: boolean;
+  readonly json?: boolean;
+  readonly ledger?: string;
+}
+
+// File names come from agents: every one is printed through `clean` (text) or `jsonLine` (JSON), so no
+// escape sequence, carriage return or bidi override in a name can rewrite the terminal.
+
+function summary(admission: Admission, to: string | undefined): string {
+  const counts = `${admission.written.length} written, ${admission.deleted.length} deleted, ${admission.unchanged.length} unchanged`;
+  const where = clean(to ?? admission.dir);
+  if (admission.branch !== undefined) return `created branch ${clean(admission.branch.branch)} at ${admission.branch.commit} (parent ${admission.branch.parent}) for run ${admission.runId} in ${where}: ${counts}`;
+  if (admission.patch !== undefined) return `wrote the patch of run ${admission.runId} against ${where} to ${clean(admission.patch)}: ${counts}`;
+  return `admitted run ${admission.runId} into ${where}: ${counts}`;
+}
+
+/**
+ * The command that applies a patch to `dir`. Inside a subdirectory of a git working tree, `git apply`
+ * takes paths from the top and skips the others silently, so it runs at the top with `--directory`.
+ */
+async function applyCommand(dir: string, patch: string): Promise<string> {
+  const tree = await workingTreeOf(dir);
+  if (tree === undefined || tree.prefix === '') return `git -C ${shellArg(dir)} apply ${shellArg(patch)}`;
+  return `git -C ${shellArg(tree.top)} apply --directory=${shellArg(tree.prefix.replace(/\/$/, ''))} ${shellArg(patch)}`;
+}
+
+/** The admission for people: a summary, one line per path, and how to go on. */
+async function describe(admission: Admission, to: string | undefined): Promise<string[]> {
+  const files = admission.mode === 'files';
+  const forced = new Map(admission.forced.map(({ file, change }) => [file, ` (forced: ${change} since the run started)`]));
+  const lines = [summary(admission, to)];
+  for (const file of admission.written) lines.push(`  ${files ? 'wrote    ' : 'writes   '} ${clean(file)}${forced.get(file) ?? ''}`);
+  for (const file of admission.deleted) lines.push(`  ${files ? 'deleted  ' : 'deletes  '} ${clean(file)}${forced.get(file) ?? ''}`);
+  for (const file of admission.unchanged) lines.push(`  unchanged ${clean(file)}`);
+  if (admission.patch !== undefined) lines.push(admission.written.length + admission.deleted.length === 0 ? 'the patch is empty: nothing to change' : `apply it with: ${clean(await applyCommand(admission.dir, admission.patch))}`);
+  return lines;
+}
+
+/**
+ * `redline admit RUN (--to DIR | --patch FILE | --git-branch NAME) [--force] [--json]`: applies a
+ * verified, complete run's candidate to DIR, writes it as a patch, or commits it to a new branch.
+ * A refusal prints the reason and every path behind it (stderr; with `--json` also one JSON line on
+ * stdout) and exits 2.
+ */
+export async function admitCommand(runId: string, { to, patch, gitBranch, force = false, json = false, ledger }: AdmitCommandOptions, { print, progress }: Output): Promise<number> {
+  if (patch !== undefined && gitBranch !== undefined) throw new TypeError('Expected one of --patch FILE or --git-branch NAME, got both');
+  if (to === undefined && patch === undefined && gitBranch === undefined) throw new TypeError('Expected --to DIR, --patch FILE or --git-branch NAME, got none');
+  try {
+    return await withLedger(ledger, async (open) => {
+      const admission = await admitRun({
+        ledger: open,
+        runId,
+        force,
+        ...(to === undefined ? {} : { dir: path.resolve(to) }),
+        ...(patch === undefined ? {} : { patch: path.resolve(patch) }),
+        ...(gitBranch === undefined ? {} : { gitBranch }),
+      });
+      if (json) print(jsonLine(admission));
+      else for (const line of await describe(admission, to)) print(line);
+      if (!admission.checked) progress(`redline: run ${runId} was recorded without baseline hashes; admitted with --force, without checking for changes made since it started`);
+      return 0;
+    });
+  } catch (error) {
+    if (!RedlineError.isInstance(error)) throw error;
+    const problems = error instanceof AdmitError ? error.problems : [];
+    progress(`redline: ${clean(error instanceof AdmitError ? error.headline : error.message)}`);
+    for (const { file, reason } of problems) progress(`  ${clean(file)}: ${clean(reason)}`);
+    if (json) print(jsonLine({ runId, refused: error.code, message: error instanceof AdmitError ? error.headline : error.message, problems }));
+    return 2;
+  }
 }

@@ -30,6 +30,7 @@ function program(setCode: (code: number) => void, output: Output): Command {
     .argument('<mission>', 'mission file (.json, .yaml, .yml)')
     .option('--json', 'print one JSON line for the finished run')
     .option('--proposer <command>', "proposer program speaking redline.proposer/1 (overrides the mission's proposer)")
+    .option('--agent <command>', 'an agent that edits files in place (a CLI coding agent), run each attempt in a private copy; its edits are the proposal (docs/agents.md)')
     .option('--model <name>', 'model proposer through an OpenAI-compatible endpoint (needs --base-url)')
     .option('--base-url <url>', 'OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1')
     .option('--api-key-env <variable>', 'environment variable holding the API key', 'OPENAI_API_KEY')
@@ -99,11 +100,18 @@ function program(setCode: (code: number) => void, output: Output): Command {
 
   cli
     .command('admit')
-    .description("Verify a complete run's chain and seal, then apply its candidate to a directory.")
+    .description("Verify a complete run's chain and seal, then apply its candidate: write it into a directory, write it as a patch, or commit it to a new git branch.")
     .argument('<run>', 'run id')
-    .requiredOption('--to <dir>', 'directory to apply the candidate to')
+    .option('--to <dir>', "directory to write the candidate into; with --patch or --git-branch, the directory they are made against (default: the mission's workspace)")
+    .option('--patch <file>', 'write the change as a unified diff (git apply) to this file instead of writing files')
+    .option('--git-branch <name>', "create this branch in the directory's git repository, at a new commit on HEAD, instead of writing files")
+    .option('--force', 'admit over files changed since the run started, and runs recorded without baseline hashes')
+    .option('--json', 'print one JSON line for the admission (or the refusal)')
     .option('--ledger <location>', LEDGER_HELP)
-    .addHelpText('after', '\nRefuses (exit 2) a run that does not verify, is not sealed, or did not end complete.')
+    .addHelpText(
+      'after',
+      "\nWith --to alone the files are written into the directory; --patch or --git-branch (one of them) leave it as it is.\nEvery path is checked before anything is written: one that is or goes through a symlink, a directory or a\nsubmodule is refused, and so is one changed since the run started (unless --force); a file that already\nholds the candidate's content is left unchanged, so admitting twice changes nothing.\nExit 2 for a refusal, with every path behind it, one per line; and for a run that does not verify, is not\nsealed, or did not end complete.",
+    )
     .action(async (runId: string, options) => done(await admitCommand(runId, options, output)));
 
   addReviewCommand({ cli, done, output, ledgerHelp: LEDGER_HELP });

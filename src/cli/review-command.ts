@@ -1,5 +1,5 @@
-import { clean, unsafe } from './terminal-text.js';
 import { Option, type Command } from 'commander';
+import { clean, jsonLine, shellArg } from './terminal-text.js';
 import { count, fraction, positive } from './arguments.js';
 import { displayLocation, ledgerLocation } from '../ledger/open-ledger.js';
 import { parseDuration } from '../mission/duration.js';
@@ -23,20 +23,9 @@ const NEWEST = 5;
 /** Lines of one file `review show` prints; `--json` has them all. */
 const MAX_LINES = 200;
 
-/** One line of JSON; JSON.stringify leaves DEL, C1 and bidi controls raw, so they become `\uXXXX` too. */
-function jsonLine(value: unknown): string {
-  let out = '';
-  for (const char of JSON.stringify(value) ?? 'null') {
-    const code = char.codePointAt(0) as number;
-    out += code >= 0x7f && unsafe(code) ? `\\u${code.toString(16).padStart(4, '0')}` : char;
-  }
-  return out;
-}
-
 const short = (text: string, width: number): string => (text.length > width ? `${text.slice(0, width - 1)}…` : text);
 const percent = (rate: number): string => `${Math.round(rate * 100)}%`;
 const iso = (ms: number): string => new Date(ms).toISOString();
-const shellArg = (text: string): string => (/^[\w./:@%+=,-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`);
 
 function age(ms: number): string {
   const s = Math.max(0, Math.floor(ms / 1000));

@@ -16,3 +16,16 @@ export function clean(text: string): string {
   }
   return out;
 }
+
+/** One line of JSON; JSON.stringify leaves DEL, C1 and bidi controls raw, so they become `\uXXXX` too. */
+export function jsonLine(value: unknown): string {
+  let out = '';
+  for (const char of JSON.stringify(value) ?? 'null') {
+    const code = char.codePointAt(0) as number;
+    out += code >= 0x7f && unsafe(code) ? `\\u${code.toString(16).padStart(4, '0')}` : char;
+  }
+  return out;
+}
+
+/** `text` as one POSIX shell word (quoted only when it needs to be), for commands printed to copy. */
+export const shellArg = (text: string): string => (/^[\w./:@%+=,-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`);

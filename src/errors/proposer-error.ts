@@ -7,10 +7,13 @@ import { RedlineError } from './redline-error.js';
 export class ProposerError extends RedlineError {
   /** Output the proposer produced, cut to a readable length, if any. */
   readonly output?: string;
+  /** What the failed attempt spent, when the proposer reported it anyway: budgets are charged for it. */
+  readonly usage?: unknown;
 
-  constructor({ code, message, output, cause }: { code: string; message: string; output?: string; cause?: unknown }) {
+  constructor({ code, message, output, usage, cause }: { code: string; message: string; output?: string; usage?: unknown; cause?: unknown }) {
     super({ code, message, cause });
     this.name = 'ProposerError';
     if (output !== undefined) this.output = output.length > 2000 ? `${output.slice(0, 2000)}…` : output;
+    if (usage !== undefined) this.usage = usage;
   }
 }

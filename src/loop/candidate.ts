@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import { canonicalJson } from './canonical-json.js';
-import { malformedPath, normalPath } from '../workspace/path-rules.js';
+import { normalPath } from '../workspace/path-rules.js';
 
 /** A proposal applied to the baseline: only the paths whose content differs from it. */
 export interface Candidate {
@@ -20,9 +20,6 @@ export const EMPTY_CANDIDATE: Candidate = Object.freeze({ files: Object.freeze({
 function hashCandidate(files: Record<string, string | null>, value: unknown): string {
   return hash('sha256', canonicalJson({ files, value }), 'hex');
 }
-
-/** Why a proposed path is not acceptable, or undefined when it is a plain relative path. */
-export const badPath = malformedPath;
 
 /**
  * Reads baseline files on demand and remembers them. The baseline is the run's snapshot, never the

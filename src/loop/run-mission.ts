@@ -24,7 +24,7 @@ import { priorsFailure } from '../ledger/priors.js';
 import { missionHash, type Mission } from '../mission/mission.js';
 import { buildProposer } from '../proposers/from-spec.js';
 import { PROPOSER_PROTOCOL, type BudgetsLeft, type Proposal, type Proposer, type ProposerSandbox, type ProposerWorkspace } from '../proposers/proposer.js';
-import { validateProposal } from '../proposers/validate-proposal.js';
+import { reportedUsage, validateProposal } from '../proposers/validate-proposal.js';
 import { Aborted, raceSignal } from './abort.js';
 import { evaluateAcceptance } from './acceptance.js';
 import { lastError, makeBrief, type Brief } from './brief.js';
@@ -492,7 +492,8 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
         ];
       }
 
-      const usage = proposal?.usage ?? {};
+      // A proposal refused after it was made, or a failed agent that reported usage, still spent it.
+      const usage = proposal?.usage ?? reportedUsage(proposerError?.usage) ?? {};
       const failing = failingCodes(state.findings, required);
       const infraError = state.findings.some((item) => item.status === 'error');
       const frontier = frontierOf(state.candidate, state.findings, required, promotion, state.frontier.bestScore);
@@ -529,7 +530,7 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
       await record('attempt', {
         attempt: state.attempt,
         candidate: state.candidate,
-        ...(proposal?.usage === undefined ? {} : { usage: proposal.usage }),
+        ...(Object.keys(usage).length === 0 ? {} : { usage }),
         findings: state.findings,
         summary,
         counters: state.counters,

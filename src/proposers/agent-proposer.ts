@@ -86,17 +86,26 @@ export function agentProposer({ command, timeoutMs = 600_000, outputCap = 4_194_
           env: variables,
           ...(sandbox === undefined ? {} : { sandbox: { kind: sandbox.kind, writable: [dir, io], network: sandbox.network } }),
         });
+        // What the agent spent is charged even when its attempt fails; a malformed report fails a good attempt.
+        let usage: unknown;
+        let badUsage: ProposerError | undefined;
+        try {
+          usage = await readUsage(files.usage);
+        } catch (error) {
+          badUsage = error as ProposerError;
+        }
+        const failed = (error: ProposerError): ProposerError => (usage === undefined ? error : new ProposerError({ code: error.code, message: error.message, ...(error.output === undefined ? {} : { output: error.output }), usage }));
         const failure = processFailure(result, timeoutMs, outputCap, 'agent');
-        if (failure !== undefined) throw failure;
+        if (failure !== undefined) throw failed(failure);
         let changes: Record<string, string | null>;
         try {
           changes = await workspace.changes();
         } catch (error) {
-          throw new ProposerError({ code: 'proposer.bad_output', message: `the agent's changes cannot be a candidate: ${(error as Error).message}` });
+          throw failed(new ProposerError({ code: 'proposer.bad_output', message: `the agent's changes cannot be a candidate: ${(error as Error).message}` }));
         }
         const bytes = Object.values(changes).reduce((sum, content) => sum + (content === null ? 0 : Buffer.byteLength(content)), 0);
-        if (bytes > maxChangeBytes) throw new ProposerError({ code: 'proposer.output_cap', message: `the agent changed ${bytes} bytes of files, more than the ${maxChangeBytes} allowed` });
-        const usage = await readUsage(files.usage);
+        if (bytes > maxChangeBytes) throw failed(new ProposerError({ code: 'proposer.output_cap', message: `the agent changed ${bytes} bytes of files, more than the ${maxChangeBytes} allowed` }));
+        if (badUsage !== undefined) throw badUsage;
         // The loop validates every proposal (shape, usage, paths) like any other.
         return { files: changes, ...(usage === undefined ? {} : { usage }) } as Proposal;
       } finally {

@@ -1,22 +1,29 @@
 import { z } from 'zod';
 import { ProposerError } from '../errors/proposer-error.js';
 import { malformedPath } from '../workspace/path-rules.js';
-import type { Proposal } from './proposer.js';
+import type { Proposal, Usage } from './proposer.js';
+
+const usageSchema = z
+  .object({
+    inputTokens: z.number().int().nonnegative().optional(),
+    outputTokens: z.number().int().nonnegative().optional(),
+    costUsd: z.number().nonnegative().optional(),
+  })
+  .strict();
 
 const proposalSchema = z
   .object({
     files: z.record(z.string(), z.string().nullable()).optional(),
     value: z.unknown().optional(),
-    usage: z
-      .object({
-        inputTokens: z.number().int().nonnegative().optional(),
-        outputTokens: z.number().int().nonnegative().optional(),
-        costUsd: z.number().nonnegative().optional(),
-      })
-      .strict()
-      .optional(),
+    usage: usageSchema.optional(),
   })
   .strict();
+
+/** The usage a failed proposer reported, when it has the protocol's shape; undefined otherwise. */
+export function reportedUsage(raw: unknown): Usage | undefined {
+  const parsed = usageSchema.safeParse(raw);
+  return parsed.success ? parsed.data : undefined;
+}
 
 /**
  * Checks a proposer's answer against the protocol.

@@ -54,7 +54,7 @@ export async function liveChanges(snapshot: Snapshot): Promise<string[]> {
       if (info === undefined || !(info.isFile() || info.isDirectory() || info.isSymbolicLink())) continue;
       if (info.isDirectory()) {
         dirs.push(file);
-        if (entry?.type !== 'dir') changed.add(file);
+        if (entry?.type !== 'dir' || (info.mode & 0o7777) !== entry.mode) changed.add(file);
         continue;
       }
       if (entry === undefined) {

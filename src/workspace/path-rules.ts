@@ -28,6 +28,7 @@ export function normalPath(file: string): string {
 export function candidatePathProblem(file: string, files: Readonly<Record<string, string | null>>, manifest: Manifest, ignored: IgnoreRule): string | undefined {
   const malformed = malformedPath(file);
   if (malformed !== undefined) return malformed;
+  if (normalPath(file) !== file) return `a path not in normal form ${JSON.stringify(file)} (${JSON.stringify(normalPath(file))})`;
   if (ignored(file)) return `an ignored path ${JSON.stringify(file)}`;
   const entry = manifest.get(file);
   if (entry?.type === 'dir') return `a directory ${JSON.stringify(file)}`;

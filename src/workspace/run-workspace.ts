@@ -25,6 +25,7 @@ export interface RunWorkspaceOptions {
 
 /** The directory a run keeps its snapshot and copies in. */
 export function runDirectory(runId: string, scratchDir = process.env.REDLINE_SCRATCH ?? os.tmpdir()): string {
+  if (!/^[A-Za-z0-9_-][A-Za-z0-9._-]*$/.test(runId)) throw new TypeError(`Expected a run id of letters, digits, ".", "_" and "-", got ${JSON.stringify(runId)}`);
   return path.join(path.resolve(scratchDir), 'redline-runs', runId);
 }
 
@@ -40,7 +41,7 @@ export class SnapshotGoneError extends RedlineError {
 function ignoredFor(workspace: string, runDir: string, globs: readonly string[]): IgnoreRule {
   const rule = ignoreRule(globs);
   const inside = path.relative(workspace, path.dirname(path.dirname(runDir))).split(path.sep).join('/');
-  if (inside.startsWith('..') || path.isAbsolute(inside)) return rule;
+  if (inside === '..' || inside.startsWith('../') || path.isAbsolute(inside)) return rule;
   if (inside === '') return (file) => rule(file) || file === 'redline-runs' || file.startsWith('redline-runs/');
   const own = `${inside}/redline-runs`;
   return (file) => rule(file) || file === own || file.startsWith(`${own}/`);

@@ -1,4 +1,5 @@
-import { constants, lstatSync, mkdirSync, openSync, closeSync, writeSync, readFileSync, rmSync, symlinkSync, chmodSync, fchmodSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, closeSync, constants, fchmodSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { RedlineError } from '../errors/redline-error.js';
 
@@ -16,10 +17,22 @@ export class EscapeError extends RedlineError {
   }
 }
 
-function kind(target: string): 'missing' | 'dir' | 'symlink' | 'other' {
+type Kind = 'missing' | 'file' | 'dir' | 'symlink' | 'special';
+
+function kind(target: string): Kind {
   const info = lstatSync(target, { throwIfNoEntry: false });
   if (info === undefined) return 'missing';
-  return info.isDirectory() ? 'dir' : info.isSymbolicLink() ? 'symlink' : 'other';
+  return info.isFile() ? 'file' : info.isDirectory() ? 'dir' : info.isSymbolicLink() ? 'symlink' : 'special';
+}
+
+const describe: Readonly<Record<Kind, string>> = { missing: 'missing', file: 'a file', dir: 'a directory', symlink: 'a symlink', special: 'a FIFO, socket or device' };
+
+/** Refuses a path that is not a plain, normal relative path below the root (`''`, `.`, `..`, absolute, empty segments). */
+function assertBelow(file: string): void {
+  const parts = file.split('/');
+  if (file.length === 0 || path.isAbsolute(file) || parts.some((part) => part === '' || part === '.' || part === '..' || part.includes('\0'))) {
+    throw new EscapeError(file, `${JSON.stringify(file)} is not a plain relative path below the root; nothing is written or removed`);
+  }
 }
 
 /**
@@ -35,7 +48,7 @@ function ensureParents(root: string, file: string, onObstacle: OnObstacle): void
     const found = kind(current);
     if (found === 'dir') continue;
     if (found !== 'missing') {
-      if (onObstacle === 'refuse') throw new EscapeError(file, `${file}: ${path.relative(root, current)} is ${found === 'symlink' ? 'a symlink' : 'not a directory'}; nothing is written through it`);
+      if (onObstacle === 'refuse') throw new EscapeError(file, `${file}: ${path.relative(root, current)} is ${describe[found]}; nothing is written through it`);
       rmSync(current, { force: true, recursive: true });
     }
     mkdirSync(current, { mode: 0o755 });
@@ -43,49 +56,68 @@ function ensureParents(root: string, file: string, onObstacle: OnObstacle): void
 }
 
 /**
- * Writes `content` to `root/file` without following a symlink anywhere on the way: the parents are
- * checked one by one and the file is opened with O_NOFOLLOW. `root` itself must be trusted.
+ * Writes `content` to `root/file` as a new file, never through a symlink anywhere on the way: the
+ * parents are checked one by one, the bytes go to a fresh file opened with O_EXCL | O_NOFOLLOW next to
+ * the target, which then replaces the target by a rename. A hard link, FIFO or symlink at the target is
+ * replaced, never written through. `root` itself must be trusted. Without `mode`, an existing file keeps its mode.
  */
-export function writeInside(root: string, file: string, content: Uint8Array | string, { mode, onObstacle = 'refuse' }: { mode?: number; onObstacle?: OnObstacle } = {}): void {
+export function writeInside(root: string, file: string, content: Uint8Array | string, { mode: asked, onObstacle = 'refuse' }: { mode?: number; onObstacle?: OnObstacle } = {}): void {
+  assertBelow(file);
   ensureParents(root, file, onObstacle);
   const target = path.join(root, file);
   const found = kind(target);
-  if (found === 'dir' || found === 'symlink') {
-    if (onObstacle === 'refuse') throw new EscapeError(file, `${file} is ${found === 'dir' ? 'a directory' : 'a symlink'}; nothing is written to it`);
+  // Without a mode, a file that is replaced keeps its own; a new one gets 0644.
+  const mode = asked ?? (found === 'file' ? lstatSync(target).mode & 0o7777 : 0o644);
+  if (found === 'dir' || found === 'symlink' || found === 'special') {
+    if (onObstacle === 'refuse') throw new EscapeError(file, `${file} is ${describe[found]}; nothing is written to it`);
     rmSync(target, { force: true, recursive: true });
   }
-  const fd = openSync(target, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, mode ?? 0o644);
+  const temporary = path.join(path.dirname(target), `.${path.basename(target).slice(0, 200)}.redline-${randomBytes(6).toString('hex')}`);
+  const fd = openSync(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
   try {
-    if (mode !== undefined) fchmodSync(fd, mode);
-    const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
-    let written = 0;
-    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
-  } finally {
-    closeSync(fd);
+    try {
+      // The mode is set exactly, whatever the umask.
+      fchmodSync(fd, mode);
+      const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
+      for (let written = 0; written < bytes.length; ) written += writeSync(fd, bytes, written, bytes.length - written);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temporary, target);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw error;
   }
 }
 
 /** Removes `root/file` (a directory with its content, a symlink itself, never its target). */
 export function removeInside(root: string, file: string, { onObstacle = 'refuse' }: { onObstacle?: OnObstacle } = {}): void {
+  assertBelow(file);
   const parts = file.split('/');
   let current = root;
   for (let index = 0; index < parts.length - 1; index += 1) {
     current = path.join(current, parts[index] as string);
     const found = kind(current);
     // Nothing below a missing directory or a non-directory exists inside the root.
-    if (found === 'missing' || found === 'other') return;
+    if (found === 'missing' || found === 'file' || found === 'special') return;
     if (found === 'symlink') {
       if (onObstacle === 'refuse') throw new EscapeError(file, `${file}: ${path.relative(root, current)} is a symlink; nothing is deleted through it`);
       return;
     }
   }
-  rmSync(path.join(root, file), { force: true, recursive: true });
+  const target = path.join(root, file);
+  const found = kind(target);
+  if (found === 'dir') rmSync(target, { force: true, recursive: true });
+  else if (found !== 'missing') unlinkSync(target);
 }
 
-/** Creates the directory `root/file` (replacing whatever non-directory is there) with `mode`. */
+/** Creates the directory `root/file` (`''`: the root itself), replacing whatever non-directory is there, with exactly `mode`. */
 export function mkdirInside(root: string, file: string, mode: number): void {
-  ensureParents(root, file, 'replace');
-  const target = path.join(root, file);
+  if (file !== '') {
+    assertBelow(file);
+    ensureParents(root, file, 'replace');
+  }
+  const target = file === '' ? root : path.join(root, file);
   const found = kind(target);
   if (found !== 'dir') {
     if (found !== 'missing') rmSync(target, { force: true, recursive: true });
@@ -96,6 +128,7 @@ export function mkdirInside(root: string, file: string, mode: number): void {
 
 /** Creates the symlink `root/file` → `target` (replacing whatever is there). The link is never followed. */
 export function symlinkInside(root: string, file: string, target: string): void {
+  assertBelow(file);
   ensureParents(root, file, 'replace');
   const at = path.join(root, file);
   if (kind(at) !== 'missing') rmSync(at, { force: true, recursive: true });
@@ -104,7 +137,7 @@ export function symlinkInside(root: string, file: string, target: string): void 
 
 /** The bytes of a regular file, read without following a symlink at the last component. */
 export function readNoFollow(target: string): Buffer {
-  const fd = openSync(target, constants.O_RDONLY | constants.O_NOFOLLOW);
+  const fd = openSync(target, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
     return readFileSync(fd);
   } finally {

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import { closeSync, constants, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, symlinkSync, writeFileSync, writeSync, lstatSync } from 'node:fs';
+import { chmodSync, closeSync, constants, fchmodSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, symlinkSync, writeFileSync, writeSync, lstatSync } from 'node:fs';
 import path from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { BlobPack, type BlobSlot } from './blob-pack.js';
 import type { IgnoreRule } from './ignore.js';
 import { manifestHash, type Manifest, type ManifestEntry } from './manifest.js';
-import { stampOf, type Stamp } from './stamp.js';
+import { processUmask, stampOf, type Stamp } from './stamp.js';
 
 /** Entries handled between two turns of the event loop, so that timers and other runs go on meanwhile. */
 const BATCH = 256;
@@ -19,6 +19,8 @@ export interface Snapshot {
   /** {@link manifestHash} of the manifest: recorded in `run.started`. */
   readonly hash: string;
   readonly ignored: IgnoreRule;
+  /** The permission bits of the workspace directory itself (the manifest lists what is below it). */
+  readonly rootMode: number;
   /** The bytes a snapshot file held. */
   blob(hash: string): Buffer;
   /** The text of a snapshot file, or null when the snapshot has no file there. */
@@ -39,11 +41,13 @@ class PackedSnapshot implements Snapshot {
   readonly manifest: Manifest;
   readonly hash: string;
   readonly ignored: IgnoreRule;
+  readonly rootMode: number;
   readonly live: ReadonlyMap<string, Stamp>;
   readonly pack: BlobPack;
 
-  constructor(fields: { workspace: string; manifest: Manifest; ignored: IgnoreRule; live: ReadonlyMap<string, Stamp>; pack: BlobPack; hash?: string }) {
+  constructor(fields: { workspace: string; manifest: Manifest; ignored: IgnoreRule; rootMode: number; live: ReadonlyMap<string, Stamp>; pack: BlobPack; hash?: string }) {
     this.workspace = fields.workspace;
+    this.rootMode = fields.rootMode;
     this.manifest = fields.manifest;
     this.hash = fields.hash ?? manifestHash(fields.manifest);
     this.ignored = fields.ignored;
@@ -62,7 +66,7 @@ class PackedSnapshot implements Snapshot {
 }
 
 /** Copies one regular file into the pack and (when given) the copy, hashing it on the way; one read. */
-function captureFile(source: string, copy: string | undefined, pack: BlobPack, buffer: Buffer): { entry: ManifestEntry; live: Stamp; copied?: Stamp } | undefined {
+function captureFile(source: string, copy: string | undefined, pack: BlobPack, buffer: Buffer, umask: number): { entry: ManifestEntry; live: Stamp; copied?: Stamp } | undefined {
   let input: number;
   try {
     // O_NOFOLLOW: a file swapped for a symlink since the directory was read is not followed.
@@ -76,6 +80,7 @@ function captureFile(source: string, copy: string | undefined, pack: BlobPack, b
     const mode = info.mode & 0o7777;
     const output = copy === undefined ? undefined : openSync(copy, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
     try {
+      if (output !== undefined && (mode & umask) !== 0) fchmodSync(output, mode);
       const digest = createHash('sha256');
       let size = 0;
       for (;;) {
@@ -110,7 +115,14 @@ export async function takeSnapshot({ workspace, ignored, runDir, copyDir }: { wo
   const buffer = Buffer.allocUnsafe(CHUNK);
   const dirs: string[] = [''];
   const rootInfo = lstatSync(workspace);
-  if (copyDir !== undefined) mkdirSync(copyDir, { mode: rootInfo.mode & 0o7777 });
+  const rootMode = rootInfo.mode & 0o7777;
+  const umask = processUmask();
+  // A mode the umask would strip is set explicitly, so the copy has exactly the snapshot's modes.
+  const makeDir = (dir: string, mode: number): void => {
+    mkdirSync(dir, { mode });
+    if ((mode & umask) !== 0) chmodSync(dir, mode);
+  };
+  if (copyDir !== undefined) makeDir(copyDir, rootMode);
   let handled = 0;
   try {
     for (let next = dirs.pop(); next !== undefined; next = dirs.pop()) {
@@ -126,7 +138,7 @@ export async function takeSnapshot({ workspace, ignored, runDir, copyDir }: { wo
           const mode = info.mode & 0o7777;
           manifest.set(file, { type: 'dir', mode });
           live.set(file, stampOf(info));
-          if (copy !== undefined) mkdirSync(copy, { mode });
+          if (copy !== undefined) makeDir(copy, mode);
           dirs.push(file);
         } else if (item.isSymbolicLink()) {
           const target = readlinkSync(source);
@@ -137,7 +149,7 @@ export async function takeSnapshot({ workspace, ignored, runDir, copyDir }: { wo
             copyStamps.set(file, stampOf(lstatSync(copy)));
           }
         } else if (item.isFile()) {
-          const captured = captureFile(source, copy, pack, buffer);
+          const captured = captureFile(source, copy, pack, buffer, umask);
           if (captured === undefined) continue;
           manifest.set(file, captured.entry);
           live.set(file, captured.live);
@@ -157,13 +169,14 @@ export async function takeSnapshot({ workspace, ignored, runDir, copyDir }: { wo
     pack.close();
     throw error;
   }
-  return { snapshot: new PackedSnapshot({ workspace, manifest, ignored, live, pack }), copyStamps };
+  return { snapshot: new PackedSnapshot({ workspace, manifest, ignored, rootMode, live, pack }), copyStamps };
 }
 
 interface StoredSnapshot {
   readonly version: 1;
   readonly workspace: string;
   readonly hash: string;
+  readonly rootMode: number;
   readonly entries: [string, ManifestEntry][];
   readonly blobs: [string, BlobSlot][];
   readonly live: [string, Stamp][];
@@ -171,7 +184,7 @@ interface StoredSnapshot {
 
 /** Writes what {@link loadSnapshot} needs to rebuild a snapshot (for a resumed run). */
 export function saveSnapshot(snapshot: Snapshot & { readonly pack: BlobPack }, file: string): void {
-  const stored: StoredSnapshot = { version: 1, workspace: snapshot.workspace, hash: snapshot.hash, entries: [...snapshot.manifest], blobs: [...snapshot.pack.slots()], live: [...snapshot.live] };
+  const stored: StoredSnapshot = { version: 1, workspace: snapshot.workspace, hash: snapshot.hash, rootMode: snapshot.rootMode, entries: [...snapshot.manifest], blobs: [...snapshot.pack.slots()], live: [...snapshot.live] };
   writeFileSync(file, JSON.stringify(stored));
 }
 
@@ -194,5 +207,5 @@ export function loadSnapshot(file: string, packFile: string, expectedHash: strin
   } catch (error) {
     return { missing: `${packFile} cannot be opened (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
   }
-  return { snapshot: new PackedSnapshot({ workspace: stored.workspace, manifest, ignored, live: new Map(stored.live), pack, hash: expectedHash }) };
+  return { snapshot: new PackedSnapshot({ workspace: stored.workspace, manifest, ignored, rootMode: stored.rootMode, live: new Map(stored.live), pack, hash: expectedHash }) };
 }

@@ -1,4 +1,4 @@
-import { lstatSync, type Stats } from 'node:fs';
+import { lstatSync, readFileSync, type Stats } from 'node:fs';
 
 /**
  * What `lstat` says of a path, enough to tell that it was not touched: a write, a chmod, a rename or a
@@ -28,6 +28,23 @@ export function lstatOrNothing(target: string): Stats | undefined {
     if (code === 'ENOTDIR' || code === 'ELOOP' || code === 'ENAMETOOLONG') return undefined;
     throw error;
   }
+}
+
+/**
+ * The process's file mode creation mask, which strips bits from every mode redline creates files with:
+ * where it would, the mode is set explicitly. Read once per copy, from /proc where it can be (reading it
+ * through `process.umask` means setting it for a moment).
+ */
+export function processUmask(): number {
+  try {
+    const line = /^Umask:\s*([0-7]+)$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
+    if (line !== undefined) return Number.parseInt(line, 8);
+  } catch {
+    // No /proc: ask the process.
+  }
+  const mask = process.umask(0o022);
+  process.umask(mask);
+  return mask;
 }
 
 export function sameStamp(a: Stamp, b: Stamp): boolean {

@@ -1,10 +1,10 @@
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readlinkSync, rmSync, symlinkSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readlinkSync, rmSync, symlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { contentHash, type ManifestEntry } from './manifest.js';
 import { mkdirInside, readNoFollow, removeInside, symlinkInside, writeInside } from './safe-fs.js';
 import type { Snapshot } from './snapshot.js';
-import { isRacy, lstatOrNothing, sameStamp, stampOf, type Stamp } from './stamp.js';
+import { isRacy, lstatOrNothing, processUmask, sameStamp, stampOf, type Stamp } from './stamp.js';
 
 const BATCH = 512;
 
@@ -68,20 +68,26 @@ export class WorkCopy {
   /** Writes a fresh copy of the snapshot from its blobs into `dir` (removed first if present). */
   static async materialize(dir: string, snapshot: Snapshot): Promise<WorkCopy> {
     rmSync(dir, { recursive: true, force: true });
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(path.dirname(dir), { recursive: true });
+    mkdirSync(dir, { mode: snapshot.rootMode });
+    chmodSync(dir, snapshot.rootMode);
+    const umask = processUmask();
     const stamps = new Map<string, Stamp>();
     const files = [...snapshot.manifest.keys()].sort();
     let handled = 0;
     for (const file of files) {
       const entry = snapshot.manifest.get(file) as ManifestEntry;
       const target = path.join(dir, file);
-      if (entry.type === 'dir') mkdirSync(target, { mode: entry.mode });
-      else if (entry.type === 'symlink') {
+      if (entry.type === 'dir') {
+        mkdirSync(target, { mode: entry.mode });
+        if ((entry.mode & umask) !== 0) chmodSync(target, entry.mode);
+      } else if (entry.type === 'symlink') {
         symlinkSync(entry.target, target);
         stamps.set(file, stampOf(lstatSync(target)));
       } else {
         const fd = openSync(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, entry.mode);
         try {
+          if ((entry.mode & umask) !== 0) fchmodSync(fd, entry.mode);
           const bytes = snapshot.blob(entry.hash);
           for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
           stamps.set(file, stampOf(fstatSync(fd)));
@@ -99,7 +105,7 @@ export class WorkCopy {
 
   /** What the copy should hold at `file` now ('' is the root), or undefined when nothing. */
   #wanted(file: string): Wanted | undefined {
-    if (file === '') return { type: 'dir', mode: 0o755 };
+    if (file === '') return { type: 'dir', mode: this.#snapshot.rootMode };
     const overlaid = this.#overlay.get(file);
     if (overlaid !== undefined) return overlaid ?? undefined;
     return this.#snapshot.manifest.get(file);
@@ -161,6 +167,11 @@ export class WorkCopy {
         if (now.mode !== stamp.mode) changed.add(file);
         else this.#stamps.set(file, now);
       } else if (now.kind === 'file') {
+        // A hard link may lead outside the copy: redline's own files have exactly one name.
+        if (info.nlink !== 1) {
+          changed.add(file);
+          continue;
+        }
         hashed += 1;
         if (now.mode === (wanted.type === 'file' ? wanted.mode : -1) && this.#holds(target, wanted)) this.#stamps.set(file, now);
         else changed.add(file);
@@ -189,10 +200,14 @@ export class WorkCopy {
       const before = this.#snapshot.manifest.get(file);
       const size = Buffer.byteLength(content, 'utf8');
       overlay.set(file, { type: 'file', mode: before?.type === 'file' ? before.mode : 0o644, size, hash: contentHash(content), text: content });
+    }
+    // The directories new files need: missing from the snapshot, or a snapshot file the candidate deletes.
+    for (const [file, wanted] of [...overlay]) {
+      if (wanted === null) continue;
       const parts = file.split('/');
       for (let end = 1; end < parts.length; end += 1) {
         const ancestor = parts.slice(0, end).join('/');
-        if (!this.#snapshot.manifest.has(ancestor) && !overlay.has(ancestor)) overlay.set(ancestor, { type: 'dir', mode: 0o755 });
+        if (this.#snapshot.manifest.get(ancestor)?.type !== 'dir' && overlay.get(ancestor)?.type !== 'dir') overlay.set(ancestor, { type: 'dir', mode: 0o755 });
       }
     }
     return overlay;

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
@@ -91,6 +92,27 @@ describe('recovery', () => {
       await rm(file, { force: true });
     }
     await reference.close();
+  });
+
+  it('resumes from the saved snapshot, or from an unchanged workspace, and refuses a changed one once the snapshot is gone', async () => {
+    const mission = await scenario();
+    const dir = await tempWorkspace({});
+    const scratchDir = path.join(dir, 'scratch');
+    for (const [what, expected] of [['kept', 'resumed'], ['gone', 'resumed'], ['gone+changed', 'sealed_crashed']] as const) {
+      const ledger = await SqliteLedger.open({ database: path.join(dir, `${what}.db`), synchronous: 'off' });
+      await assert.rejects(runMission({ mission, ledger: crashingAfter(ledger, 6), scratchDir }), /process killed/);
+      const [unsealed] = await ledger.runs({ unsealed: true });
+      const runDir = path.join(scratchDir, 'redline-runs', unsealed?.runId as string);
+      assert.ok(existsSync(path.join(runDir, 'snapshot.json')), 'an unsealed run keeps its snapshot');
+      if (what !== 'kept') await rm(runDir, { recursive: true });
+      if (what === 'gone+changed') await writeFile(path.join(mission.workspaceDir as string, 'answer.txt'), 'changed\n');
+      const [recovery] = await recoverRuns({ ledger, scratchDir });
+      assert.equal(recovery?.action, expected, JSON.stringify(recovery));
+      if (expected === 'sealed_crashed') assert.match(recovery?.detail ?? '', /snapshot is gone .* no longer matches its baseline/);
+      else assert.equal(recovery?.result?.outcome, 'complete');
+      assert.equal(existsSync(runDir), false, 'the run directory is removed once the run is sealed');
+      await ledger.close();
+    }
   });
 
   it('seals a run crashed whose proposer cannot be rebuilt, keeping its evidence', async () => {

@@ -94,7 +94,8 @@ describe('the run snapshot', () => {
     await symlink(path.join(outside, 'secretdir'), path.join(dir, 'src/linkdir'));
     await symlink('..', path.join(dir, 'src/up'));
     const before = { outside: await tree(outside), dir: await tree(dir) };
-    for (const files of [{ 'src/evil.js': 'pwned' }, { 'src/linkdir/keep.txt': null }, { 'src/linkdir/new.txt': 'x' }, { 'src/up/src/math.js': 'x' }, { 'src/a\0b': 'x' }, { src: 'x' }]) {
+    const attempts: Record<string, string | null>[] = [{ 'src/evil.js': 'pwned' }, { 'src/linkdir/keep.txt': null }, { 'src/linkdir/new.txt': 'x' }, { 'src/up/src/math.js': 'x' }, { 'src/a\0b': 'x' }, { src: 'x' }];
+    for (const files of attempts) {
       const ledger = new MemoryLedger();
       const result = await runMission({ mission: mission(dir, { budgets: { maxAttempts: 1 } }), proposer: functionProposer(() => ({ files })), ledger, scratchDir });
       const attempt = (await ledger.records(result.runId)).find((record) => record.type === 'attempt')?.data.findings as { reasonCodes: string[] }[];
@@ -159,5 +160,33 @@ describe('agent proposer', () => {
       } else assert.deepEqual(findings[0]?.reasonCodes, [code], command);
     }
     assert.deepEqual(readdirSync(dir).sort(), ['package.json', 'src', 'test']);
+  });
+});
+
+describe('sandbox: bwrap', { skip: existsSync('/usr/bin/bwrap') ? false : 'bubblewrap is not installed (/usr/bin/bwrap)' }, () => {
+  it('confines the agent and the checks to their copies: a write outside fails, the live workspace stays read-only', async () => {
+    const dir = await tempWorkspace(MATH);
+    const outside = await mkdtemp(path.join(scratchDir, 'outside-'));
+    const before = await tree(dir);
+    const escape = { name: 'escape', kind: 'command', required: false, command: `echo x > ${outside}/from-check.txt` } as const;
+    // The agent tries to write outside its copy and into the live workspace, then does its job.
+    const agent = `(echo y > ${outside}/from-agent.txt; echo z > ${dir}/src/live.js) 2>/dev/null; ${path.join(AGENTS, 'sed-agent.sh')}`;
+    const ledger = new MemoryLedger();
+    const result = await runMission({ mission: mission(dir, { sandbox: 'bwrap', checks: [escape, TESTS] }), proposer: agentProposer({ command: agent }), ledger, scratchDir });
+    assert.deepEqual([result.outcome, result.verification, result.attempts], ['complete', 'verified', 2]);
+    assert.deepEqual(readdirSync(outside), []);
+    assert.deepEqual(await tree(dir), before);
+    const started = (await ledger.records(result.runId))[0]?.data.sandbox;
+    assert.equal(started, 'bwrap');
+    const escapeFindings = (await ledger.records(result.runId)).flatMap((record) => ((record.data.findings ?? []) as { check: string; status: string }[]).filter((item) => item.check === 'escape'));
+    assert.ok(escapeFindings.length > 0 && escapeFindings.every((item) => item.status === 'fail'), JSON.stringify(escapeFindings));
+  });
+});
+
+describe('agent usage', () => {
+  it('charges what a failed agent attempt reported spending', async () => {
+    const dir = await tempWorkspace(MATH);
+    const result = await runMission({ mission: mission(dir, { budgets: { maxAttempts: 2, maxTokens: 1000 } }), proposer: agentProposer({ command: 'printf \'{"inputTokens":300,"outputTokens":50}\' > "$REDLINE_USAGE_FILE"; exit 1', reportsTokens: true }), ledger: new MemoryLedger(), scratchDir });
+    assert.deepEqual([result.counters.inputTokens, result.counters.outputTokens], [600, 100]);
   });
 });
