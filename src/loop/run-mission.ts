@@ -311,7 +311,8 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
     const scope = checks.find((item) => item.name === SCOPE_CHECK);
     const scopeFindings = scope === undefined ? [] : await scope.run(context);
     if (scopeFindings.some((item) => item.status !== 'pass')) return [...scopeFindings, ...skipAll(checks.filter((item) => item !== scope), 'scope_violation')];
-    const copy = await raceSignal(files.checkCopy(candidate.files), signal);
+    // Not raced with the signal: a reset is bounded by the tree's size, and a stopped run disposes the copy after it.
+    const copy = await files.checkCopy(candidate.files);
     return raceSignal(runChecks(checks, { ...context, dir: copy.dir }), signal);
   };
 
@@ -550,6 +551,6 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
     clearTimeout(timer);
     // An unsealed run (the ledger failed) keeps its snapshot for recovery to resume from.
     if (sealed) await files?.dispose();
-    else files?.snapshot.pack.close();
+    else await files?.close();
   }
 }

@@ -57,6 +57,11 @@ export class RunWorkspace {
   readonly snapshot: Snapshot & { readonly pack: BlobPack };
   readonly #check: WorkCopy;
   #agent: WorkCopy | undefined;
+  /**
+   * The copy operation in flight: operations run one at a time, and {@link dispose} waits for the last,
+   * so a reset that a stopped run no longer waits for cannot write into a directory being removed.
+   */
+  #busy: Promise<unknown> = Promise.resolve();
 
   private constructor(runDir: string, snapshot: Snapshot & { readonly pack: BlobPack }, check: WorkCopy) {
     this.runDir = runDir;
@@ -112,23 +117,32 @@ export class RunWorkspace {
     return problems;
   }
 
+  #serially<T>(operation: () => Promise<T>): Promise<T> {
+    const result = this.#busy.then(operation);
+    this.#busy = result.catch(() => undefined);
+    return result;
+  }
+
   /** The check copy, reset to exactly snapshot + `files`. */
-  async checkCopy(files: CandidateFiles): Promise<{ dir: string; report: ResetReport }> {
-    const report = await this.#check.reset(files);
-    return { dir: this.#check.dir, report };
+  checkCopy(files: CandidateFiles): Promise<{ dir: string; report: ResetReport }> {
+    return this.#serially(async () => ({ report: await this.#check.reset(files), dir: this.#check.dir }));
   }
 
   /** The agent's private copy (written on first use), reset to exactly snapshot + `files`. */
-  async agentCopy(files: CandidateFiles): Promise<string> {
-    this.#agent ??= await WorkCopy.materialize(path.join(this.runDir, 'agent'), this.snapshot);
-    await this.#agent.reset(files);
-    return this.#agent.dir;
+  agentCopy(files: CandidateFiles): Promise<string> {
+    return this.#serially(async () => {
+      this.#agent ??= await WorkCopy.materialize(path.join(this.runDir, 'agent'), this.snapshot);
+      await this.#agent.reset(files);
+      return this.#agent.dir;
+    });
   }
 
   /** What the agent changed in its copy since {@link agentCopy}, as candidate files on top of the ones it got. */
-  async agentChanges(): Promise<Record<string, string | null>> {
-    if (this.#agent === undefined) throw new TypeError('Expected the agent copy to be prepared first, got none');
-    return this.#agent.changes();
+  agentChanges(): Promise<Record<string, string | null>> {
+    return this.#serially(async () => {
+      if (this.#agent === undefined) throw new TypeError('Expected the agent copy to be prepared first, got none');
+      return this.#agent.changes();
+    });
   }
 
   /** Paths where the live workspace no longer matches the snapshot. */
@@ -146,8 +160,15 @@ export class RunWorkspace {
     return result;
   }
 
+  /** Lets go of the snapshot but keeps the run directory, for a run that must be recovered later. */
+  async close(): Promise<void> {
+    await this.#busy;
+    this.snapshot.pack.close();
+  }
+
   /** Removes the run directory: the snapshot's blobs and both copies. */
   async dispose(): Promise<void> {
+    await this.#busy;
     this.snapshot.pack.close();
     await rm(this.runDir, { recursive: true, force: true });
   }

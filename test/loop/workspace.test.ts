@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
-import { mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { cp, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
+import { admitRun } from '../../src/ledger/admit.js';
 import { MemoryLedger } from '../../src/ledger/memory/memory-ledger.js';
 import { runMission } from '../../src/loop/run-mission.js';
 import { defineMission, type Mission } from '../../src/mission/mission.js';
@@ -139,6 +141,16 @@ describe('agent proposer', () => {
     assert.equal(result.counters.inputTokens, 200);
     assert.deepEqual(await tree(dir), before);
     assert.equal(result.workspaceChanged, undefined);
+    // Admission as a patch against the workspace, applied by git to a clean copy of it.
+    const patch = path.join(scratchDir, `agent-${result.runId}.patch`);
+    await admitRun({ ledger, runId: result.runId, patch });
+    const clean = await mkdtemp(path.join(scratchDir, 'clean-'));
+    await cp(dir, clean, { recursive: true });
+    execFileSync('git', ['apply', '--check', patch], { cwd: clean });
+    execFileSync('git', ['apply', patch], { cwd: clean });
+    assert.equal(await readFile(path.join(clean, 'src/math.js'), 'utf8'), 'export const add = (a, b) => a + b;\n');
+    assert.equal(existsSync(path.join(clean, 'src/obsolete.js')), false);
+    assert.deepEqual(await tree(dir), before);
   });
 
   it('an agent that fails, times out or creates a symlink gets a proposer error, never a crashed run', async () => {
