@@ -44,6 +44,10 @@ async function describe(admission: Admission, to: string | undefined): Promise<s
   for (const file of admission.written) lines.push(`  ${files ? 'wrote    ' : 'writes   '} ${clean(file)}${forced.get(file) ?? ''}`);
   for (const file of admission.deleted) lines.push(`  ${files ? 'deleted  ' : 'deletes  '} ${clean(file)}${forced.get(file) ?? ''}`);
   for (const file of admission.unchanged) lines.push(`  unchanged ${clean(file)}`);
+  const changed = admission.changedDuringRun;
+  if (changed !== undefined) {
+    lines.push(`note: the workspace changed while the run ran (${changed.count} path(s): ${changed.paths.slice(0, 5).map(clean).join(', ')}${changed.count > 5 ? ', …' : ''}); the run was checked on its snapshot, not on those changes`);
+  }
   if (admission.patch !== undefined) lines.push(admission.written.length + admission.deleted.length === 0 ? 'the patch is empty: nothing to change' : `apply it with: ${clean(await applyCommand(admission.dir, admission.patch))}`);
   return lines;
 }

@@ -8,6 +8,7 @@ import { displayLocation, ledgerLocation, openLedger } from '../ledger/open-ledg
 import { verifyLedger } from '../ledger/verify.js';
 import { verifyStoredJournal } from '../review/open-review-queue.js';
 import { recoverWithQueue, type Output } from './run-command.js';
+import { clean, jsonLine } from './terminal-text.js';
 
 /** Opens the ledger a command names (flag, environment, or `.redline/redline.db` here) for `work`. */
 export async function withLedger<T>(explicit: string | undefined, work: (ledger: Ledger, name: string) => Promise<T>): Promise<T> {
@@ -61,6 +62,11 @@ export function story(records: readonly LedgerRecord[]): string[] {
       case 'run.started': {
         const mission = data.mission as { id: string; goal: string; taskType: string };
         lines.push(`run ${record.runId} — mission ${mission.id} (${mission.taskType}), started ${new Date(record.at).toISOString()}`, `  goal: ${mission.goal.split('\n')[0]}`, `  proposer ${String(data.proposer)}, judge ${String(data.judge)}, guards ${(data.guards as string[]).join(', ')}`);
+        const workspace = data.workspace as { manifest: string; entries: number; snapshotMs?: number; linksOutside?: { count: number; paths: string[] } } | undefined;
+        if (workspace !== undefined) {
+          const links = workspace.linksOutside === undefined ? '' : `; ${workspace.linksOutside.count} symlink(s) lead outside it: ${workspace.linksOutside.paths.join(', ')}`;
+          lines.push(`  snapshot ${workspace.manifest.slice(0, 12)}…: ${workspace.entries} entries${workspace.snapshotMs === undefined ? '' : `, taken in ${workspace.snapshotMs} ms`}${data.sandbox === undefined ? '' : `, sandbox ${JSON.stringify(data.sandbox)}`}${links}`);
+        }
         break;
       }
       case 'run.resumed':
@@ -72,7 +78,9 @@ export function story(records: readonly LedgerRecord[]): string[] {
       case 'attempt': {
         const candidate = data.candidate as { footprint: string[] };
         const summary = data.summary as { progress: boolean; signature: string };
-        lines.push(`  attempt ${String(data.attempt)}: changes ${candidate.footprint.join(', ') || '(nothing)'}; ${summary.progress ? 'progress' : 'no progress'}; state ${summary.signature.slice(0, 8)}`, ...(data.findings as Finding[]).map(findingLine));
+        const isolation = data.isolation as { resetMs: number; scanned: number; restored: number } | undefined;
+        const reset = isolation === undefined ? '' : `; copy reset in ${isolation.resetMs} ms (${isolation.scanned} paths compared, ${isolation.restored} restored)`;
+        lines.push(`  attempt ${String(data.attempt)}: changes ${candidate.footprint.join(', ') || '(nothing)'}; ${summary.progress ? 'progress' : 'no progress'}; state ${summary.signature.slice(0, 8)}${reset}`, ...(data.findings as Finding[]).map(findingLine));
         break;
       }
       case 'decision': {
@@ -86,6 +94,9 @@ export function story(records: readonly LedgerRecord[]): string[] {
       }
       case 'run.sealed':
         lines.push(`sealed ${String(data.outcome)} / ${String(data.verification)} / ${String(data.stopReason)} after ${String(data.attempts)} attempt(s): ${String(data.detail).split('\n')[0]}`);
+        for (const item of (data.evidence ?? []) as { code: string; count?: number; paths?: string[]; message?: string }[]) {
+          lines.push(`  evidence ${item.code}${item.count === undefined ? '' : ` (${item.count} path(s))`}: ${item.paths?.join(', ') ?? item.message ?? ''}`);
+        }
         break;
     }
   }
@@ -96,7 +107,8 @@ export async function showCommand(runId: string, { ledger, json = false }: { led
   return withLedger(ledger, async (open, name) => {
     const records = await open.records(runId);
     if (records.length === 0) throw new TypeError(`Expected run ${runId} in ${name}, got no such run`);
-    for (const line of json ? records.map((record) => JSON.stringify(record)) : story(records)) print(line);
+    // Records hold agent text (file names, test names, messages): every line is made safe for the terminal.
+    for (const line of json ? records.map((record) => jsonLine(record)) : story(records)) print(json ? line : clean(line));
     return 0;
   });
 }

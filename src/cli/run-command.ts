@@ -13,6 +13,7 @@ import { budgetAlerts } from '../review/alerts.js';
 import { openReviewQueue } from '../review/open-review-queue.js';
 import type { ReviewQueue } from '../review/review-queue.js';
 import { describeRun, runSummary } from './format.js';
+import { clean } from './terminal-text.js';
 
 export interface RunCommandOptions {
   readonly json?: boolean;
@@ -59,12 +60,22 @@ async function proposerFromFlags(mission: Mission, options: RunCommandOptions): 
   return modelProposer({ baseURL: options.baseUrl, model: options.model, apiKey: process.env[apiKeyEnv] });
 }
 
+/** A note on the run's start: symlinks of the workspace that lead outside it, which programs can write through. */
+function startLine(record: LedgerRecord): string | undefined {
+  const workspace = record.data.workspace as { linksOutside?: { count: number; paths: string[] } } | undefined;
+  const links = workspace?.linksOutside;
+  if (links === undefined || record.data.sandbox !== undefined) return undefined;
+  const shown = links.paths.slice(0, 3).map(clean).join(', ');
+  return `  note: ${links.count} symlink(s) of the workspace lead outside it (${shown}${links.count > 3 ? ', …' : ''}); the copies keep them, so checks and agents can write through them unless the mission sets sandbox: bwrap`;
+}
+
 function attemptLine(record: LedgerRecord): string | undefined {
+  if (record.type === 'run.started') return startLine(record);
   if (record.type !== 'attempt') return undefined;
   const findings = record.data.findings as readonly Finding[];
   const bad = findings.filter((item) => item.status === 'fail' || item.status === 'error');
   const score = findings.find((item) => item.score !== undefined)?.score;
-  const what = bad.length === 0 ? 'all checks passed' : `${bad.length} failing: ${bad.slice(0, 2).map((item) => item.reasonCodes[0] ?? item.check).join(', ')}${bad.length > 2 ? ', …' : ''}`;
+  const what = bad.length === 0 ? 'all checks passed' : `${bad.length} failing: ${bad.slice(0, 2).map((item) => clean(item.reasonCodes[0] ?? item.check)).join(', ')}${bad.length > 2 ? ', …' : ''}`;
   return `  attempt ${record.data.attempt}: ${what}${score === undefined ? '' : ` (score ${score.toFixed(2)})`}`;
 }
 

@@ -18,12 +18,23 @@ export interface AdmissionSource {
    * undefined for runs sealed before redline recorded it.
    */
   readonly baseline?: Readonly<Record<string, string | null>>;
+  /** Paths of the live workspace that changed while the run ran (its seal's `workspace.changed_during_run`). */
+  readonly changedDuringRun?: { readonly count: number; readonly paths: readonly string[] };
 }
 
 const sha256 = z.string().regex(/^[0-9a-f]{64}$/);
 const startedSchema = z.object({ mission: z.object({ id: z.string(), goal: z.string(), workspaceDir: z.string().optional() }) });
-const sealedSchema = z.object({ candidateHash: z.string(), baseline: z.object({ manifest: z.string(), files: z.record(z.string(), sha256.nullable()) }).optional() });
+const sealedSchema = z.object({
+  candidateHash: z.string(),
+  baseline: z.object({ manifest: z.string(), files: z.record(z.string(), sha256.nullable()) }).optional(),
+  evidence: z.array(z.object({ code: z.string(), count: z.number().optional(), paths: z.array(z.string()).optional() })).optional(),
+});
 const attemptSchema = z.object({ candidate: z.object({ files: z.record(z.string(), z.string().nullable()), hash: z.string() }) });
+
+function changedDuringRun(evidence: z.infer<typeof sealedSchema>['evidence']): Pick<AdmissionSource, 'changedDuringRun'> {
+  const changed = evidence?.find((item) => item.code === 'workspace.changed_during_run');
+  return changed === undefined ? {} : { changedDuringRun: { count: changed.count ?? changed.paths?.length ?? 0, paths: changed.paths ?? [] } };
+}
 
 function parsed<T>(schema: z.ZodType<T>, record: LedgerRecord | undefined, runId: string): T {
   const result = schema.safeParse(record?.data);
@@ -64,5 +75,6 @@ export async function admissionSource(ledger: Ledger, runId: string): Promise<Ad
     ...(mission.workspaceDir === undefined ? {} : { workspaceDir: mission.workspaceDir }),
     files: candidate.files,
     ...(seal.baseline === undefined ? {} : { baseline: seal.baseline.files }),
+    ...changedDuringRun(seal.evidence),
   };
 }

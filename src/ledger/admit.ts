@@ -49,6 +49,8 @@ export interface Admission {
   readonly patch?: string;
   /** The branch and commit created (`gitBranch`), and the commit it is on. */
   readonly branch?: BranchCommit & { readonly parent: string };
+  /** The live workspace changed while the run ran (the checks saw its snapshot): what the seal recorded. */
+  readonly changedDuringRun?: { readonly count: number; readonly paths: readonly string[] };
 }
 
 function modeOf({ patch, gitBranch, dir }: AdmitOptions): AdmissionMode {
@@ -160,5 +162,6 @@ export async function admitRun(options: AdmitOptions): Promise<Admission> {
     checked: source.baseline !== undefined,
     ...(options.patch === undefined ? {} : { patch: options.patch }),
     ...(branch === undefined ? {} : { branch }),
+    ...(source.changedDuringRun === undefined ? {} : { changedDuringRun: source.changedDuringRun }),
   };
 }

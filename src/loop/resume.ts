@@ -1,5 +1,6 @@
 import { rm, stat } from 'node:fs/promises';
-import { runDirectory } from '../workspace/run-workspace.js';
+import { runDirectory, runsRoot } from '../workspace/run-workspace.js';
+import { sweepRunDirectories } from '../workspace/sweep.js';
 import type { Finding } from '../checks/finding.js';
 import { handOff, reportRun, type Handoff, type HandoffPlan } from '../handoff/handoff.js';
 import type { AttemptSummary, RunCounters } from '../guards/guard.js';
@@ -156,5 +157,13 @@ export async function recoverRuns({ ledger, resume = true, ...rest }: Omit<RunMi
       recoveries.push({ runId: run.runId, action: 'sealed_crashed', detail: `resuming failed: ${(error as Error).message}` });
     }
   }
+  // What crashed processes left in the scratch directory: their runs are sealed now, or never started.
+  await sweepRunDirectories({
+    root: runsRoot(rest.scratchDir),
+    runState: async (runId) => {
+      const [run] = await ledger.runs({ runId });
+      return run === undefined ? 'unknown' : run.sealed ? 'sealed' : 'unsealed';
+    },
+  });
   return recoveries;
 }

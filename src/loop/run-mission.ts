@@ -33,6 +33,7 @@ import { StopReason, type Outcome, type Verification } from './outcome.js';
 import { madeProgress, type Frontier } from './progress.js';
 import { runChecks, skipAll } from './run-checks.js';
 import { normalPath } from '../workspace/path-rules.js';
+import { linksOutside } from '../workspace/links-outside.js';
 import { RunWorkspace } from '../workspace/run-workspace.js';
 import { sandboxProblem } from '../process/sandbox-problem.js';
 import { completedChecks, failingCodes, planHash, rejectionFingerprint, stateSignature } from './signature.js';
@@ -276,16 +277,19 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
     });
   }
   const runId = resume?.runId ?? options._internal?.generateId?.() ?? randomUUID();
+  // A resumed run's clock goes on from the elapsed time it recorded; the snapshot counts.
+  const startedAt = now() - (resume?.state.counters.elapsedMs ?? 0);
   const sandbox = sandboxOf(mission);
   // The baseline: the workspace as it is now, read once into the run's snapshot; checks never see the live tree.
   const workspaceOptions = mission.workspaceDir === undefined ? undefined : { runId, workspace: mission.workspaceDir, ignore: mission.ignore, ...(options.scratchDir === undefined ? {} : { scratchDir: options.scratchDir }) };
   const files =
     workspaceOptions === undefined ? undefined : resume === undefined || resume.manifestHash === undefined ? await RunWorkspace.start(workspaceOptions) : await RunWorkspace.resume({ ...workspaceOptions, manifestHash: resume.manifestHash });
+  const snapshotMs = now() - startedAt - (resume?.state.counters.elapsedMs ?? 0);
+  /** What the last reset of the check copy cost, for the attempt record. */
+  let isolation: Record<string, number> | undefined;
   const baseline = new Baseline(files === undefined ? undefined : (file) => files.snapshot.text(file));
   const proposerWorkspace: ProposerWorkspace | undefined = files === undefined ? undefined : { prepare: (candidateFiles) => files.agentCopy(candidateFiles), changes: () => files.agentChanges() };
   let sealed = false;
-  // A resumed run's clock goes on from the elapsed time it recorded.
-  const startedAt = now() - (resume?.state.counters.elapsedMs ?? 0);
 
   // The wall-clock budget is enforced while a proposer, check or judge runs, not only between attempts.
   const wallClock = new AbortController();
@@ -312,7 +316,9 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
     const scopeFindings = scope === undefined ? [] : await scope.run(context);
     if (scopeFindings.some((item) => item.status !== 'pass')) return [...scopeFindings, ...skipAll(checks.filter((item) => item !== scope), 'scope_violation')];
     // Not raced with the signal: a reset is bounded by the tree's size, and a stopped run disposes the copy after it.
+    const resetStarted = performance.now();
     const copy = await files.checkCopy(candidate.files);
+    isolation = { resetMs: Math.round(performance.now() - resetStarted), ...copy.report };
     return raceSignal(runChecks(checks, { ...context, dir: copy.dir }), signal);
   };
 
@@ -430,7 +436,7 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
         lookback,
         owner: ownerInfo(),
         ...(handoffPlan === undefined ? {} : { handoff: handoffPlan }),
-        ...(files === undefined ? {} : { workspace: { manifest: files.snapshot.hash, entries: files.snapshot.manifest.size, ignore: mission.ignore } }),
+        ...(files === undefined ? {} : { workspace: { manifest: files.snapshot.hash, entries: files.snapshot.manifest.size, ignore: mission.ignore, snapshotMs, ...linksOutside(files.snapshot.manifest) } }),
         ...(sandbox === undefined ? {} : { sandbox: mission.sandbox }),
       });
     } else {
@@ -442,7 +448,7 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
     if (next === 'baseline' && checks.some((item) => item.required && item.tier === 'demand')) {
       state.findings = await check(EMPTY_CANDIDATE, 0);
       state.frontier = frontierOf(EMPTY_CANDIDATE, state.findings, required, promotion, undefined);
-      await record('baseline', { findings: state.findings, frontier: state.frontier });
+      await record('baseline', { findings: state.findings, frontier: state.frontier, ...(isolation === undefined ? {} : { isolation }) });
       result = await decide(undefined);
     } else if (next === 'decide') {
       result = await decide(state.attempt === 0 ? undefined : policyVerdict());
@@ -453,6 +459,7 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
 
     do {
       state.attempt += 1;
+      isolation = undefined;
       const budgetsLeft: BudgetsLeft = {
         attempts: limits.maxAttempts - state.attempt + 1,
         ...(limits.maxTokens === undefined ? {} : { tokens: limits.maxTokens - state.counters.inputTokens - state.counters.outputTokens }),
@@ -536,6 +543,7 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
         summary,
         counters: state.counters,
         frontier: state.frontier,
+        ...(isolation === undefined ? {} : { isolation }),
       });
 
       result = await decide(policyVerdict());

@@ -37,19 +37,15 @@ export interface BwrapArgvOptions {
   readonly statusFd?: number;
 }
 
-function within(dir: string, root: string): boolean {
-  const relative = path.relative(root, dir);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
-}
 
 /**
- * The arguments to bwrap that run `command` in `cwd` inside `sandbox`. Mounts are applied in order,
- * so the writable binds come after the private /tmp: a writable directory under /tmp stays visible.
+ * The arguments to bwrap that run `command` in `cwd` inside `sandbox`: the whole file system read-only,
+ * its own /dev and /proc, then the writable directories bound over it.
  *
  * @example
  * bwrapArgv({ sandbox: { kind: 'bwrap', writable: ['/tmp/work'], network: false }, cwd: '/tmp/work', command: ['make'] });
  * // ['--unshare-all', '--unshare-pid', '--die-with-parent', '--new-session', '--ro-bind', '/', '/', '--dev', '/dev',
- * //  '--proc', '/proc', '--tmpfs', '/tmp', '--bind', '/tmp/work', '/tmp/work', '--chdir', '/tmp/work', '--', 'make']
+ * //  '--proc', '/proc', '--bind', '/tmp/work', '/tmp/work', '--chdir', '/tmp/work', '--', 'make']
  */
 export function bwrapArgv({ sandbox, cwd, command, statusFd }: BwrapArgvOptions): string[] {
   for (const dir of [cwd, ...sandbox.writable]) {
@@ -66,14 +62,12 @@ export function bwrapArgv({ sandbox, cwd, command, statusFd }: BwrapArgvOptions)
     '--die-with-parent',
     // A new session: the program cannot push input into redline's terminal (TIOCSTI).
     '--new-session',
+    // Everything, /tmp included, is visible read-only (programs and scripts kept in /tmp run); a private
+    // temporary directory is among the writable ones and named by TMPDIR (see runProcess).
     '--ro-bind', '/', '/',
     '--dev', '/dev',
     '--proc', '/proc',
-    '--tmpfs', '/tmp',
   ];
-  // A working directory under /tmp that is not writable would vanish under the private /tmp; one
-  // elsewhere is already visible, read-only (binding / again would cover the private mounts).
-  if (within(cwd, '/tmp') && !sandbox.writable.some((dir) => within(cwd, dir))) argv.push('--ro-bind', cwd, cwd);
   for (const dir of sandbox.writable) argv.push('--bind', dir, dir);
   argv.push('--chdir', cwd);
   if (statusFd !== undefined) argv.push('--json-status-fd', String(statusFd));

@@ -1,4 +1,6 @@
 import { spawn, type StdioPipe } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { bwrapArgv, bwrapMissing, findBwrap } from './bwrap.js';
 import { newProcessTag, taggedEnv } from './process-tag.js';
@@ -56,16 +58,21 @@ function inheritedEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-/** The program and arguments to spawn, wrapped in bwrap when sandboxed, or why it cannot start. */
-function launch(options: ProcessOptions): { readonly argv: readonly string[] } | { readonly problem: string } {
+/**
+ * The program and arguments to spawn, wrapped in bwrap when sandboxed, or why it cannot start. A
+ * sandboxed program gets a private writable temporary directory, named by TMPDIR, TMP and TEMP, which
+ * is removed after it (`temporary`).
+ */
+function launch(options: ProcessOptions): { readonly argv: readonly string[]; readonly temporary?: string } | { readonly problem: string } {
   const argv = typeof options.command === 'string' ? ['/bin/sh', '-c', options.command] : options.command;
   const { sandbox } = options;
   if (sandbox === undefined) return { argv };
   const bwrap = findBwrap(sandbox.bwrapPath);
   if (bwrap === undefined) return { problem: bwrapMissing(sandbox.bwrapPath) };
   const cwd = path.resolve(options.cwd);
-  const writable = sandbox.writable.map((dir) => path.resolve(cwd, dir));
-  return { argv: [bwrap, ...bwrapArgv({ sandbox: { ...sandbox, writable }, cwd, command: argv, statusFd: STATUS_FD })] };
+  const temporary = mkdtempSync(path.join(os.tmpdir(), 'redline-sandbox-tmp-'));
+  const writable = [...sandbox.writable.map((dir) => path.resolve(cwd, dir)), temporary];
+  return { argv: [bwrap, ...bwrapArgv({ sandbox: { ...sandbox, writable }, cwd, command: argv, statusFd: STATUS_FD })], temporary };
 }
 
 /**
@@ -89,11 +96,13 @@ export function runProcess(options: ProcessOptions): Promise<ProcessResult> {
   }
   const tag = newProcessTag();
   const [file, ...args] = plan.argv;
+  const { temporary } = plan;
+  const env = options.env ?? inheritedEnv();
   return new Promise((resolve) => {
     const stdio: StdioPipe[] = options.sandbox === undefined ? ['pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe', 'pipe'];
     const child = spawn(file as string, args, {
       cwd: options.cwd,
-      env: taggedEnv(options.env ?? inheritedEnv(), tag),
+      env: taggedEnv(temporary === undefined ? env : { ...env, TMPDIR: temporary, TMP: temporary, TEMP: temporary }, tag),
       detached: true,
       stdio,
     });
@@ -146,6 +155,7 @@ export function runProcess(options: ProcessOptions): Promise<ProcessResult> {
     const finish = (exitCode: number | null, signal: NodeJS.Signals | null): void => {
       if (settled) return;
       settled = true;
+      if (temporary !== undefined) rmSync(temporary, { recursive: true, force: true });
       clearTimeout(timer);
       clearTimeout(grace);
       options.signal?.removeEventListener('abort', onAbort);

@@ -1,7 +1,8 @@
 /**
  * An OS sandbox for a process, on Linux with bubblewrap. The program sees the whole file system
- * read-only except `writable`, gets a fresh empty /tmp, its own /dev and /proc, its own PID, IPC and
- * UTS namespaces and, unless `network` is true, no network at all (only a loopback of its own).
+ * read-only (/tmp included) except `writable` and a private temporary directory (TMPDIR, TMP and TEMP
+ * name it; removed after the program), its own /dev and /proc, its own PID, IPC and UTS namespaces and,
+ * unless `network` is true, no network at all (only a loopback of its own).
  * Every process it starts dies with the sandbox, whatever it does (setsid, double fork, `env -i`).
  *
  * bubblewrap needs root, or unprivileged user namespaces: `user.max_user_namespaces` above 0,
@@ -16,7 +17,7 @@ export interface BwrapSandbox {
   readonly kind: 'bwrap';
   /**
    * Directories the program may write, bound at the same path inside the sandbox; relative ones
-   * resolve against the process's `cwd`. Each must exist. Those under /tmp stay visible.
+   * resolve against the process's `cwd`. Each must exist.
    */
   readonly writable: readonly string[];
   /** Whether the program may reach the network (the host's network namespace). */

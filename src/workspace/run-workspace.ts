@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,6 +8,7 @@ import { liveChanges } from './live-changes.js';
 import { candidatePathProblem } from './path-rules.js';
 import { loadSnapshot, saveSnapshot, takeSnapshot, type Snapshot } from './snapshot.js';
 import type { BlobPack } from './blob-pack.js';
+import { REMOVING, thisOwner } from './sweep.js';
 import { WorkCopy, type CandidateFiles, type ResetReport } from './work-copy.js';
 
 export interface RunWorkspaceOptions {
@@ -23,10 +24,15 @@ export interface RunWorkspaceOptions {
   readonly scratchDir?: string;
 }
 
+/** The directory every run's directory is in: `<scratchDir>/redline-runs`. */
+export function runsRoot(scratchDir = process.env.REDLINE_SCRATCH ?? os.tmpdir()): string {
+  return path.join(path.resolve(scratchDir), 'redline-runs');
+}
+
 /** The directory a run keeps its snapshot and copies in. */
-export function runDirectory(runId: string, scratchDir = process.env.REDLINE_SCRATCH ?? os.tmpdir()): string {
+export function runDirectory(runId: string, scratchDir?: string): string {
   if (!/^[A-Za-z0-9_-][A-Za-z0-9._-]*$/.test(runId)) throw new TypeError(`Expected a run id of letters, digits, ".", "_" and "-", got ${JSON.stringify(runId)}`);
-  return path.join(path.resolve(scratchDir), 'redline-runs', runId);
+  return path.join(runsRoot(scratchDir), runId);
 }
 
 /** A resumed run's baseline is gone: its snapshot was removed and the workspace no longer matches it. */
@@ -74,6 +80,8 @@ export class RunWorkspace {
     const runDir = runDirectory(runId, scratchDir);
     rmSync(runDir, { recursive: true, force: true });
     mkdirSync(runDir, { recursive: true, mode: 0o700 });
+    // First, so that a process killed while it snapshots leaves a directory recovery can tell is orphaned.
+    writeFileSync(path.join(runDir, 'owner.json'), JSON.stringify(thisOwner()));
     try {
       const { snapshot, copyStamps } = await takeSnapshot({ workspace, ignored: ignoredFor(workspace, runDir, ignore), runDir, copyDir: path.join(runDir, 'check') });
       saveSnapshot(snapshot, path.join(runDir, 'snapshot.json'));
@@ -94,6 +102,7 @@ export class RunWorkspace {
     const ignored = ignoredFor(options.workspace, runDir, options.ignore ?? []);
     const saved = loadSnapshot(path.join(runDir, 'snapshot.json'), path.join(runDir, 'blobs.pack'), options.manifestHash, ignored);
     if ('snapshot' in saved) {
+      writeFileSync(path.join(runDir, 'owner.json'), JSON.stringify(thisOwner()));
       const check = await WorkCopy.materialize(path.join(runDir, 'check'), saved.snapshot).catch((error: unknown) => {
         saved.snapshot.pack.close();
         throw error;
@@ -166,10 +175,21 @@ export class RunWorkspace {
     this.snapshot.pack.close();
   }
 
-  /** Removes the run directory: the snapshot's blobs and both copies. */
+  /**
+   * Removes the run directory: the snapshot's blobs and both copies. It is renamed at once and deleted in
+   * the background, so a large tree never delays the result; what a killed process leaves is swept by
+   * recovery (`sweepRunDirectories`).
+   */
   async dispose(): Promise<void> {
     await this.#busy;
     this.snapshot.pack.close();
-    await rm(this.runDir, { recursive: true, force: true });
+    const removing = `${this.runDir}${REMOVING}-${process.pid}-${Date.now()}`;
+    try {
+      renameSync(this.runDir, removing);
+    } catch {
+      await rm(this.runDir, { recursive: true, force: true });
+      return;
+    }
+    void rm(removing, { recursive: true, force: true }).catch(() => undefined);
   }
 }

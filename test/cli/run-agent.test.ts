@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
+import { admitCommand } from '../../src/cli/admit-command.js';
+import { showCommand } from '../../src/cli/ledger-command.js';
 import { runCommand, type Output } from '../../src/cli/run-command.js';
 import { tempWorkspace, tree } from '../helpers/workspace.js';
 
@@ -62,5 +65,33 @@ describe('redline run --agent', () => {
     assert.match(text, /workspace\s+changed during the run \(not seen by the checks\): src\/\\x1b\[31mred\.js/);
     assert.ok(!text.includes("\u001b"), "no raw escape reaches the terminal");
     assert.ok(Object.keys(await tree(ws)).includes(evil));
+  });
+
+  it('a verified run that saw the workspace change: the seal, ledger show and admit all say so', async () => {
+    const { file, ws } = await mathMission();
+    const script = path.join(scratch, 'fix-and-tamper.cjs');
+    await writeFile(script, "require('fs').writeFileSync('test/extra.js', 'x'); console.log(JSON.stringify({ files: { 'src/math.js': 'export const add = (a, b) => a + b;\\n' } }));");
+    const output = capture();
+    assert.equal(await runCommand(file, { proposer: `node ${script}`, json: true }, output), 0);
+    const { runId, workspaceChanged } = JSON.parse(output.out[0] as string) as { runId: string; workspaceChanged: number };
+    assert.equal(workspaceChanged, 1);
+    const ledger = path.join(path.dirname(file), '.redline/redline.db');
+    const shown = capture();
+    assert.equal(await showCommand(runId, { ledger }, shown), 0);
+    assert.match(shown.out.join('\n'), /snapshot [0-9a-f]{12}…: \d+ entries, taken in \d+ ms/);
+    assert.match(shown.out.join('\n'), /copy reset in \d+ ms \(\d+ paths compared, \d+ restored\)/);
+    assert.match(shown.out.join('\n'), /evidence workspace\.changed_during_run \(1 path\(s\)\): test\/extra\.js/);
+    const admitted = capture();
+    assert.equal(await admitCommand(runId, { patch: path.join(scratch, `${runId}.patch`), ledger }, admitted), 0);
+    assert.match(admitted.out.join('\n'), /note: the workspace changed while the run ran \(1 path\(s\): test\/extra\.js\)/);
+    assert.ok(existsSync(path.join(ws, 'test/extra.js')));
+  });
+
+  it('warns at the start that symlinks lead outside the workspace, unless the mission is sandboxed', async () => {
+    const { file, ws } = await mathMission();
+    await symlink(scratch, path.join(ws, 'src/outside'));
+    const output = capture();
+    await runCommand(file, { agent: SED_AGENT }, output);
+    assert.match(output.err.join('\n'), /note: 1 symlink\(s\) of the workspace lead outside it \(src\/outside\); .* unless the mission sets sandbox: bwrap/);
   });
 });

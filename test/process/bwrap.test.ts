@@ -18,12 +18,12 @@ const noBwrap = existsSync('/usr/bin/bwrap') ? false : 'bubblewrap is not instal
 const missing: BwrapSandbox = { kind: 'bwrap', writable: [], network: false, bwrapPath: '/nonexistent/bwrap' };
 
 describe('bwrapArgv', () => {
-  it('binds writable directories after the private /tmp, and shares the network only on request', () => {
+  it('binds writable directories over a read-only file system, and shares the network only on request', () => {
     const sandbox: BwrapSandbox = { kind: 'bwrap', writable: ['/tmp/work', '/srv/out'], network: false };
     const argv = bwrapArgv({ sandbox, cwd: '/tmp/work', command: ['make', 'test'], statusFd: 3 });
     assert.deepEqual(argv, [
       '--unshare-all', '--unshare-pid', '--die-with-parent', '--new-session',
-      '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp',
+      '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc',
       '--bind', '/tmp/work', '/tmp/work', '--bind', '/srv/out', '/srv/out',
       '--chdir', '/tmp/work', '--json-status-fd', '3', '--', 'make', 'test',
     ]);
@@ -31,14 +31,10 @@ describe('bwrapArgv', () => {
     assert.ok(bwrapArgv({ sandbox: { ...sandbox, network: true }, cwd: '/tmp/work', command: ['true'] }).includes('--share-net'));
   });
 
-  it('keeps a working directory under /tmp visible, read-only, when it is not writable', () => {
-    const mounts = (cwd: string) => {
-      const argv = bwrapArgv({ sandbox: { kind: 'bwrap', writable: [], network: false }, cwd, command: ['true'] });
-      return argv.slice(argv.indexOf('--tmpfs'), argv.indexOf('--chdir'));
-    };
-    assert.deepEqual(mounts('/tmp/repo'), ['--tmpfs', '/tmp', '--ro-bind', '/tmp/repo', '/tmp/repo']);
-    assert.deepEqual(mounts('/srv/repo'), ['--tmpfs', '/tmp']);
-    assert.deepEqual(mounts('/'), ['--tmpfs', '/tmp']);
+  it('mounts nothing over /tmp: what is there stays visible, read-only', () => {
+    const argv = bwrapArgv({ sandbox: { kind: 'bwrap', writable: [], network: false }, cwd: '/tmp/repo', command: ['true'] });
+    assert.ok(!argv.includes('--tmpfs'));
+    assert.deepEqual(argv.slice(argv.indexOf('--proc') + 2, argv.indexOf('--chdir')), []);
   });
 
   it('rejects relative paths and an empty command', () => {
@@ -98,9 +94,10 @@ describe('runProcess in a bwrap sandbox', { skip: noBwrap }, () => {
     assert.equal(inside.exitCode, 0, inside.stderr);
     assert.equal(await readFile(path.join(work, 'kept.txt'), 'utf8'), 'kept\n');
 
-    // Under /tmp the program sees a private tmpfs: the host's directory is not even there.
-    const hidden = await sandboxed(`echo lost > ${outsideTmp}/lost.txt`);
-    assert.notEqual(hidden.exitCode, 0);
+    // /tmp is visible, read-only, like the rest.
+    const underTmp = await sandboxed(`echo lost > ${outsideTmp}/lost.txt`);
+    assert.notEqual(underTmp.exitCode, 0);
+    assert.match(underTmp.stderr, /Read-only file system/);
     assert.equal(existsSync(path.join(outsideTmp, 'lost.txt')), false);
 
     const readOnly = await sandboxed(`echo lost > ${outsideVar}/lost.txt`);
@@ -108,9 +105,11 @@ describe('runProcess in a bwrap sandbox', { skip: noBwrap }, () => {
     assert.match(readOnly.stderr, /Read-only file system/);
     assert.equal(existsSync(path.join(outsideVar, 'lost.txt')), false);
 
-    const privateTmp = `/tmp/redline-private-${randomUUID()}`;
-    assert.equal((await sandboxed(`echo x > ${privateTmp}`)).exitCode, 0);
-    assert.equal(existsSync(privateTmp), false);
+    // The private temporary directory is writable, and gone afterwards.
+    const temporary = await sandboxed(`echo x > "$TMPDIR/x" && echo "$TMPDIR"`);
+    assert.equal(temporary.exitCode, 0, temporary.stderr);
+    assert.match(temporary.stdout, /redline-sandbox-tmp-/);
+    assert.equal(existsSync(temporary.stdout.trim()), false);
   });
 
   it('runs in a read-only working directory under /tmp', async () => {

@@ -71,7 +71,7 @@ const WORKSPACE = {
 const FIXED = { 'src/math.js': 'export const add = (a, b) => a + b;\n' };
 
 const scratchDir = await mkdtemp(path.join(os.tmpdir(), 'redline-recipes-'));
-// Outside /tmp on purpose: the sandbox hides /tmp, but shows this HOME read-only, as it shows yours.
+// The sandbox shows this HOME read-only, as it shows yours.
 const home = await mkdtemp('/var/tmp/redline-recipes-home-');
 const saved = { PATH: process.env.PATH, HOME: process.env.HOME };
 const workspaces: string[] = [];
@@ -176,7 +176,7 @@ const noSandbox = (await sandboxProblem({ kind: 'bwrap', writable: [], network: 
 
 describe('agent recipes under sandbox: bwrap', { skip: noSandbox, concurrency: true }, () => {
   for (const name of ['claude-bwrap', 'codex-bwrap']) {
-    it(`${name}: runs with HOME in the private /tmp and the agent's own guard switched off`, async () => {
+    it(`${name}: runs with HOME in the private $TMPDIR and the agent's own guard switched off`, async () => {
       await assertFixed(name, await runRecipe(name));
     });
   }

@@ -1,0 +1,66 @@
+import { readdir, readFile, rm } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import path from 'node:path';
+
+/** Who is working in a run directory: written first when it is created, rewritten when a run resumes. */
+export interface RunDirectoryOwner {
+  readonly host: string;
+  readonly pid: number;
+}
+
+/** The owner record of this process. */
+export function thisOwner(): RunDirectoryOwner {
+  return { host: hostname(), pid: process.pid };
+}
+
+/** Suffix of a run directory being removed (renamed first, so removal never delays a seal). */
+export const REMOVING = '.removing';
+
+function alive({ host, pid }: RunDirectoryOwner): boolean {
+  if (host !== hostname()) return true;
+  if (pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes what crashed processes left in `<scratchDir>/redline-runs`: directories renamed for removal,
+ * and directories whose owner (on this host) is gone, when the ledger says their run is sealed or the
+ * directory never got a whole snapshot. A directory with a whole snapshot of a run this ledger does
+ * not know is kept: it may be another ledger's run, waiting to be resumed. Returns the run ids removed.
+ */
+export async function sweepRunDirectories({ root, runState }: { root: string; runState: (runId: string) => Promise<'unsealed' | 'sealed' | 'unknown'> }): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(root);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const dir = path.join(root, name);
+    if (name.includes(REMOVING)) {
+      await rm(dir, { recursive: true, force: true });
+      continue;
+    }
+    let owner: RunDirectoryOwner;
+    try {
+      owner = JSON.parse(await readFile(path.join(dir, 'owner.json'), 'utf8')) as RunDirectoryOwner;
+    } catch {
+      continue;
+    }
+    if (alive(owner)) continue;
+    const state = await runState(name);
+    if (state === 'unsealed') continue;
+    const whole = await readFile(path.join(dir, 'snapshot.json')).then(() => true, () => false);
+    if (state === 'sealed' || !whole) {
+      await rm(dir, { recursive: true, force: true });
+      removed.push(name);
+    }
+  }
+  return removed;
+}
