@@ -35,10 +35,8 @@ export { commandProposer, type CommandProposerOptions } from './proposers/comman
 export { agentProposer, type AgentProposerOptions } from './proposers/agent-proposer.js';
 export type { ProposerWorkspace, ProposeOptions } from './proposers/proposer.js';
 
-export { RunWorkspace, SnapshotGoneError, type RunWorkspaceOptions } from './workspace/run-workspace.js';
-export { EscapeError } from './workspace/safe-fs.js';
+export { RunWorkspace, type RunWorkspaceOptions } from './workspace/run-workspace.js';
 export { sandboxProblem, assertSandboxAvailable } from './process/sandbox-problem.js';
-export { SandboxUnavailableError } from './process/sandbox-unavailable-error.js';
 export type { Sandbox, BwrapSandbox } from './process/sandbox.js';
 export { replayProposer, loadReplay } from './proposers/replay-proposer.js';
 

@@ -1,6 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { runProcess } from '../process/run-process.js';
+import { malformedPath, normalPath } from '../workspace/path-rules.js';
+import { removeInside } from '../workspace/safe-fs.js';
 import { checkSandbox, finding, type Check, type CheckContext } from './check.js';
 import type { Finding, Stage } from './finding.js';
 import { processErrorFinding, tail } from './process-finding.js';
@@ -44,6 +46,8 @@ export function testRunnerCheck({ name, command, format, reportFile, stage = 'fa
     async run(context: CheckContext): Promise<Finding[]> {
       const { dir, signal } = context;
       if (dir === undefined) return [finding(check, 'error', ['check.no_workspace'], 'a test-runner check needs a mission workspace')];
+      // A report left in the workspace (from a local run) must not pass for this run's: it is removed first.
+      if (reportFile !== undefined && malformedPath(reportFile) === undefined) removeInside(dir, normalPath(reportFile), { onObstacle: 'replace' });
       const result = await runProcess({ command, cwd: dir, timeoutMs, outputCap, signal, ...checkSandbox(context) });
       const error = processErrorFinding(check, result, timeoutMs);
       if (error !== undefined) return [error];

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { RedlineError } from '../errors/redline-error.js';
-import { AdmitError, admitRun, type Admission } from '../ledger/admit.js';
+import { AdmitError, admitRun, conflictReason, type Admission } from '../ledger/admit.js';
 import { workingTreeOf } from '../workspace/git-branch.js';
 import { withLedger } from './ledger-command.js';
 import type { Output } from './run-command.js';
@@ -39,7 +39,7 @@ async function applyCommand(dir: string, patch: string): Promise<string> {
 /** The admission for people: a summary, one line per path, and how to go on. */
 async function describe(admission: Admission, to: string | undefined): Promise<string[]> {
   const files = admission.mode === 'files';
-  const forced = new Map(admission.forced.map(({ file, change }) => [file, ` (forced: ${change} since the run started)`]));
+  const forced = new Map(admission.forced.map(({ file, change }) => [file, ` (forced: ${conflictReason(change)})`]));
   const lines = [summary(admission, to)];
   for (const file of admission.written) lines.push(`  ${files ? 'wrote    ' : 'writes   '} ${clean(file)}${forced.get(file) ?? ''}`);
   for (const file of admission.deleted) lines.push(`  ${files ? 'deleted  ' : 'deletes  '} ${clean(file)}${forced.get(file) ?? ''}`);

@@ -1,6 +1,7 @@
 import { lstatSync, type Stats } from 'node:fs';
 import path from 'node:path';
-import { EscapeError, readNoFollow, removeInside, writeInside } from '../workspace/safe-fs.js';
+import { EscapeError } from '../errors/escape-error.js';
+import { readNoFollow, removeInside, writeInside } from '../workspace/safe-fs.js';
 import { AdmitError } from './admit-error.js';
 import type { Change, Found } from './admit-plan.js';
 
@@ -36,17 +37,46 @@ export function lookUpDir(dir: string, files: readonly string[]): Map<string, Fo
   return new Map(files.map((file) => [file, lookUp(dir, file)]));
 }
 
+/** The short name of what stopped a write: the OS error code, or what else it was. */
+function whatStopped(error: unknown): string {
+  if (error instanceof EscapeError) return 'a symlink, directory or file appeared on its way';
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : error instanceof Error ? error.name : 'an error';
+}
+
+/** What admission did and did not do to `dir` before `failed` stopped it, path by path. */
+function partial({ runId, dir, done, failed, rest, error }: { runId: string; dir: string; done: readonly Change[]; failed: Change; rest: readonly Change[]; error: unknown }): AdmitError {
+  const verb = (change: Change): string => (change.after === null ? 'deleted' : 'written');
+  const before = done.length === 0 ? `nothing was changed before it` : `${done.length} path(s) were changed before it`;
+  return new AdmitError({
+    code: 'admit.partial',
+    runId,
+    headline: `run ${runId}: admission into ${dir} stopped at ${JSON.stringify(failed.file)} (${whatStopped(error)}); ${before}, ${rest.length + 1} were not`,
+    problems: [
+      ...done.map((change) => ({ file: change.file, reason: verb(change) })),
+      { file: failed.file, reason: `not ${verb(failed)}: ${error instanceof Error ? error.message : String(error)}` },
+      ...rest.map((change) => ({ file: change.file, reason: `not ${verb(change)} (not reached)` })),
+    ],
+    cause: error,
+  });
+}
+
 /**
  * Applies `changes` to `dir`: deletions first (a deleted file may give way to a directory), then
- * writes, both refusing any symlink on the way. Only a change made to `dir` between the check and the
- * write can stop it halfway; it is reported as the path it stopped at.
+ * writes, both refusing any symlink on the way. Each file is replaced whole (written aside, then
+ * renamed), but the changes are not one transaction: an I/O error (ENOSPC, EACCES, EFBIG, …) or a
+ * change made to `dir` since the check stops them at one path.
+ * @throws {AdmitError} `admit.partial`, listing every path as changed, the one it stopped at (with the
+ * error), or not reached.
  */
 export function applyToDir({ runId, dir, changes }: { runId: string; dir: string; changes: readonly Change[] }): void {
-  try {
-    for (const { file, after } of changes) if (after === null) removeInside(dir, file, { onObstacle: 'refuse' });
-    for (const { file, after } of changes) if (after !== null) writeInside(dir, file, after, { onObstacle: 'refuse' });
-  } catch (error) {
-    if (!(error instanceof EscapeError)) throw error;
-    throw new AdmitError({ code: 'admit.bad_path', runId, headline: `run ${runId}: ${dir} changed while admitting; stopped at a symlink or directory`, problems: [{ file: error.file, reason: error.message }] });
+  const ordered = [...changes.filter(({ after }) => after === null), ...changes.filter(({ after }) => after !== null)];
+  for (const [index, change] of ordered.entries()) {
+    try {
+      if (change.after === null) removeInside(dir, change.file, { onObstacle: 'refuse' });
+      else writeInside(dir, change.file, change.after, { onObstacle: 'refuse' });
+    } catch (error) {
+      throw partial({ runId, dir, done: ordered.slice(0, index), failed: change, rest: ordered.slice(index + 1), error });
+    }
   }
 }

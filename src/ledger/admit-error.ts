@@ -1,6 +1,9 @@
 import { RedlineError } from '../errors/redline-error.js';
 
-/** Why admission refused. None of them wrote anything. */
+/**
+ * Why admission refused or stopped. Every code but `admit.partial` is a refusal before anything was
+ * written; `admit.partial` stopped while writing files into a directory, after some of them.
+ */
 export type AdmitErrorCode =
   | 'admit.unknown_run'
   | 'admit.chain_broken'
@@ -13,18 +16,21 @@ export type AdmitErrorCode =
   | 'admit.conflict'
   | 'admit.no_baseline'
   | 'admit.bad_branch'
-  | 'admit.branch_exists';
+  | 'admit.branch_exists'
+  | 'admit.partial';
 
 /** One path behind a refusal; `file` is agent-supplied text. */
 export interface AdmitProblem {
   readonly file: string;
-  /** Why, without the path: `a symlink`, `changed since the run started`, … */
+  /** Why, without the path: `a symlink`, `changed since the run started`, `written`, … */
   readonly reason: string;
 }
 
 /**
- * Admission refused a run; nothing was written. `headline` names the run and the refusal, `problems`
- * lists every path behind it (all of them, not only the first); `message` is both, one path per line.
+ * Admission refused a run and wrote nothing, or (`admit.partial`) stopped partway through writing.
+ * `headline` names the run and the refusal, `problems` lists every path behind it (all of them, not
+ * only the first; for `admit.partial`, every path of the change and what became of it); `message` is
+ * both, one path per line.
  */
 export class AdmitError extends RedlineError {
   override readonly code: AdmitErrorCode;
@@ -32,8 +38,8 @@ export class AdmitError extends RedlineError {
   readonly headline: string;
   readonly problems: readonly AdmitProblem[];
 
-  constructor({ code, runId, headline, problems = [] }: { code: AdmitErrorCode; runId: string; headline: string; problems?: readonly AdmitProblem[] }) {
-    super({ code, message: [headline, ...problems.map(({ file, reason }) => `  ${file}: ${reason}`)].join('\n') });
+  constructor({ code, runId, headline, problems = [], cause }: { code: AdmitErrorCode; runId: string; headline: string; problems?: readonly AdmitProblem[]; cause?: unknown }) {
+    super({ code, message: [headline, ...problems.map(({ file, reason }) => `  ${file}: ${reason}`)].join('\n'), cause });
     this.name = 'AdmitError';
     this.code = code;
     this.runId = runId;

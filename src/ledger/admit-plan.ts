@@ -1,4 +1,5 @@
 import { contentHash } from '../workspace/manifest.js';
+import { ALWAYS_IGNORED, ignoreRule } from '../workspace/ignore.js';
 import { malformedPath, normalPath } from '../workspace/path-rules.js';
 import type { AdmitProblem } from './admit-error.js';
 
@@ -12,12 +13,21 @@ export type Found =
   /** The path lies below a regular file: it can only be written if the candidate deletes that file. */
   | { readonly kind: 'under_file'; readonly ancestor: string };
 
-/** How a path changed in the target since the run's baseline snapshot. */
-export type ConflictChange = 'changed' | 'created' | 'deleted';
+/**
+ * How a path of the target differs from the run's baseline snapshot: `changed`, `created` or
+ * `deleted` since the run started, or (`uncommitted`, for a branch) HEAD differs while the working
+ * tree still holds the baseline's file: the run started from uncommitted changes to it.
+ */
+export type ConflictChange = 'changed' | 'created' | 'deleted' | 'uncommitted';
 
 export interface Conflict {
   readonly file: string;
   readonly change: ConflictChange;
+}
+
+/** A conflict in words, without the path. */
+export function conflictReason(change: ConflictChange): string {
+  return change === 'uncommitted' ? 'differs from HEAD: the run started from uncommitted changes to this file' : `${change} since the run started`;
 }
 
 /** One path admission changes: what the target holds now and what the candidate puts there. */
@@ -42,15 +52,22 @@ export interface Plan {
   readonly unchanged: readonly string[];
 }
 
+/** The paths every snapshot leaves out (`.git`, `.redline`, at any depth, case-folded): never admitted. */
+const neverAdmitted = ignoreRule();
+
 /**
- * Why admission refuses a candidate path before looking at any target, or undefined: malformed, not
- * in the normal form the loop records, or below another path the candidate writes as a file.
+ * Why admission refuses a candidate path before looking at any target, or undefined: what the
+ * workspace's rules refuse without a snapshot ({@link malformedPath}: empty, absolute, leaving the
+ * directory, inside `.git` in any case, an over-long component, …), a path not in the normal form the
+ * loop records, one inside a directory no snapshot holds (`.redline` at any depth, in any case: the
+ * user's ledger), or one below another path the candidate writes as a file.
  */
-export function candidatePathProblem(file: string, files: Readonly<Record<string, string | null>>): string | undefined {
+export function admitPathProblem(file: string, files: Readonly<Record<string, string | null>>): string | undefined {
   const malformed = malformedPath(file);
-  // malformedPath names the path itself; the problem lists it already.
-  if (malformed !== undefined) return malformed.replace(` ${JSON.stringify(file)}`, '');
+  // malformedPath ends with the path (quoted, maybe shortened); the problem lists it already.
+  if (malformed !== undefined) return malformed.replace(/ "(?:[^"\\]|\\.)*"$/, '');
   if (normalPath(file) !== file) return 'a path not in normal form';
+  if (neverAdmitted(file)) return `a path inside ${ALWAYS_IGNORED.join(' or ')}, which redline never admits into`;
   const parts = file.split('/');
   for (let end = 1; end < parts.length; end += 1) {
     const ancestor = parts.slice(0, end).join('/');
@@ -63,7 +80,7 @@ const equalBytes = (bytes: Uint8Array, text: string): boolean => Buffer.compare(
 
 /**
  * Sorts the candidate's paths into refused, conflicting, unchecked, to change and unchanged, given
- * what the target holds at each path that passed {@link candidatePathProblem}. A target that already
+ * what the target holds at each path that passed {@link admitPathProblem}. A target that already
  * holds the candidate's content is unchanged, never a conflict, so admitting twice changes nothing.
  */
 export function planAdmission({ files, baseline, found }: { files: Readonly<Record<string, string | null>>; baseline: Readonly<Record<string, string | null>> | undefined; found: ReadonlyMap<string, Found> }): Plan {
@@ -74,7 +91,7 @@ export function planAdmission({ files, baseline, found }: { files: Readonly<Reco
   const unchanged: string[] = [];
   for (const file of Object.keys(files).sort()) {
     const after = files[file] as string | null;
-    const problem = candidatePathProblem(file, files);
+    const problem = admitPathProblem(file, files);
     const at: Found = problem === undefined ? (found.get(file) ?? { kind: 'refused', reason: 'not looked up' }) : { kind: 'refused', reason: problem };
     if (at.kind === 'refused') {
       refused.push({ file, reason: at.reason });

@@ -1,14 +1,15 @@
 import { stat, writeFile } from 'node:fs/promises';
 import { branchExists, commitBranch, lookUpHead, openRepository, validBranchName, type BranchCommit, type Repository, type TreeLookup } from '../workspace/git-branch.js';
+import { contentHash } from '../workspace/manifest.js';
 import { unifiedDiff } from '../workspace/unified-diff.js';
 import { AdmitError } from './admit-error.js';
 import { applyToDir, lookUpDir } from './admit-dir.js';
-import { candidatePathProblem, planAdmission, type Change, type Conflict, type Found, type Plan } from './admit-plan.js';
+import { admitPathProblem, conflictReason, planAdmission, type Change, type Conflict, type Found, type Plan } from './admit-plan.js';
 import { admissionSource, type AdmissionSource } from './admit-source.js';
 import type { Ledger } from './ledger.js';
 
 export { AdmitError, type AdmitErrorCode, type AdmitProblem } from './admit-error.js';
-export type { Conflict, ConflictChange } from './admit-plan.js';
+export { conflictReason, type Conflict, type ConflictChange } from './admit-plan.js';
 
 /** Where an admission puts the candidate. */
 export type AdmissionMode = 'files' | 'patch' | 'git-branch';
@@ -74,11 +75,13 @@ function refuseUnlessClean(source: AdmissionSource, plan: Plan, where: string, f
   }
   if (force) return;
   if (plan.conflicts.length > 0) {
+    const uncommitted = plan.conflicts.some(({ change }) => change === 'uncommitted');
+    const differ = uncommitted ? 'differ from the files the run started from' : 'changed since the run started';
     throw new AdmitError({
       code: 'admit.conflict',
       runId,
-      headline: `run ${runId}: ${plan.conflicts.length} path(s) of ${where} changed since the run started; nothing was written (--force admits over them)`,
-      problems: plan.conflicts.map(({ file, change }) => ({ file, reason: `${change} since the run started` })),
+      headline: `run ${runId}: ${plan.conflicts.length} path(s) of ${where} ${differ}; nothing was written (--force admits over them${uncommitted ? ', committing the uncommitted changes the run started from' : ''})`,
+      problems: plan.conflicts.map(({ file, change }) => ({ file, reason: conflictReason(change) })),
     });
   }
   if (plan.unchecked.length > 0) {
@@ -105,6 +108,19 @@ function foundInHead(lookup: TreeLookup): Found {
   }
 }
 
+/**
+ * The run's baseline was `dir`'s working tree, not HEAD: a conflict against HEAD where the working tree
+ * still holds the baseline's file (or, like it, none) is the run having started from uncommitted
+ * changes, not a change made since.
+ */
+function uncommittedAtStart(plan: Plan, dir: string, baseline: Readonly<Record<string, string | null>> | undefined): Plan {
+  if (baseline === undefined || plan.conflicts.length === 0) return plan;
+  const tree = lookUpDir(dir, plan.conflicts.map(({ file }) => file));
+  const hashOf = (at: Found | undefined): string | null | undefined => (at?.kind === 'file' ? contentHash(at.bytes) : at?.kind === 'missing' || at?.kind === 'under_file' ? null : undefined);
+  const conflicts = plan.conflicts.map((conflict): Conflict => (hashOf(tree.get(conflict.file)) === (baseline[conflict.file] ?? null) ? { file: conflict.file, change: 'uncommitted' } : conflict));
+  return { ...plan, conflicts };
+}
+
 const sortedFiles = (changes: readonly Change[], deleted: boolean): string[] => changes.filter(({ after }) => (after === null) === deleted).map(({ file }) => file);
 
 async function branchInto(source: AdmissionSource, dir: string, branch: string, force: boolean): Promise<{ plan: Plan; branch: BranchCommit & { parent: string } }> {
@@ -112,9 +128,9 @@ async function branchInto(source: AdmissionSource, dir: string, branch: string, 
   const repository: Repository = await openRepository(dir);
   if (!(await validBranchName(repository, branch))) throw new AdmitError({ code: 'admit.bad_branch', runId, headline: `${JSON.stringify(branch)} is not a valid branch name` });
   if (await branchExists(repository, branch)) throw new AdmitError({ code: 'admit.branch_exists', runId, headline: `the branch ${branch} exists already in ${repository.top}; name a new one` });
-  const paths = Object.keys(source.files).filter((file) => candidatePathProblem(file, source.files) === undefined);
+  const paths = Object.keys(source.files).filter((file) => admitPathProblem(file, source.files) === undefined);
   const found = new Map([...(await lookUpHead(repository, paths))].map(([file, lookup]) => [file, foundInHead(lookup)] as const));
-  const plan = planAdmission({ files: source.files, baseline: source.baseline, found });
+  const plan = uncommittedAtStart(planAdmission({ files: source.files, baseline: source.baseline, found }), dir, source.baseline);
   refuseUnlessClean(source, plan, `HEAD of ${repository.top}`, force);
   const files = Object.fromEntries(plan.changes.map(({ file, after }) => [file, after === null ? null : Buffer.from(after, 'utf8')]));
   const modes = Object.fromEntries(plan.changes.map(({ file, mode }) => [file, mode]));
@@ -130,7 +146,8 @@ async function branchInto(source: AdmissionSource, dir: string, branch: string, 
  * `dir`'s repository. Every path is checked before anything is written: a malformed path, or one that
  * is or goes through a symlink, a directory or a submodule, refuses the whole admission; so does a
  * path whose target changed since the run's baseline, unless `force`.
- * @throws {AdmitError} naming why nothing was applied, with every path behind it.
+ * @throws {AdmitError} naming why nothing was applied, with every path behind it; or, `admit.partial`,
+ * that writing files into `dir` stopped at one path, listing what was and was not written.
  * @throws {TypeError} for both `patch` and `gitBranch`, or no `dir` to write files to.
  * @example
  * await admitRun({ ledger, runId, dir: '/src/app' });
@@ -145,7 +162,7 @@ export async function admitRun(options: AdmitOptions): Promise<Admission> {
   let branch: Admission['branch'];
   if (mode === 'git-branch') ({ plan, branch } = await branchInto(source, dir, options.gitBranch as string, force));
   else {
-    const paths = Object.keys(source.files).filter((file) => candidatePathProblem(file, source.files) === undefined);
+    const paths = Object.keys(source.files).filter((file) => admitPathProblem(file, source.files) === undefined);
     plan = planAdmission({ files: source.files, baseline: source.baseline, found: lookUpDir(dir, paths) });
     refuseUnlessClean(source, plan, dir, force);
     if (mode === 'files') applyToDir({ runId, dir, changes: plan.changes });

@@ -9,6 +9,7 @@ import { buildChecks } from '../checks/from-spec.js';
 import { SCOPE_CHECK, scopeCheck } from '../checks/scope-check.js';
 import { LedgerError } from '../errors/ledger-error.js';
 import { MissionError } from '../errors/mission-error.js';
+import { WorkspaceUnreadableError } from '../errors/workspace-unreadable-error.js';
 import { ProposerError } from '../errors/proposer-error.js';
 import { budgets as budgetGuards } from '../guards/budget.js';
 import { evaluatePolicy, policyLookback, type AttemptSummary, type BudgetLimits, type Guard, type RunCounters, type StopVerdict } from '../guards/guard.js';
@@ -34,7 +35,7 @@ import { madeProgress, type Frontier } from './progress.js';
 import { runChecks, skipAll } from './run-checks.js';
 import { normalPath } from '../workspace/path-rules.js';
 import { linksOutside } from '../workspace/links-outside.js';
-import { RunWorkspace } from '../workspace/run-workspace.js';
+import { RunWorkspace, type RunWorkspaceOptions } from '../workspace/run-workspace.js';
 import { sandboxProblem } from '../process/sandbox-problem.js';
 import { completedChecks, failingCodes, planHash, rejectionFingerprint, stateSignature } from './signature.js';
 
@@ -139,6 +140,20 @@ async function assertRunnable(mission: Mission, proposer: Proposer): Promise<voi
     issues.push({ path: 'budgets.maxCostUsd', expected: 'a proposer that reports cost', got: `proposer ${proposer.name}`, message: `a cost budget cannot be measured: proposer ${proposer.name} does not report cost (set a model price or reportsCost)` });
   }
   if (issues.length > 0) throw new MissionError({ source: mission.id, issues });
+}
+
+/**
+ * The run's snapshot and check copy. A workspace that cannot be read whole is the mission's problem,
+ * reported before anything is recorded, like a missing workspace.
+ */
+async function startWorkspace(mission: Mission, options: RunWorkspaceOptions): Promise<RunWorkspace> {
+  try {
+    return await RunWorkspace.start(options);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (!(error instanceof WorkspaceUnreadableError) && code !== 'EACCES' && code !== 'EPERM' && code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
+    throw new MissionError({ source: mission.id, issues: [{ path: 'workspace', expected: 'a workspace redline can read whole into its snapshot', got: options.workspace, message: (error as Error).message }] });
+  }
 }
 
 /** The OS sandbox of the mission, if any: whether proposers and checks may use the network. */
@@ -283,12 +298,12 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
   // The baseline: the workspace as it is now, read once into the run's snapshot; checks never see the live tree.
   const workspaceOptions = mission.workspaceDir === undefined ? undefined : { runId, workspace: mission.workspaceDir, ignore: mission.ignore, ...(options.scratchDir === undefined ? {} : { scratchDir: options.scratchDir }) };
   const files =
-    workspaceOptions === undefined ? undefined : resume === undefined || resume.manifestHash === undefined ? await RunWorkspace.start(workspaceOptions) : await RunWorkspace.resume({ ...workspaceOptions, manifestHash: resume.manifestHash });
+    workspaceOptions === undefined ? undefined : resume === undefined || resume.manifestHash === undefined ? await startWorkspace(mission, workspaceOptions) : await RunWorkspace.resume({ ...workspaceOptions, manifestHash: resume.manifestHash });
   const snapshotMs = now() - startedAt - (resume?.state.counters.elapsedMs ?? 0);
   /** What the last reset of the check copy cost, for the attempt record. */
   let isolation: Record<string, number> | undefined;
   const baseline = new Baseline(files === undefined ? undefined : (file) => files.snapshot.text(file));
-  const proposerWorkspace: ProposerWorkspace | undefined = files === undefined ? undefined : { prepare: (candidateFiles) => files.agentCopy(candidateFiles), changes: () => files.agentChanges() };
+  const proposerWorkspace: ProposerWorkspace | undefined = files === undefined ? undefined : { prepare: (candidateFiles) => files.agentCopy(candidateFiles), changes: (changeOptions) => files.agentChanges(changeOptions) };
   let sealed = false;
 
   // The wall-clock budget is enforced while a proposer, check or judge runs, not only between attempts.
@@ -439,8 +454,10 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
         ...(files === undefined ? {} : { workspace: { manifest: files.snapshot.hash, entries: files.snapshot.manifest.size, ignore: mission.ignore, snapshotMs, ...linksOutside(files.snapshot.manifest) } }),
         ...(sandbox === undefined ? {} : { sandbox: mission.sandbox }),
       });
+      files?.markRecorded();
     } else {
       await record('run.resumed', { fromSeq: resume.seq, next: typeof resume.next === 'string' ? resume.next : 'apply', owner: ownerInfo() });
+      files?.markRecorded();
     }
     const next = resume?.next ?? 'baseline';
 

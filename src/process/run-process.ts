@@ -53,7 +53,7 @@ export interface ProcessResult {
  * The environment programs inherit, minus the variable by which node's test runner tells a child
  * `node --test` to report to its parent: a check's test command must print its own report.
  */
-function inheritedEnv(): NodeJS.ProcessEnv {
+export function inheritedEnv(): NodeJS.ProcessEnv {
   const { NODE_TEST_CONTEXT: _context, ...env } = process.env;
   return env;
 }

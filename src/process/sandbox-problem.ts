@@ -1,6 +1,6 @@
 import { runProcess } from './run-process.js';
 import type { Sandbox } from './sandbox.js';
-import { SandboxUnavailableError } from './sandbox-unavailable-error.js';
+import { SandboxUnavailableError } from '../errors/sandbox-unavailable-error.js';
 
 const USERNS_HINT =
   'bubblewrap needs root or unprivileged user namespaces: sysctl user.max_user_namespaces > 0, ' +

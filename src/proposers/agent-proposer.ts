@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ProposerError } from '../errors/proposer-error.js';
-import { runProcess } from '../process/run-process.js';
+import { inheritedEnv, runProcess } from '../process/run-process.js';
 import { agentPrompt } from './agent-prompt.js';
 import { processFailure } from './process-failure.js';
 import type { Proposal, Proposer } from './proposer.js';
@@ -24,10 +24,14 @@ export interface AgentProposerOptions {
   readonly env?: Readonly<Record<string, string>>;
 }
 
-/** The environment an agent inherits, minus what would make a `node --test` inside it report to redline. */
-function inheritedEnv(): Record<string, string> {
-  const { NODE_TEST_CONTEXT: _context, ...env } = process.env;
-  return env as Record<string, string>;
+/** Longest prompt passed in `REDLINE_PROMPT` (Linux refuses one variable over 128 KiB); the file holds it all. */
+const PROMPT_ENV_BYTES = 65_536;
+
+/** The prompt for the environment: whole when it fits, else cut, saying where the rest is. */
+function promptVariable(prompt: string): string {
+  if (Buffer.byteLength(prompt) <= PROMPT_ENV_BYTES) return prompt;
+  const cut = Buffer.from(prompt).subarray(0, PROMPT_ENV_BYTES - 200).toString('utf8').replace(/\uFFFD$/, '');
+  return `${cut}\n\n… (cut here: the whole prompt is in $REDLINE_PROMPT_FILE)`;
 }
 
 async function readUsage(file: string): Promise<unknown> {
@@ -70,7 +74,7 @@ export function agentProposer({ command, timeoutMs = 600_000, outputCap = 4_194_
         const variables = {
           ...inheritedEnv(),
           ...env,
-          REDLINE_PROMPT: prompt,
+          REDLINE_PROMPT: promptVariable(prompt),
           REDLINE_PROMPT_FILE: files.prompt,
           REDLINE_REQUEST_FILE: files.request,
           REDLINE_USAGE_FILE: files.usage,
@@ -99,12 +103,11 @@ export function agentProposer({ command, timeoutMs = 600_000, outputCap = 4_194_
         if (failure !== undefined) throw failed(failure);
         let changes: Record<string, string | null>;
         try {
-          changes = await workspace.changes();
+          changes = await workspace.changes({ maxBytes: maxChangeBytes });
         } catch (error) {
+          if (error instanceof RangeError) throw failed(new ProposerError({ code: 'proposer.output_cap', message: `the agent changed more than the ${maxChangeBytes} bytes of files allowed: ${error.message}` }));
           throw failed(new ProposerError({ code: 'proposer.bad_output', message: `the agent's changes cannot be a candidate: ${(error as Error).message}` }));
         }
-        const bytes = Object.values(changes).reduce((sum, content) => sum + (content === null ? 0 : Buffer.byteLength(content)), 0);
-        if (bytes > maxChangeBytes) throw failed(new ProposerError({ code: 'proposer.output_cap', message: `the agent changed ${bytes} bytes of files, more than the ${maxChangeBytes} allowed` }));
         if (badUsage !== undefined) throw badUsage;
         // The loop validates every proposal (shape, usage, paths) like any other.
         return { files: changes, ...(usage === undefined ? {} : { usage }) } as Proposal;

@@ -55,8 +55,11 @@ export interface ProposerCapabilities {
 export interface ProposerWorkspace {
   /** A private copy holding exactly snapshot + `files` (the latest candidate's), to edit in place. */
   prepare(files: Readonly<Record<string, string | null>>): Promise<string>;
-  /** What was edited in that copy since `prepare`, as candidate files (`null` = deleted). */
-  changes(): Promise<Record<string, string | null>>;
+  /**
+   * What was edited in that copy since `prepare`, as candidate files (`null` = deleted); a RangeError when
+   * the changed files hold more than `maxBytes`.
+   */
+  changes(options?: { readonly maxBytes?: number }): Promise<Record<string, string | null>>;
 }
 
 /** The OS sandbox a proposer's programs run in, when the mission asks for one. */

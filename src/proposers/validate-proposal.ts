@@ -30,6 +30,11 @@ export function reportedUsage(raw: unknown): Usage | undefined {
  * @throws {ProposerError} `proposer.bad_output` or `proposer.bad_path`.
  */
 export function validateProposal(raw: unknown): Proposal {
+  // JSON.parse keeps a member named __proto__, which parsing into a record would silently drop.
+  const files = (raw as { files?: unknown } | null)?.files;
+  if (typeof files === 'object' && files !== null && Object.hasOwn(files, '__proto__')) {
+    throw new ProposerError({ code: 'proposer.bad_path', message: 'the proposal names a path "__proto__", which a candidate cannot hold' });
+  }
   const parsed = proposalSchema.safeParse(raw);
   if (!parsed.success) {
     const detail = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ');

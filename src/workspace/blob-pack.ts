@@ -39,10 +39,6 @@ export class BlobPack {
     return new BlobPack(file, openSync(file, 'r+'), index, end);
   }
 
-  has(hash: string): boolean {
-    return this.#slots.has(hash);
-  }
-
   /** Appends bytes to the blob being written; `commit` names it, `discard` drops it (a duplicate). */
   append(bytes: Uint8Array, length = bytes.length): void {
     let written = 0;
@@ -60,6 +56,7 @@ export class BlobPack {
 
   /** The bytes of a blob; throws when the pack does not hold it or holds fewer bytes than recorded. */
   read(hash: string): Buffer {
+    if (this.#closed) throw new Error(`the snapshot's pack ${this.file} is closed`);
     const slot = this.#slots.get(hash);
     if (slot === undefined) throw new Error(`the snapshot holds no blob ${hash}`);
     const bytes = Buffer.allocUnsafe(slot.size);

@@ -32,14 +32,3 @@ export function manifestHash(manifest: Manifest): string {
   for (const file of paths) text += line(file, manifest.get(file) as ManifestEntry);
   return contentHash(text);
 }
-
-/** The paths where two manifests differ (added, removed or changed), sorted. */
-export function manifestDifference(before: Manifest, after: Manifest): string[] {
-  const changed = new Set<string>();
-  for (const [file, entry] of before) {
-    const other = after.get(file);
-    if (other === undefined || line(file, other) !== line(file, entry)) changed.add(file);
-  }
-  for (const file of after.keys()) if (!before.has(file)) changed.add(file);
-  return [...changed].sort();
-}

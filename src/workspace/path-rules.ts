@@ -2,6 +2,22 @@ import path from 'node:path';
 import type { IgnoreRule } from './ignore.js';
 import type { Manifest } from './manifest.js';
 
+/** Longest name of one path component most file systems take, in bytes. */
+const NAME_MAX = 255;
+
+/**
+ * A path component as a case-insensitive, normalizing file system (macOS, Windows) may see it: NFC,
+ * without the code points such file systems ignore, without trailing dots and spaces, lower-cased.
+ * `.GIT`, `.git.` and `.g\u200cit` all name `.git` there.
+ */
+export function foldedName(part: string): string {
+  return part
+    .normalize('NFC')
+    .replace(/[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\u206a-\u206f\ufeff]/g, '')
+    .replace(/[. ]+$/, (tail) => (tail.length === part.length ? tail : ''))
+    .toLowerCase();
+}
+
 /** Why a proposed path is not a plain relative path, or undefined when it is. Needs no snapshot. */
 export function malformedPath(file: string): string | undefined {
   if (file.length === 0) return 'an empty path';
@@ -10,7 +26,10 @@ export function malformedPath(file: string): string | undefined {
   const normal = path.posix.normalize(file.replace(/\\/g, '/'));
   if (normal === '.' || normal === '..' || normal.startsWith('../')) return `a path leaving the workspace ${JSON.stringify(file)}`;
   if (normal.endsWith('/')) return `a directory path ${JSON.stringify(file)}`;
-  if (normal.split('/').includes('.git')) return `a path inside .git ${JSON.stringify(file)}`;
+  const parts = normal.split('/');
+  if (parts.some((part) => foldedName(part) === '.git')) return `a path inside .git ${JSON.stringify(file)}`;
+  if (parts.some((part) => part === '__proto__')) return `a path with a component named __proto__ ${JSON.stringify(file)}`;
+  if (parts.some((part) => Buffer.byteLength(part) > NAME_MAX)) return `a path with a component longer than ${NAME_MAX} bytes ${JSON.stringify(`${file.slice(0, 80)}…`)}`;
   return undefined;
 }
 

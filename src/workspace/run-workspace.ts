@@ -1,14 +1,14 @@
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { existsSync, mkdirSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { RedlineError } from '../errors/redline-error.js';
+import { SnapshotGoneError } from '../errors/snapshot-gone-error.js';
 import { ignoreRule, type IgnoreRule } from './ignore.js';
 import { liveChanges } from './live-changes.js';
-import { candidatePathProblem } from './path-rules.js';
+import { candidatePathProblem, foldedName } from './path-rules.js';
 import { loadSnapshot, saveSnapshot, takeSnapshot, type Snapshot } from './snapshot.js';
 import type { BlobPack } from './blob-pack.js';
-import { REMOVING, thisOwner } from './sweep.js';
+import { removeTree } from './safe-fs.js';
+import { RECORDED, REMOVING, thisOwner } from './sweep.js';
 import { WorkCopy, type CandidateFiles, type ResetReport } from './work-copy.js';
 
 export interface RunWorkspaceOptions {
@@ -22,6 +22,8 @@ export interface RunWorkspaceOptions {
    * @default process.env.REDLINE_SCRATCH ?? os.tmpdir()
    */
   readonly scratchDir?: string;
+  /** For tests: take the copies' file system as folding names (or not) instead of probing it. */
+  readonly _internal?: { readonly foldsNames?: boolean };
 }
 
 /** The directory every run's directory is in: `<scratchDir>/redline-runs`. */
@@ -35,18 +37,22 @@ export function runDirectory(runId: string, scratchDir?: string): string {
   return path.join(runsRoot(scratchDir), runId);
 }
 
-/** A resumed run's baseline is gone: its snapshot was removed and the workspace no longer matches it. */
-export class SnapshotGoneError extends RedlineError {
-  constructor(message: string) {
-    super({ code: 'workspace.snapshot_gone', message });
-    this.name = 'SnapshotGoneError';
-  }
+/** A path as a case-insensitive, normalizing file system sees it (see `foldedName`). */
+function foldedPath(file: string): string {
+  return file.split('/').map(foldedName).join('/');
 }
 
-/** The ignored set, with the run directory added when it lies inside the workspace. */
+/** The ignored set, with the run directories added when they lie inside the workspace (compared as real paths). */
 function ignoredFor(workspace: string, runDir: string, globs: readonly string[]): IgnoreRule {
   const rule = ignoreRule(globs);
-  const inside = path.relative(workspace, path.dirname(path.dirname(runDir))).split(path.sep).join('/');
+  const scratch = path.dirname(path.dirname(runDir));
+  let real = scratch;
+  try {
+    real = realpathSync(scratch);
+  } catch {
+    // Not created yet: compared as given.
+  }
+  const inside = path.relative(workspace, real).split(path.sep).join('/');
   if (inside === '..' || inside.startsWith('../') || path.isAbsolute(inside)) return rule;
   if (inside === '') return (file) => rule(file) || file === 'redline-runs' || file.startsWith('redline-runs/');
   const own = `${inside}/redline-runs`;
@@ -63,33 +69,47 @@ export class RunWorkspace {
   readonly snapshot: Snapshot & { readonly pack: BlobPack };
   readonly #check: WorkCopy;
   #agent: WorkCopy | undefined;
+  /** Whether the run directory's file system takes `A` and `a` for one name (macOS, Windows). */
+  readonly #foldsNames: boolean;
+  #foldedPaths: Map<string, string> | undefined;
   /**
    * The copy operation in flight: operations run one at a time, and {@link dispose} waits for the last,
    * so a reset that a stopped run no longer waits for cannot write into a directory being removed.
    */
   #busy: Promise<unknown> = Promise.resolve();
 
-  private constructor(runDir: string, snapshot: Snapshot & { readonly pack: BlobPack }, check: WorkCopy) {
+  private constructor(runDir: string, snapshot: Snapshot & { readonly pack: BlobPack }, check: WorkCopy, foldsNames?: boolean) {
     this.runDir = runDir;
     this.snapshot = snapshot;
     this.#check = check;
+    if (foldsNames === undefined) writeFileSync(path.join(runDir, 'Case-Probe'), '');
+    this.#foldsNames = foldsNames ?? existsSync(path.join(runDir, 'case-probe'));
   }
 
   /** Takes the snapshot (the workspace's bytes go into the run directory) and writes the check copy with it. */
-  static async start({ runId, workspace, ignore = [], scratchDir }: RunWorkspaceOptions): Promise<RunWorkspace> {
+  static async start({ runId, workspace: given, ignore = [], scratchDir, _internal }: RunWorkspaceOptions): Promise<RunWorkspace> {
+    // The real directory: a workspace reached through a symlink is read, and compared, where it is.
+    const workspace = realpathSync(given);
     const runDir = runDirectory(runId, scratchDir);
     rmSync(runDir, { recursive: true, force: true });
     mkdirSync(runDir, { recursive: true, mode: 0o700 });
     // First, so that a process killed while it snapshots leaves a directory recovery can tell is orphaned.
     writeFileSync(path.join(runDir, 'owner.json'), JSON.stringify(thisOwner()));
+    let taken: Awaited<ReturnType<typeof takeSnapshot>> | undefined;
     try {
-      const { snapshot, copyStamps } = await takeSnapshot({ workspace, ignored: ignoredFor(workspace, runDir, ignore), runDir, copyDir: path.join(runDir, 'check') });
-      saveSnapshot(snapshot, path.join(runDir, 'snapshot.json'));
-      return new RunWorkspace(runDir, snapshot, WorkCopy.adopt(path.join(runDir, 'check'), snapshot, copyStamps));
+      taken = await takeSnapshot({ workspace, ignored: ignoredFor(workspace, runDir, ignore), runDir, copyDir: path.join(runDir, 'check') });
+      saveSnapshot(taken.snapshot, path.join(runDir, 'snapshot.json'));
+      return new RunWorkspace(runDir, taken.snapshot, WorkCopy.adopt(path.join(runDir, 'check'), taken.snapshot, taken.copyStamps), _internal?.foldsNames);
     } catch (error) {
-      rmSync(runDir, { recursive: true, force: true });
+      taken?.snapshot.pack.close();
+      await removeTree(runDir);
       throw error;
     }
+  }
+
+  /** Marks the run directory as belonging to a run the ledger holds (see `sweepRunDirectories`). */
+  markRecorded(): void {
+    writeFileSync(path.join(this.runDir, RECORDED), '');
   }
 
   /**
@@ -99,7 +119,7 @@ export class RunWorkspace {
    */
   static async resume(options: RunWorkspaceOptions & { readonly manifestHash: string }): Promise<RunWorkspace> {
     const runDir = runDirectory(options.runId, options.scratchDir);
-    const ignored = ignoredFor(options.workspace, runDir, options.ignore ?? []);
+    const ignored = ignoredFor(realpathSync(options.workspace), runDir, options.ignore ?? []);
     const saved = loadSnapshot(path.join(runDir, 'snapshot.json'), path.join(runDir, 'blobs.pack'), options.manifestHash, ignored);
     if ('snapshot' in saved) {
       writeFileSync(path.join(runDir, 'owner.json'), JSON.stringify(thisOwner()));
@@ -116,14 +136,32 @@ export class RunWorkspace {
     throw new SnapshotGoneError(`the run's snapshot is gone (${saved.missing}) and the workspace ${options.workspace} no longer matches its baseline (manifest ${options.manifestHash.slice(0, 12)}…, now ${fresh.snapshot.hash.slice(0, 12)}…)`);
   }
 
-  /** Why each refused path of a candidate may not be written (empty when every path may). */
+  /**
+   * Why each refused path of a candidate may not be written (empty when every path may). Where the copies'
+   * file system folds case or normalizes names, a path that names another snapshot or candidate path
+   * there is refused too.
+   */
   candidateProblems(files: CandidateFiles): string[] {
     const problems: string[] = [];
+    const seen = new Map<string, string>();
     for (const file of Object.keys(files)) {
       const problem = candidatePathProblem(file, files, this.snapshot.manifest, this.snapshot.ignored);
       if (problem !== undefined) problems.push(problem);
+      else if (this.#folded !== undefined) {
+        const folded = foldedPath(file);
+        const other = this.#folded.get(folded) ?? seen.get(folded);
+        if (other !== undefined && other !== file) problems.push(`a path ${JSON.stringify(file)} that names ${JSON.stringify(other)} on this case-insensitive file system`);
+        seen.set(folded, file);
+      }
     }
     return problems;
+  }
+
+  /** The snapshot's paths by their folded form, when the copies' file system folds names; else undefined. */
+  get #folded(): Map<string, string> | undefined {
+    if (!this.#foldsNames) return undefined;
+    this.#foldedPaths ??= new Map([...this.snapshot.manifest.keys()].map((file) => [foldedPath(file), file]));
+    return this.#foldedPaths;
   }
 
   #serially<T>(operation: () => Promise<T>): Promise<T> {
@@ -147,10 +185,10 @@ export class RunWorkspace {
   }
 
   /** What the agent changed in its copy since {@link agentCopy}, as candidate files on top of the ones it got. */
-  agentChanges(): Promise<Record<string, string | null>> {
+  agentChanges(options: { readonly maxBytes?: number } = {}): Promise<Record<string, string | null>> {
     return this.#serially(async () => {
       if (this.#agent === undefined) throw new TypeError('Expected the agent copy to be prepared first, got none');
-      return this.#agent.changes();
+      return this.#agent.changes(options);
     });
   }
 
@@ -187,9 +225,9 @@ export class RunWorkspace {
     try {
       renameSync(this.runDir, removing);
     } catch {
-      await rm(this.runDir, { recursive: true, force: true });
+      await removeTree(this.runDir);
       return;
     }
-    void rm(removing, { recursive: true, force: true }).catch(() => undefined);
+    void removeTree(removing).catch(() => undefined);
   }
 }

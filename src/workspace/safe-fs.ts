@@ -1,21 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, closeSync, constants, fchmodSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, writeSync } from 'node:fs';
+import { chmod, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { RedlineError } from '../errors/redline-error.js';
+import { EscapeError } from '../errors/escape-error.js';
 
 /** What a write inside a root does when it meets a symlink or a file where a directory should be. */
 export type OnObstacle = 'replace' | 'refuse';
-
-/** A write or removal inside a root would have left it (or was refused); nothing was written. */
-export class EscapeError extends RedlineError {
-  readonly file: string;
-
-  constructor(file: string, message: string) {
-    super({ code: 'workspace.escape', message });
-    this.name = 'EscapeError';
-    this.file = file;
-  }
-}
 
 type Kind = 'missing' | 'file' | 'dir' | 'symlink' | 'special';
 
@@ -142,5 +132,25 @@ export function readNoFollow(target: string): Buffer {
     return readFileSync(fd);
   } finally {
     closeSync(fd);
+  }
+}
+
+/**
+ * Removes a directory tree redline made, even where a program left a directory without write
+ * permission (which stops removal for anyone but root): on EACCES or EPERM it gives every directory
+ * below back its owner's rwx and tries again.
+ */
+export async function removeTree(target: string): Promise<void> {
+  try {
+    await rm(target, { recursive: true, force: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EACCES' && code !== 'EPERM') throw error;
+    const open = async (dir: string): Promise<void> => {
+      await chmod(dir, 0o700).catch(() => undefined);
+      for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) if (entry.isDirectory()) await open(path.join(dir, entry.name));
+    };
+    await open(target);
+    await rm(target, { recursive: true, force: true });
   }
 }

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import { chmodSync, closeSync, constants, fchmodSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, symlinkSync, writeFileSync, writeSync, lstatSync } from 'node:fs';
+import { chmodSync, closeSync, constants, fchmodSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, renameSync, symlinkSync, writeFileSync, writeSync, lstatSync } from 'node:fs';
+import { WorkspaceUnreadableError } from '../errors/workspace-unreadable-error.js';
 import path from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { BlobPack, type BlobSlot } from './blob-pack.js';
 import type { IgnoreRule } from './ignore.js';
-import { manifestHash, type Manifest, type ManifestEntry } from './manifest.js';
+import { contentHash, manifestHash, type Manifest, type ManifestEntry } from './manifest.js';
 import { processUmask, stampOf, type Stamp } from './stamp.js';
 
 /** Entries handled between two turns of the event loop, so that timers and other runs go on meanwhile. */
@@ -55,8 +56,11 @@ class PackedSnapshot implements Snapshot {
     this.pack = fields.pack;
   }
 
+  /** Checked against its hash on every read: a damaged pack never reaches a copy. */
   blob(hash: string): Buffer {
-    return this.pack.read(hash);
+    const bytes = this.pack.read(hash);
+    if (contentHash(bytes) !== hash) throw new Error(`the snapshot's pack ${this.pack.file} is damaged: blob ${hash.slice(0, 12)}… does not match its content`);
+    return bytes;
   }
 
   text(file: string): string | null {
@@ -65,14 +69,19 @@ class PackedSnapshot implements Snapshot {
   }
 }
 
-/** Copies one regular file into the pack and (when given) the copy, hashing it on the way; one read. */
-function captureFile(source: string, copy: string | undefined, pack: BlobPack, buffer: Buffer, umask: number): { entry: ManifestEntry; live: Stamp; copied?: Stamp } | undefined {
+/**
+ * Copies one regular file into the pack and (when given) the copy, hashing it on the way; one read.
+ * Undefined when the file is gone (or was swapped for a symlink) since its directory was read; the
+ * error code when it cannot be read.
+ */
+function captureFile(source: string, copy: string | undefined, pack: BlobPack, buffer: Buffer, umask: number): { entry: ManifestEntry; live: Stamp; copied?: Stamp } | { unreadable: string } | undefined {
   let input: number;
   try {
     // O_NOFOLLOW: a file swapped for a symlink since the directory was read is not followed.
-    input = openSync(source, constants.O_RDONLY | constants.O_NOFOLLOW);
-  } catch {
-    return undefined;
+    input = openSync(source, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unknown';
+    return code === 'ENOENT' || code === 'ELOOP' ? undefined : { unreadable: code };
   }
   try {
     const info = fstatSync(input);
@@ -117,12 +126,14 @@ export async function takeSnapshot({ workspace, ignored, runDir, copyDir }: { wo
   const rootInfo = lstatSync(workspace);
   const rootMode = rootInfo.mode & 0o7777;
   const umask = processUmask();
-  // A mode the umask would strip is set explicitly, so the copy has exactly the snapshot's modes.
+  // Directories are made writable to be filled and get their own mode once full (see below); a mode
+  // the umask would strip is set explicitly, so the copy has exactly the snapshot's modes.
   const makeDir = (dir: string, mode: number): void => {
-    mkdirSync(dir, { mode });
-    if ((mode & umask) !== 0) chmodSync(dir, mode);
+    mkdirSync(dir, { mode: mode | 0o700 });
+    if (((mode | 0o700) & umask) !== 0) chmodSync(dir, mode | 0o700);
   };
   if (copyDir !== undefined) makeDir(copyDir, rootMode);
+  const unreadable: string[] = [];
   let handled = 0;
   try {
     for (let next = dirs.pop(); next !== undefined; next = dirs.pop()) {
@@ -151,6 +162,10 @@ export async function takeSnapshot({ workspace, ignored, runDir, copyDir }: { wo
         } else if (item.isFile()) {
           const captured = captureFile(source, copy, pack, buffer, umask);
           if (captured === undefined) continue;
+          if ('unreadable' in captured) {
+            unreadable.push(`${file} (${captured.unreadable})`);
+            continue;
+          }
           manifest.set(file, captured.entry);
           live.set(file, captured.live);
           if (captured.copied !== undefined) copyStamps.set(file, captured.copied);
@@ -159,10 +174,16 @@ export async function takeSnapshot({ workspace, ignored, runDir, copyDir }: { wo
         if (handled % BATCH === 0) await yieldToLoop();
       }
     }
-    // Directory times change while entries are created in them: stamped once everything is written.
+    if (unreadable.length > 0) throw new WorkspaceUnreadableError(workspace, unreadable);
+    // Directory times change while entries are created in them: moded and stamped once everything is written.
     if (copyDir !== undefined) {
+      for (const [file, entry] of manifest) {
+        if (entry.type !== 'dir') continue;
+        if ((entry.mode & 0o700) !== 0o700) chmodSync(path.join(copyDir, file), entry.mode);
+        copyStamps.set(file, stampOf(lstatSync(path.join(copyDir, file))));
+      }
+      if ((rootMode & 0o700) !== 0o700) chmodSync(copyDir, rootMode);
       copyStamps.set('', stampOf(lstatSync(copyDir)));
-      for (const [file, entry] of manifest) if (entry.type === 'dir') copyStamps.set(file, stampOf(lstatSync(path.join(copyDir, file))));
     }
     live.set('', stampOf(rootInfo));
   } catch (error) {
@@ -185,7 +206,9 @@ interface StoredSnapshot {
 /** Writes what {@link loadSnapshot} needs to rebuild a snapshot (for a resumed run). */
 export function saveSnapshot(snapshot: Snapshot & { readonly pack: BlobPack }, file: string): void {
   const stored: StoredSnapshot = { version: 1, workspace: snapshot.workspace, hash: snapshot.hash, rootMode: snapshot.rootMode, entries: [...snapshot.manifest], blobs: [...snapshot.pack.slots()], live: [...snapshot.live] };
-  writeFileSync(file, JSON.stringify(stored));
+  // Whole or absent: a process killed while writing it leaves no half file for recovery to trust.
+  writeFileSync(`${file}.partial`, JSON.stringify(stored));
+  renameSync(`${file}.partial`, file);
 }
 
 /**

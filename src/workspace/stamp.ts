@@ -52,11 +52,10 @@ export function sameStamp(a: Stamp, b: Stamp): boolean {
 }
 
 /**
- * A stamp taken this close to the end of a reset could be shared by a write that comes right after it
- * (timestamps advance by clock ticks): such paths are compared by content at the next scan.
+ * Whether a stamp could be shared by a write that came after it: its times are not before `settled`,
+ * the file system's clock when the copy was last settled (timestamps advance by ticks, or by whole
+ * seconds on some file systems). Such paths are compared by content.
  */
-export const RACY_MS = 50;
-
-export function isRacy(stamp: Stamp, since: number): boolean {
-  return Math.max(stamp.mtimeMs, stamp.ctimeMs) >= since - RACY_MS;
+export function isRacy(stamp: Stamp, settled: number): boolean {
+  return Math.max(stamp.mtimeMs, stamp.ctimeMs) >= settled;
 }

@@ -1,6 +1,7 @@
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
+import { removeTree } from './safe-fs.js';
 
 /** Who is working in a run directory: written first when it is created, rewritten when a run resumes. */
 export interface RunDirectoryOwner {
@@ -13,8 +14,11 @@ export function thisOwner(): RunDirectoryOwner {
   return { host: hostname(), pid: process.pid };
 }
 
+/** The file a run directory gets once its run is in a ledger (`run.started` was stored). */
+export const RECORDED = 'recorded';
+
 /** Suffix of a run directory being removed (renamed first, so removal never delays a seal). */
-export const REMOVING = '.removing';
+export const REMOVING = '~removing';
 
 function alive({ host, pid }: RunDirectoryOwner): boolean {
   if (host !== hostname()) return true;
@@ -30,8 +34,8 @@ function alive({ host, pid }: RunDirectoryOwner): boolean {
 /**
  * Removes what crashed processes left in `<scratchDir>/redline-runs`: directories renamed for removal,
  * and directories whose owner (on this host) is gone, when the ledger says their run is sealed or the
- * directory never got a whole snapshot. A directory with a whole snapshot of a run this ledger does
- * not know is kept: it may be another ledger's run, waiting to be resumed. Returns the run ids removed.
+ * run never got into a ledger. A directory of a recorded run this ledger does not know is kept: it
+ * may be another ledger's run, waiting to be resumed. Returns the run ids removed.
  */
 export async function sweepRunDirectories({ root, runState }: { root: string; runState: (runId: string) => Promise<'unsealed' | 'sealed' | 'unknown'> }): Promise<string[]> {
   let names: string[];
@@ -44,7 +48,7 @@ export async function sweepRunDirectories({ root, runState }: { root: string; ru
   for (const name of names) {
     const dir = path.join(root, name);
     if (name.includes(REMOVING)) {
-      await rm(dir, { recursive: true, force: true });
+      await removeTree(dir);
       continue;
     }
     let owner: RunDirectoryOwner;
@@ -56,9 +60,9 @@ export async function sweepRunDirectories({ root, runState }: { root: string; ru
     if (alive(owner)) continue;
     const state = await runState(name);
     if (state === 'unsealed') continue;
-    const whole = await readFile(path.join(dir, 'snapshot.json')).then(() => true, () => false);
-    if (state === 'sealed' || !whole) {
-      await rm(dir, { recursive: true, force: true });
+    const recorded = await readFile(path.join(dir, RECORDED)).then(() => true, () => false);
+    if (state === 'sealed' || !recorded) {
+      await removeTree(dir);
       removed.push(name);
     }
   }

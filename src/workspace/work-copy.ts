@@ -1,8 +1,8 @@
-import { chmodSync, closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readlinkSync, rmSync, symlinkSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readlinkSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { contentHash, type ManifestEntry } from './manifest.js';
-import { mkdirInside, readNoFollow, removeInside, symlinkInside, writeInside } from './safe-fs.js';
+import { mkdirInside, readNoFollow, removeInside, removeTree, symlinkInside, writeInside } from './safe-fs.js';
 import type { Snapshot } from './snapshot.js';
 import { isRacy, lstatOrNothing, processUmask, sameStamp, stampOf, type Stamp } from './stamp.js';
 
@@ -38,6 +38,61 @@ export interface ResetReport {
 }
 
 /**
+ * The file system's own clock right now, read from a marker next to the copy: a stamp at or after it
+ * could be shared by a later write (timestamps advance by ticks, or by whole seconds on some file
+ * systems), so such paths are compared by content at the next scan (git's "racily clean" rule).
+ */
+function settledMark(dir: string): number {
+  const marker = `${dir}.settled`;
+  writeFileSync(marker, '');
+  const info = lstatSync(marker);
+  return Math.min(info.mtimeMs, info.ctimeMs);
+}
+
+/** Writes every entry of the snapshot into `dir` (removed first), returning the stamps of what it wrote. */
+async function fill(dir: string, snapshot: Snapshot): Promise<Map<string, Stamp>> {
+  await removeTree(dir);
+  mkdirSync(path.dirname(dir), { recursive: true });
+  // Directories are writable while they are filled, and get their own mode at the end.
+  mkdirSync(dir, { mode: 0o700 });
+  chmodSync(dir, snapshot.rootMode | 0o700);
+  const umask = processUmask();
+  const stamps = new Map<string, Stamp>();
+  let handled = 0;
+  for (const file of [...snapshot.manifest.keys()].sort()) {
+    const entry = snapshot.manifest.get(file) as ManifestEntry;
+    const target = path.join(dir, file);
+    if (entry.type === 'dir') {
+      mkdirSync(target, { mode: entry.mode | 0o700 });
+      if (((entry.mode | 0o700) & umask) !== 0) chmodSync(target, entry.mode | 0o700);
+    } else if (entry.type === 'symlink') {
+      symlinkSync(entry.target, target);
+      stamps.set(file, stampOf(lstatSync(target)));
+    } else {
+      const fd = openSync(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, entry.mode);
+      try {
+        if ((entry.mode & umask) !== 0) fchmodSync(fd, entry.mode);
+        const bytes = snapshot.blob(entry.hash);
+        for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
+        stamps.set(file, stampOf(fstatSync(fd)));
+      } finally {
+        closeSync(fd);
+      }
+    }
+    handled += 1;
+    if (handled % BATCH === 0) await yieldToLoop();
+  }
+  for (const [file, entry] of snapshot.manifest) {
+    if (entry.type !== 'dir') continue;
+    if ((entry.mode & 0o700) !== 0o700) chmodSync(path.join(dir, file), entry.mode);
+    stamps.set(file, stampOf(lstatSync(path.join(dir, file))));
+  }
+  chmodSync(dir, snapshot.rootMode);
+  stamps.set('', stampOf(lstatSync(dir)));
+  return stamps;
+}
+
+/**
  * A directory redline keeps equal to snapshot + one candidate. It is written once (with the snapshot,
  * or from its blobs) and then reset incrementally: a reset compares every expected path's `lstat` stamp
  * with the one taken when it was last written, reads the content only where a stamp changed, lists only
@@ -53,11 +108,14 @@ export class WorkCopy {
   /** When the last reset ended: stamps taken just before it are compared by content (see RACY_MS). */
   #settledAt: number;
 
+  /** Set when a reset failed halfway: the next one writes the copy afresh instead of trusting its stamps. */
+  #broken = false;
+
   private constructor(dir: string, snapshot: Snapshot, stamps: Map<string, Stamp>) {
     this.dir = dir;
     this.#snapshot = snapshot;
     this.#stamps = stamps;
-    this.#settledAt = Date.now();
+    this.#settledAt = settledMark(dir);
   }
 
   /** Adopts a copy that was written together with the snapshot (see `takeSnapshot`). */
@@ -67,40 +125,7 @@ export class WorkCopy {
 
   /** Writes a fresh copy of the snapshot from its blobs into `dir` (removed first if present). */
   static async materialize(dir: string, snapshot: Snapshot): Promise<WorkCopy> {
-    rmSync(dir, { recursive: true, force: true });
-    mkdirSync(path.dirname(dir), { recursive: true });
-    mkdirSync(dir, { mode: snapshot.rootMode });
-    chmodSync(dir, snapshot.rootMode);
-    const umask = processUmask();
-    const stamps = new Map<string, Stamp>();
-    const files = [...snapshot.manifest.keys()].sort();
-    let handled = 0;
-    for (const file of files) {
-      const entry = snapshot.manifest.get(file) as ManifestEntry;
-      const target = path.join(dir, file);
-      if (entry.type === 'dir') {
-        mkdirSync(target, { mode: entry.mode });
-        if ((entry.mode & umask) !== 0) chmodSync(target, entry.mode);
-      } else if (entry.type === 'symlink') {
-        symlinkSync(entry.target, target);
-        stamps.set(file, stampOf(lstatSync(target)));
-      } else {
-        const fd = openSync(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, entry.mode);
-        try {
-          if ((entry.mode & umask) !== 0) fchmodSync(fd, entry.mode);
-          const bytes = snapshot.blob(entry.hash);
-          for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
-          stamps.set(file, stampOf(fstatSync(fd)));
-        } finally {
-          closeSync(fd);
-        }
-      }
-      handled += 1;
-      if (handled % BATCH === 0) await yieldToLoop();
-    }
-    stamps.set('', stampOf(lstatSync(dir)));
-    for (const [file, entry] of snapshot.manifest) if (entry.type === 'dir') stamps.set(file, stampOf(lstatSync(path.join(dir, file))));
-    return new WorkCopy(dir, snapshot, stamps);
+    return new WorkCopy(dir, snapshot, await fill(dir, snapshot));
   }
 
   /** What the copy should hold at `file` now ('' is the root), or undefined when nothing. */
@@ -230,6 +255,22 @@ export class WorkCopy {
    * (by checks, by an agent) and swaps the previous candidate's files for these.
    */
   async reset(files: CandidateFiles): Promise<ResetReport> {
+    if (this.#broken) {
+      // The stamps cannot be trusted after a failed reset: the copy is written afresh.
+      this.#stamps.clear();
+      for (const [file, stamp] of await fill(this.dir, this.#snapshot)) this.#stamps.set(file, stamp);
+      this.#overlay = new Map();
+      this.#broken = false;
+    }
+    try {
+      return await this.#resetFrom(files);
+    } catch (error) {
+      this.#broken = true;
+      throw error;
+    }
+  }
+
+  async #resetFrom(files: CandidateFiles): Promise<ResetReport> {
     const drift = await this.scan();
     const previous = this.#overlay;
     this.#overlay = this.#overlayOf(files);
@@ -262,41 +303,47 @@ export class WorkCopy {
       const info = lstatOrNothing(path.join(this.dir, dir));
       if (info !== undefined && this.#wanted(dir) !== undefined) this.#stamps.set(dir, stampOf(info));
     }
-    this.#settledAt = Date.now();
+    this.#settledAt = settledMark(this.dir);
     return { scanned: drift.scanned, hashed: drift.hashed, restored: ordered.length };
   }
 
   /**
    * What was done to the copy since its last reset, as candidate files on top of the current ones:
    * changed and created files with their text, deleted files as `null`. Paths the snapshot ignores are
-   * left out. Throws when something cannot be a candidate (a symlink was created, a file is not UTF-8).
+   * left out. Throws a TypeError when something cannot be a candidate (a symlink was created, a file is
+   * not UTF-8), a RangeError when the changed files hold more than `maxBytes` (nothing more is read).
    */
-  async changes(): Promise<Record<string, string | null>> {
+  async changes({ maxBytes = Number.POSITIVE_INFINITY }: { maxBytes?: number } = {}): Promise<Record<string, string | null>> {
     const drift = await this.scan();
-    const files: Record<string, string | null> = {};
+    // A map: a file named like an Object member (`__proto__`) is a key like any other.
+    const files = new Map<string, string | null>();
     const ignored = this.#snapshot.ignored;
-    const readText = (file: string): void => {
+    let bytesLeft = maxBytes;
+    const readText = (file: string, size: number): void => {
+      bytesLeft -= size;
+      if (bytesLeft < 0) throw new RangeError(`the changed files hold more than ${maxBytes} bytes (at ${file})`);
       const bytes = readNoFollow(path.join(this.dir, file));
       const text = bytes.toString('utf8');
       if (!Buffer.from(text, 'utf8').equals(bytes)) throw new TypeError(`${file} is not UTF-8 text; a candidate holds text files only`);
-      files[file] = text;
+      files.set(file, text);
     };
     const take = (file: string): void => {
       if (ignored(file)) return;
       const info = lstatOrNothing(path.join(this.dir, file));
       if (info === undefined) return;
       if (info.isSymbolicLink()) throw new TypeError(`${file} is a symlink to ${JSON.stringify(readlinkSync(path.join(this.dir, file)))}; a candidate holds files only`);
-      if (info.isFile()) readText(file);
+      if (info.isFile()) readText(file, info.size);
       else if (info.isDirectory()) for (const name of readdirSync(path.join(this.dir, file)).sort()) take(`${file}/${name}`);
     };
     for (const file of [...drift.changed].sort()) {
       const wanted = this.#wanted(file);
       const info = lstatOrNothing(path.join(this.dir, file));
-      if (wanted?.type === 'file' && (info === undefined || !info.isFile())) files[file] = null;
+      if (wanted?.type === 'file' && (info === undefined || !info.isFile())) files.set(file, null);
       if (wanted?.type === 'symlink') throw new TypeError(`the symlink ${file} was changed or removed; a candidate holds files only`);
       if (info !== undefined && !(info.isDirectory() && wanted?.type === 'dir')) take(file);
     }
     for (const file of [...drift.extra].sort()) take(file);
-    return files;
+    // Own properties throughout (`__proto__` included), which proposal validation then refuses by name.
+    return Object.fromEntries(files);
   }
 }

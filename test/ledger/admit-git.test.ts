@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmod, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
@@ -96,7 +96,8 @@ describe('admitRun --git-branch', () => {
 
   it("checks conflicts against HEAD's files, not the working tree, and admits over them with force", async () => {
     const dir = await repository({ ...BASE, 'src/app.js': 'committed after the run started\n' });
-    await writeFile(path.join(dir, 'src/app.js'), 'app v1\n');
+    // An uncommitted edit to a path the run does not touch differs from nothing the branch commits.
+    await writeFile(path.join(dir, 'README.md'), 'edited since, not committed\n');
     const ledger = new MemoryLedger();
     const runId = await recordRun(ledger, { files: { 'src/app.js': 'app v2\n', 'src/new.js': 'n\n' }, baseline: BASE });
     const error: unknown = await admitRun({ ledger, runId, dir, gitBranch: 'b' }).catch((thrown: unknown) => thrown);
@@ -106,6 +107,35 @@ describe('admitRun --git-branch', () => {
     const forced = await admitRun({ ledger, runId, dir, gitBranch: 'b', force: true });
     assert.deepEqual(forced.forced, [{ file: 'src/app.js', change: 'changed' }]);
     assert.equal(git(dir, 'show', 'b:src/app.js'), 'app v2\n');
+  });
+
+  it('says when HEAD differs because the run started from uncommitted changes, and commits them with force', async () => {
+    const dir = await repository(BASE);
+    // Committed after the run started: a change since, as in the test above.
+    await writeFile(path.join(dir, 'src/old.js'), 'old v2\n');
+    git(dir, 'commit', '--quiet', '-am', 'after the run started');
+    // Uncommitted when the run started, and still so: an edit, an untracked file and a deletion.
+    const started = { 'src/app.js': 'app v1\nlocal edit\n', 'notes.txt': 'untracked\n', 'src/old.js': 'old\n' };
+    await layOut(dir, { 'src/app.js': started['src/app.js'], 'notes.txt': started['notes.txt'] });
+    await rm(path.join(dir, 'README.md'));
+    const ledger = new MemoryLedger();
+    const files = { 'src/app.js': 'app v2\nlocal edit\n', 'notes.txt': 'untracked\nmore\n', 'README.md': 'rewritten\n', 'src/old.js': 'old v3\n' };
+    const runId = await recordRun(ledger, { files, baseline: started });
+    const error: unknown = await admitRun({ ledger, runId, dir, gitBranch: 'b' }).catch((thrown: unknown) => thrown);
+    assert.ok(error instanceof AdmitError && error.code === 'admit.conflict', String(error));
+    const uncommitted = 'differs from HEAD: the run started from uncommitted changes to this file';
+    assert.deepEqual(error.problems, [
+      { file: 'README.md', reason: uncommitted },
+      { file: 'notes.txt', reason: uncommitted },
+      { file: 'src/app.js', reason: uncommitted },
+      { file: 'src/old.js', reason: 'changed since the run started' },
+    ]);
+    assert.match(error.headline, /: 4 path\(s\) of HEAD of .* differ from the files the run started from; nothing was written \(--force admits over them, committing the uncommitted changes the run started from\)$/);
+    const forced = await admitRun({ ledger, runId, dir, gitBranch: 'b', force: true });
+    assert.deepEqual(forced.forced.map(({ file, change }) => `${change} ${file}`), ['uncommitted README.md', 'uncommitted notes.txt', 'uncommitted src/app.js', 'changed src/old.js']);
+    // The commit carries each candidate file whole, the uncommitted edit it started from included.
+    const tree = treeAt(dir, forced.branch?.commit as string);
+    assert.deepEqual([tree['src/app.js'], tree['notes.txt'], tree['README.md'], tree['src/old.js']], ['100644 app v2\nlocal edit\n', '100644 untracked\nmore\n', '100644 rewritten\n', '100644 old v3\n']);
   });
 
   it("refuses paths that are or go through a symlink in HEAD, and works from a subdirectory of the repository", async () => {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -126,6 +127,28 @@ describe('admitRun into a directory', () => {
     assert.deepEqual(await treeOf(root), before);
   });
 
+  it("refuses what the workspace's path rules refuse, and .redline at any depth in any case, writing nothing", async () => {
+    const dir = await scratch();
+    await layOut(dir, { '.redline/ledger.db': 'the ledger\n', 'ok.txt': 'ok\n' });
+    const long = 'x'.repeat(300);
+    const ledger = new MemoryLedger();
+    const files = { 'ok.txt': 'changed\n', '.GIT/config': 'x\n', 'a/.Git./hooks/pre-commit': 'x\n', '.redline/ledger.db': 'x\n', 'sub/.REDLINE/x': 'x\n', '.Redline': null, [`dir/${long}`]: 'x\n' };
+    const runId = await recordRun(ledger, { files, baseline: { 'ok.txt': 'ok\n', '.redline/ledger.db': 'the ledger\n' } });
+    const before = await treeOf(dir);
+    const error = await refusal(admitRun({ ledger, runId, dir, force: true }));
+    assert.equal(error.code, 'admit.bad_path');
+    const inside = 'a path inside .git or .redline, which redline never admits into';
+    assert.deepEqual(Object.fromEntries(error.problems.map(({ file, reason }) => [file, reason])), {
+      '.GIT/config': 'a path inside .git',
+      '.Redline': inside,
+      '.redline/ledger.db': inside,
+      'a/.Git./hooks/pre-commit': 'a path inside .git',
+      [`dir/${long}`]: 'a path with a component longer than 255 bytes',
+      'sub/.REDLINE/x': inside,
+    });
+    assert.deepEqual(await treeOf(dir), before);
+  });
+
   it('refuses a run that is unknown, not complete, or whose last candidate is not the sealed one', async () => {
     const dir = await scratch();
     const ledger = new MemoryLedger();
@@ -136,6 +159,38 @@ describe('admitRun into a directory', () => {
     assert.match(notComplete.message, /ended failed_with_evidence \(budget_attempts\); only a complete run can be admitted/);
     await assert.rejects(admitRun({ ledger, runId: failed }), /Expected a directory to admit into, got none/);
     await assert.rejects(admitRun({ ledger, runId: failed, patch: 'p', gitBranch: 'b' }), TypeError);
+  });
+});
+
+describe('admitRun stopped partway through writing', () => {
+  // A real I/O error after some files were written, as root too: the child's file-size limit
+  // (`ulimit -f`, 1 or 2 MiB by the shell's unit) makes writing the 4 MiB file fail with EFBIG.
+  it('reports admit.partial with every path written, deleted, failed or not reached', async () => {
+    const dir = await scratch();
+    await layOut(dir, { 'gone.txt': 'bye\n', 'a.txt': 'old a\n' });
+    const source = path.resolve(import.meta.dirname, '../..');
+    const script = `
+      const { admitRun } = await import(${JSON.stringify(path.join(source, 'src/ledger/admit.ts'))});
+      const { MemoryLedger } = await import(${JSON.stringify(path.join(source, 'src/ledger/memory/memory-ledger.ts'))});
+      const { recordRun } = await import(${JSON.stringify(path.join(import.meta.dirname, 'admit-runs.ts'))});
+      const ledger = new MemoryLedger();
+      const files = { 'gone.txt': null, 'a.txt': 'new a\\n', 'b.bin': 'x'.repeat(4 * 1024 * 1024), 'c/d.txt': 'new d\\n' };
+      const runId = await recordRun(ledger, { files, baseline: { 'gone.txt': 'bye\\n', 'a.txt': 'old a\\n' } });
+      const error = await admitRun({ ledger, runId, dir: ${JSON.stringify(dir)} }).then(() => undefined, (thrown) => thrown);
+      console.log(JSON.stringify({ runId, name: error?.name, code: error?.code, message: error?.message, problems: error?.problems }));`;
+    const child = spawnSync('sh', ['-c', 'ulimit -f 2048 && exec "$0" "$@"', process.execPath, '--import', 'tsx', '--input-type=module', '-e', script], { cwd: source, encoding: 'utf8', timeout: 60_000 });
+    assert.equal(child.status, 0, child.stderr);
+    const { runId, ...error } = JSON.parse(child.stdout.trim().split('\n').at(-1) as string) as { runId: string; name: string; code: string; message: string; problems: unknown };
+    assert.deepEqual([error.name, error.code], ['AdmitError', 'admit.partial'], error.message);
+    assert.equal(error.message.split('\n')[0], `run ${runId}: admission into ${dir} stopped at "b.bin" (EFBIG); 2 path(s) were changed before it, 2 were not`);
+    assert.deepEqual(error.problems, [
+      { file: 'gone.txt', reason: 'deleted' },
+      { file: 'a.txt', reason: 'written' },
+      { file: 'b.bin', reason: 'not written: EFBIG: file too large, write' },
+      { file: 'c/d.txt', reason: 'not written (not reached)' },
+    ]);
+    // Exactly what the report says: no temporary file left, nothing of the paths not reached.
+    assert.deepEqual(await treeOf(dir), { 'a.txt': `file 644 ${Buffer.from('new a\n').toString('hex')}` });
   });
 });
 

@@ -202,3 +202,16 @@ describe('agent usage', () => {
     assert.deepEqual([result.counters.inputTokens, result.counters.outputTokens], [600, 100]);
   });
 });
+
+describe('test reports', () => {
+  it('a JUnit report left in the workspace does not pass for a command that writes none', async () => {
+    const junit = '<testsuites><testsuite name="s" tests="1"><testcase name="old" classname="s"/></testsuite></testsuites>';
+    const dir = await tempWorkspace({ ...MATH, 'reports/junit.xml': junit });
+    const check = { name: 'junit', kind: 'test-runner', format: 'junit', reportFile: 'reports/junit.xml', command: 'true' } as const;
+    const ledger = new MemoryLedger();
+    const result = await runMission({ mission: mission(dir, { checks: [check], budgets: { maxAttempts: 1 } }), proposer: functionProposer(() => ({ files: { 'src/math.js': 'x\n' } })), ledger, scratchDir });
+    assert.notEqual(result.verification, 'verified');
+    const baseline = (await ledger.records(result.runId)).find((record) => record.type === 'baseline')?.data.findings as { check: string; reasonCodes: string[] }[];
+    assert.deepEqual(baseline.find((item) => item.check === 'junit')?.reasonCodes, ['report.missing']);
+  });
+});

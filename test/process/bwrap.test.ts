@@ -10,7 +10,7 @@ import { bwrapArgv, findBwrap } from '../../src/process/bwrap.js';
 import { runProcess, type ProcessOptions } from '../../src/process/run-process.js';
 import type { BwrapSandbox } from '../../src/process/sandbox.js';
 import { assertSandboxAvailable, sandboxProblem } from '../../src/process/sandbox-problem.js';
-import { SandboxUnavailableError } from '../../src/process/sandbox-unavailable-error.js';
+import { SandboxUnavailableError } from '../../src/errors/sandbox-unavailable-error.js';
 import { ends, runningWithArg } from './liveness.js';
 
 const connect = new URL('../fixtures/process/connect.mjs', import.meta.url).pathname;
@@ -55,7 +55,7 @@ describe('a missing bwrap', () => {
     assert.equal(await sandboxProblem(missing), 'bubblewrap (bwrap) is not installed at /nonexistent/bwrap: apt-get install bubblewrap');
     await assert.rejects(assertSandboxAvailable(missing), (error: unknown) => {
       assert.ok(error instanceof SandboxUnavailableError);
-      assert.deepEqual([error.code, error.kind], ['sandbox_unavailable', 'bwrap']);
+      assert.deepEqual([error.code, error.kind], ['sandbox.unavailable', 'bwrap']);
       assert.match(error.message, /apt-get install bubblewrap/);
       return true;
     });

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { chmodSync, cpSync, existsSync, lstatSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { RunWorkspace, SnapshotGoneError } from '../../src/workspace/run-workspace.js';
+import { SnapshotGoneError } from '../../src/errors/snapshot-gone-error.js';
+import { RunWorkspace } from '../../src/workspace/run-workspace.js';
 import { expectedCopy, readTree, tempBase, treeDifferences, writeTree, type Entry, type Tree } from './tree.js';
 
 const file = (content: string, mode = 0o644): Entry => ({ type: 'file', mode, content: Buffer.from(content) });

@@ -15,26 +15,26 @@ function deadPid(): number {
   return Number(result.stdout);
 }
 
-function runDir(name: string, { pid, host = hostname(), snapshot = true }: { pid?: number; host?: string; snapshot?: boolean }): void {
+function runDir(name: string, { pid, host = hostname(), recorded = true }: { pid?: number; host?: string; recorded?: boolean }): void {
   mkdirSync(path.join(root, name, 'check'), { recursive: true });
   if (pid !== undefined) writeFileSync(path.join(root, name, 'owner.json'), JSON.stringify({ host, pid }));
-  if (snapshot) writeFileSync(path.join(root, name, 'snapshot.json'), '{}');
+  if (recorded) writeFileSync(path.join(root, name, 'recorded'), '');
 }
 
 describe('sweepRunDirectories', () => {
   it('removes what dead processes left for sealed or never-started runs, and keeps what may still be resumed', async () => {
     const dead = deadPid();
-    runDir('renamed.removing-1-2', {});
+    runDir('renamed~removing-1-2', {});
     runDir('sealed-run', { pid: dead });
     runDir('unsealed-run', { pid: dead });
     runDir('other-ledger', { pid: dead });
-    runDir('died-snapshotting', { pid: dead, snapshot: false });
-    runDir('live-run', { pid: process.ppid, snapshot: false });
-    runDir('other-host', { pid: dead, host: `not-${hostname()}`, snapshot: false });
-    runDir('no-owner', { snapshot: false });
+    runDir('died-before-recorded', { pid: dead, recorded: false });
+    runDir('live-run', { pid: process.ppid, recorded: false });
+    runDir('other-host', { pid: dead, host: `not-${hostname()}`, recorded: false });
+    runDir('no-owner', { recorded: false });
     const states: Record<string, 'sealed' | 'unsealed'> = { 'sealed-run': 'sealed', 'unsealed-run': 'unsealed' };
     const removed = await sweepRunDirectories({ root, runState: async (runId) => states[runId] ?? 'unknown' });
-    assert.deepEqual(removed.sort(), ['died-snapshotting', 'sealed-run']);
+    assert.deepEqual(removed.sort(), ['died-before-recorded', 'sealed-run']);
     assert.deepEqual(readdirSync(root).sort(), ['live-run', 'no-owner', 'other-host', 'other-ledger', 'unsealed-run']);
   });
 
