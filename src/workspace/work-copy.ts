@@ -275,11 +275,17 @@ export class WorkCopy {
     const previous = this.#overlay;
     this.#overlay = this.#overlayOf(files);
     const targets = new Set<string>([...drift.changed, ...drift.extra, ...previous.keys(), ...this.#overlay.keys()]);
-    // A directory that is gone or was replaced (by a file, or a symlink to a look-alike) gets all its content back.
+    // A directory that is gone or was replaced (by a file, or a symlink to a look-alike) gets all its content
+    // back; one that is a directory already keeps only what it should hold (it may be new: made by a check
+    // where a file was, or where the candidate now wants one).
     for (const file of [...targets]) {
       if (this.#wanted(file)?.type !== 'dir') continue;
       const info = lstatOrNothing(path.join(this.dir, file));
       if (info === undefined || !info.isDirectory()) for (const below of this.#below(file)) targets.add(below);
+      else for (const name of readdirSync(path.join(this.dir, file))) {
+        const child = file === '' ? name : `${file}/${name}`;
+        if (this.#wanted(child) === undefined) targets.add(child);
+      }
     }
     const ordered = [...targets].sort();
     const touchedDirs = new Set<string>();
