@@ -49,8 +49,8 @@ export function modelProposer(options: ModelProposerOptions): Proposer {
   return {
     name: `model:${modelId}`,
     capabilities: { reportsTokens: true, reportsCost: price !== undefined },
-    async propose(request, { signal }) {
-      const prompt = await proposalPrompt({ request, maxBytes: maxContextBytes });
+    async propose(request, { signal, workspace }) {
+      const prompt = await proposalPrompt({ request, maxBytes: maxContextBytes, ...(workspace === undefined ? {} : { baseline: workspace.baselineFiles() }) });
       const { object, usage } = await requestObject({ languageModel, schema: proposalSchema, system: PROPOSER_SYSTEM, prompt, maxRetries, maxOutputTokens, abortSignal: signal }).catch(
         (error: unknown) => {
           throw toProposerError(error, signal);

@@ -1,6 +1,6 @@
-import type { BudgetsLeft, ProposalRequest } from '../proposers/proposer.js';
+import type { BaselineFile, BudgetsLeft, ProposalRequest } from '../proposers/proposer.js';
 import { changedFileBlocks, fenced, fileBlock, findingLine } from '../proposers/render.js';
-import { readWorkspaceFiles } from './workspace-files.js';
+import { readBaselineFiles, readWorkspaceFiles } from './workspace-files.js';
 
 /** Failing findings listed in full, and left-out files named; more are counted. */
 const MAX_LISTED = 50;
@@ -25,15 +25,17 @@ function budgetsLine({ attempts, tokens, wallClockMs, costUsd }: BudgetsLeft): s
 }
 
 /**
- * The user prompt for one proposal: goal, scope, the workspace files in scope, the latest candidate's
+ * The user prompt for one proposal: goal, scope, the workspace files in scope (from the run's snapshot), the latest candidate's
  * changes, the failing findings and the budgets left. File contents share `maxBytes`, the latest
  * candidate's changes first; what does not fit is named, not shown.
  */
-export async function proposalPrompt({ request, maxBytes }: { request: ProposalRequest; maxBytes: number }): Promise<string> {
+export async function proposalPrompt({ request, maxBytes, baseline }: { request: ProposalRequest; maxBytes: number; baseline?: readonly BaselineFile[] }): Promise<string> {
   const { mission, attempt, state } = request;
   const changes = state.candidate?.files ?? {};
   const candidate = changedFileBlocks(changes, maxBytes);
-  const workspace = mission.workspaceDir === undefined ? undefined : await readWorkspaceFiles({ dir: mission.workspaceDir, scope: mission.scope, skip: new Set(Object.keys(changes)), maxBytes: candidate.bytesLeft });
+  const selection = { scope: mission.scope, skip: new Set(Object.keys(changes)), maxBytes: candidate.bytesLeft };
+  // The run's snapshot when the loop offers it; the workspace directory for a caller without one.
+  const workspace = mission.workspaceDir === undefined ? undefined : baseline !== undefined ? await readBaselineFiles(baseline, selection) : await readWorkspaceFiles({ dir: mission.workspaceDir, ...selection });
   const leftOut = [...candidate.leftOut, ...(workspace?.leftOut ?? [])];
 
   const failing = state.findings.filter((finding) => finding.status === 'fail' || finding.status === 'error');

@@ -34,21 +34,27 @@ async function* walk(dir: string, prefix: string): AsyncGenerator<string> {
   }
 }
 
-/** Reads the text files of a workspace that match the scope, in a deterministic order, within a byte budget. */
-export async function readWorkspaceFiles({ dir, scope, skip, maxBytes }: WorkspaceFilesOptions): Promise<WorkspaceFiles> {
+/** A file to consider: its path, its size, and how to read it. */
+interface Candidate {
+  readonly file: string;
+  readonly size: number;
+  read(): Buffer | Promise<Buffer>;
+}
+
+/** The text files among `entries` that match the scope, in their order, within a byte budget. */
+async function pick(entries: AsyncIterable<Candidate> | Iterable<Candidate>, { scope, skip, maxBytes }: Omit<WorkspaceFilesOptions, 'dir'>): Promise<WorkspaceFiles> {
   const inScope = picomatch([...scope], { dot: true });
   const files: Array<readonly [string, string]> = [];
   const leftOut: string[] = [];
   let left = maxBytes;
-  for await (const file of walk(dir, '')) {
+  for await (const { file, size, read } of entries) {
     if (skip.has(file) || !inScope(file)) continue;
-    const absolute = path.join(dir, file);
     // The size check comes first so that a huge file is never read.
-    if ((await stat(absolute)).size > left) {
+    if (size > left) {
       leftOut.push(file);
       continue;
     }
-    const content = await readFile(absolute);
+    const content = await read();
     if (content.includes(0)) {
       leftOut.push(file);
       continue;
@@ -57,4 +63,26 @@ export async function readWorkspaceFiles({ dir, scope, skip, maxBytes }: Workspa
     files.push([file, content.toString('utf8')]);
   }
   return { files, leftOut };
+}
+
+/** Reads the text files of a workspace directory that match the scope, in a deterministic order, within a byte budget. */
+export async function readWorkspaceFiles({ dir, ...options }: WorkspaceFilesOptions): Promise<WorkspaceFiles> {
+  async function* entries(): AsyncGenerator<Candidate> {
+    for await (const file of walk(dir, '')) {
+      const absolute = path.join(dir, file);
+      yield { file, size: (await stat(absolute)).size, read: () => readFile(absolute) };
+    }
+  }
+  return pick(entries(), options);
+}
+
+/**
+ * The same from the run's snapshot (what every candidate applies to), not from the live workspace:
+ * what the user does to the workspace during the run never reaches the model.
+ */
+export function readBaselineFiles(baseline: readonly Candidate[], options: Omit<WorkspaceFilesOptions, 'dir'>): Promise<WorkspaceFiles> {
+  return pick(
+    baseline.filter(({ file }) => !file.split('/').some((part) => SKIPPED_DIRECTORIES.has(part))),
+    options,
+  );
 }

@@ -303,7 +303,8 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
   /** What the last reset of the check copy cost, for the attempt record. */
   let isolation: Record<string, number> | undefined;
   const baseline = new Baseline(files === undefined ? undefined : (file) => files.snapshot.text(file));
-  const proposerWorkspace: ProposerWorkspace | undefined = files === undefined ? undefined : { prepare: (candidateFiles) => files.agentCopy(candidateFiles), changes: (changeOptions) => files.agentChanges(changeOptions) };
+  const proposerWorkspace: ProposerWorkspace | undefined =
+    files === undefined ? undefined : { baselineFiles: () => files.baselineFiles(), prepare: (candidateFiles) => files.agentCopy(candidateFiles), changes: (changeOptions) => files.agentChanges(changeOptions) };
   let sealed = false;
 
   // The wall-clock budget is enforced while a proposer, check or judge runs, not only between attempts.

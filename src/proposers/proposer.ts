@@ -51,8 +51,17 @@ export interface ProposerCapabilities {
   readonly reportsCost: boolean;
 }
 
-/** What the loop offers a proposer that edits files in place (missions with a workspace only). */
+/** One file of the run's snapshot, read on demand. */
+export interface BaselineFile {
+  readonly file: string;
+  readonly size: number;
+  read(): Buffer;
+}
+
+/** What the loop offers proposers of missions with a workspace: the run's baseline, and a copy to edit in place. */
 export interface ProposerWorkspace {
+  /** Every file of the run's snapshot (the baseline every candidate applies to), in path order. */
+  baselineFiles(): readonly BaselineFile[];
   /** A private copy holding exactly snapshot + `files` (the latest candidate's), to edit in place. */
   prepare(files: Readonly<Record<string, string | null>>): Promise<string>;
   /**

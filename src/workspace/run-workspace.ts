@@ -37,6 +37,15 @@ export function runDirectory(runId: string, scratchDir?: string): string {
   return path.join(runsRoot(scratchDir), runId);
 }
 
+/** Orders paths as a walk of sorted directory listings visits them: by component, not by whole string. */
+function compareParts(a: readonly string[], b: readonly string[]): number {
+  for (let index = 0; index < Math.min(a.length, b.length); index += 1) {
+    const [x, y] = [a[index] as string, b[index] as string];
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return a.length - b.length;
+}
+
 /** A path as a case-insensitive, normalizing file system sees it (see `foldedName`). */
 function foldedPath(file: string): string {
   return file.split('/').map(foldedName).join('/');
@@ -195,6 +204,16 @@ export class RunWorkspace {
   /** Paths where the live workspace no longer matches the snapshot. */
   liveChanges(): Promise<string[]> {
     return liveChanges(this.snapshot);
+  }
+
+  /** Every file of the snapshot, in path order (by component), its bytes read (and checked) on demand. */
+  baselineFiles(): { file: string; size: number; read: () => Buffer }[] {
+    const result: { file: string; size: number; read: () => Buffer }[] = [];
+    for (const [file, entry] of this.snapshot.manifest) {
+      if (entry.type === 'file') result.push({ file, size: entry.size, read: () => this.snapshot.blob(entry.hash) });
+    }
+    const parts = new Map(result.map(({ file }) => [file, file.split('/')]));
+    return result.sort((a, b) => compareParts(parts.get(a.file) as string[], parts.get(b.file) as string[]));
   }
 
   /** The snapshot's content hash of each path (null: the snapshot has no file there), for admission. */

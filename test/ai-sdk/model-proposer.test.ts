@@ -1,9 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { modelProposer } from '../../src/ai-sdk/model-proposer.js';
 import { openAICompatibleModel } from '../../src/ai-sdk/openai-compatible.js';
 import { ProposerError } from '../../src/errors/proposer-error.js';
+import { MemoryLedger } from '../../src/ledger/memory/memory-ledger.js';
 import { EMPTY_CANDIDATE } from '../../src/loop/candidate.js';
+import { runMission } from '../../src/loop/run-mission.js';
+import { defineMission } from '../../src/mission/mission.js';
 import { validateProposal } from '../../src/proposers/validate-proposal.js';
 import { startOpenAIStub, type OpenAIStub } from '../../src/testing/openai-stub-server.js';
 import { promptOf, proposalRequest, workspaceWith } from './proposal-request.js';
@@ -144,6 +149,32 @@ describe('modelProposer', () => {
       const proposer = modelProposer({ languageModel: openAICompatibleModel({ baseURL: stub.baseURL, model: 'other-model' }), maxRetries: 0 });
       assert.equal(proposer.name, 'model:other-model');
       assert.deepEqual((await proposer.propose(proposalRequest({ workspaceDir }), { signal })).files, {});
+    } finally {
+      await stub.close();
+    }
+  });
+
+  it('in a run, shows the model the run snapshot, not what the live workspace became meanwhile', async () => {
+    const dir = await workspaceWith({ 'src/add.js': 'export const add = (a, b) => a - b;\n', 'test.sh': 'grep -q "a + b" src/add.js\n' });
+    const stub = await startOpenAIStub({ replies: ['{"files":{"src/other.js":"x"}}', '{"files":{"src/add.js":"export const add = (a, b) => a + b;\\n"}}'] });
+    try {
+      const proposer = modelProposer({ baseURL: stub.baseURL, model: 'stub-model', maxRetries: 0 });
+      let calls = 0;
+      const spy: typeof proposer = {
+        ...proposer,
+        async propose(request, options) {
+          calls += 1;
+          // The user edits the live workspace after the run started.
+          if (calls === 2) await writeFile(path.join(dir, 'src/add.js'), 'LIVE EDIT\n');
+          return proposer.propose(request, options);
+        },
+      };
+      const mission = defineMission({ id: 'snap', goal: 'fix add', workspace: dir, scope: ['src/**'], budgets: { maxAttempts: 2 }, stopPolicy: { guards: [] }, checks: [{ name: 't', kind: 'command', tier: 'demand', command: 'sh test.sh' }] });
+      const result = await runMission({ mission, proposer: spy, ledger: new MemoryLedger() });
+      assert.equal(result.outcome, 'complete');
+      const second = promptOf(stub.requests[1]);
+      assert.match(second, /a - b/);
+      assert.doesNotMatch(second, /LIVE EDIT/);
     } finally {
       await stub.close();
     }
