@@ -6,6 +6,9 @@ export interface BlobSlot {
   readonly size: number;
 }
 
+/** Bytes gathered before one write: a snapshot of many small files costs a few large writes. */
+const WRITE_BUFFER = 8 * 1024 * 1024;
+
 /**
  * Content-addressed blobs in one append-only file: a snapshot's bytes are written once, sequentially, and
  * identical files are stored once. Reads are positional, so restoring one file reads only that file.
@@ -14,9 +17,13 @@ export class BlobPack {
   readonly file: string;
   readonly #fd: number;
   readonly #slots: Map<string, BlobSlot>;
+  /** Where the committed blobs end. */
   #end: number;
   /** Bytes of the blob being written (not committed yet). */
   #pending = 0;
+  /** Up to where the pack's bytes are in the file; the rest, up to `#end + #pending`, is in `#buffer`. */
+  #flushed: number;
+  #buffer: Buffer | undefined;
   #closed = false;
 
   private constructor(file: string, fd: number, slots: Map<string, BlobSlot>, end: number) {
@@ -24,6 +31,7 @@ export class BlobPack {
     this.#fd = fd;
     this.#slots = slots;
     this.#end = end;
+    this.#flushed = end;
   }
 
   /** A new, empty pack (an existing file is truncated). */
@@ -39,10 +47,29 @@ export class BlobPack {
     return new BlobPack(file, openSync(file, 'r+'), index, end);
   }
 
-  /** Appends bytes to the blob being written; `commit` names it, `discard` drops it (a duplicate). */
+  #write(bytes: Uint8Array, length: number, at: number): void {
+    for (let written = 0; written < length; ) written += writeSync(this.#fd, bytes, written, length - written, at + written);
+  }
+
+  /** Writes the buffered bytes to the file. */
+  #flush(): void {
+    const buffered = this.#end + this.#pending - this.#flushed;
+    if (buffered > 0 && this.#buffer !== undefined) this.#write(this.#buffer, buffered, this.#flushed);
+    this.#flushed = this.#end + this.#pending;
+  }
+
+  /** Appends bytes to the blob being written; `commit` names it (or drops it when the pack has it already). */
   append(bytes: Uint8Array, length = bytes.length): void {
-    let written = 0;
-    while (written < length) written += writeSync(this.#fd, bytes, written, length - written, this.#end + this.#pending + written);
+    const at = this.#end + this.#pending;
+    if (at - this.#flushed + length > WRITE_BUFFER) this.#flush();
+    if (length >= WRITE_BUFFER) {
+      this.#write(bytes, length, at);
+      this.#pending += length;
+      this.#flushed = at + length;
+      return;
+    }
+    this.#buffer ??= Buffer.allocUnsafe(WRITE_BUFFER);
+    this.#buffer.set(bytes.subarray(0, length), at - this.#flushed);
     this.#pending += length;
   }
 
@@ -52,6 +79,8 @@ export class BlobPack {
       this.#end += this.#pending;
     }
     this.#pending = 0;
+    // A dropped duplicate may have reached the file already: the next blob is written over it.
+    if (this.#flushed > this.#end) this.#flushed = this.#end;
   }
 
   /** The bytes of a blob; throws when the pack does not hold it or holds fewer bytes than recorded. */
@@ -59,6 +88,7 @@ export class BlobPack {
     if (this.#closed) throw new Error(`the snapshot's pack ${this.file} is closed`);
     const slot = this.#slots.get(hash);
     if (slot === undefined) throw new Error(`the snapshot holds no blob ${hash}`);
+    if (slot.offset + slot.size > this.#flushed) this.#flush();
     const bytes = Buffer.allocUnsafe(slot.size);
     let read = 0;
     while (read < slot.size) {
@@ -69,6 +99,11 @@ export class BlobPack {
     return bytes;
   }
 
+  /** Writes what is buffered: call before the pack's index is saved for another process. */
+  sync(): void {
+    this.#flush();
+  }
+
   slots(): IterableIterator<[string, BlobSlot]> {
     return this.#slots.entries();
   }
@@ -77,6 +112,9 @@ export class BlobPack {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
+    this.#pending = 0;
+    this.#flush();
+    this.#buffer = undefined;
     ftruncateSync(this.#fd, this.#end);
     closeSync(this.#fd);
   }

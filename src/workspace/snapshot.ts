@@ -90,17 +90,27 @@ function captureFile(source: string, copy: string | undefined, pack: BlobPack, b
     const output = copy === undefined ? undefined : openSync(copy, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
     try {
       if (output !== undefined && (mode & umask) !== 0) fchmodSync(output, mode);
-      const digest = createHash('sha256');
+      // Most files fit the buffer: one read asking for a byte more than fstat said finds the end without
+      // another call, and the one-shot hash is cheaper than a streaming one.
       let size = 0;
-      for (;;) {
-        const n = readSync(input, buffer, 0, buffer.length, null);
-        if (n === 0) break;
-        digest.update(buffer.subarray(0, n));
+      let hash: string;
+      const first = readSync(input, buffer, 0, Math.min(buffer.length, info.size + 1), null);
+      const write = (n: number): void => {
         pack.append(buffer, n);
         if (output !== undefined) for (let done = 0; done < n; ) done += writeSync(output, buffer, done, n - done);
         size += n;
+      };
+      if (first <= info.size && first < buffer.length) {
+        hash = contentHash(buffer.subarray(0, first));
+        write(first);
+      } else {
+        const digest = createHash('sha256');
+        for (let n = first; n > 0; n = readSync(input, buffer, 0, buffer.length, null)) {
+          digest.update(buffer.subarray(0, n));
+          write(n);
+        }
+        hash = digest.digest('hex');
       }
-      const hash = digest.digest('hex');
       pack.commit(hash);
       return { entry: { type: 'file', mode, size, hash }, live: stampOf(info), ...(output === undefined ? {} : { copied: stampOf(fstatSync(output)) }) };
     } finally {
@@ -206,6 +216,7 @@ interface StoredSnapshot {
 /** Writes what {@link loadSnapshot} needs to rebuild a snapshot (for a resumed run). */
 export function saveSnapshot(snapshot: Snapshot & { readonly pack: BlobPack }, file: string): void {
   const stored: StoredSnapshot = { version: 1, workspace: snapshot.workspace, hash: snapshot.hash, rootMode: snapshot.rootMode, entries: [...snapshot.manifest], blobs: [...snapshot.pack.slots()], live: [...snapshot.live] };
+  snapshot.pack.sync();
   // Whole or absent: a process killed while writing it leaves no half file for recovery to trust.
   writeFileSync(`${file}.partial`, JSON.stringify(stored));
   renameSync(`${file}.partial`, file);
