@@ -3,6 +3,7 @@ import { ledgerBench, type BackendResult } from './ledger.js';
 import { loopOverhead } from './loop-overhead.js';
 import { reviewQueueBench } from './review-queue.js';
 import { studyBench } from './study.js';
+import { workspaceBench, type Spread } from './workspace.js';
 
 const only = process.argv[2];
 const benches: Record<string, () => Promise<string>> = {
@@ -50,6 +51,32 @@ benches.study = async () => {
     `study: redline study stop-rules defaults (10 strategies × 5 σ × 10 seeds × 300 test tasks + cold-start curve), median of ${result.rounds} warm runs`,
     `  full default study                         ${result.coreMs.toFixed(0).padStart(8)} ms  (target < 500 ms, ratio ${(result.coreMs / 500).toFixed(2)}× the target)`,
     `  with the calibration sweep (CLI default)   ${result.withCalibrationMs.toFixed(0).padStart(8)} ms  (15 confidences × 2 noise modes, one run)`,
+  ].join('\n');
+};
+
+benches.workspace = async () => {
+  const result = await workspaceBench();
+  const { tree, report, split } = result;
+  const count = (value: number): string => Math.round(value).toLocaleString('en-US');
+  const ms = ({ median, min, max }: Spread): string => `${count(median).padStart(8)} ms  (${count(min)}–${count(max)})`;
+  const times = ({ median, min, max }: Spread, digits: number): string => `${median.toFixed(digits).padStart(8)}×  (${min.toFixed(digits)}–${max.toFixed(digits)})`;
+  const percent = ({ median, min, max }: Spread): string => `${(median * 100).toFixed(1).padStart(8)}%  (${(min * 100).toFixed(1)}–${(max * 100).toFixed(1)})`;
+  const git = 'skipped' in result.gitStatusMs ? `skipped: ${result.gitStatusMs.skipped}` : ms(result.gitStatusMs);
+  return [
+    `workspace: ${count(tree.sourceFiles)} source files (${(tree.sourceBytes / 1e6).toFixed(0)} MB, ${count(tree.sourceDirs)} dirs, depth ≤ ${tree.maxDepth}) + node_modules (${count(tree.moduleFiles)} files, ${count(tree.moduleDirs)} dirs, ${(tree.moduleBytes / 1e6).toFixed(0)} MB, ${tree.moduleLinks} .bin links); median (range) of ${result.rounds} interleaved rounds after a warm-up, ${result.attemptsPerRound} attempts and ${result.sandboxesPerRound} reference ${result.sandboxesPerRound === 1 ? 'copy' : 'copies'} per round; load average ${result.load.before.toFixed(1)} before, ${result.load.after.toFixed(1)} after`,
+    `  (a) cp -r workspace                       ${ms(result.cpMs)}   then rm -rf:${ms(result.rmMs)}`,
+    `  (b) RunWorkspace.start                    ${ms(result.startMs)}   dispose:    ${ms(result.disposeMs)}, removed in the background after ${count(result.removedMs.median)} ms (${count(result.removedMs.min)}–${count(result.removedMs.max)})`,
+    `  (c) checkCopy after a check, per attempt  ${ms(result.resetMs)}   scanned ${count(report.scanned.median)} paths, hashed ${count(report.hashed.median)}, restored ${count(report.restored.median)}`,
+    `  (d) reference createSandbox + dispose     ${ms(result.sandboxMs)}   create ${count(result.sandboxCreateMs.median)} ms, dispose ${count(result.sandboxDisposeMs.median)} ms`,
+    `  ratio (b) / (a)                           ${times(result.startOverCp, 2)}  (target ≤ 1.5×)`,
+    `  ratio (d) / (c)                           ${times(result.sandboxOverReset, 0)}  (target ≥ 20×)`,
+    `  (c) / (a)                                 ${percent(result.resetOverCp)}  (target ≤ 5%)`,
+    `  where (c) goes, on a copy of its own (${split.attemptsPerRound} attempts per round, ${count(split.paths)} expected paths; ${count(split.changed.median)} changed, ${count(split.extra.median)} created at the top):`,
+    `    lstat of every expected path            ${ms(split.lstatMs)}`,
+    `    WorkCopy.scan (lstats, stamps, hashing) ${ms(split.scanMs)}`,
+    `    WorkCopy.reset (its scan + writes)      ${ms(split.resetMs)}`,
+    `  git status --porcelain, same tree committed ${git}`,
+    `  outside the rounds: generating the tree ${result.setupSeconds.generate.toFixed(0)} s, the git repository ${result.setupSeconds.git.toFixed(0)} s, the split's copy ${result.setupSeconds.splitCopy.toFixed(0)} s; the whole bench ${result.setupSeconds.total.toFixed(0)} s`,
   ].join('\n');
 };
 

@@ -4,6 +4,7 @@ import { WorkspaceUnreadableError } from '../errors/workspace-unreadable-error.j
 import path from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { BlobPack, type BlobSlot } from './blob-pack.js';
+import { CopyWriter } from './copy-writer.js';
 import type { IgnoreRule } from './ignore.js';
 import { contentHash, manifestHash, type Manifest, type ManifestEntry } from './manifest.js';
 import { processUmask, stampOf, type Stamp } from './stamp.js';
@@ -70,11 +71,12 @@ class PackedSnapshot implements Snapshot {
 }
 
 /**
- * Copies one regular file into the pack and (when given) the copy, hashing it on the way; one read.
- * Undefined when the file is gone (or was swapped for a symlink) since its directory was read; the
- * error code when it cannot be read.
+ * Reads one regular file into the pack, hashing it on the way (one read for a file that fits the
+ * buffer). A small file's bytes are handed back for the copy (`small`, valid until the buffer's next
+ * use); a large one is written to `copy` here, chunk by chunk. Undefined when the file is gone (or was
+ * swapped for a symlink) since its directory was read; the error code when it cannot be read.
  */
-function captureFile(source: string, copy: string | undefined, pack: BlobPack, buffer: Buffer, umask: number): { entry: ManifestEntry; live: Stamp; copied?: Stamp } | { unreadable: string } | undefined {
+function captureFile(source: string, copy: string | undefined, pack: BlobPack, buffer: Buffer, umask: number): { entry: Extract<ManifestEntry, { type: 'file' }>; live: Stamp; copied?: Stamp; small?: Buffer } | { unreadable: string } | undefined {
   let input: number;
   try {
     // O_NOFOLLOW: a file swapped for a symlink since the directory was read is not followed.
@@ -87,30 +89,27 @@ function captureFile(source: string, copy: string | undefined, pack: BlobPack, b
     const info = fstatSync(input);
     if (!info.isFile()) return undefined;
     const mode = info.mode & 0o7777;
+    // Asking for a byte more than fstat said finds the end of a file that fits without another read.
+    const first = readSync(input, buffer, 0, Math.min(buffer.length, info.size + 1), null);
+    if (first <= info.size && first < buffer.length) {
+      const bytes = buffer.subarray(0, first);
+      const hash = contentHash(bytes);
+      pack.append(buffer, first);
+      pack.commit(hash);
+      return { entry: { type: 'file', mode, size: first, hash }, live: stampOf(info), ...(copy === undefined ? {} : { small: bytes }) };
+    }
     const output = copy === undefined ? undefined : openSync(copy, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
     try {
       if (output !== undefined && (mode & umask) !== 0) fchmodSync(output, mode);
-      // Most files fit the buffer: one read asking for a byte more than fstat said finds the end without
-      // another call, and the one-shot hash is cheaper than a streaming one.
+      const digest = createHash('sha256');
       let size = 0;
-      let hash: string;
-      const first = readSync(input, buffer, 0, Math.min(buffer.length, info.size + 1), null);
-      const write = (n: number): void => {
+      for (let n = first; n > 0; n = readSync(input, buffer, 0, buffer.length, null)) {
+        digest.update(buffer.subarray(0, n));
         pack.append(buffer, n);
         if (output !== undefined) for (let done = 0; done < n; ) done += writeSync(output, buffer, done, n - done);
         size += n;
-      };
-      if (first <= info.size && first < buffer.length) {
-        hash = contentHash(buffer.subarray(0, first));
-        write(first);
-      } else {
-        const digest = createHash('sha256');
-        for (let n = first; n > 0; n = readSync(input, buffer, 0, buffer.length, null)) {
-          digest.update(buffer.subarray(0, n));
-          write(n);
-        }
-        hash = digest.digest('hex');
       }
+      const hash = digest.digest('hex');
       pack.commit(hash);
       return { entry: { type: 'file', mode, size, hash }, live: stampOf(info), ...(output === undefined ? {} : { copied: stampOf(fstatSync(output)) }) };
     } finally {
@@ -144,6 +143,8 @@ export async function takeSnapshot({ workspace, ignored, runDir, copyDir }: { wo
   };
   if (copyDir !== undefined) makeDir(copyDir, rootMode);
   const unreadable: string[] = [];
+  // Small files of the copy are created on a second thread while this one reads, hashes and packs.
+  const writer = copyDir === undefined ? undefined : new CopyWriter(umask, copyStamps);
   let handled = 0;
   try {
     for (let next = dirs.pop(); next !== undefined; next = dirs.pop()) {
@@ -179,11 +180,13 @@ export async function takeSnapshot({ workspace, ignored, runDir, copyDir }: { wo
           manifest.set(file, captured.entry);
           live.set(file, captured.live);
           if (captured.copied !== undefined) copyStamps.set(file, captured.copied);
+          if (captured.small !== undefined && writer !== undefined && copy !== undefined) await writer.write(copy, file, captured.small, captured.entry.mode);
         }
         handled += 1;
         if (handled % BATCH === 0) await yieldToLoop();
       }
     }
+    await writer?.finish();
     if (unreadable.length > 0) throw new WorkspaceUnreadableError(workspace, unreadable);
     // Directory times change while entries are created in them: moded and stamped once everything is written.
     if (copyDir !== undefined) {
@@ -197,6 +200,7 @@ export async function takeSnapshot({ workspace, ignored, runDir, copyDir }: { wo
     }
     live.set('', stampOf(rootInfo));
   } catch (error) {
+    await writer?.finish().catch(() => undefined);
     pack.close();
     throw error;
   }
