@@ -83,6 +83,20 @@ export class BlobPack {
     if (this.#flushed > this.#end) this.#flushed = this.#end;
   }
 
+  /**
+   * Makes room for a blob that another thread writes (see `CopyWriter`): its offset, or undefined when the
+   * pack holds that content already. Not while a blob is being appended.
+   */
+  reserve(hash: string, size: number): number | undefined {
+    if (this.#slots.has(hash)) return undefined;
+    this.#flush();
+    const offset = this.#end;
+    this.#slots.set(hash, { offset, size });
+    this.#end += size;
+    this.#flushed = this.#end;
+    return offset;
+  }
+
   /** The bytes of a blob; throws when the pack does not hold it or holds fewer bytes than recorded. */
   read(hash: string): Buffer {
     if (this.#closed) throw new Error(`the snapshot's pack ${this.file} is closed`);

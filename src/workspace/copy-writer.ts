@@ -17,11 +17,16 @@ const SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const fs = require('node:fs');
 const flags = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL;
-parentPort.on('message', ({ id, files, data, umask }) => {
+parentPort.on('message', ({ id, files, data, umask, pack }) => {
   const bytes = Buffer.from(data);
   const stamps = [];
+  let packFd;
   try {
-    for (const { target, file, mode, offset, length } of files) {
+    for (const { target, file, mode, offset, length, packOffset } of files) {
+      if (packOffset !== undefined) {
+        packFd ??= fs.openSync(pack, 'r+');
+        for (let done = 0; done < length; ) done += fs.writeSync(packFd, bytes, offset + done, length - done, packOffset + done);
+      }
       const fd = fs.openSync(target, flags, mode);
       try {
         if ((mode & umask) !== 0) fs.fchmodSync(fd, mode);
@@ -36,6 +41,8 @@ parentPort.on('message', ({ id, files, data, umask }) => {
     parentPort.postMessage({ id, stamps });
   } catch (error) {
     parentPort.postMessage({ id, error: String(error && error.message || error) });
+  } finally {
+    if (packFd !== undefined) fs.closeSync(packFd);
   }
 });
 `;
@@ -46,16 +53,20 @@ interface Pending {
   readonly mode: number;
   readonly offset: number;
   readonly length: number;
+  /** Where the bytes go in the blob pack too, when they are new to it. */
+  readonly packOffset?: number;
 }
 
 /**
- * Writes a copy's small files on a second thread while the snapshot goes on reading, hashing and packing
- * on the first: creating files is most of what a copy costs, and the two halves then overlap.
+ * Writes a copy's small files, and their new blobs into the pack, on a second thread while the snapshot
+ * goes on reading and hashing on the first: the writes are most of what a snapshot costs, and the two
+ * halves then overlap.
  */
 export class CopyWriter {
   readonly #worker: Worker;
   readonly #umask: number;
   readonly #stamps: Map<string, Stamp>;
+  readonly #pack: string;
   /** Who waits for which batch's answer. */
   readonly #waiting = new Map<number, () => void>();
   /** Batches sent and not answered, oldest first. */
@@ -67,9 +78,13 @@ export class CopyWriter {
   #next = 0;
   #error: Error | undefined;
 
-  /** @param stamps where the stamps of the written files go, by path. */
-  constructor(umask: number, stamps: Map<string, Stamp>) {
+  /**
+   * @param pack the blob pack's file, which blobs reserved in it are written to.
+   * @param stamps where the stamps of the written files go, by path.
+   */
+  constructor({ umask, pack, stamps }: { umask: number; pack: string; stamps: Map<string, Stamp> }) {
     this.#umask = umask;
+    this.#pack = pack;
     this.#stamps = stamps;
     this.#worker = new Worker(SOURCE, { eval: true });
     this.#worker.on('message', ({ id, stamps: written, error }: { id: number; stamps?: [string, Stamp][]; error?: string }) => {
@@ -86,11 +101,11 @@ export class CopyWriter {
   }
 
   /** Queues a file (its bytes are copied now); waits when too many batches are in flight. */
-  async write(target: string, file: string, bytes: Uint8Array, mode: number): Promise<void> {
+  async write({ target, file, bytes, mode, packOffset }: { target: string; file: string; bytes: Uint8Array; mode: number; packOffset?: number }): Promise<void> {
     if (this.#error !== undefined) throw this.#error;
     if (this.#used + bytes.length > BATCH_BYTES) await this.#send();
     this.#data.set(bytes, this.#used);
-    this.#batch.push({ target, file, mode, offset: this.#used, length: bytes.length });
+    this.#batch.push({ target, file, mode, offset: this.#used, length: bytes.length, ...(packOffset === undefined ? {} : { packOffset }) });
     this.#used += bytes.length;
     if (this.#batch.length >= BATCH_FILES) await this.#send();
   }
@@ -101,7 +116,7 @@ export class CopyWriter {
     this.#next += 1;
     const { buffer: data } = this.#data;
     this.#inFlight.push(new Promise<void>((resolve) => this.#waiting.set(id, resolve)));
-    this.#worker.postMessage({ id, files: this.#batch, data, umask: this.#umask }, [data]);
+    this.#worker.postMessage({ id, files: this.#batch, data, umask: this.#umask, pack: this.#pack }, [data]);
     this.#data = Buffer.allocUnsafeSlow(BATCH_BYTES);
     this.#batch = [];
     this.#used = 0;

@@ -76,7 +76,7 @@ class PackedSnapshot implements Snapshot {
  * use); a large one is written to `copy` here, chunk by chunk. Undefined when the file is gone (or was
  * swapped for a symlink) since its directory was read; the error code when it cannot be read.
  */
-function captureFile(source: string, copy: string | undefined, pack: BlobPack, buffer: Buffer, umask: number): { entry: Extract<ManifestEntry, { type: 'file' }>; live: Stamp; copied?: Stamp; small?: Buffer } | { unreadable: string } | undefined {
+function captureFile(source: string, copy: string | undefined, pack: BlobPack, buffer: Buffer, umask: number): { entry: Extract<ManifestEntry, { type: 'file' }>; live: Stamp; copied?: Stamp; small?: Buffer; packOffset?: number } | { unreadable: string } | undefined {
   let input: number;
   try {
     // O_NOFOLLOW: a file swapped for a symlink since the directory was read is not followed.
@@ -94,9 +94,15 @@ function captureFile(source: string, copy: string | undefined, pack: BlobPack, b
     if (first <= info.size && first < buffer.length) {
       const bytes = buffer.subarray(0, first);
       const hash = contentHash(bytes);
-      pack.append(buffer, first);
-      pack.commit(hash);
-      return { entry: { type: 'file', mode, size: first, hash }, live: stampOf(info), ...(copy === undefined ? {} : { small: bytes }) };
+      const entry = { type: 'file' as const, mode, size: first, hash };
+      if (copy === undefined) {
+        pack.append(buffer, first);
+        pack.commit(hash);
+        return { entry, live: stampOf(info) };
+      }
+      // The copy writer puts the bytes in the copy and, when they are new, in the reserved place of the pack.
+      const packOffset = pack.reserve(hash, first);
+      return { entry, live: stampOf(info), small: bytes, ...(packOffset === undefined ? {} : { packOffset }) };
     }
     const output = copy === undefined ? undefined : openSync(copy, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
     try {
@@ -144,7 +150,7 @@ export async function takeSnapshot({ workspace, ignored, runDir, copyDir }: { wo
   if (copyDir !== undefined) makeDir(copyDir, rootMode);
   const unreadable: string[] = [];
   // Small files of the copy are created on a second thread while this one reads, hashes and packs.
-  const writer = copyDir === undefined ? undefined : new CopyWriter(umask, copyStamps);
+  const writer = copyDir === undefined ? undefined : new CopyWriter({ umask, pack: pack.file, stamps: copyStamps });
   let handled = 0;
   try {
     for (let next = dirs.pop(); next !== undefined; next = dirs.pop()) {
@@ -180,7 +186,9 @@ export async function takeSnapshot({ workspace, ignored, runDir, copyDir }: { wo
           manifest.set(file, captured.entry);
           live.set(file, captured.live);
           if (captured.copied !== undefined) copyStamps.set(file, captured.copied);
-          if (captured.small !== undefined && writer !== undefined && copy !== undefined) await writer.write(copy, file, captured.small, captured.entry.mode);
+          if (captured.small !== undefined && writer !== undefined && copy !== undefined) {
+            await writer.write({ target: copy, file, bytes: captured.small, mode: captured.entry.mode, ...(captured.packOffset === undefined ? {} : { packOffset: captured.packOffset }) });
+          }
         }
         handled += 1;
         if (handled % BATCH === 0) await yieldToLoop();
