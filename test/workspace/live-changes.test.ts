@@ -4,10 +4,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { RunWorkspace } from '../../src/workspace/run-workspace.js';
 import { modifySameSize } from './check-actions.js';
-import { tempBase, writeTree, type Entry, type Tree } from './tree.js';
+import { dir, type Entry, file, tempBase, type Tree, writeTree } from './tree.js';
 
-const file = (content: string, mode = 0o644): Entry => ({ type: 'file', mode, content: Buffer.from(content) });
-const dir: Entry = { type: 'dir', mode: 0o755 };
 
 const ORIGINAL: Tree = new Map<string, Entry>([
   ['src', dir],

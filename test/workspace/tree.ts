@@ -118,3 +118,9 @@ export function tempBase(prefix: string): { dir: string; remove: () => void } {
   chmodSync(dir, 0o755);
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
+
+/** A file entry with `content` (text) and `mode`. */
+export const file = (content: string, mode = 0o644): Entry => ({ type: 'file', mode, content: Buffer.from(content) });
+
+/** A directory entry of mode 0755. */
+export const dir: Entry = { type: 'dir', mode: 0o755 };
