@@ -21,11 +21,22 @@ parentPort.on('message', ({ id, files, data, umask, pack }) => {
   const bytes = Buffer.from(data);
   const stamps = [];
   let packFd;
+  // New blobs sit side by side in the batch and in the pack (reserved in order): one write per run of them.
+  let run;
+  const flushRun = () => {
+    if (run === undefined) return;
+    packFd ??= fs.openSync(pack, 'r+');
+    for (let done = 0; done < run.length; ) done += fs.writeSync(packFd, bytes, run.offset + done, run.length - done, run.at + done);
+    run = undefined;
+  };
   try {
     for (const { target, file, mode, offset, length, packOffset } of files) {
       if (packOffset !== undefined) {
-        packFd ??= fs.openSync(pack, 'r+');
-        for (let done = 0; done < length; ) done += fs.writeSync(packFd, bytes, offset + done, length - done, packOffset + done);
+        if (run !== undefined && run.at + run.length === packOffset && run.offset + run.length === offset) run.length += length;
+        else {
+          flushRun();
+          run = { at: packOffset, offset, length };
+        }
       }
       const fd = fs.openSync(target, flags, mode);
       try {
@@ -38,6 +49,7 @@ parentPort.on('message', ({ id, files, data, umask, pack }) => {
         fs.closeSync(fd);
       }
     }
+    flushRun();
     parentPort.postMessage({ id, stamps });
   } catch (error) {
     parentPort.postMessage({ id, error: String(error && error.message || error) });
