@@ -11,7 +11,7 @@ import { runCommand, type Output } from '../../src/cli/run-command.js';
 import { clean } from '../../src/cli/terminal-text.js';
 
 // Hostile text — random bytes, control characters and escape sequences — as the goal, the expected
-// output, file contents, file names, test names, check stderr and proposer stderr, through `run`
+// output, file contents, file names, test names and proposer stderr, through `run`
 // (progress and summary, text and --json), `ledger show` and `review list/show`: nothing but a newline
 // may reach the terminal as a control character.
 
@@ -55,20 +55,19 @@ interface Hostile {
   readonly file: string;
   readonly testName: string;
   readonly testBytes: Buffer;
-  readonly checkStderr: string;
   readonly proposerStderr: Buffer;
   readonly json: boolean;
 }
 
-const hostileRun: fc.Arbitrary<Hostile> = fc.record({ goal: hostile, expected: hostile, output: hostile, file: fileName, testName: hostile, testBytes: bytes, checkStderr: hostile, proposerStderr: bytes, json: fc.boolean() });
+const hostileRun: fc.Arbitrary<Hostile> = fc.record({ goal: hostile, expected: hostile, output: hostile, file: fileName, testName: hostile, testBytes: bytes, proposerStderr: bytes, json: fc.boolean() });
 
 // The proposer: attempt 1 proposes hostile content, attempt 2 fails with hostile stderr, attempt 3 adds a file with a hostile name.
-const PROPOSER = `n=$(cat "$1/count" 2>/dev/null || echo 0); n=$((n + 1)); echo "$n" > "$1/count"
-cat > /dev/null
+// Shell builtins where they do, to keep the runs fast: a proposal is one line of JSON.
+const PROPOSER = `n=0; [ -f "$1/count" ] && read -r n < "$1/count"; n=$((n + 1)); echo "$n" > "$1/count"
 case "$n" in
-  1) cat "$1/proposal-1.json" ;;
+  1) read -r proposal < "$1/proposal-1.json"; printf '%s' "$proposal" ;;
   2) cat "$1/proposer-stderr" >&2; exit 3 ;;
-  *) cat "$1/proposal-3.json" ;;
+  *) read -r proposal < "$1/proposal-3.json"; printf '%s' "$proposal" ;;
 esac
 `;
 
@@ -82,7 +81,6 @@ async function hostileMission(text: Hostile): Promise<{ file: string; ledger: st
   await writeFile(path.join(dir, 'proposal-1.json'), JSON.stringify({ files: { 'src/out.txt': text.output } }));
   await writeFile(path.join(dir, 'proposal-3.json'), JSON.stringify({ files: { [`src/${text.file}`]: text.output } }));
   await writeFile(path.join(dir, 'proposer-stderr'), text.proposerStderr);
-  await writeFile(path.join(dir, 'check-stderr'), text.checkStderr);
   const tap = Buffer.concat([Buffer.from(`TAP version 13\n1..3\nok 1 - fine\nnot ok 2 - ${text.testName}\nnot ok 3 - `), text.testBytes, Buffer.from('\n')]);
   await writeFile(path.join(dir, 'report.tap'), tap);
   const file = path.join(dir, 'mission.json');
@@ -99,7 +97,6 @@ async function hostileMission(text: Hostile): Promise<{ file: string; ledger: st
       checks: [
         { name: 'tests', kind: 'test-runner', format: 'tap', command: ['cat', path.join(dir, 'report.tap')] },
         { name: 'output', kind: 'expected-output', command: ['cat', 'src/out.txt'], expected: text.expected },
-        { name: 'lint', kind: 'command', command: ['sh', '-c', 'cat "$0" >&2; exit 1', path.join(dir, 'check-stderr')] },
       ],
     }),
   );
@@ -167,7 +164,6 @@ const EVIL: Hostile = {
   file: 'evil\x1b[31m\u202e.js',
   testName: 'adds\x1b]0;owned\x07\x1b[2J\u2028numbers',
   testBytes: Buffer.from([0x1b, 0x5b, 0x32, 0x4a, 0xc2, 0x9b, 0x07, 0x7f, 0xe2, 0x80, 0xae]),
-  checkStderr: 'lint: \x1b[32mall green\x1b[0m\r',
   proposerStderr: Buffer.from('agent crashed\x1b]0;owned\x07\x1b[2J\n'),
   json: false,
 };
