@@ -21,9 +21,10 @@ export interface AdmitCommandOptions {
 function summary(admission: Admission, to: string | undefined): string {
   const counts = `${admission.written.length} written, ${admission.deleted.length} deleted, ${admission.unchanged.length} unchanged`;
   const where = clean(to ?? admission.dir);
-  if (admission.branch !== undefined) return `created branch ${clean(admission.branch.branch)} at ${admission.branch.commit} (parent ${admission.branch.parent}) for run ${admission.runId} in ${where}: ${counts}`;
-  if (admission.patch !== undefined) return `wrote the patch of run ${admission.runId} against ${where} to ${clean(admission.patch)}: ${counts}`;
-  return `admitted run ${admission.runId} into ${where}: ${counts}`;
+  const run = clean(admission.runId);
+  if (admission.branch !== undefined) return `created branch ${clean(admission.branch.branch)} at ${admission.branch.commit} (parent ${admission.branch.parent}) for run ${run} in ${where}: ${counts}`;
+  if (admission.patch !== undefined) return `wrote the patch of run ${run} against ${where} to ${clean(admission.patch)}: ${counts}`;
+  return `admitted run ${run} into ${where}: ${counts}`;
 }
 
 /**
@@ -73,7 +74,7 @@ export async function admitCommand(runId: string, { to, patch, gitBranch, force 
       });
       if (json) print(jsonLine(admission));
       else for (const line of await describe(admission, to)) print(line);
-      if (!admission.checked) progress(`redline: run ${runId} was recorded without baseline hashes; admitted with --force, without checking for changes made since it started`);
+      if (!admission.checked) progress(`redline: run ${clean(runId)} was recorded without baseline hashes; admitted with --force, without checking for changes made since it started`);
       return 0;
     });
   } catch (error) {

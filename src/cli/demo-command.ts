@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { displayLocation, ledgerLocation, openLedger } from '../ledger/open-ledger.js';
 import { recoverBeforeRun, runMissionFile, type Output } from './run-command.js';
 import { runSummary, table } from './format.js';
+import { clean, jsonLine } from './terminal-text.js';
 
 interface DemoEntry {
   readonly mission: string;
@@ -28,9 +29,9 @@ export async function demo({ json = false, ledger: explicit }: { json?: boolean;
       const got = { outcome: result.outcome, verification: result.verification, stopReason: result.stopReason, attempts: result.attempts };
       const asDocumented = (Object.keys(entry.expect) as (keyof DemoEntry['expect'])[]).every((key) => entry.expect[key] === got[key]);
       if (!asDocumented) mismatches += 1;
-      if (!json) progress(`${asDocumented ? 'ok  ' : 'DIFF'} ${result.mission}: ${result.outcome} / ${result.verification} / ${result.stopReason} after ${result.attempts} attempt(s)`);
-      else if (!asDocumented) progress(`not as documented: ${JSON.stringify(runSummary(result))} expected ${JSON.stringify(entry.expect)}`);
-      rows.push([result.mission, result.outcome, result.verification, result.stopReason, String(result.attempts), asDocumented ? 'yes' : `no (expected ${JSON.stringify(entry.expect)})`, result.runId]);
+      if (!json) progress(`${asDocumented ? 'ok  ' : 'DIFF'} ${clean(result.mission)}: ${result.outcome} / ${result.verification} / ${result.stopReason} after ${result.attempts} attempt(s)`);
+      else if (!asDocumented) progress(`not as documented: ${jsonLine(runSummary(result))} expected ${jsonLine(entry.expect)}`);
+      rows.push([clean(result.mission), result.outcome, result.verification, result.stopReason, String(result.attempts), asDocumented ? 'yes' : `no (expected ${JSON.stringify(entry.expect)})`, result.runId]);
     }
   } finally {
     await ledger.close();
@@ -38,7 +39,8 @@ export async function demo({ json = false, ledger: explicit }: { json?: boolean;
   if (!json) {
     print(table(['mission', 'outcome', 'verification', 'stop reason', 'attempts', 'as documented', 'run'], rows));
     print(`\n${entries.length - mismatches} of ${entries.length} missions ended as documented (examples/README.md).`);
-    print(`Every record is in ${displayLocation(location)}: redline ledger show <run> --ledger ${displayLocation(location)}`);
+    const shown = clean(displayLocation(location));
+    print(`Every record is in ${shown}: redline ledger show <run> --ledger ${shown}`);
   }
   return mismatches === 0 ? 0 : 1;
 }

@@ -13,18 +13,21 @@ export function table(header: readonly string[], rows: readonly (readonly string
   return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');
 }
 
-/** A readable account of one run for people. */
+/**
+ * A readable account of one run for people. The detail, findings and file names carry agent text, and
+ * the ids mission text: each is passed through `clean`, so none can add a line or act on the terminal.
+ */
 export function describeRun(result: RunResult, evidence: string): string {
   const rows: string[][] = [
-    ['run', result.runId],
-    ['mission', result.mission],
+    ['run', clean(result.runId)],
+    ['mission', clean(result.mission)],
     ['outcome', result.outcome],
     ['verification', result.verification],
-    ['stop reason', `${result.stopReason}${result.guard === undefined ? '' : ` (guard ${result.guard})`}`],
-    ['detail', result.detail.split('\n')[0] ?? ''],
+    ['stop reason', clean(`${result.stopReason}${result.guard === undefined ? '' : ` (guard ${result.guard})`}`)],
+    ['detail', clean(result.detail.split('\n')[0] ?? '')],
     ['attempts', String(result.attempts)],
     ['changed', clean(result.candidate.footprint.join(', ')) || '(nothing)'],
-    ['evidence', evidence],
+    ['evidence', clean(evidence)],
   ];
   const live = result.workspaceChanged ?? [];
   if (live.length > 0) {
@@ -35,7 +38,7 @@ export function describeRun(result: RunResult, evidence: string): string {
   const lines = [table(['', ''], rows).split('\n').slice(2).join('\n')];
   if (failing.length > 0) {
     lines.push('', 'last findings:');
-    for (const item of failing.slice(0, 10)) lines.push(`  ${item.status.padEnd(5)} ${item.check}: ${clean(item.message.split('\n')[0] ?? '')}`);
+    for (const item of failing.slice(0, 10)) lines.push(`  ${item.status.padEnd(5)} ${clean(item.check)}: ${clean(item.message.split('\n')[0] ?? '')}`);
     if (failing.length > 10) lines.push(`  … and ${failing.length - 10} more in the ledger`);
   }
   return lines.join('\n');

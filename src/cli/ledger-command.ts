@@ -106,7 +106,7 @@ export function story(records: readonly LedgerRecord[]): string[] {
 export async function showCommand(runId: string, { ledger, json = false }: { ledger?: string; json?: boolean }, { print }: Output): Promise<number> {
   return withLedger(ledger, async (open, name) => {
     const records = await open.records(runId);
-    if (records.length === 0) throw new TypeError(`Expected run ${runId} in ${name}, got no such run`);
+    if (records.length === 0) throw new TypeError(`Expected run ${clean(runId)} in ${clean(name)}, got no such run`);
     // Records hold agent text (file names, test names, messages): every line is made safe for the terminal.
     for (const line of json ? records.map((record) => jsonLine(record)) : story(records)) print(json ? line : clean(line));
     return 0;

@@ -8,6 +8,7 @@ import { fraction } from './arguments.js';
 import { addReviewCommand } from './review-command.js';
 import { runCommand, type Output } from './run-command.js';
 import { addStudyCommand } from './study-command.js';
+import { terminalText } from './terminal-text.js';
 
 /** Exit codes: 0 complete/complete_noop (or success), 1 failed/blocked (or a broken chain), 2 usage or input error. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
@@ -21,7 +22,7 @@ function program(setCode: (code: number) => void, output: Output): Command {
     .version('0.1.0')
     .showHelpAfterError()
     .exitOverride()
-    .configureOutput({ writeErr: (text) => process.stderr.write(text) });
+    .configureOutput({ writeErr: (text) => process.stderr.write(terminalText(text)) });
   const done = (code: number): void => setCode(code);
 
   cli
@@ -122,14 +123,15 @@ function program(setCode: (code: number) => void, output: Output): Command {
 /** Runs the CLI on `argv` (without node and script) and returns the exit code; prints no stack for user errors. */
 export async function main(argv: readonly string[]): Promise<number> {
   let code: number = EXIT.ok;
-  const output: Output = { print: (line) => void process.stdout.write(`${line}\n`), progress: (line) => void process.stderr.write(`${line}\n`) };
+  // Every line to the terminal passes the terminal-text sink, whatever a command forgot to escape.
+  const output: Output = { print: (line) => void process.stdout.write(`${terminalText(line)}\n`), progress: (line) => void process.stderr.write(`${terminalText(line)}\n`) };
   try {
     await program((value) => (code = value), output).parseAsync([...argv], { from: 'user' });
     return code;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
     if (RedlineError.isInstance(error) || error instanceof TypeError) {
-      process.stderr.write(`redline: ${error.message}\n`);
+      process.stderr.write(`redline: ${terminalText(error.message)}\n`);
       return EXIT.usage;
     }
     throw error;

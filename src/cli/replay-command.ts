@@ -6,6 +6,7 @@ import { toMissionIssues } from '../mission/issues.js';
 import { withLedger } from './ledger-command.js';
 import { table } from './format.js';
 import type { Output } from './run-command.js';
+import { clean, jsonLine } from './terminal-text.js';
 
 async function loadPolicies(file: string): Promise<ReplayPolicy[]> {
   let data: unknown;
@@ -23,7 +24,7 @@ async function loadPolicies(file: string): Promise<ReplayPolicy[]> {
 function parseSince(since: string | undefined): number | undefined {
   if (since === undefined) return undefined;
   const at = Date.parse(since);
-  if (Number.isNaN(at)) throw new TypeError(`Expected --since to be a date such as 2026-11-23, got "${since}"`);
+  if (Number.isNaN(at)) throw new TypeError(`Expected --since to be a date such as 2026-11-23, got ${JSON.stringify(since)}`);
   return at;
 }
 
@@ -36,16 +37,16 @@ export async function replayCommand({ policy, taskType, since, json = false, led
   return withLedger(ledger, async (open, name) => {
     const results = await replayPolicies(open, policies, { ...(taskType === undefined ? {} : { taskType }), ...(after === undefined ? {} : { since: after }) });
     if (json) {
-      for (const result of results) print(JSON.stringify(result));
+      for (const result of results) print(jsonLine(result));
       return 0;
     }
     const runs = results[0]?.runs ?? 0;
-    print(`${runs} sealed run(s) in ${name}${taskType === undefined ? '' : ` of task type ${taskType}`}${since === undefined ? '' : ` since ${since}`}`);
+    print(clean(`${runs} sealed run(s) in ${name}${taskType === undefined ? '' : ` of task type ${taskType}`}${since === undefined ? '' : ` since ${since}`}`));
     print(
       table(
         ['policy', 'attempts', 'recorded', 'earlier', 'same', 'later', 'reach', 'recorded reach'],
         results.map((result) => [
-          result.policy,
+          clean(result.policy),
           String(result.attempts),
           String(result.recordedAttempts),
           String(result.stoppedEarlier),

@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { clean, jsonLine, shellArg } from './terminal-text.js';
+import { clean, jsonLine, painter, shellArg, type Style } from './terminal-text.js';
 import { count, fraction, positive } from './arguments.js';
 import { displayLocation, ledgerLocation } from '../ledger/open-ledger.js';
 import { parseDuration } from '../mission/duration.js';
@@ -36,19 +36,12 @@ function age(ms: number): string {
   return h < 24 ? `${h}h ${m % 60}m` : `${Math.floor(h / 24)}d ${h % 24}h`;
 }
 
-/** Colors for a terminal that takes them (or `FORCE_COLOR`); plain text otherwise. */
-function painter(): (code: number, text: string) => string {
-  const force = process.env.FORCE_COLOR;
-  const color = force !== undefined && force !== '' ? force !== '0' && force !== 'false' : process.stdout.isTTY === true && process.stdout.hasColors();
-  return color ? (code, text) => `\x1b[${code}m${text}\x1b[0m` : (_code, text) => text;
-}
-
 /** Opens the review queue in the ledger a command names (flag, environment, or `.redline/redline.db` here) for `work`. */
 async function withReviewQueue<T>(explicit: string | undefined, work: (queue: ReviewQueue, name: string) => Promise<T>, options: ReviewQueueOptions = {}): Promise<T> {
   const location = ledgerLocation(explicit, process.cwd());
   const queue = await openReviewQueue(location, options);
   try {
-    return await work(queue, displayLocation(location));
+    return await work(queue, clean(displayLocation(location)));
   } finally {
     await queue.close();
   }
@@ -68,7 +61,7 @@ function status(entry: ReviewEntry, at: number): string {
 }
 
 /** A text as `+ ` lines, at most MAX_LINES of them. */
-function listing(text: string, paint: (code: number, text: string) => string): string[] {
+function listing(text: string, paint: (style: Style, text: string) => string): string[] {
   const lines = text.split('\n');
   if (lines.at(-1) === '') lines.pop();
   if (lines.length === 0) return ['  (empty)'];

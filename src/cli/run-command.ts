@@ -13,7 +13,7 @@ import { budgetAlerts } from '../review/alerts.js';
 import { openReviewQueue } from '../review/open-review-queue.js';
 import type { ReviewQueue } from '../review/review-queue.js';
 import { describeRun, runSummary } from './format.js';
-import { clean } from './terminal-text.js';
+import { clean, jsonLine, shellArg } from './terminal-text.js';
 
 export interface RunCommandOptions {
   readonly json?: boolean;
@@ -105,7 +105,7 @@ export async function recoverWithQueue({ ledger, location, output, handoff, resu
 /** Recovers the ledger's crashed runs before new work (see {@link recoverWithQueue}), and says what it did. */
 export async function recoverBeforeRun(ledger: Ledger, location: string, output: Output, handoff?: Handoff): Promise<void> {
   for (const recovery of await recoverWithQueue({ ledger, location, output, ...(handoff === undefined ? {} : { handoff }) })) {
-    if (recovery.action !== 'skipped_live') output.progress(`recovered run ${recovery.runId}: ${recovery.action.replace('_', ' ')} (${recovery.detail})`);
+    if (recovery.action !== 'skipped_live') output.progress(`recovered run ${clean(recovery.runId)}: ${recovery.action.replace('_', ' ')} (${clean(recovery.detail)})`);
   }
 }
 
@@ -118,12 +118,12 @@ export function reviewHandoff(queue: ReviewQueue, options: RunCommandOptions, { 
 /** What the queue did with a run, from its seal record, as one line. */
 function reviewLine(handoff: Record<string, unknown>): string {
   const tags = (handoff.tags as string[] | undefined) ?? [];
-  const what = handoff.enqueued === true ? `enqueued as item ${String(handoff.itemId)}${tags.length === 0 ? '' : ` (${tags.join(', ')})`}` : `not enqueued (${String(handoff.reason ?? 'dropped at capacity')})`;
+  const what = handoff.enqueued === true ? `enqueued as item ${clean(String(handoff.itemId))}${tags.length === 0 ? '' : ` (${clean(tags.join(', '))})`}` : `not enqueued (${clean(String(handoff.reason ?? 'dropped at capacity'))})`;
   const dropped = handoff.dropped as { itemId: string; runId: string } | undefined;
   const mode = handoff.modeChanged as { from: string; to: string; depth: number } | undefined;
   return [
     `review        ${what} · queue ${String(handoff.mode)}`,
-    ...(dropped === undefined ? [] : [`              dropped item ${dropped.itemId} (run ${dropped.runId}) at capacity: see redline review stats`]),
+    ...(dropped === undefined ? [] : [`              dropped item ${clean(dropped.itemId)} (run ${clean(dropped.runId)}) at capacity: see redline review stats`]),
     ...(mode === undefined ? [] : [`              queue mode ${mode.from} → ${mode.to} at depth ${mode.depth}`]),
   ].join('\n');
 }
@@ -132,7 +132,7 @@ function reviewLine(handoff: Record<string, unknown>): string {
 export async function runMissionFile(file: string, ledger: Ledger, ledgerName: string, options: RunCommandOptions, { print, progress }: Output, handoff?: Handoff): Promise<RunResult> {
   const mission = await loadMission(file);
   const proposer = await proposerFromFlags(mission, options);
-  if (options.json !== true) progress(`mission ${mission.id}: ${mission.goal.split('\n')[0]}`);
+  if (options.json !== true) progress(`mission ${clean(mission.id)}: ${clean(mission.goal.split('\n')[0] ?? '')}`);
   const result = await runMission({
     mission,
     ledger,
@@ -145,8 +145,8 @@ export async function runMissionFile(file: string, ledger: Ledger, ledgerName: s
     },
   });
   const review = handoff === undefined ? undefined : ((await ledger.records(result.runId)).at(-1)?.data.handoff as Record<string, unknown> | undefined);
-  if (options.json === true) print(JSON.stringify({ ...runSummary(result), ...(review === undefined ? {} : { review }) }));
-  else print([describeRun(result, `redline ledger show ${result.runId} --ledger ${ledgerName}`), ...(review === undefined ? [] : [reviewLine(review)])].join('\n'));
+  if (options.json === true) print(jsonLine({ ...runSummary(result), ...(review === undefined ? {} : { review }) }));
+  else print([describeRun(result, `redline ledger show ${result.runId} --ledger ${shellArg(ledgerName)}`), ...(review === undefined ? [] : [reviewLine(review)])].join('\n'));
   return result;
 }
 
