@@ -1,5 +1,7 @@
-// The curated public API. Adapters live on subpaths: `redline/ai-sdk` (model proposer and judges),
-// `redline/testing` (test doubles).
+// The curated public API, every name picked by hand (test/api/exports.test.ts lists them, so a change
+// here is a deliberate one). Adapters live on subpaths: `redline/sqlite` and `redline/postgres` (the
+// ledger and review queue backends), `redline/ai-sdk` (model proposer and judges), `redline/study`
+// (the simulators), `redline/testing` (test doubles).
 export { defineMission, missionHash, type Mission } from './mission/mission.js';
 export { loadMission } from './mission/load.js';
 export { missionJsonSchema } from './mission/json-schema.js';
@@ -21,9 +23,18 @@ export { jsonSchemaCheck, type JsonSchemaCheckOptions } from './checks/json-sche
 export { scoreCheck, type ScoreCheckOptions, type ScoreFunction, type ScoreResult } from './checks/score-check.js';
 export { commandScore } from './checks/command-score.js';
 export { minOfTwo } from './checks/min-of-two.js';
-export { parseReport, type ReportFormat, type TestResult } from './checks/reports/index.js';
+export { parseReport, ReportParseError, type ReportFormat, type TestResult } from './checks/reports/index.js';
 
-export * from './guards/index.js';
+export {
+  evaluatePolicy, policyLookback, type AttemptSummary, type BudgetLimits, type Guard, type GuardInput, type RunCounters, type StopVerdict,
+  confirm, margin, plateau, smooth, threshold,
+  attemptsBudget, budgets, costBudget, tokensBudget, wallClockBudget,
+  DEFAULT_WINDOW_LOOKBACK, humanGate, noProgress, oscillation, rejectRepeat, repeatedOutput,
+  allOf, anyOf, not, type NotVerdict,
+  buildGuard, buildPolicy, defaultGuards, guardSpecSchema, needsPriors, type GuardBuildContext, type GuardSpec, type GuardSpecInput,
+  adaptive, type AdaptiveOptions, AdaptivePriors, type GainStats, type PriorsSnapshot,
+  noiseAware, NOISE_AWARE_PRIOR, type NoiseAwareOptions,
+} from './guards/index.js';
 
 export { functionJudge, TRANSITIONS, type Decision, type Evidence, type Judge, type Transition } from './judge/judge.js';
 export { routingJudge } from './judge/routing-judge.js';
@@ -43,7 +54,7 @@ export { replayProposer, loadReplay } from './proposers/replay-proposer.js';
 export type { Ledger, LedgerHead, LedgerRecord, RecordType, TaskPriors } from './ledger/ledger.js';
 export { MemoryLedger } from './ledger/memory/memory-ledger.js';
 
-export * from './errors/index.js';
+export { RedlineError, MissionError, type MissionIssue, ProposerError, LedgerError, EscapeError, SnapshotGoneError, WorkspaceUnreadableError, SandboxUnavailableError, MissingPeerError } from './errors/index.js';
 
 export { verifyLedger, verifyRun, type ChainProblem, type RunVerification } from './ledger/verify.js';
 export { exportJsonl, importJsonl } from './ledger/export.js';
@@ -53,4 +64,4 @@ export { openLedger } from './ledger/open-ledger.js';
 export { resumeRun, recoverRuns, type Recovery } from './loop/resume.js';
 
 export { planHandoff, handOff, type Handoff, type HandoffPlan } from './handoff/handoff.js';
-export { MemoryReviewQueue, budgetAlerts, ReviewError, VERDICT_LABELS, type ReviewQueue, type ReviewItem, type ReviewEntry, type Verdict, type VerdictInput, type ReviewStats, type ReviewQueueOptions } from './review/index.js';
+export { MemoryReviewQueue, openReviewQueue, budgetAlerts, ReviewError, VERDICT_LABELS, type ReviewQueue, type ReviewItem, type ReviewEntry, type Verdict, type VerdictInput, type ReviewStats, type ReviewQueueOptions } from './review/index.js';

@@ -44,6 +44,7 @@ export async function verifyCommand({ run, json = false, ledger }: { run?: strin
   if (journal === undefined) return runsOk ? 0 : 1;
   if (json) print(JSON.stringify({ journal: 'review', ...journal }));
   else if (journal.ok) print(`review queue journal verifies (${journal.records} ${journal.records === 1 ? 'entry' : 'entries'})`);
+  else if (journal.disagreement !== undefined) print(`BROKEN review queue: ${journal.disagreement.table} disagrees with the journal — ${clean(journal.disagreement.detail)}`);
   else print(`BROKEN review queue journal: entry ${journal.firstBad?.seq} ${journal.firstBad?.problem} — ${journal.firstBad?.detail}`);
   return runsOk && journal.ok ? 0 : 1;
 }

@@ -6,3 +6,4 @@ export { EscapeError } from './escape-error.js';
 export { SnapshotGoneError } from './snapshot-gone-error.js';
 export { WorkspaceUnreadableError } from './workspace-unreadable-error.js';
 export { SandboxUnavailableError } from './sandbox-unavailable-error.js';
+export { MissingPeerError } from './missing-peer-error.js';

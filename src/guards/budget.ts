@@ -1,3 +1,4 @@
+import { StopReason } from '../loop/outcome.js';
 import type { Guard, GuardInput } from './guard.js';
 
 interface Meter {
@@ -62,7 +63,7 @@ export function tokensBudget(): Guard {
 export function wallClockBudget(): Guard {
   return budgetGuard({
     name: 'wallClockBudget()',
-    reason: 'budget_wall_clock',
+    reason: StopReason.budgetWallClock,
     measure: ({ counters, budgets }) => ({ used: counters.elapsedMs, limit: budgets.maxWallClockMs }),
     describe: (used, limit) => `${used} of ${limit} ms used`,
   });

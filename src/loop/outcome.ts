@@ -13,11 +13,15 @@ export const OUTCOMES: readonly Outcome[] = ['complete', 'complete_noop', 'block
 export const StopReason = {
   demandPassed: 'demand_passed',
   baselinePassed: 'baseline_passed',
-  scoreAccepted: 'score_accepted',
   scopeViolation: 'scope_violation',
   approvalMissing: 'approval_missing',
   invalidDecision: 'invalid_decision',
-  judgeBlocked: 'judge_blocked',
-  judgeFailed: 'judge_failed',
+  /** The caller's abort signal stopped the run. */
   aborted: 'aborted',
+  /** The wall-clock budget ran out while a proposer, check or judge was running (or between attempts, by the guard). */
+  budgetWallClock: 'budget_wall_clock',
+  /** The runtime itself threw during an attempt. */
+  runtimeError: 'runtime_error',
+  /** The process running the run died; recovery sealed it. */
+  crashed: 'crashed',
 } as const;

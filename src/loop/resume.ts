@@ -8,6 +8,7 @@ import type { Ledger, LedgerRecord, RunRow } from '../ledger/ledger.js';
 import { defineMission, missionHash, type Mission } from '../mission/mission.js';
 import { lastError, makeBrief } from './brief.js';
 import { EMPTY_CANDIDATE, type Candidate } from './candidate.js';
+import { StopReason } from './outcome.js';
 import type { Frontier } from './progress.js';
 import { executeRun, initialState, ownerInfo, type RecordedDecision, type ResumePoint, type RunMissionOptions, type RunResult, type WorkingState } from './run-mission.js';
 
@@ -104,15 +105,15 @@ export async function sealCrashed(ledger: Ledger, records: readonly LedgerRecord
   const detail = `the process running this run stopped after record ${records.length - 1}; ${why}`;
   const brief = makeBrief({ runId: started.runId, task: String(mission.goal ?? ''), priority: Number(mission.priority ?? 0), candidate: state.candidate, cutoffReason: `crashed: ${detail}`, attempts: state.attempt, verification: 'unverified', ...(lastError(state.findings) === undefined ? {} : { lastError: lastError(state.findings) as string }) });
   const plan = started.data.handoff as HandoffPlan | undefined;
-  const queued = handoff === undefined || plan === undefined ? undefined : await handOff(handoff, { runId: started.runId, outcome: 'failed_with_evidence', verification: 'unverified', stopReason: 'crashed', brief }, plan);
+  const queued = handoff === undefined || plan === undefined ? undefined : await handOff(handoff, { runId: started.runId, outcome: 'failed_with_evidence', verification: 'unverified', stopReason: StopReason.crashed, brief }, plan);
   await ledger.append({
     runId: started.runId,
     seq: records.length,
     type: 'run.sealed',
     at: now(),
-    data: { outcome: 'failed_with_evidence', verification: 'unverified', stopReason: 'crashed', detail, attempts: state.attempt, candidateHash: state.candidate.hash, counters: state.counters, brief, ...(queued === undefined ? {} : { handoff: queued }) },
+    data: { outcome: 'failed_with_evidence', verification: 'unverified', stopReason: StopReason.crashed, detail, attempts: state.attempt, candidateHash: state.candidate.hash, counters: state.counters, brief, ...(queued === undefined ? {} : { handoff: queued }) },
   });
-  if (handoff !== undefined && plan !== undefined) await reportRun(handoff, { runId: started.runId, stopReason: 'crashed' });
+  if (handoff !== undefined && plan !== undefined) await reportRun(handoff, { runId: started.runId, stopReason: StopReason.crashed });
   // The run will not go on: its snapshot and copies are of no more use.
   await rm(runDirectory(started.runId, scratchDir), { recursive: true, force: true });
 }

@@ -309,7 +309,7 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
 
   // The wall-clock budget is enforced while a proposer, check or judge runs, not only between attempts.
   const wallClock = new AbortController();
-  const timer = limits.maxWallClockMs === undefined ? undefined : setTimeout(() => wallClock.abort('budget_wall_clock'), Math.max(0, limits.maxWallClockMs - (now() - startedAt)));
+  const timer = limits.maxWallClockMs === undefined ? undefined : setTimeout(() => wallClock.abort(StopReason.budgetWallClock), Math.max(0, limits.maxWallClockMs - (now() - startedAt)));
   const signal = options.signal === undefined ? wallClock.signal : AbortSignal.any([wallClock.signal, options.signal]);
 
   let seq = resume?.seq ?? 0;
@@ -386,7 +386,7 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
 
   const stopped = (): Promise<RunResult> =>
     wallClock.signal.aborted
-      ? seal('failed_with_evidence', 'budget_wall_clock', `the ${limits.maxWallClockMs} ms wall-clock budget ran out during attempt ${state.attempt}`, 'wallClock')
+      ? seal('failed_with_evidence', StopReason.budgetWallClock, `the ${limits.maxWallClockMs} ms wall-clock budget ran out during attempt ${state.attempt}`, 'wallClock')
       : seal('failed_with_evidence', StopReason.aborted, `the run was stopped by its caller during attempt ${state.attempt}`);
 
   /** Carries out a (recorded) decision: returns the sealed result, or undefined to refine. */
@@ -572,7 +572,7 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
     if (error instanceof Aborted) return stopped();
     // Whatever broke, the run is sealed with the evidence gathered so far; only a ledger that cannot be written rethrows.
     if (error instanceof LedgerError || seq === 0) throw error;
-    return seal('failed_with_evidence', 'runtime_error', `attempt ${state.attempt}: ${(error as Error)?.message ?? String(error)}`);
+    return seal('failed_with_evidence', StopReason.runtimeError, `attempt ${state.attempt}: ${(error as Error)?.message ?? String(error)}`);
   } finally {
     clearTimeout(timer);
     // An unsealed run (the ledger failed) keeps its snapshot for recovery to resume from.

@@ -1,6 +1,7 @@
 import { chainHash, GENESIS } from '../ledger/chain.js';
 import type { ChainProblem } from '../ledger/verify.js';
 import { canonicalJson } from '../loop/canonical-json.js';
+import type { TableDisagreement } from './queue-tables.js';
 
 /**
  * The review queue's journal (SPEC §5, §6): every verdict, mode change, attempt-limit change, drop,
@@ -43,6 +44,8 @@ export interface JournalVerification {
   readonly records: number;
   readonly bytes: number;
   readonly firstBad?: { readonly seq: number; readonly problem: ChainProblem; readonly detail: string };
+  /** The chain holds, but a queue table says something the journal does not (SQL backends). */
+  readonly disagreement?: TableDisagreement;
 }
 
 /** The body a journal entry is stored and hashed as. */

@@ -1,5 +1,6 @@
 import type { ReviewQueueOptions } from './config.js';
-import { EMPTY_JOURNAL, verifyJournal, type JournalHead, type JournalRow, type JournalType, type JournalVerification } from './journal.js';
+import type { JournalVerification } from './journal.js';
+import { verifyStoredQueue } from './queue-tables.js';
 import type { ReviewQueue } from './review-queue.js';
 
 /**
@@ -23,26 +24,26 @@ export async function openReviewQueue(location: string, options: ReviewQueueOpti
 }
 
 /**
- * Verifies the review queue journal at a ledger's location without writing anything (no migration, no
- * settings): for `redline ledger verify`, which may run on a read-only copy or role. Undefined when the
- * ledger holds no queue journal (no queue, or one created before the journal existed).
+ * Verifies the review queue at a ledger's location without writing anything (no migration, no
+ * settings): its journal's chain, then its tables against the journal (see `checkQueueTables`). For
+ * `redline ledger verify`, which may run on a read-only copy or role. Undefined when the ledger holds
+ * no queue journal (no queue, or one created before the journal existed).
  */
 export async function verifyStoredJournal(location: string): Promise<JournalVerification | undefined> {
   if (/^postgres(ql)?:\/\//.test(location)) {
     const { openPgPool } = await import('../ledger/postgres/pg-pool.js');
+    const { readPostgresQueue } = await import('./postgres/stored-queue.js');
     const url = new URL(location);
     const schema = `"${(url.searchParams.get('schema') ?? 'redline').replace(/"/g, '""')}"`;
     url.searchParams.delete('schema');
     const pool = await openPgPool(url.toString(), 1);
     const client = await pool.connect();
     try {
-      // One snapshot: the rows and the head agree even while reviewers append.
+      // One snapshot: the journal, its head and the tables agree even while reviewers append.
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       const { rows: found } = await client.query<{ found: string | null }>('SELECT to_regclass($1)::text AS found', [`${schema}.review_journal`]);
       if (found[0]?.found === null || found[0]?.found === undefined) return undefined;
-      const { rows: head } = await client.query<{ journal_count: string; journal_hash: string }>(`SELECT journal_count, journal_hash FROM ${schema}.review_state WHERE id = 1`);
-      const { rows } = await client.query<StoredJournalRow>(`SELECT seq, type, body, prev_hash, hash FROM ${schema}.review_journal ORDER BY seq`);
-      return verifyJournal(rows.map(toJournalRow), headOf(head[0]));
+      return verifyStoredQueue(await readPostgresQueue(client, schema));
     } finally {
       await client.query('ROLLBACK').catch(() => undefined);
       client.release();
@@ -52,28 +53,14 @@ export async function verifyStoredJournal(location: string): Promise<JournalVeri
   const { existsSync } = await import('node:fs');
   if (location === ':memory:' || !existsSync(location)) return undefined;
   const { default: Database } = await import('better-sqlite3');
+  const { readSqliteQueue } = await import('./sqlite/stored-queue.js');
   const db = new Database(location, { readonly: true, fileMustExist: true });
   try {
     return db.transaction(() => {
       if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'review_journal'").get() === undefined) return undefined;
-      const head = db.prepare('SELECT journal_count, journal_hash FROM review_state WHERE id = 1').get() as { journal_count: number; journal_hash: string } | undefined;
-      const rows = db.prepare('SELECT seq, type, body, prev_hash, hash FROM review_journal ORDER BY seq').all() as StoredJournalRow[];
-      return verifyJournal(rows.map(toJournalRow), headOf(head));
+      return verifyStoredQueue(readSqliteQueue(db));
     })();
   } finally {
     db.close();
   }
 }
-
-interface StoredJournalRow {
-  seq: number | string;
-  type: JournalType;
-  body: string;
-  prev_hash: string;
-  hash: string;
-}
-
-const toJournalRow = (row: StoredJournalRow): JournalRow => ({ seq: Number(row.seq), type: row.type, body: row.body, prevHash: row.prev_hash, hash: row.hash });
-
-/** The head as the state row keeps it; a journal table without a state row has appended nothing. */
-const headOf = (row: { journal_count: number | string; journal_hash: string } | undefined): JournalHead => (row === undefined ? EMPTY_JOURNAL : { count: Number(row.journal_count), lastHash: row.journal_hash });

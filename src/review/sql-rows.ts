@@ -1,6 +1,7 @@
 import type { Alert, WebhookDelivery } from './alerts.js';
 import type { ModeChange, QueueMode } from './backpressure.js';
 import type { LimitChange } from './feedback-tuner.js';
+import type { JournalRow, JournalType } from './journal.js';
 import { entryOf } from './review-item.js';
 import type { DroppedItem, ReviewEntry, ReviewItem, Verdict, VerdictDecision } from './review-queue.js';
 import type { VerdictTarget } from './verdict-rules.js';
@@ -133,3 +134,13 @@ export const toAlert = (row: AlertRow): Alert => ({
   raisedAt: Number(row.raised_at),
   ...(row.webhook === null ? {} : { webhook: JSON.parse(row.webhook) as WebhookDelivery }),
 });
+
+export interface JournalSqlRow {
+  seq: Num;
+  type: JournalType;
+  body: string;
+  prev_hash: string;
+  hash: string;
+}
+
+export const toJournalRow = (row: JournalSqlRow): JournalRow => ({ seq: Number(row.seq), type: row.type, body: row.body, prevHash: row.prev_hash, hash: row.hash });

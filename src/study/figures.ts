@@ -1,5 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { MissingPeerError } from '../errors/missing-peer-error.js';
 import type { Spec } from 'vega';
 import { coldStartSpec, reachSpec } from './figure-specs.js';
 import type { StopRulesStudy } from './run-study.js';
@@ -17,7 +18,7 @@ export interface Figure {
  * here, so the study itself never pays for it.
  */
 export async function renderFigures(study: StopRulesStudy): Promise<Figure[]> {
-  const vega = await import('vega');
+  const vega = await MissingPeerError.load(() => import('vega'), { packageName: 'vega', purpose: 'draw the study\'s SVG figures' });
   const render = async (spec: Spec): Promise<string> => {
     const view = new vega.View(vega.parse(spec), { renderer: 'none' });
     try {

@@ -20,6 +20,8 @@ export interface OpenedQueue {
   readonly queue: ReviewQueue;
   /** SQL backends: another queue on the same file or schema, over its own connection, as another process would open it. */
   readonly reopen?: (options?: ReviewQueueOptions) => Promise<ReviewQueue>;
+  /** SQL backends: where the ledger is, as `redline ledger verify --ledger` takes it. */
+  readonly location?: string;
   /** SQL backends: the ledger on the same file or schema. */
   readonly openLedger?: () => Promise<Ledger>;
   /** SQL backends: the names of the tables the storage holds. */
@@ -91,6 +93,7 @@ const sqlite: ReviewBackend = {
     track(queue);
     return {
       queue,
+      location: file,
       reopen: async (again = options) => track(await SqliteReviewQueue.open({ database: file, synchronous: 'off', ...again })),
       openLedger: async () => track(await SqliteLedger.open({ database: file, synchronous: 'off' })),
       async tables() {
@@ -103,8 +106,17 @@ const sqlite: ReviewBackend = {
         }
       },
       raw: (statements) => execOn(file, statements),
-      // SQLite cannot switch triggers off: drop the journal's guards first.
-      tamper: (statements) => execOn(file, `BEGIN; DROP TRIGGER IF EXISTS review_journal_refuse_update; DROP TRIGGER IF EXISTS review_journal_refuse_delete; ${statements}; COMMIT;`),
+      // SQLite cannot switch triggers off: drop the queue's guards (review_*_refuse_*) first.
+      tamper: async (statements) => {
+        const { default: Database } = await import('better-sqlite3');
+        const db = new Database(file);
+        try {
+          const guards = db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name GLOB 'review_*_refuse_*'").all();
+          db.exec(`BEGIN; ${guards.map(({ name }) => `DROP TRIGGER "${name}";`).join(' ')} ${statements}; COMMIT;`);
+        } finally {
+          db.close();
+        }
+      },
       async close() {
         for (const thing of opened.reverse()) await thing.close();
         await rm(dir, { recursive: true, force: true });
@@ -125,6 +137,7 @@ const postgres: ReviewBackend = {
       const queue = track(await PostgresReviewQueue.open({ connection: POSTGRES_URL, schema, ...options }));
       return {
         queue,
+        location: `${POSTGRES_URL}&schema=${schema}`,
         reopen: async (again = options) => track(await PostgresReviewQueue.open({ connection: POSTGRES_URL, schema, ...again })),
         openLedger: async () => track(await PostgresLedger.open({ connection: POSTGRES_URL, schema })),
         tables: async () => (await admin.query<{ name: string }>('SELECT table_name AS name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name', [schema])).rows.map((row) => row.name),

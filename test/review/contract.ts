@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import type { ModeChange } from '../../src/review/backpressure.js';
 import type { ReviewQueueOptions } from '../../src/review/config.js';
 import { parseJournalRow, type JournalEntry } from '../../src/review/journal.js';
 import { ReviewError } from '../../src/review/review-error.js';
@@ -394,6 +395,19 @@ export function reviewQueueContract(backend: ReviewBackend): void {
     describe('journal', () => {
       const entries = async (queue: ReviewQueue): Promise<JournalEntry[]> => (await queue.journal()).map(parseJournalRow);
       const ofType = (list: readonly JournalEntry[], type: JournalEntry['type']) => list.filter((entry) => entry.type === type).map((entry) => entry.data);
+      // A queue whose journal holds every kind of entry: settings, two mode changes, a drop, three
+      // verdicts, two limit changes (the tuner's window is 2) and an alert; item `e` stays open.
+      const TABLES_OPTIONS = { backpressure: { capacity: 4, high: 0.5, low: 0.3 }, alerts: { threshold: 0.5, window: 2 }, tuner: { window: 2 } };
+      const populate = async (queue: ReviewQueue): Promise<JournalEntry[]> => {
+        const [a, b, , d] = await enqueueAll(queue, [{ runId: 'a', priority: 1 }, { runId: 'b', priority: 1 }, { runId: 'c' }, { runId: 'd', priority: 1 }]);
+        await queue.enqueue(brief('e', { priority: 2 }));
+        for (const item of [a, b, d]) await queue.verdict(item?.id ?? '', approve);
+        await queue.recordRun({ runId: 'r1', budgetCapped: true });
+        await queue.recordRun({ runId: 'r2', budgetCapped: true });
+        const journal = await entries(queue);
+        assert.deepEqual(journal.map((entry) => entry.type), ['settings', 'mode_change', 'drop', 'verdict', 'verdict', 'limit_change', 'verdict', 'mode_change', 'limit_change', 'alert']);
+        return journal;
+      };
 
       it('chains every settings change, mode change, drop, verdict, limit change and alert, in order', () =>
         withQueue(backend, { backpressure: { capacity: 4, high: 0.5, low: 0.3 }, alerts: { threshold: 0.5, window: 2 } }, async ({ queue }) => {
@@ -476,6 +490,125 @@ export function reviewQueueContract(backend: ReviewBackend): void {
             assert.deepEqual(await queue.verifyJournal(), { ok: true, records: 2, bytes: (await queue.journal()).reduce((sum, row) => sum + row.body.length, 0) });
           }));
 
+        it('refuses through the database what the queue never does to its tables, and goes on working', () =>
+          withQueue(backend, TABLES_OPTIONS, async ({ queue, raw }) => {
+            await populate(queue);
+            const run = raw as NonNullable<typeof raw>;
+            const refusals: [string, RegExp][] = [
+              ['DELETE FROM review_verdicts', /redline\.review\.append_only: DELETE on review_verdicts refused/],
+              ["UPDATE review_verdicts SET decision = 'reject'", /redline\.review\.append_only: UPDATE on review_verdicts refused/],
+              ["DELETE FROM review_items WHERE state = 'open'", /redline\.review\.append_only: DELETE on review_items refused/],
+              ["UPDATE review_items SET state = 'open' WHERE state = 'decided'", /redline\.review\.append_only: UPDATE on review_items refused: an item keeps its brief, and a decided or dropped item is final/],
+              ["UPDATE review_items SET state = 'open' WHERE state = 'dropped'", /UPDATE on review_items refused/],
+              ["UPDATE review_items SET item = '{}' WHERE state = 'open'", /UPDATE on review_items refused/],
+              ['DELETE FROM review_breaker_log', /DELETE on review_breaker_log refused/],
+              ["UPDATE review_mode_changes SET to_mode = 'degraded'", /UPDATE on review_mode_changes refused/],
+              ['DELETE FROM review_limit_changes', /DELETE on review_limit_changes refused/],
+              ['DELETE FROM review_run_reports', /DELETE on review_run_reports refused/],
+              ['DELETE FROM review_alerts', /DELETE on review_alerts refused/],
+              ['UPDATE review_alerts SET share = 0', /UPDATE on review_alerts refused: an alert only gains its webhook delivery/],
+              ['DELETE FROM review_state', /DELETE on review_state refused/],
+              ['UPDATE review_state SET journal_count = 0', /UPDATE on review_state refused: the journal head only advances/],
+              ["UPDATE review_state SET journal_hash = 'x'", /UPDATE on review_state refused/],
+            ];
+            for (const [statement, error] of refusals) await assert.rejects(run(statement), error, statement);
+            if (backend.name === 'postgres') {
+              for (const table of ['review_verdicts', 'review_items', 'review_breaker_log', 'review_mode_changes', 'review_limit_changes', 'review_run_reports', 'review_alerts', 'review_state']) {
+                await assert.rejects(run(`TRUNCATE ${table} CASCADE`), /redline\.review\.append_only: TRUNCATE on review_\w+ refused/, table);
+              }
+            }
+            assert.equal((await queue.verifyJournal()).ok, true);
+            // What the queue itself does to the same tables still works.
+            const held = await queue.claim('bo');
+            assert.equal(held?.item.runId, 'e');
+            await queue.verdict(held?.item.id ?? '', { ...approve, reviewer: 'bo' });
+            await queue.recordAlertDelivery((await queue.alerts())[0]?.id ?? '', { origin: 'http://127.0.0.1:9', ok: true, status: 200, at: 1 });
+            assert.equal((await queue.verifyJournal()).ok, true);
+          }));
+
+        it('checks its tables against the journal and names the first row that disagrees', () =>
+          withQueue(backend, TABLES_OPTIONS, async ({ queue, tamper }) => {
+            const journal = await populate(queue);
+            const run = tamper as NonNullable<typeof tamper>;
+            const [first, second] = journal.filter((entry) => entry.type === 'verdict');
+            const drop = journal.find((entry) => entry.type === 'drop');
+            const alert = journal.find((entry) => entry.type === 'alert');
+            const modes = journal.filter((entry) => entry.type === 'mode_change');
+            const limits = journal.filter((entry) => entry.type === 'limit_change');
+            const settings = journal.find((entry) => entry.type === 'settings');
+            const [lastMode, lastLimit] = [modes.at(-1), limits.at(-1)] as JournalEntry[];
+            assert.ok(first && second && drop && alert && lastMode && lastLimit && settings && modes.length === 2 && limits.length === 2);
+            const changed = await queue.modeChanges();
+            const lastChange = changed.at(-1) as ModeChange;
+            const cases: { tamper: string; undo: string; expected: { table: string; seq?: number; detail: string } }[] = [
+              {
+                tamper: `UPDATE review_verdicts SET decision = 'reject' WHERE id = '${second.data.id}'`,
+                undo: `UPDATE review_verdicts SET decision = 'approve' WHERE id = '${second.data.id}'`,
+                expected: { table: 'review_verdicts', seq: second.seq, detail: `verdict ${second.data.id} in review_verdicts differs from journal entry ${second.seq}: decision is "reject" in the table, "approve" in the journal` },
+              },
+              {
+                tamper: "INSERT INTO review_verdicts (id, item_id, run_id, reviewer, decision, label, decided_at) SELECT 'forged', id, run_id, 'mallory', 'approve', 'unclear', 0 FROM review_items WHERE state = 'open'",
+                undo: "DELETE FROM review_verdicts WHERE id = 'forged'",
+                expected: { table: 'review_verdicts', detail: 'review_verdicts holds verdict forged, which no journal entry records' },
+              },
+              {
+                tamper: `UPDATE review_items SET state = 'open' WHERE id = '${first.data.itemId}'`,
+                undo: `UPDATE review_items SET state = 'decided' WHERE id = '${first.data.itemId}'`,
+                expected: { table: 'review_items', seq: first.seq, detail: `item ${first.data.itemId} is not decided in review_items, but journal entry ${first.seq} says decided` },
+              },
+              {
+                tamper: "UPDATE review_items SET state = 'decided' WHERE state = 'open'",
+                undo: "UPDATE review_items SET state = 'open' WHERE run_id = 'e'",
+                expected: { table: 'review_items', detail: `item ${(await queue.list())[0]?.item.id} is decided in review_items, but no journal entry says so` },
+              },
+              {
+                tamper: 'UPDATE review_breaker_log SET depth = 99',
+                undo: `UPDATE review_breaker_log SET depth = ${drop.data.depth}`,
+                expected: { table: 'review_breaker_log', seq: drop.seq, detail: `dropped item ${(drop.data.item as { id: string }).id} in review_breaker_log differs from journal entry ${drop.seq}: depth is 99 in the table, ${drop.data.depth} in the journal` },
+              },
+              {
+                tamper: 'DELETE FROM review_mode_changes WHERE seq = (SELECT max(seq) FROM review_mode_changes)',
+                undo: `INSERT INTO review_mode_changes (from_mode, to_mode, depth, changed_at) VALUES ('${lastChange.from}', '${lastChange.to}', ${lastChange.depth}, ${lastChange.at})`,
+                expected: { table: 'review_mode_changes', seq: lastMode.seq, detail: `mode change 2 of journal entry ${lastMode.seq} is missing from review_mode_changes` },
+              },
+              {
+                tamper: "INSERT INTO review_limit_changes (from_limit, to_limit, approve_rate, verdict_ids, changed_at) VALUES (7, 15, 1, '[]', 0)",
+                undo: 'DELETE FROM review_limit_changes WHERE to_limit = 15',
+                expected: { table: 'review_limit_changes', detail: 'review_limit_changes holds 3 limit changes, the journal records 2' },
+              },
+              {
+                tamper: 'UPDATE review_alerts SET share = 0',
+                undo: `UPDATE review_alerts SET share = ${alert.data.share}`,
+                expected: { table: 'review_alerts', seq: alert.seq, detail: `alert ${alert.data.id} in review_alerts differs from journal entry ${alert.seq}: share is 0 in the table, ${alert.data.share} in the journal` },
+              },
+              {
+                tamper: "UPDATE review_state SET mode = 'degraded'",
+                undo: "UPDATE review_state SET mode = 'normal'",
+                expected: { table: 'review_state', seq: lastMode.seq, detail: `the mode is degraded in review_state, but the journal's entry ${lastMode.seq} says normal` },
+              },
+              {
+                tamper: 'UPDATE review_state SET attempt_limit = 15',
+                undo: `UPDATE review_state SET attempt_limit = ${lastLimit.data.to}`,
+                expected: { table: 'review_state', seq: lastLimit.seq, detail: `the attempt limit is 15 in review_state, but journal entry ${lastLimit.seq} says ${lastLimit.data.to}` },
+              },
+              {
+                tamper: `UPDATE review_state SET settings = replace(settings, '"capacity":4', '"capacity":400')`,
+                undo: `UPDATE review_state SET settings = replace(settings, '"capacity":400', '"capacity":4')`,
+                expected: { table: 'review_state', seq: settings.seq, detail: `the settings in review_state are not the ones journal entry ${settings.seq} put in force` },
+              },
+            ];
+            if (backend.name === 'postgres') {
+              cases.push({ tamper: 'UPDATE review_state SET depth = 0', undo: 'UPDATE review_state SET depth = 1', expected: { table: 'review_state', detail: 'the depth is 0 in review_state, but review_items holds 1 open items' } });
+            }
+            for (const { tamper: statement, undo, expected } of cases) {
+              await run(statement);
+              const result = await queue.verifyJournal();
+              assert.deepEqual({ ok: result.ok, disagreement: result.disagreement }, { ok: false, disagreement: expected }, statement);
+              await run(undo);
+              assert.equal((await queue.verifyJournal()).ok, true, undo);
+            }
+          }));
+
         it('settles the state under new settings at once: the mode the depth calls for, the limit within its bounds', () =>
           withQueue(backend, { backpressure: { capacity: 10 }, tuner: { initial: 10 } }, async ({ queue, reopen }) => {
             const open = reopen as NonNullable<typeof reopen>;
@@ -502,7 +635,7 @@ export function reviewQueueContract(backend: ReviewBackend): void {
         it('refuses to open a database a newer redline migrated', () =>
           withQueue(backend, {}, async ({ reopen, raw }) => {
             await (raw as NonNullable<typeof raw>)("INSERT INTO review_migrations (version, name, applied_at) VALUES (99, 'from the future', 0)");
-            await assert.rejects((reopen as NonNullable<typeof reopen>)(), { message: 'The database holds schema version 99 in review_migrations, newer than this redline knows (2): upgrade redline in every process that uses it' });
+            await assert.rejects((reopen as NonNullable<typeof reopen>)(), { message: 'The database holds schema version 99 in review_migrations, newer than this redline knows (3): upgrade redline in every process that uses it' });
           }));
 
         it('makes every open queue follow settings another one stored', () =>

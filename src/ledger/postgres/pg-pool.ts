@@ -1,3 +1,5 @@
+import { MissingPeerError } from '../../errors/missing-peer-error.js';
+
 /** The slice of a `pg` Pool the ledger uses; any compatible instance works. */
 export interface PgPool {
   query<R = Record<string, unknown>>(text: string, values?: readonly unknown[]): Promise<{ rows: R[] }>;
@@ -12,7 +14,7 @@ export interface PgClient {
 
 /** Creates a `pg` Pool for a connection URL, loading `pg` only when a PostgreSQL ledger is used. */
 export async function openPgPool(connectionString: string, max = 10): Promise<PgPool> {
-  const { default: pg } = await import('pg');
+  const { default: pg } = await MissingPeerError.load(() => import('pg'), { packageName: 'pg', purpose: 'use a postgres:// ledger' });
   return new pg.Pool({ connectionString, max }) as unknown as PgPool;
 }
 

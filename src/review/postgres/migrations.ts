@@ -119,4 +119,39 @@ END $$;
 CREATE TRIGGER review_journal_refuse_change BEFORE UPDATE OR DELETE ON ${S}.review_journal FOR EACH ROW EXECUTE FUNCTION ${S}.review_journal_refuse_change();
 CREATE TRIGGER review_journal_refuse_truncate BEFORE TRUNCATE ON ${S}.review_journal FOR EACH STATEMENT EXECUTE FUNCTION ${S}.review_journal_refuse_change();
 `,
+  // The tables the journal proves are guarded like it: what the queue never does is refused. Items move
+  // open → decided | dropped and only an open item changes (claims, then its end); the state row's journal
+  // head only advances; an alert only gains its webhook delivery. The WHEN clauses keep the queue's own
+  // updates free of a function call.
+  3: (S) => `
+CREATE FUNCTION ${S}.review_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE EXCEPTION 'redline.review.append_only: % on % refused: %', TG_OP, TG_TABLE_NAME, TG_ARGV[0];
+END $$;
+${['review_verdicts', 'review_breaker_log', 'review_mode_changes', 'review_limit_changes', 'review_run_reports'].map((table) => refuse(S, table, 'UPDATE OR DELETE', 'the queue keeps what the journal proves')).join('')}
+${refuse(S, 'review_items', 'DELETE', 'the queue keeps what the journal proves')}
+CREATE TRIGGER review_items_refuse_update BEFORE UPDATE ON ${S}.review_items FOR EACH ROW
+WHEN (OLD.state <> 'open' OR NEW.seq IS DISTINCT FROM OLD.seq OR NEW.id IS DISTINCT FROM OLD.id OR NEW.run_id IS DISTINCT FROM OLD.run_id
+  OR NEW.priority IS DISTINCT FROM OLD.priority OR NEW.item IS DISTINCT FROM OLD.item OR NEW.enqueued_at IS DISTINCT FROM OLD.enqueued_at OR NEW.claims < OLD.claims)
+EXECUTE FUNCTION ${S}.review_refuse_change('an item keeps its brief, and a decided or dropped item is final');
+${refuse(S, 'review_alerts', 'DELETE', 'the queue keeps what the journal proves')}
+CREATE TRIGGER review_alerts_refuse_update BEFORE UPDATE ON ${S}.review_alerts FOR EACH ROW
+WHEN (NEW.seq IS DISTINCT FROM OLD.seq OR NEW.id IS DISTINCT FROM OLD.id OR NEW.kind IS DISTINCT FROM OLD.kind OR NEW.share IS DISTINCT FROM OLD.share
+  OR NEW.threshold IS DISTINCT FROM OLD.threshold OR NEW.window_size IS DISTINCT FROM OLD.window_size OR NEW.capped_run_ids IS DISTINCT FROM OLD.capped_run_ids
+  OR NEW.raised_at IS DISTINCT FROM OLD.raised_at)
+EXECUTE FUNCTION ${S}.review_refuse_change('an alert only gains its webhook delivery');
+${refuse(S, 'review_state', 'DELETE', 'the queue keeps what the journal proves')}
+CREATE TRIGGER review_state_refuse_update BEFORE UPDATE ON ${S}.review_state FOR EACH ROW
+WHEN (NEW.journal_count < OLD.journal_count OR (NEW.journal_count = OLD.journal_count AND NEW.journal_hash IS DISTINCT FROM OLD.journal_hash)
+  OR NEW.settings_version < OLD.settings_version)
+EXECUTE FUNCTION ${S}.review_refuse_change('the journal head only advances');
+`,
 };
+
+/** Triggers refusing `operations` on `table` row by row, and TRUNCATE of it. */
+function refuse(S: string, table: string, operations: string, why: string): string {
+  return `
+CREATE TRIGGER ${table}_refuse_change BEFORE ${operations} ON ${S}.${table} FOR EACH ROW EXECUTE FUNCTION ${S}.review_refuse_change('${why}');
+CREATE TRIGGER ${table}_refuse_truncate BEFORE TRUNCATE ON ${S}.${table} FOR EACH STATEMENT EXECUTE FUNCTION ${S}.review_refuse_change('${why}');
+`;
+}

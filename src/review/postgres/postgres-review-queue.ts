@@ -4,16 +4,18 @@ import type { Brief } from '../../loop/brief.js';
 import { alertStep, type Alert, type RunReport, type WebhookDelivery } from '../alerts.js';
 import { admit, nextMode, release, watermark, type ModeChange, type QueueMode } from '../backpressure.js';
 import { reloadRuntime, settleConfig, type ReviewConfig, type ReviewQueueOptions, type ReviewRuntime } from '../config.js';
-import { chainJournal, journalBodyAround, verifyJournal, type JournalHead, type JournalRow, type JournalType, type JournalVerification } from '../journal.js';
+import { chainJournal, journalBodyAround, type JournalHead, type JournalRow, type JournalType, type JournalVerification } from '../journal.js';
 import { boundLimit, limitChange, type LimitChange } from '../feedback-tuner.js';
 import { countLabels } from '../labels.js';
 import { REVIEW_MIGRATIONS } from '../migrations.js';
 import { assertReviewer, briefItem, leaseOf, limitOf } from '../review-item.js';
 import type { ClaimOptions, DroppedItem, EnqueueOptions, EnqueueResult, Page, ReviewEntry, ReviewQueue, ReviewStats, Verdict, VerdictInput, VerdictResult } from '../review-queue.js';
 import { reviewStats } from '../review-stats.js';
-import { toAlert, toDropped, toEntry, toItem, toLimitChange, toModeChange, toVerdict, VERDICT_JOIN_COLUMNS, verdictTarget, type AlertRow, type BreakerRow, type ItemRow, type ItemVerdictRow, type LimitChangeRow, type ModeChangeRow, type VerdictRow } from '../sql-rows.js';
+import { toAlert, toDropped, toEntry, toItem, toJournalRow, toLimitChange, toModeChange, toVerdict, VERDICT_JOIN_COLUMNS, verdictTarget, type AlertRow, type BreakerRow, type ItemRow, type ItemVerdictRow, type JournalSqlRow, type LimitChangeRow, type ModeChangeRow, type VerdictRow } from '../sql-rows.js';
 import { assertVerdictInput, verdictAction } from '../verdict-rules.js';
 import { POSTGRES_REVIEW_MIGRATIONS } from './migrations.js';
+import { readPostgresQueue } from './stored-queue.js';
+import { verifyStoredQueue } from '../queue-tables.js';
 
 export interface PostgresReviewQueueOptions extends ReviewQueueOptions {
   /** The ledger's connection: a URL (`postgres://…`), a `pg` Pool, or a factory for one. */
@@ -33,17 +35,9 @@ interface StateRow {
   settings_version: number;
 }
 
-interface JournalSqlRow {
-  seq: string;
-  type: JournalType;
-  body: string;
-  prev_hash: string;
-  hash: string;
-}
 
 type JournalEntryInput = { type: JournalType; at: number; data: object };
 
-const toJournalRow = (row: JournalSqlRow): JournalRow => ({ seq: Number(row.seq), type: row.type, body: row.body, prevHash: row.prev_hash, hash: row.hash });
 const headOf = (state: StateRow): JournalHead => ({ count: Number(state.journal_count), lastHash: state.journal_hash });
 
 type Query = Pick<PgClient, 'query'>;
@@ -188,6 +182,8 @@ export class PostgresReviewQueue implements ReviewQueue {
   readonly #pool: PgPool;
   readonly #owned: boolean;
   readonly #sql: Statements;
+  /** The schema, quoted. */
+  readonly #schema: string;
   /** Item → run of the items this queue claimed and has not decided yet (the newest {@link CLAIMED_RUNS}). */
   readonly #claimedRuns = new Map<string, string>();
 
@@ -196,7 +192,8 @@ export class PostgresReviewQueue implements ReviewQueue {
     this.#owned = owned;
     this.#runtime = runtime;
     this.#settingsVersion = settingsVersion;
-    this.#sql = statements(quote(schema));
+    this.#schema = quote(schema);
+    this.#sql = statements(this.#schema);
   }
 
   /** Connects to (and migrates) the review queue in a PostgreSQL schema, usually the ledger's. */
@@ -416,12 +413,10 @@ export class PostgresReviewQueue implements ReviewQueue {
   }
 
   async verifyJournal(): Promise<JournalVerification> {
-    const sql = this.#sql;
-    // One snapshot: the rows and the head agree even while reviewers append.
+    // One snapshot: the journal, its head and the tables agree even while reviewers append.
     return inTransaction(this.#pool, async (client) => {
       await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const state = (await one<StateRow>(client, sql.state)) as StateRow;
-      return verifyJournal((await rows<JournalSqlRow>(client, sql.journal, [null])).map(toJournalRow), headOf(state));
+      return verifyStoredQueue(await readPostgresQueue(client, this.#schema));
     });
   }
 

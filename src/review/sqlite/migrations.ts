@@ -111,4 +111,34 @@ BEGIN SELECT RAISE(ABORT, 'redline.review.append_only: UPDATE on review_journal 
 CREATE TRIGGER review_journal_refuse_delete BEFORE DELETE ON review_journal
 BEGIN SELECT RAISE(ABORT, 'redline.review.append_only: DELETE on review_journal refused: the journal is append-only'); END;
 `,
+  // The tables the journal proves are guarded like it: what the queue never does is refused. Items move
+  // open → decided | dropped and only an open item changes (claims, then its end); the state row's journal
+  // head only advances; an alert only gains its webhook delivery. Every guard is named review_*_refuse_*.
+  3: `
+${['review_verdicts', 'review_breaker_log', 'review_mode_changes', 'review_limit_changes', 'review_run_reports'].map((table) => refuse(table, 'UPDATE') + refuse(table, 'DELETE')).join('')}
+${refuse('review_items', 'DELETE')}
+CREATE TRIGGER review_items_refuse_update BEFORE UPDATE ON review_items
+WHEN OLD.state <> 'open' OR NEW.seq IS NOT OLD.seq OR NEW.id IS NOT OLD.id OR NEW.run_id IS NOT OLD.run_id OR NEW.priority IS NOT OLD.priority
+  OR NEW.item IS NOT OLD.item OR NEW.enqueued_at IS NOT OLD.enqueued_at OR NEW.claims < OLD.claims
+BEGIN SELECT RAISE(ABORT, 'redline.review.append_only: UPDATE on review_items refused: an item keeps its brief, and a decided or dropped item is final'); END;
+
+${refuse('review_alerts', 'DELETE')}
+CREATE TRIGGER review_alerts_refuse_update BEFORE UPDATE ON review_alerts
+WHEN NEW.seq IS NOT OLD.seq OR NEW.id IS NOT OLD.id OR NEW.kind IS NOT OLD.kind OR NEW.share IS NOT OLD.share OR NEW.threshold IS NOT OLD.threshold
+  OR NEW.window_size IS NOT OLD.window_size OR NEW.capped_run_ids IS NOT OLD.capped_run_ids OR NEW.raised_at IS NOT OLD.raised_at
+BEGIN SELECT RAISE(ABORT, 'redline.review.append_only: UPDATE on review_alerts refused: an alert only gains its webhook delivery'); END;
+
+${refuse('review_state', 'DELETE')}
+CREATE TRIGGER review_state_refuse_update BEFORE UPDATE ON review_state
+WHEN NEW.journal_count < OLD.journal_count OR (NEW.journal_count = OLD.journal_count AND NEW.journal_hash IS NOT OLD.journal_hash) OR NEW.settings_version < OLD.settings_version
+BEGIN SELECT RAISE(ABORT, 'redline.review.append_only: UPDATE on review_state refused: the journal head only advances'); END;
+`,
 };
+
+/** A trigger refusing every `operation` on `table`. */
+function refuse(table: string, operation: 'UPDATE' | 'DELETE'): string {
+  return `
+CREATE TRIGGER ${table}_refuse_${operation.toLowerCase()} BEFORE ${operation} ON ${table}
+BEGIN SELECT RAISE(ABORT, 'redline.review.append_only: ${operation} on ${table} refused: the queue keeps what the journal proves'); END;
+`;
+}

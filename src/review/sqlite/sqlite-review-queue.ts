@@ -3,16 +3,18 @@ import type { Brief } from '../../loop/brief.js';
 import { alertStep, type Alert, type RunReport, type WebhookDelivery } from '../alerts.js';
 import { admit, nextMode, release, type ModeChange, type QueueMode } from '../backpressure.js';
 import { reloadRuntime, settleConfig, type ReviewConfig, type ReviewQueueOptions, type ReviewRuntime } from '../config.js';
-import { chainJournal, verifyJournal, type JournalHead, type JournalRow, type JournalType, type JournalVerification } from '../journal.js';
+import { chainJournal, type JournalHead, type JournalRow, type JournalType, type JournalVerification } from '../journal.js';
+import { verifyStoredQueue } from '../queue-tables.js';
 import { boundLimit, limitChange, type LimitChange } from '../feedback-tuner.js';
 import { countLabels } from '../labels.js';
 import { REVIEW_MIGRATIONS } from '../migrations.js';
 import { assertReviewer, briefItem, leaseOf, limitOf } from '../review-item.js';
 import type { ClaimOptions, DroppedItem, EnqueueOptions, EnqueueResult, Page, ReviewEntry, ReviewQueue, ReviewStats, Verdict, VerdictInput, VerdictResult } from '../review-queue.js';
 import { reviewStats } from '../review-stats.js';
-import { toAlert, toDropped, toEntry, toItem, toLimitChange, toModeChange, toVerdict, VERDICT_JOIN_COLUMNS, verdictTarget, type AlertRow, type BreakerRow, type ItemRow, type ItemVerdictRow, type LimitChangeRow, type ModeChangeRow, type VerdictRow } from '../sql-rows.js';
+import { toAlert, toDropped, toEntry, toItem, toJournalRow, toLimitChange, toModeChange, toVerdict, VERDICT_JOIN_COLUMNS, verdictTarget, type AlertRow, type BreakerRow, type ItemRow, type ItemVerdictRow, type JournalSqlRow, type LimitChangeRow, type ModeChangeRow, type VerdictRow } from '../sql-rows.js';
 import { assertVerdictInput, verdictAction } from '../verdict-rules.js';
 import { SQLITE_REVIEW_MIGRATIONS } from './migrations.js';
+import { readSqliteQueue } from './stored-queue.js';
 import { applyMigrations } from '../../ledger/sqlite/apply-migrations.js';
 
 export interface SqliteReviewQueueOptions extends ReviewQueueOptions {
@@ -230,8 +232,8 @@ export class SqliteReviewQueue implements ReviewQueue {
   }
 
   async verifyJournal(): Promise<JournalVerification> {
-    // One read transaction: the rows and the head from the same snapshot.
-    return this.#db.transaction(() => verifyJournal((this.#sql.journal.all(-1) as JournalSqlRow[]).map(toJournalRow), journalHead(this.#sql)))();
+    // One read transaction: the journal, its head and the tables from the same snapshot.
+    return this.#db.transaction(() => verifyStoredQueue(readSqliteQueue(this.#db)))();
   }
 
   async close(): Promise<void> {
@@ -328,15 +330,7 @@ function assertReport(report: RunReport): void {
   }
 }
 
-interface JournalSqlRow {
-  seq: number;
-  type: JournalType;
-  body: string;
-  prev_hash: string;
-  hash: string;
-}
 
-const toJournalRow = (row: JournalSqlRow): JournalRow => ({ seq: Number(row.seq), type: row.type, body: row.body, prevHash: row.prev_hash, hash: row.hash });
 
 function journalHead(sql: Statements): JournalHead {
   const row = sql.journalHead.get() as { journal_count: number; journal_hash: string };

@@ -1,5 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { MissingPeerError } from '../../errors/missing-peer-error.js';
 import type { Config, Spec } from 'vega';
 import { BACKPRESSURE } from '../../review/backpressure.js';
 import type { HandoffStudy } from './run-handoff-study.js';
@@ -99,7 +100,7 @@ export function handoffFigureSpec(study: HandoffStudy): Spec {
  * loaded only here, so the study itself never pays for it.
  */
 export async function renderHandoffFigure(study: HandoffStudy): Promise<string> {
-  const vega = await import('vega');
+  const vega = await MissingPeerError.load(() => import('vega'), { packageName: 'vega', purpose: 'draw the study\'s SVG figures' });
   const view = new vega.View(vega.parse(handoffFigureSpec(study)), { renderer: 'none' });
   try {
     return `${await view.toSVG()}\n`;

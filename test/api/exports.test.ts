@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { StopReason } from '../../src/index.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/**
+ * Every runtime export of the root and of each subpath entry, sorted. An export added, renamed or removed
+ * fails here: change this list in the same commit, deliberately (and README/docs with it).
+ */
+const EXPORTS: Readonly<Record<string, { readonly source: string; readonly names: readonly string[] }>> = {
+  'redline': {
+    source: 'src/index.ts',
+    names: [
+      'AdaptivePriors', 'AdmitError', 'DEFAULT_WINDOW_LOOKBACK', 'EscapeError', 'LedgerError', 'MemoryLedger',
+      'MemoryReviewQueue', 'MissingPeerError', 'MissionError', 'NOISE_AWARE_PRIOR', 'OUTCOMES', 'PROPOSER_PROTOCOL',
+      'ProposerError', 'RedlineError', 'ReportParseError', 'ReviewError', 'RunWorkspace', 'SandboxUnavailableError',
+      'SnapshotGoneError', 'StopReason', 'TRANSITIONS', 'VERDICT_LABELS', 'WorkspaceUnreadableError', 'adaptive',
+      'admitRun', 'agentProposer', 'allOf', 'anyOf', 'assertSandboxAvailable', 'attemptsBudget', 'budgetAlerts',
+      'budgets', 'buildGuard', 'buildPolicy', 'canonicalJson', 'commandCheck', 'commandProposer', 'commandScore',
+      'confirm', 'costBudget', 'defaultGuards', 'defineMission', 'evaluatePolicy', 'expectedOutputCheck', 'exportJsonl',
+      'finding', 'functionJudge', 'functionProposer', 'guardSpecSchema', 'handOff', 'humanGate', 'importJsonl',
+      'jsonSchemaCheck', 'loadMission', 'loadReplay', 'margin', 'minOfTwo', 'missionHash', 'missionJsonSchema',
+      'needsPriors', 'noProgress', 'noiseAware', 'not', 'openLedger', 'openReviewQueue', 'oscillation', 'parseReport',
+      'planHandoff', 'plateau', 'policyLookback', 'recoverRuns', 'rejectRepeat', 'repeatedOutput', 'replayPolicies',
+      'replayProposer', 'resumeRun', 'routingJudge', 'runMission', 'sandboxProblem', 'scoreCheck', 'smooth',
+      'testRunnerCheck', 'threshold', 'tokensBudget', 'validateDecision', 'verifyLedger', 'verifyRun',
+      'wallClockBudget',
+    ],
+  },
+  'redline/sqlite': {
+    source: 'src/sqlite.ts',
+    names: [
+      'SqliteLedger', 'SqliteReviewQueue',
+    ],
+  },
+  'redline/postgres': {
+    source: 'src/postgres.ts',
+    names: [
+      'PostgresLedger', 'PostgresReviewQueue',
+    ],
+  },
+  'redline/ai-sdk': {
+    source: 'src/ai-sdk/index.ts',
+    names: [
+      'modelJudge', 'modelProposer', 'modelScore', 'openAICompatibleModel',
+    ],
+  },
+  'redline/study': {
+    source: 'src/study/index.ts',
+    names: [
+      'APPROVE_PROBABILITY', 'BURST_FACTOR', 'DEFAULT_CONFIDENCES', 'DEFAULT_SIGMAS', 'DEFAULT_WARMUP',
+      'DRAFT_QUALITY_WEIGHTS', 'HANDOFF_CONFIGS', 'HANDOFF_FIGURE_FILE', 'HANDOFF_VARIANTS', 'MAX_PRIORITY',
+      'QUALITY_WEIGHTS', 'STRATEGY_NAMES', 'StudyOptionError', 'TASK_TYPES', 'generateTasks', 'handoffFigureSpec',
+      'normals', 'observe', 'renderFigures', 'renderHandoffFigure', 'renderHandoffMarkdown', 'renderMarkdown',
+      'runHandoffStudy', 'runStopRulesStudy', 'sfc32', 'simulateHandoff', 'trueQuality', 'writeFigures',
+      'writeHandoffFigure',
+    ],
+  },
+  'redline/testing': {
+    source: 'src/testing/index.ts',
+    names: [
+      'startOpenAIStub',
+    ],
+  },
+};
+
+describe('the public API', () => {
+  for (const [entry, { source, names }] of Object.entries(EXPORTS)) {
+    it(`${entry} (${source}) exports exactly the curated names`, async () => {
+      const module = (await import(pathToFileURL(path.join(ROOT, source)).href)) as Record<string, unknown>;
+      assert.deepEqual(Object.keys(module).sort(), names);
+      for (const name of names) assert.notEqual(module[name], undefined, `${entry} exports ${name} as undefined`);
+    });
+  }
+
+  it('lists every subpath package.json exports, built from these sources', async () => {
+    const { exports } = (await import(pathToFileURL(path.join(ROOT, 'package.json')).href, { with: { type: 'json' } })).default as { exports: Record<string, string | { import: string }> };
+    const built = Object.entries(exports).filter(([subpath]) => subpath !== './package.json').map(([subpath, target]) => [subpath === '.' ? 'redline' : `redline/${subpath.slice(2)}`, (target as { import: string }).import]);
+    assert.deepEqual(Object.fromEntries(built), Object.fromEntries(Object.entries(EXPORTS).map(([entry, { source }]) => [entry, `./${source.replace(/^src\//, 'dist/').replace(/\.ts$/, '.js')}`])));
+  });
+
+  it('names every stop reason of the runtime\'s own transitions, and only those', () => {
+    assert.deepEqual(StopReason, {
+      demandPassed: 'demand_passed',
+      baselinePassed: 'baseline_passed',
+      scopeViolation: 'scope_violation',
+      approvalMissing: 'approval_missing',
+      invalidDecision: 'invalid_decision',
+      aborted: 'aborted',
+      budgetWallClock: 'budget_wall_clock',
+      runtimeError: 'runtime_error',
+      crashed: 'crashed',
+    });
+  });
+});
