@@ -35,12 +35,16 @@ async function signatureOptions(publicKey: readonly string[] | undefined, locati
   return { options: { keys, require: requireSignatures, allowOtherKeys: true }, from: keys.length === 0 ? `no public key given and none in ${dir}` : `the local key(s) ${keys.map((key) => `${key.source} (key ${key.keyId})`).join(', ')}` };
 }
 
-/** One line on the seal signatures of verified runs: how many verified, with which keys, and what was not checked. */
-function signatureLine(results: readonly RunVerification[], from: string): string {
+/**
+ * What `verify` says about the seal signatures of the runs: how many verified, with which keys, and what
+ * was not checked; nothing when no run is sealed.
+ */
+function signatureSummary(results: readonly RunVerification[], from: string): string {
   const count = (status: string): number => results.filter((result) => result.signature?.status === status).length;
+  if (results.length === count('unsealed')) return '';
   const others = [...new Set(results.filter((result) => result.signature?.status === 'unknown_key').map((result) => result.signature?.keyId))];
   const parts = [`${count('valid')} valid`, `${count('invalid')} invalid`, `${count('unsigned')} unsigned`, ...(others.length === 0 ? [] : [`${count('unknown_key')} signed by another key (${others.join(', ')})`])];
-  return `seal signatures: ${parts.join(', ')} — checked with ${from}`;
+  return `; seal signatures: ${parts.join(', ')} — checked with ${from}`;
 }
 
 /**
@@ -64,8 +68,7 @@ export async function verifyCommand(
     else {
       for (const result of broken) print(clean(result.firstBad === undefined ? `BROKEN run ${result.runId}: seal signature — ${result.signatureProblem}` : `BROKEN run ${result.runId}: record ${result.firstBad.seq} ${result.firstBad.problem} — ${result.firstBad.detail}`));
       const records = results.reduce((sum, result) => sum + result.records, 0);
-      print(`${results.length - broken.length} of ${results.length} runs verify (${records} records) in ${name}`);
-      print(clean(signatureLine(results, signatures.from)));
+      print(clean(`${results.length - broken.length} of ${results.length} runs verify (${records} records) in ${name}${signatureSummary(results, signatures.from)}`));
     }
     if (against === undefined) return broken.length === 0;
     const head = checkDigest(await open.runs(), against);

@@ -124,9 +124,14 @@ export async function openSigner({ explicit, location, baseDir }: { explicit?: s
   const file = path.join(dir, PRIVATE_FILE);
   const { key, created } = await loadOrCreate(file);
   const publicPem = createPublicKey(key).export({ type: 'spki', format: 'pem' }).toString();
-  // The public key is derived, so rewriting it is harmless; it is (re)written when missing or not this key's.
-  const current = await readFile(path.join(dir, PUBLIC_FILE), 'utf8').catch(() => undefined);
-  if (current !== publicPem) await writeWhole(path.join(dir, PUBLIC_FILE), publicPem, 0o644);
+  const publicFile = path.join(dir, PUBLIC_FILE);
+  const current = await readFile(publicFile, 'utf8').catch(() => undefined);
+  if (current !== publicPem) {
+    // A new key after the old one was moved away (rotation): the old public key stays, as signing-key-<id>.pub, so its runs still verify.
+    const previous = current === undefined ? undefined : await readPublicKey(publicFile).catch(() => undefined);
+    if (previous !== undefined) await rename(publicFile, path.join(dir, `signing-key-${previous.keyId}.pub`));
+    await writeWhole(publicFile, publicPem, 0o644);
+  }
   return { signer: keySigner(key), file, created };
 }
 

@@ -28,9 +28,10 @@ const valueIsOk: Check = {
 
 /**
  * A real run of the loop that completes at attempt 2, started at `at` (its clock ticks 1 ms per reading,
- * so runs started at different `at` keep their order), its seal signed by `signer` when given.
+ * so runs started at different `at` keep their order), its seal signed by `signer` when given, with id
+ * `runId` when given.
  */
-export function sealedRun(ledger: Ledger, { at, signer }: { at: number; signer?: Signer }): Promise<RunResult> {
+export function sealedRun(ledger: Ledger, { at, signer, runId }: { at: number; signer?: Signer; runId?: string }): Promise<RunResult> {
   let clock = at;
   return runMission({
     mission: defineMission({ id: 'signed', goal: 'say ok', stopPolicy: { guards: [] } }),
@@ -38,7 +39,7 @@ export function sealedRun(ledger: Ledger, { at, signer }: { at: number; signer?:
     checks: [valueIsOk],
     ledger,
     ...(signer === undefined ? {} : { signer }),
-    _internal: { now: () => (clock += 1) },
+    _internal: { now: () => (clock += 1), ...(runId === undefined ? {} : { generateId: () => runId }) },
   });
 }
 
