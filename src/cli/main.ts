@@ -58,14 +58,14 @@ function program(setCode: (code: number) => void, output: Output): Command {
     .command('verify')
     .description('Check every hash chain and seal signature (each run, and the review queue journal when the ledger holds a queue); name the first bad record and why.')
     .option('--run <id>', 'only this run (the journal is not checked)')
-    .option('--public-key <file>', `Ed25519 public key (PEM) seals may be signed with (repeatable, for rotated keys); a seal signed by any other key fails (default: the signing-key*.pub next to the ledger, else in .redline/, and $${SIGNING_KEY_ENV}'s)`, collect)
+    .option('--public-key <file>', `Ed25519 public key (PEM) seals may be signed with (repeatable, for rotated keys); a seal signed by a key not given fails. Default: every signing-key*.pub beside a SQLite ledger (in .redline/ for PostgreSQL) and $${SIGNING_KEY_ENV}'s, where other keys are reported, not failed`, collect)
     .option('--require-signatures', 'fail runs sealed without a signature (older ledgers), and runs signed by a key not given')
     .option('--against <digest>', 'a digest printed earlier by `redline ledger head`: fail unless the runs it covers are unchanged (runs added since are fine)')
     .option('--json', 'one JSON line per run (with its signature), then one for --against, then one for the journal ({"journal":"review",…})')
     .option('--ledger <location>', LEDGER_HELP)
     .addHelpText(
       'after',
-      '\nWithout --public-key, seals signed by a key other than the local one(s) are reported, not failed.\nExit code 1 when any chain is broken (modified, missing, reordered, truncated or appended after the seal), a seal\nsignature does not verify, or the ledger does not match --against; 2 for a bad key file or digest.',
+      '\nExit code 1 when any chain is broken (modified, missing, reordered, truncated or appended after the seal), a seal\nsignature does not verify, or the ledger does not match --against; 2 for a bad key file or digest.',
     )
     .action(async (options) => done(await verifyCommand(options, output)));
   ledger
