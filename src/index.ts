@@ -56,7 +56,10 @@ export { MemoryLedger } from './ledger/memory/memory-ledger.js';
 
 export { RedlineError, MissionError, type MissionIssue, ProposerError, LedgerError, EscapeError, SnapshotGoneError, WorkspaceUnreadableError, SandboxUnavailableError, MissingPeerError } from './errors/index.js';
 
-export { verifyLedger, verifyRun, type ChainProblem, type RunVerification } from './ledger/verify.js';
+export { verifyLedger, verifyRun, verifySignedRun, type ChainProblem, type RunVerification, type SignatureOptions } from './ledger/verify.js';
+export { checkSeal, type PublicKeyEntry, type SealSignature, type Signer, type SignatureCheck, type SignatureStatus } from './ledger/seal-signature.js';
+export { keySigner, keyIdOf, readPrivateKey, readPublicKey } from './ledger/signing-key.js';
+export { ledgerDigest, checkDigest, type LedgerDigest, type DigestCheck } from './ledger/ledger-digest.js';
 export { exportJsonl, importJsonl } from './ledger/export.js';
 export { replayPolicies, type PolicyReplay, type ReplayPolicy } from './ledger/replay.js';
 export { admitRun, AdmitError, type Admission, type AdmitOptions, type AdmitErrorCode, type Conflict } from './ledger/admit.js';

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { displayLocation, ledgerLocation, openLedger } from '../ledger/open-ledger.js';
+import { openSigner } from '../ledger/signing-key.js';
 import { recoverBeforeRun, runMissionFile, type Output } from './run-command.js';
 import { runSummary, table } from './format.js';
 import { clean, jsonLine } from './terminal-text.js';
@@ -23,9 +24,10 @@ export async function demo({ json = false, ledger: explicit }: { json?: boolean;
   const rows: string[][] = [];
   let mismatches = 0;
   try {
-    await recoverBeforeRun(ledger, location, output);
+    const { signer } = await openSigner({ location, baseDir: process.cwd() });
+    await recoverBeforeRun(ledger, location, output, undefined, signer);
     for (const entry of entries) {
-      const result = await runMissionFile(path.join(PACKAGE_ROOT, entry.mission), ledger, displayLocation(location), { json: true }, { print: json ? print : () => {}, progress });
+      const result = await runMissionFile(path.join(PACKAGE_ROOT, entry.mission), ledger, displayLocation(location), { json: true }, { print: json ? print : () => {}, progress }, undefined, signer);
       const got = { outcome: result.outcome, verification: result.verification, stopReason: result.stopReason, attempts: result.attempts };
       const asDocumented = (Object.keys(entry.expect) as (keyof DemoEntry['expect'])[]).every((key) => entry.expect[key] === got[key]);
       if (!asDocumented) mismatches += 1;

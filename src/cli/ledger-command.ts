@@ -3,9 +3,11 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import type { Finding } from '../checks/finding.js';
 import { exportJsonl, importJsonl } from '../ledger/export.js';
-import type { Ledger, LedgerRecord } from '../ledger/ledger.js';
+import type { Ledger, LedgerRecord, StoredRecord } from '../ledger/ledger.js';
+import { checkDigest, ledgerDigest, parseDigest } from '../ledger/ledger-digest.js';
 import { displayLocation, ledgerLocation, openLedger } from '../ledger/open-ledger.js';
-import { verifyLedger } from '../ledger/verify.js';
+import { localPublicKeys, openSigner, readPublicKey } from '../ledger/signing-key.js';
+import { readRun, verifyLedger, verifySignedRun, type RunVerification, type SignatureOptions } from '../ledger/verify.js';
 import { verifyStoredJournal } from '../review/open-review-queue.js';
 import { recoverWithQueue, type Output } from './run-command.js';
 import { clean, jsonLine } from './terminal-text.js';
@@ -21,23 +23,58 @@ export async function withLedger<T>(explicit: string | undefined, work: (ledger:
   }
 }
 
+/** The keys `verify` and `show` check seals with, and how they were found (for the summary line). */
+async function signatureOptions(publicKey: readonly string[] | undefined, location: string, requireSignatures: boolean): Promise<{ options: SignatureOptions; from: string }> {
+  if (publicKey !== undefined && publicKey.length > 0) {
+    const keys = await Promise.all(publicKey.map((file) => readPublicKey(file)));
+    return { options: { keys, require: requireSignatures }, from: keys.map((key) => `${key.source} (key ${key.keyId})`).join(', ') };
+  }
+  const { keys, dir } = await localPublicKeys({ location, baseDir: process.cwd() });
+  if (keys.length === 0 && requireSignatures) throw new TypeError(`Expected --public-key FILE with --require-signatures, got none (and no signing-key*.pub in ${dir})`);
+  // Keys found locally are this machine's: runs sealed elsewhere are reported, not failed, unless signatures are required.
+  return { options: { keys, require: requireSignatures, allowOtherKeys: true }, from: keys.length === 0 ? `no public key given and none in ${dir}` : `the local key(s) ${keys.map((key) => `${key.source} (key ${key.keyId})`).join(', ')}` };
+}
+
 /**
- * `redline ledger verify`: every run's chain and, when the ledger holds a review queue, the queue's
- * journal; exit 1 naming the run (or the journal), the first bad record and why, when a chain is broken.
+ * What `verify` says about the seal signatures of the runs: how many verified, with which keys, and what
+ * was not checked; nothing when no run is sealed.
  */
-export async function verifyCommand({ run, json = false, ledger }: { run?: string; json?: boolean; ledger?: string }, { print }: Output): Promise<number> {
+function signatureSummary(results: readonly RunVerification[], from: string): string {
+  const count = (status: string): number => results.filter((result) => result.signature?.status === status).length;
+  if (results.length === count('unsealed')) return '';
+  const others = [...new Set(results.filter((result) => result.signature?.status === 'unknown_key').map((result) => result.signature?.keyId))];
+  const parts = [`${count('valid')} valid`, `${count('invalid')} invalid`, `${count('unsigned')} unsigned`, ...(others.length === 0 ? [] : [`${count('unknown_key')} signed by another key (${others.join(', ')})`])];
+  return `; seal signatures: ${parts.join(', ')} — checked with ${from}`;
+}
+
+/**
+ * `redline ledger verify`: every run's chain and seal signature, the ledger's history against a digest
+ * taken earlier (`--against`), and, when the ledger holds a review queue, the queue's journal; exit 1
+ * naming the run (or the journal), the first bad record and why, when anything does not verify.
+ */
+export async function verifyCommand(
+  { run, json = false, ledger, publicKey, requireSignatures = false, against }: { run?: string; json?: boolean; ledger?: string; publicKey?: string[]; requireSignatures?: boolean; against?: string },
+  { print }: Output,
+): Promise<number> {
   const location = ledgerLocation(ledger, process.cwd());
+  if (against !== undefined && run !== undefined) throw new TypeError('Expected --against without --run (a digest covers the whole ledger), got both');
+  if (against !== undefined) parseDigest(against);
+  const signatures = await signatureOptions(publicKey, location, requireSignatures);
   const runsOk = await withLedger(ledger, async (open, name) => {
-    const results = await verifyLedger(open, run === undefined ? {} : { runId: run });
+    const results = await verifyLedger(open, { ...(run === undefined ? {} : { runId: run }), signatures: signatures.options });
     if (run !== undefined && results.length === 0) throw new TypeError(`Expected run ${run} in ${name}, got no such run`);
     const broken = results.filter((result) => !result.ok);
-    if (json) for (const result of results) print(JSON.stringify(result));
+    if (json) for (const result of results) print(jsonLine(result));
     else {
-      for (const result of broken) print(`BROKEN run ${result.runId}: record ${result.firstBad?.seq} ${result.firstBad?.problem} — ${result.firstBad?.detail}`);
+      for (const result of broken) print(clean(result.firstBad === undefined ? `BROKEN run ${result.runId}: seal signature — ${result.signatureProblem}` : `BROKEN run ${result.runId}: record ${result.firstBad.seq} ${result.firstBad.problem} — ${result.firstBad.detail}`));
       const records = results.reduce((sum, result) => sum + result.records, 0);
-      print(`${results.length - broken.length} of ${results.length} runs verify (${records} records) in ${name}`);
+      print(clean(`${results.length - broken.length} of ${results.length} runs verify (${records} records) in ${name}${signatureSummary(results, signatures.from)}`));
     }
-    return broken.length === 0;
+    if (against === undefined) return broken.length === 0;
+    const head = checkDigest(await open.runs(), against);
+    if (json) print(jsonLine({ against, ...head }));
+    else print(`${head.ok ? 'ledger head matches' : 'BROKEN ledger head'} ${against}: ${head.detail}`);
+    return broken.length === 0 && head.ok;
   });
   if (run !== undefined) return runsOk ? 0 : 1;
   const journal = await verifyStoredJournal(location);
@@ -47,6 +84,20 @@ export async function verifyCommand({ run, json = false, ledger }: { run?: strin
   else if (journal.disagreement !== undefined) print(`BROKEN review queue: ${journal.disagreement.table} disagrees with the journal — ${clean(journal.disagreement.detail)}`);
   else print(`BROKEN review queue journal: entry ${journal.firstBad?.seq} ${journal.firstBad?.problem} — ${journal.firstBad?.detail}`);
   return runsOk && journal.ok ? 0 : 1;
+}
+
+/** `redline ledger head`: the ledger's digest, to publish or keep elsewhere and check later with `verify --against`. */
+export async function headCommand({ ledger, json = false }: { ledger?: string; json?: boolean }, { print, progress }: Output): Promise<number> {
+  return withLedger(ledger, async (open, name) => {
+    const head = ledgerDigest(await open.runs());
+    if (json) print(jsonLine(head));
+    else {
+      print(head.digest);
+      const rest = head.firstUnsealed === undefined ? '' : `; run ${head.firstUnsealed} is not sealed yet: it and the runs after it are left to a later head`;
+      progress(clean(`covers the first ${head.count} of ${head.total} run(s) in ${name}, in start order${rest}`));
+    }
+    return 0;
+  });
 }
 
 function findingLine(item: Finding): string {
@@ -104,10 +155,35 @@ export function story(records: readonly LedgerRecord[]): string[] {
   return lines;
 }
 
-export async function showCommand(runId: string, { ledger, json = false }: { ledger?: string; json?: boolean }, { print }: Output): Promise<number> {
+/** Records as stored, read back; a row that is not JSON (the warning names it) is left out. */
+function readable(rows: readonly StoredRecord[]): LedgerRecord[] {
+  return rows.flatMap((row) => {
+    try {
+      return [JSON.parse(row.body) as LedgerRecord];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** The one-line warning `show` prints above a run that does not verify, or undefined when it does. */
+function showWarning(result: RunVerification): string | undefined {
+  if (result.ok) return undefined;
+  const why = result.firstBad === undefined ? `seal signature — ${result.signatureProblem}` : `record ${result.firstBad.seq} ${result.firstBad.problem} — ${result.firstBad.detail}`;
+  return `WARNING: run ${result.runId} does not verify (${why}); what follows may have been altered`;
+}
+
+export async function showCommand(runId: string, { ledger, json = false, publicKey }: { ledger?: string; json?: boolean; publicKey?: string[] }, { print, progress }: Output): Promise<number> {
+  const location = ledgerLocation(ledger, process.cwd());
+  const signatures = await signatureOptions(publicKey, location, false);
   return withLedger(ledger, async (open, name) => {
-    const records = await open.records(runId);
-    if (records.length === 0) throw new TypeError(`Expected run ${clean(runId)} in ${clean(name)}, got no such run`);
+    const [listed] = await open.runs({ runId });
+    const snapshot = listed === undefined ? undefined : await readRun(open, listed);
+    if (snapshot === undefined || snapshot.records.length === 0) throw new TypeError(`Expected run ${clean(runId)} in ${clean(name)}, got no such run`);
+    const warning = showWarning(verifySignedRun(snapshot.run, snapshot.records, signatures.options));
+    // With --json stdout stays JSON lines: the warning goes to stderr.
+    if (warning !== undefined) (json ? progress : print)(clean(warning));
+    const records = readable(snapshot.records);
     // Records hold agent text (file names, test names, messages): every line is made safe for the terminal.
     for (const line of json ? records.map((record) => jsonLine(record)) : story(records)) print(json ? line : clean(line));
     return 0;
@@ -136,11 +212,12 @@ export async function importCommand(file: string, { ledger }: { ledger?: string 
   });
 }
 
-export async function recoverCommand({ ledger, resume = true, json = false }: { ledger?: string; resume?: boolean; json?: boolean }, output: Output): Promise<number> {
+export async function recoverCommand({ ledger, resume = true, json = false, signingKey }: { ledger?: string; resume?: boolean; json?: boolean; signingKey?: string }, output: Output): Promise<number> {
   const { print } = output;
   const location = ledgerLocation(ledger, process.cwd());
   return withLedger(ledger, async (open, name) => {
-    const recoveries = await recoverWithQueue({ ledger: open, location, resume, output });
+    const { signer } = await openSigner({ explicit: signingKey, location, baseDir: process.cwd() });
+    const recoveries = await recoverWithQueue({ ledger: open, location, resume, output, signer });
     for (const recovery of recoveries) print(json ? JSON.stringify({ runId: recovery.runId, action: recovery.action, detail: recovery.detail }) : `${recovery.runId}: ${recovery.action.replace('_', ' ')} (${recovery.detail})`);
     if (!json) print(`${recoveries.length} unsealed run(s) found in ${name}`);
     return 0;

@@ -2,9 +2,10 @@ import { Command, CommanderError } from 'commander';
 import { RedlineError } from '../errors/redline-error.js';
 import { admitCommand } from './admit-command.js';
 import { demo } from './demo-command.js';
-import { exportCommand, importCommand, recoverCommand, showCommand, verifyCommand } from './ledger-command.js';
+import { exportCommand, headCommand, importCommand, recoverCommand, showCommand, verifyCommand } from './ledger-command.js';
 import { replayCommand } from './replay-command.js';
 import { fraction } from './arguments.js';
+import { SIGNING_KEY_ENV } from '../ledger/signing-key.js';
 import { addReviewCommand } from './review-command.js';
 import { runCommand, type Output } from './run-command.js';
 import { addStudyCommand } from './study-command.js';
@@ -15,6 +16,7 @@ export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 const LEDGER_HELP = 'ledger: a SQLite file or a postgres:// URL (default: $REDLINE_LEDGER, else .redline/redline.db)';
+const SIGNING_KEY_DEFAULT = 'signing-key.pem next to a SQLite ledger, or in .redline/ for PostgreSQL';
 
 function program(setCode: (code: number) => void, output: Output): Command {
   const cli = new Command('redline')
@@ -40,6 +42,7 @@ function program(setCode: (code: number) => void, output: Output): Command {
     .option('--review', "hand the run to the review queue in the ledger: the queue's mode and the feedback tuner's limit set the attempt budget, and an unverified run is enqueued at the seal")
     .option('--sample-rate <fraction>', 'with --review: share of sampled runs (accepted without a demand red line) enqueued too (default 0.1)', fraction)
     .option('--alert-webhook <url>', 'with --review: POST budget-cap alerts here (they are logged on stderr either way)')
+    .option('--signing-key <file>', `Ed25519 private key (PEM) to sign the seal with (default: $${SIGNING_KEY_ENV}, else ${SIGNING_KEY_DEFAULT}, created on first use)`)
     .addHelpText('after', '\nThe workspace is only read: each run snapshots it into $REDLINE_SCRATCH (default: the temp directory)/redline-runs/<run>/\nand checks every candidate in a copy of that snapshot; changes made to the workspace meanwhile are reported, never checked.\nUnsealed runs of crashed processes in the ledger are recovered first (resumed, or sealed crashed).\nExit codes: 0 complete or complete_noop, 1 blocked or failed_with_evidence, 2 usage or mission-file error.')
     .action(async (file: string, options) => done(await runCommand(file, options, output)));
 
@@ -54,17 +57,31 @@ function program(setCode: (code: number) => void, output: Output): Command {
   const ledger = cli.command('ledger').description('Inspect, verify, move and recover the recorded runs.');
   ledger
     .command('verify')
-    .description('Check every hash chain (each run, and the review queue journal when the ledger holds a queue); name the first bad record and why.')
+    .description('Check every hash chain and seal signature (each run, and the review queue journal when the ledger holds a queue); name the first bad record and why.')
     .option('--run <id>', 'only this run (the journal is not checked)')
-    .option('--json', 'one JSON line per run, then one for the journal ({"journal":"review",…})')
+    .option('--public-key <file>', `Ed25519 public key (PEM) seals may be signed with (repeatable, for rotated keys); a seal signed by a key not given fails. Default: every signing-key*.pub beside a SQLite ledger (in .redline/ for PostgreSQL) and $${SIGNING_KEY_ENV}'s, where other keys are reported, not failed`, collect)
+    .option('--require-signatures', 'fail runs sealed without a signature (older ledgers), and runs signed by a key not given')
+    .option('--against <digest>', 'a digest printed earlier by `redline ledger head`: fail unless the runs it covers are unchanged (runs added since are fine)')
+    .option('--json', 'one JSON line per run (with its signature), then one for --against, then one for the journal ({"journal":"review",…})')
     .option('--ledger <location>', LEDGER_HELP)
-    .addHelpText('after', '\nExit code 1 when any chain is broken (modified, missing, reordered, truncated or appended after the seal).')
+    .addHelpText(
+      'after',
+      '\nExit code 1 when any chain is broken (modified, missing, reordered, truncated or appended after the seal), a seal\nsignature does not verify, or the ledger does not match --against; 2 for a bad key file or digest.',
+    )
     .action(async (options) => done(await verifyCommand(options, output)));
   ledger
+    .command('head')
+    .description('Print a digest of the ledger (COUNT:SHA256 over its sealed runs in start order) to publish or keep elsewhere; `verify --against` checks it later.')
+    .option('--json', 'one JSON line: {digest, count, total, firstUnsealed?}')
+    .option('--ledger <location>', LEDGER_HELP)
+    .addHelpText('after', '\nThe digest covers the runs up to the first one not sealed yet; stdout holds only the digest, stderr says what it covers.')
+    .action(async (options) => done(await headCommand(options, output)));
+  ledger
     .command('show')
-    .description("Show a run's story: attempts, findings, guard verdicts, decisions and the seal.")
+    .description("Show a run's story: attempts, findings, guard verdicts, decisions and the seal; warn first when it does not verify.")
     .argument('<run>', 'run id')
-    .option('--json', 'the raw records as JSON lines')
+    .option('--json', 'the raw records as JSON lines (a warning goes to stderr)')
+    .option('--public-key <file>', 'Ed25519 public key (PEM) to check the seal signature with (repeatable; default: as for verify)', collect)
     .option('--ledger <location>', LEDGER_HELP)
     .action(async (runId: string, options) => done(await showCommand(runId, options, output)));
   ledger
@@ -85,6 +102,7 @@ function program(setCode: (code: number) => void, output: Output): Command {
     .command('recover')
     .description('Resume every unsealed run whose process is gone, or seal it failed_with_evidence / crashed.')
     .option('--no-resume', 'seal every crashed run instead of resuming it')
+    .option('--signing-key <file>', `Ed25519 private key (PEM) to sign the seals with (default: $${SIGNING_KEY_ENV}, else ${SIGNING_KEY_DEFAULT})`)
     .option('--json', 'one JSON line per run')
     .option('--ledger <location>', LEDGER_HELP)
     .action(async (options) => done(await recoverCommand(options, output)));

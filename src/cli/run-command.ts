@@ -2,6 +2,8 @@ import type { Finding } from '../checks/finding.js';
 import type { Ledger, LedgerRecord } from '../ledger/ledger.js';
 import { displayLocation, ledgerLocation, openLedger } from '../ledger/open-ledger.js';
 import { recoverRuns, type Recovery } from '../loop/resume.js';
+import type { Signer } from '../ledger/seal-signature.js';
+import { openSigner } from '../ledger/signing-key.js';
 import { loadMission } from '../mission/load.js';
 import type { Mission } from '../mission/mission.js';
 import { agentProposer } from '../proposers/agent-proposer.js';
@@ -32,6 +34,8 @@ export interface RunCommandOptions {
   readonly sampleRate?: number;
   /** With `review`: where budget-cap alerts are POSTed. */
   readonly alertWebhook?: string;
+  /** The Ed25519 private key seals are signed with (else `$REDLINE_SIGNING_KEY`, else the local key). */
+  readonly signingKey?: string;
 }
 
 export interface Output {
@@ -92,19 +96,19 @@ async function anyStartedUnderQueue(ledger: Ledger): Promise<boolean> {
  * are sealed: through `handoff` when the caller has the queue open, else through the queue in the ledger
  * at `location`, opened for the purpose — so no command recovers such a run past the queue.
  */
-export async function recoverWithQueue({ ledger, location, output, handoff, resume = true }: { ledger: Ledger; location: string; output: Output; handoff?: Handoff; resume?: boolean }): Promise<Recovery[]> {
-  if (handoff !== undefined || !(await anyStartedUnderQueue(ledger))) return recoverRuns({ ledger, resume, ...(handoff === undefined ? {} : { handoff }) });
+export async function recoverWithQueue({ ledger, location, output, handoff, resume = true, signer }: { ledger: Ledger; location: string; output: Output; handoff?: Handoff; resume?: boolean; signer?: Signer }): Promise<Recovery[]> {
+  if (handoff !== undefined || !(await anyStartedUnderQueue(ledger))) return recoverRuns({ ledger, resume, ...(handoff === undefined ? {} : { handoff }), ...(signer === undefined ? {} : { signer }) });
   const queue = await openReviewQueue(location);
   try {
-    return await recoverRuns({ ledger, resume, handoff: reviewHandoff(queue, {}, output) });
+    return await recoverRuns({ ledger, resume, handoff: reviewHandoff(queue, {}, output), ...(signer === undefined ? {} : { signer }) });
   } finally {
     await queue.close();
   }
 }
 
 /** Recovers the ledger's crashed runs before new work (see {@link recoverWithQueue}), and says what it did. */
-export async function recoverBeforeRun(ledger: Ledger, location: string, output: Output, handoff?: Handoff): Promise<void> {
-  for (const recovery of await recoverWithQueue({ ledger, location, output, ...(handoff === undefined ? {} : { handoff }) })) {
+export async function recoverBeforeRun(ledger: Ledger, location: string, output: Output, handoff?: Handoff, signer?: Signer): Promise<void> {
+  for (const recovery of await recoverWithQueue({ ledger, location, output, ...(handoff === undefined ? {} : { handoff }), ...(signer === undefined ? {} : { signer }) })) {
     if (recovery.action !== 'skipped_live') output.progress(`recovered run ${clean(recovery.runId)}: ${recovery.action.replace('_', ' ')} (${clean(recovery.detail)})`);
   }
 }
@@ -129,7 +133,7 @@ function reviewLine(handoff: Record<string, unknown>): string {
 }
 
 /** Runs one mission file against an open ledger and prints its summary. */
-export async function runMissionFile(file: string, ledger: Ledger, ledgerName: string, options: RunCommandOptions, { print, progress }: Output, handoff?: Handoff): Promise<RunResult> {
+export async function runMissionFile(file: string, ledger: Ledger, ledgerName: string, options: RunCommandOptions, { print, progress }: Output, handoff?: Handoff, signer?: Signer): Promise<RunResult> {
   const mission = await loadMission(file);
   const proposer = await proposerFromFlags(mission, options);
   if (options.json !== true) progress(`mission ${clean(mission.id)}: ${clean(mission.goal.split('\n')[0] ?? '')}`);
@@ -139,6 +143,7 @@ export async function runMissionFile(file: string, ledger: Ledger, ledgerName: s
     ...(proposer === undefined ? {} : { proposer }),
     ...(options.approve === undefined ? {} : { approvals: options.approve }),
     ...(handoff === undefined ? {} : { handoff }),
+    ...(signer === undefined ? {} : { signer }),
     onRecord: (record) => {
       const line = options.json === true ? undefined : attemptLine(record);
       if (line !== undefined) progress(line);
@@ -158,10 +163,12 @@ export async function runCommand(file: string, options: RunCommandOptions, outpu
   const ledger = await openLedger(location);
   let queue: ReviewQueue | undefined;
   try {
+    // Opened before anything runs, so a bad key refuses the run instead of leaving it unsealed.
+    const { signer } = await openSigner({ explicit: options.signingKey, location, baseDir: mission.baseDir });
     queue = options.review === true ? await openReviewQueue(location) : undefined;
     const handoff = queue === undefined ? undefined : reviewHandoff(queue, options, output);
-    await recoverBeforeRun(ledger, location, output, handoff);
-    return exitCodeOf(await runMissionFile(file, ledger, displayLocation(location), options, output, handoff));
+    await recoverBeforeRun(ledger, location, output, handoff, signer);
+    return exitCodeOf(await runMissionFile(file, ledger, displayLocation(location), options, output, handoff, signer));
   } finally {
     await queue?.close();
     await ledger.close();

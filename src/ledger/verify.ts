@@ -1,5 +1,6 @@
 import { chainHash, GENESIS } from './chain.js';
 import type { Ledger, RunRow, StoredRecord } from './ledger.js';
+import { checkSeal, type PublicKeyEntry, type SignatureCheck } from './seal-signature.js';
 
 /** Why a run's chain does not verify. */
 export type ChainProblem = 'modified' | 'missing' | 'reordered' | 'truncated' | 'appended_after_seal' | 'appended';
@@ -11,6 +12,23 @@ export interface RunVerification {
   readonly bytes: number;
   /** The first bad record: its `seq` and what is wrong with it. */
   readonly firstBad?: { readonly seq: number; readonly problem: ChainProblem; readonly detail: string };
+  /** The seal's signature, when signatures were checked (`verifyLedger` with `signatures`). */
+  readonly signature?: SignatureCheck;
+  /** Why the signature makes the run fail (its chain verifies), when it does. */
+  readonly signatureProblem?: string;
+}
+
+/** How `verifyLedger` checks seal signatures. */
+export interface SignatureOptions {
+  /** The public keys a seal may be signed with (any whose key id matches). */
+  readonly keys: readonly PublicKeyEntry[];
+  /** A run sealed without a signature fails (else it is reported `unsigned`). */
+  readonly require?: boolean;
+  /**
+   * A seal signed by a key not in `keys` is reported, not failed: for keys found locally rather than
+   * given, where other machines' runs are expected. Ignored with `require`.
+   */
+  readonly allowOtherKeys?: boolean;
 }
 
 function bad(run: RunRow, records: number, bytes: number, seq: number, problem: ChainProblem, detail: string): RunVerification {
@@ -68,15 +86,40 @@ export async function readRun(ledger: Ledger, listed: RunRow): Promise<{ readonl
   return ledger.storedRun === undefined ? { run: listed, records: await ledger.stored(listed.runId) } : ledger.storedRun(listed.runId);
 }
 
+/** Why a seal's signature fails a run whose chain verifies, or undefined when it does not. */
+function signatureProblem(check: SignatureCheck, { keys, require = false, allowOtherKeys = false }: SignatureOptions): string | undefined {
+  switch (check.status) {
+    case 'invalid':
+      return check.keyId === undefined ? 'the seal signature is malformed' : `the seal signature does not verify with key ${check.keyId}: the run was changed after it was signed`;
+    case 'unknown_key':
+      if (allowOtherKeys && !require) return undefined;
+      return `the seal is signed by key ${check.keyId}, which is not one of the ${keys.length} public key(s) given`;
+    case 'unsigned':
+      return require ? 'the seal is not signed (signatures are required)' : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** A run's chain, and its seal's signature when `signatures` is given. */
+export function verifySignedRun(run: RunRow, rows: readonly StoredRecord[], signatures?: SignatureOptions): RunVerification {
+  const chain = verifyRun(run, rows);
+  if (signatures === undefined) return chain;
+  const signature = checkSeal(rows, signatures.keys);
+  const problem = chain.ok ? signatureProblem(signature, signatures) : undefined;
+  return { ...chain, ok: chain.ok && problem === undefined, signature, ...(problem === undefined ? {} : { signatureProblem: problem }) };
+}
+
 /**
- * Verifies every run of a ledger (or one), in start order. Each run's row and records are read in one
- * snapshot where the ledger offers it (`storedRun`), so a live ledger verifies while runs append.
+ * Verifies every run of a ledger (or one), in start order: each chain, and with `signatures` each seal's
+ * signature. Each run's row and records are read in one snapshot where the ledger offers it
+ * (`storedRun`), so a live ledger verifies while runs append.
  */
-export async function verifyLedger(ledger: Ledger, { runId }: { runId?: string } = {}): Promise<RunVerification[]> {
+export async function verifyLedger(ledger: Ledger, { runId, signatures }: { runId?: string; signatures?: SignatureOptions } = {}): Promise<RunVerification[]> {
   const results: RunVerification[] = [];
   for (const listed of await ledger.runs(runId === undefined ? {} : { runId })) {
     const snapshot = await readRun(ledger, listed);
-    if (snapshot !== undefined) results.push(verifyRun(snapshot.run, snapshot.records));
+    if (snapshot !== undefined) results.push(verifySignedRun(snapshot.run, snapshot.records, signatures));
   }
   return results;
 }

@@ -5,6 +5,7 @@ import type { Finding } from '../checks/finding.js';
 import { handOff, reportRun, type Handoff, type HandoffPlan } from '../handoff/handoff.js';
 import type { AttemptSummary, RunCounters } from '../guards/guard.js';
 import type { Ledger, LedgerRecord, RunRow } from '../ledger/ledger.js';
+import { signSeal, type Signer } from '../ledger/seal-signature.js';
 import { defineMission, missionHash, type Mission } from '../mission/mission.js';
 import { lastError, makeBrief } from './brief.js';
 import { EMPTY_CANDIDATE, type Candidate } from './candidate.js';
@@ -96,9 +97,9 @@ export async function resumeRun(options: ResumeOptions): Promise<RunResult> {
 /**
  * Seals an unsealed run `failed_with_evidence` with stop reason `crashed`, keeping what it recorded. A run
  * that started under a review queue's plan goes to that queue (`handoff`) like any unverified run, and the
- * seal records what the queue did.
+ * seal records what the queue did. With a `signer`, the seal is signed with the recovering process's key.
  */
-export async function sealCrashed(ledger: Ledger, records: readonly LedgerRecord[], why: string, now: () => number = Date.now, handoff?: Handoff, scratchDir?: string): Promise<void> {
+export async function sealCrashed(ledger: Ledger, records: readonly LedgerRecord[], why: string, now: () => number = Date.now, handoff?: Handoff, scratchDir?: string, signer?: Signer): Promise<void> {
   const started = records[0] as LedgerRecord;
   const mission = started.data.mission as { goal?: string; priority?: number };
   const { state } = restoreState(records, 0);
@@ -106,13 +107,16 @@ export async function sealCrashed(ledger: Ledger, records: readonly LedgerRecord
   const brief = makeBrief({ runId: started.runId, task: String(mission.goal ?? ''), priority: Number(mission.priority ?? 0), candidate: state.candidate, cutoffReason: `crashed: ${detail}`, attempts: state.attempt, verification: 'unverified', ...(lastError(state.findings) === undefined ? {} : { lastError: lastError(state.findings) as string }) });
   const plan = started.data.handoff as HandoffPlan | undefined;
   const queued = handoff === undefined || plan === undefined ? undefined : await handOff(handoff, { runId: started.runId, outcome: 'failed_with_evidence', verification: 'unverified', stopReason: StopReason.crashed, brief }, plan);
-  await ledger.append({
+  const seal: LedgerRecord = {
     runId: started.runId,
     seq: records.length,
     type: 'run.sealed',
     at: now(),
     data: { outcome: 'failed_with_evidence', verification: 'unverified', stopReason: StopReason.crashed, detail, attempts: state.attempt, candidateHash: state.candidate.hash, counters: state.counters, brief, ...(queued === undefined ? {} : { handoff: queued }) },
-  });
+  };
+  // Recovery signs with its own key, over the run row's last hash: if a record landed after `records` were read, the append fails on its seq.
+  const prevHash = signer === undefined ? undefined : (await ledger.runs({ runId: started.runId }))[0]?.lastHash;
+  await ledger.append(signer === undefined || prevHash === undefined ? seal : signSeal({ signer, prevHash, seal }));
   if (handoff !== undefined && plan !== undefined) await reportRun(handoff, { runId: started.runId, stopReason: StopReason.crashed });
   // The run will not go on: its snapshot and copies are of no more use.
   await rm(runDirectory(started.runId, scratchDir), { recursive: true, force: true });
@@ -145,7 +149,7 @@ export async function recoverRuns({ ledger, resume = true, ...rest }: Omit<RunMi
     const available = await recordedMission(records[0] as LedgerRecord);
     const why = 'unavailable' in available ? available.unavailable : !resume ? 'resuming was not asked for' : available.mission.proposer === undefined && rest.proposer === undefined ? 'its proposer cannot be rebuilt (it was not declared in the mission)' : undefined;
     if (why !== undefined) {
-      await sealCrashed(ledger, records, `not resumed: ${why}`, Date.now, rest.handoff, rest.scratchDir);
+      await sealCrashed(ledger, records, `not resumed: ${why}`, Date.now, rest.handoff, rest.scratchDir, rest.signer);
       recoveries.push({ runId: run.runId, action: 'sealed_crashed', detail: why });
       continue;
     }
@@ -154,7 +158,7 @@ export async function recoverRuns({ ledger, resume = true, ...rest }: Omit<RunMi
       recoveries.push({ runId: run.runId, action: 'resumed', detail: `${result.outcome} / ${result.stopReason}`, result });
     } catch (error) {
       const fresh = await ledger.records(run.runId);
-      if (fresh.at(-1)?.type !== 'run.sealed') await sealCrashed(ledger, fresh, `resuming failed: ${(error as Error).message}`, Date.now, rest.handoff, rest.scratchDir);
+      if (fresh.at(-1)?.type !== 'run.sealed') await sealCrashed(ledger, fresh, `resuming failed: ${(error as Error).message}`, Date.now, rest.handoff, rest.scratchDir, rest.signer);
       recoveries.push({ runId: run.runId, action: 'sealed_crashed', detail: `resuming failed: ${(error as Error).message}` });
     }
   }

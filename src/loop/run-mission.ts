@@ -22,6 +22,7 @@ import { validateDecision, type DecisionRejection } from '../judge/validate-deci
 import type { Ledger, LedgerRecord, RecordType } from '../ledger/ledger.js';
 import { MemoryLedger } from '../ledger/memory/memory-ledger.js';
 import { priorsFailure } from '../ledger/priors.js';
+import { signSeal, type Signer } from '../ledger/seal-signature.js';
 import { missionHash, type Mission } from '../mission/mission.js';
 import { buildProposer } from '../proposers/from-spec.js';
 import { PROPOSER_PROTOCOL, type BudgetsLeft, type Proposal, type Proposer, type ProposerSandbox, type ProposerWorkspace } from '../proposers/proposer.js';
@@ -56,6 +57,11 @@ export interface RunMissionOptions {
   readonly ledger?: Ledger;
   /** Approvals already given, by name. */
   readonly approvals?: readonly string[];
+  /**
+   * Signs the seal (Ed25519) over the chain it closes; without one the seal is unsigned.
+   * @example signer: keySigner(await readPrivateKey('signing-key.pem'))
+   */
+  readonly signer?: Signer;
   readonly signal?: AbortSignal;
   /** Sees every record right after it is appended (progress display). */
   readonly onRecord?: (record: LedgerRecord) => void;
@@ -313,9 +319,13 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
   const signal = options.signal === undefined ? wallClock.signal : AbortSignal.any([wallClock.signal, options.signal]);
 
   let seq = resume?.seq ?? 0;
+  /** The hash of the newest record this process appended: every run appends one (started or resumed) before it can seal. */
+  let lastHash: string | undefined;
   const record = async (type: RecordType, data: Record<string, unknown>): Promise<void> => {
-    const entry: LedgerRecord = { runId, seq, type, at: now(), data };
-    await ledger.append(entry);
+    const unsigned: LedgerRecord = { runId, seq, type, at: now(), data };
+    // The seal is signed over the hash of the record before it, which chains every record of the run.
+    const entry = type === 'run.sealed' && options.signer !== undefined ? signSeal({ signer: options.signer, prevHash: lastHash as string, seal: unsigned }) : unsigned;
+    lastHash = (await ledger.append(entry)).hash;
     seq += 1;
     onRecord?.(entry);
   };
