@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { RedlineError } from '../errors/redline-error.js';
 import { AdmitError, admitRun, conflictReason, type Admission } from '../ledger/admit.js';
+import { makeAdmitDir, removeCreatedDirs } from '../ledger/admit-dir.js';
 import { workingTreeOf } from '../workspace/git-branch.js';
 import { withLedger } from './ledger-command.js';
 import type { Output } from './run-command.js';
@@ -18,9 +19,9 @@ export interface AdmitCommandOptions {
 // File names come from agents: every one is printed through `clean` (text) or `jsonLine` (JSON), so no
 // escape sequence, carriage return or bidi override in a name can rewrite the terminal.
 
-function summary(admission: Admission, to: string | undefined): string {
+function summary(admission: Admission, to: string | undefined, created: boolean): string {
   const counts = `${admission.written.length} written, ${admission.deleted.length} deleted, ${admission.unchanged.length} unchanged`;
-  const where = clean(to ?? admission.dir);
+  const where = `${clean(to ?? admission.dir)}${created ? ' (created)' : ''}`;
   const run = clean(admission.runId);
   if (admission.branch !== undefined) return `created branch ${clean(admission.branch.branch)} at ${admission.branch.commit} (parent ${admission.branch.parent}) for run ${run} in ${where}: ${counts}`;
   if (admission.patch !== undefined) return `wrote the patch of run ${run} against ${where} to ${clean(admission.patch)}: ${counts}`;
@@ -38,10 +39,10 @@ async function applyCommand(dir: string, patch: string): Promise<string> {
 }
 
 /** The admission for people: a summary, one line per path, and how to go on. */
-async function describe(admission: Admission, to: string | undefined): Promise<string[]> {
+async function describe(admission: Admission, to: string | undefined, created: boolean): Promise<string[]> {
   const files = admission.mode === 'files';
   const forced = new Map(admission.forced.map(({ file, change }) => [file, ` (forced: ${conflictReason(change)})`]));
-  const lines = [summary(admission, to)];
+  const lines = [summary(admission, to, created)];
   for (const file of admission.written) lines.push(`  ${files ? 'wrote    ' : 'writes   '} ${clean(file)}${forced.get(file) ?? ''}`);
   for (const file of admission.deleted) lines.push(`  ${files ? 'deleted  ' : 'deletes  '} ${clean(file)}${forced.get(file) ?? ''}`);
   for (const file of admission.unchanged) lines.push(`  unchanged ${clean(file)}`);
@@ -55,7 +56,8 @@ async function describe(admission: Admission, to: string | undefined): Promise<s
 
 /**
  * `redline admit RUN (--to DIR | --patch FILE | --git-branch NAME) [--force] [--json]`: applies a
- * verified, complete run's candidate to DIR, writes it as a patch, or commits it to a new branch.
+ * verified, complete run's candidate to DIR (made if missing, and removed again if the admission is
+ * refused), writes it as a patch, or commits it to a new branch.
  * A refusal prints the reason and every path behind it (stderr; with `--json` also one JSON line on
  * stdout) and exits 2.
  */
@@ -64,16 +66,24 @@ export async function admitCommand(runId: string, { to, patch, gitBranch, force 
   if (to === undefined && patch === undefined && gitBranch === undefined) throw new TypeError('Expected --to DIR, --patch FILE or --git-branch NAME, got none');
   try {
     return await withLedger(ledger, async (open) => {
-      const admission = await admitRun({
-        ledger: open,
-        runId,
-        force,
-        ...(to === undefined ? {} : { dir: path.resolve(to) }),
-        ...(patch === undefined ? {} : { patch: path.resolve(patch) }),
-        ...(gitBranch === undefined ? {} : { gitBranch }),
-      });
-      if (json) print(jsonLine(admission));
-      else for (const line of await describe(admission, to)) print(line);
+      // Files written into --to make it if missing (mkdir -p); a refused admission takes it back.
+      const created = to !== undefined && patch === undefined && gitBranch === undefined ? makeAdmitDir({ runId, dir: to }) : [];
+      let admission: Admission;
+      try {
+        admission = await admitRun({
+          ledger: open,
+          runId,
+          force,
+          ...(to === undefined ? {} : { dir: path.resolve(to) }),
+          ...(patch === undefined ? {} : { patch: path.resolve(patch) }),
+          ...(gitBranch === undefined ? {} : { gitBranch }),
+        });
+      } catch (error) {
+        removeCreatedDirs(created);
+        throw error;
+      }
+      if (json) print(jsonLine(created.length === 0 ? admission : { ...admission, created }));
+      else for (const line of await describe(admission, to, created.length > 0)) print(line);
       if (!admission.checked) progress(`redline: run ${clean(runId)} was recorded without baseline hashes; admitted with --force, without checking for changes made since it started`);
       return 0;
     });

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { type Command } from 'commander';
 import { integer, number, numbers } from './arguments.js';
-import { renderMarkdown, runStopRulesStudy, StudyOptionError, writeFigures, type StopRulesStudyOptions, type StudyProgress } from '../study/index.js';
+import { assertOutDir, renderMarkdown, runStopRulesStudy, StudyOptionError, writeFigures, type StopRulesStudyOptions, type StudyProgress } from '../study/index.js';
 import { renderHandoffMarkdown, runHandoffStudy, writeHandoffFigure, type HandoffStudy } from '../study/handoff/index.js';
 import type { Output } from './run-command.js';
 
@@ -31,7 +31,13 @@ export interface ProgressSink {
 const DEFAULT_OUT = 'study-out';
 
 /** The CLI flag of each study option, for error messages. */
-const FLAGS: Readonly<Record<string, string>> = { sigmas: '--sigma', seeds: '--seeds', seed: '--seed', tasksPerType: '--tasks-per-type', bar: '--bar', cap: '--cap', warmup: '--warmup', confidences: '--confidence' };
+const FLAGS: Readonly<Record<string, string>> = { sigmas: '--sigma', seeds: '--seeds', seed: '--seed', tasksPerType: '--tasks-per-type', bar: '--bar', cap: '--cap', warmup: '--warmup', confidences: '--confidence', out: '--out' };
+
+/** A study's option error as the CLI's usage error (exit 2), named by its flag; anything else as it is. */
+function usageError(error: unknown, flags: Readonly<Record<string, string>>): unknown {
+  if (!(error instanceof StudyOptionError)) return error;
+  return new TypeError(`Expected ${flags[error.option] ?? error.option} to be ${error.expected}, got ${error.got}`, { cause: error });
+}
 
 /**
  * A one-line progress display on a TTY (`\r`-rewritten), shown only once the work has run `delayMs`;
@@ -66,22 +72,24 @@ export async function stopRulesCommand(options: StopRulesCommandOptions, { print
     confidences: options.confidence,
     onProgress: progress.update,
   };
+  // Figures go to --out, or to the default directory for Markdown; a bad --out is refused before the study runs.
+  const out = options.json === true ? options.out : (options.out ?? DEFAULT_OUT);
   let study;
+  let figures;
   try {
+    if (out !== undefined) await assertOutDir(out);
     study = await runStopRulesStudy(studyOptions);
+    figures = out === undefined ? [] : await writeFigures({ study, dir: out });
   } catch (error) {
-    if (!(error instanceof StudyOptionError)) throw error;
-    throw new TypeError(`Expected ${FLAGS[error.option] ?? error.option} to be ${error.expected}, got ${error.got}`, { cause: error });
+    throw usageError(error, FLAGS);
   } finally {
     progress.clear();
   }
   if (options.json === true) {
-    if (options.out !== undefined) await writeFigures({ study, dir: options.out });
     print(JSON.stringify(study));
     return 0;
   }
-  const figures = await writeFigures({ study, dir: options.out ?? DEFAULT_OUT });
-  print(renderMarkdown({ study, figures: figures.map(({ title, file }) => ({ title, path: path.join(options.out ?? DEFAULT_OUT, file) })) }).trimEnd());
+  print(renderMarkdown({ study, figures: figures.map(({ title, file }) => ({ title, path: path.join(out ?? DEFAULT_OUT, file) })) }).trimEnd());
   return 0;
 }
 
@@ -92,24 +100,25 @@ export interface HandoffCommandOptions {
   readonly json?: boolean;
 }
 
-const HANDOFF_FLAGS: Readonly<Record<string, string>> = { seed: '--seed', minutes: '--minutes' };
+const HANDOFF_FLAGS: Readonly<Record<string, string>> = { seed: '--seed', minutes: '--minutes', out: '--out' };
 
 /** `redline study handoff`: configurations A–D, simple model and full protocol. */
 export async function handoffCommand(options: HandoffCommandOptions, { print }: Output): Promise<number> {
+  const out = options.json === true ? options.out : (options.out ?? DEFAULT_OUT);
   let study: HandoffStudy;
+  let figure: string | undefined;
   try {
+    if (out !== undefined) await assertOutDir(out);
     study = runHandoffStudy({ ...(options.seed === undefined ? {} : { seed: options.seed }), ...(options.minutes === undefined ? {} : { minutes: options.minutes }) });
+    figure = out === undefined ? undefined : await writeHandoffFigure({ study, dir: out });
   } catch (error) {
-    if (!(error instanceof StudyOptionError)) throw error;
-    throw new TypeError(`Expected ${HANDOFF_FLAGS[error.option] ?? error.option} to be ${error.expected}, got ${error.got}`, { cause: error });
+    throw usageError(error, HANDOFF_FLAGS);
   }
   if (options.json === true) {
-    if (options.out !== undefined) await writeHandoffFigure({ study, dir: options.out });
     print(JSON.stringify(study));
     return 0;
   }
-  const figure = await writeHandoffFigure({ study, dir: options.out ?? DEFAULT_OUT });
-  print(renderHandoffMarkdown(study, { figure }).trimEnd());
+  print(renderHandoffMarkdown(study, figure === undefined ? {} : { figure }).trimEnd());
   return 0;
 }
 

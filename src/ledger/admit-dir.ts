@@ -1,4 +1,4 @@
-import { lstatSync, type Stats } from 'node:fs';
+import { lstatSync, mkdirSync, rmdirSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { EscapeError } from '../errors/escape-error.js';
 import { readNoFollow, removeInside, writeInside } from '../workspace/safe-fs.js';
@@ -80,3 +80,56 @@ export function applyToDir({ runId, dir, changes }: { runId: string; dir: string
     }
   }
 }
+
+/**
+ * Makes the directory an admission writes files into when it does not exist yet (`mkdir -p`), and
+ * returns the directories it created, outermost first. The part of the path that exists is the user's
+ * and is taken as it is, a symlink to a directory included; each missing directory is created by a
+ * plain mkdir, which never follows a symlink, so a dangling symlink on the way is refused rather than
+ * having its target created. Inside the directory, writes refuse symlinks as always.
+ * @throws {AdmitError} `admit.no_directory` when a part of the path is a file, a dangling symlink, or
+ * cannot be created; what was created before is removed again.
+ */
+export function makeAdmitDir({ runId, dir }: { runId: string; dir: string }): string[] {
+  const created: string[] = [];
+  const refuse = (headline: string): never => {
+    removeCreatedDirs(created);
+    throw new AdmitError({ code: 'admit.no_directory', runId, headline });
+  };
+  const target = path.resolve(dir);
+  const { root } = path.parse(target);
+  let current = root;
+  for (const part of target.slice(root.length).split(path.sep).filter(Boolean)) {
+    current = path.join(current, part);
+    const info = lstat(current);
+    if (info === undefined) {
+      try {
+        mkdirSync(current, { mode: 0o755 });
+      } catch (error) {
+        refuse(`cannot create ${current} to admit into: ${whatStopped(error)}`);
+      }
+      created.push(current);
+      continue;
+    }
+    const followed = info.isSymbolicLink() ? statSync(current, { throwIfNoEntry: false }) : info;
+    if (followed === undefined) refuse(`cannot admit into ${target}: ${current} is a symlink to a missing target; nothing is created through it`);
+    else if (!followed.isDirectory()) refuse(`cannot admit into ${target}: ${current} is ${followed.isFile() ? 'a file' : 'not a directory'}`);
+  }
+  return created;
+}
+
+/**
+ * Removes the directories {@link makeAdmitDir} created, innermost first, where they are still empty:
+ * a refused admission leaves no trace, one that wrote files keeps them.
+ */
+export function removeCreatedDirs(created: readonly string[]): void {
+  for (const dir of [...created].reverse()) {
+    try {
+      rmdirSync(dir);
+    } catch {
+      // Not empty (an admission wrote into it) or gone: either way it is not ours to remove.
+      return;
+    }
+  }
+}
+

@@ -38,6 +38,7 @@ import { normalPath } from '../workspace/path-rules.js';
 import { linksOutside } from '../workspace/links-outside.js';
 import { RunWorkspace, type RunWorkspaceOptions } from '../workspace/run-workspace.js';
 import { sandboxProblem } from '../process/sandbox-problem.js';
+import { setLongTimeout } from '../process/long-timeout.js';
 import { completedChecks, failingCodes, planHash, rejectionFingerprint, stateSignature } from './signature.js';
 
 /** How many state signatures the proposer sees. */
@@ -315,7 +316,7 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
 
   // The wall-clock budget is enforced while a proposer, check or judge runs, not only between attempts.
   const wallClock = new AbortController();
-  const timer = limits.maxWallClockMs === undefined ? undefined : setTimeout(() => wallClock.abort(StopReason.budgetWallClock), Math.max(0, limits.maxWallClockMs - (now() - startedAt)));
+  const timer = limits.maxWallClockMs === undefined ? undefined : setLongTimeout({ delayMs: limits.maxWallClockMs - (now() - startedAt), onTimeout: () => wallClock.abort(StopReason.budgetWallClock) });
   const signal = options.signal === undefined ? wallClock.signal : AbortSignal.any([wallClock.signal, options.signal]);
 
   let seq = resume?.seq ?? 0;
@@ -376,7 +377,7 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
   };
 
   const seal = async (outcome: Outcome, stopReason: string, detail: string, guard?: string): Promise<RunResult> => {
-    clearTimeout(timer);
+    timer?.clear();
     const verification: Verification =
       outcome === 'complete_noop' ? 'verified' : outcome === 'complete' ? (checks.some((item) => item.required && item.tier === 'demand') ? 'verified' : 'sampled') : 'unverified';
     const counters = { ...state.counters, elapsedMs: now() - startedAt };
@@ -584,7 +585,7 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
     if (error instanceof LedgerError || seq === 0) throw error;
     return seal('failed_with_evidence', StopReason.runtimeError, `attempt ${state.attempt}: ${(error as Error)?.message ?? String(error)}`);
   } finally {
-    clearTimeout(timer);
+    timer?.clear();
     // An unsealed run (the ledger failed) keeps its snapshot for recovery to resume from.
     if (sealed) await files?.dispose();
     else await files?.close();

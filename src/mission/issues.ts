@@ -15,6 +15,8 @@ export function describeValue(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return `an array of ${value.length}`;
   if (typeof value === 'object') return 'an object';
+  // JSON would spell these `null`.
+  if (typeof value === 'number' && !Number.isFinite(value)) return `number ${value}`;
   const text = JSON.stringify(value);
   return `${typeof value} ${text.length > 60 ? `${text.slice(0, 57)}...` : text}`;
 }
@@ -36,6 +38,8 @@ function expectedOf(issue: z.core.$ZodIssue): string {
       return options === undefined ? 'one of the allowed shapes' : `one of ${options.map((option) => JSON.stringify(option)).join(' | ')}`;
     }
     case 'invalid_format':
+      // A regex rule shows its pattern and the schema's plain-words reading of it (zod's own message only repeats the pattern).
+      if (issue.format === 'regex' && issue.pattern !== undefined) return `a string matching ${issue.pattern}${issue.message.includes(issue.pattern) ? '' : ` (${issue.message})`}`;
       return `a ${issue.format}`;
     default:
       return issue.message;
@@ -63,7 +67,9 @@ export function toMissionIssues(issues: readonly z.core.$ZodIssue[]): MissionIss
         : input;
     const expected = expectedOf(issue);
     const got = describeValue(found);
-    const message = issue.code === 'custom' ? `${issue.message}` : `expected ${expected}, got ${got}`;
+    // A union the schema gave a message of its own (zod's default is "Invalid input") says what the field takes.
+    const ownMessage = issue.code === 'custom' || (issue.code === 'invalid_union' && discriminator === undefined && issue.message !== 'Invalid input');
+    const message = ownMessage ? issue.message : `expected ${expected}, got ${got}`;
     return { path, expected, got, message };
   });
 }

@@ -11,7 +11,8 @@ function fileError(source: string, message: string, expected: string, got: strin
 /**
  * Reads a mission from a `.json`, `.yaml` or `.yml` file. Relative paths in it resolve against the
  * file's directory.
- * @throws {MissionError} when the file cannot be read, parsed or validated.
+ * @throws {MissionError} when the file cannot be read, parsed or validated, or its workspace is not an
+ *   existing directory.
  */
 export async function loadMission(file: string): Promise<Mission> {
   const source = path.resolve(file);
@@ -34,5 +35,16 @@ export async function loadMission(file: string): Promise<Mission> {
     const where = error instanceof YAMLParseError && error.linePos !== undefined ? ` at line ${error.linePos[0].line}` : '';
     throw fileError(source, `cannot parse ${extension.slice(1).toUpperCase()}${where}: ${(error as Error).message.split('\n')[0]}`, `valid ${extension.slice(1).toUpperCase()}`, 'a syntax error');
   }
-  return defineMission(data, { baseDir: path.dirname(source), source });
+  const mission = defineMission(data, { baseDir: path.dirname(source), source });
+  if (mission.workspaceDir !== undefined) {
+    // Said here, where the file is known: the run would only have the mission's id to name.
+    const found = await stat(mission.workspaceDir).then((info) => (info.isDirectory() ? undefined : 'not a directory'), () => 'no such directory');
+    if (found !== undefined) {
+      throw new MissionError({
+        source,
+        issues: [{ path: 'workspace', expected: 'an existing directory', got: found, message: `the workspace ${JSON.stringify(mission.workspace)} (resolved against the mission file to ${mission.workspaceDir}) is ${found === 'not a directory' ? 'not a directory' : 'missing'}` }],
+      });
+    }
+  }
+  return mission;
 }

@@ -1,18 +1,30 @@
 import { z } from 'zod';
 import { guardSpecSchema } from '../guards/spec.js';
-import { parseDuration } from './duration.js';
+import { durationProblem, parseDuration } from './duration.js';
+import { scopeGlobProblem } from './scope-glob.js';
 
 const duration = z
-  .union([z.number(), z.string()])
+  // A number that is not finite (`1e400`, YAML's `.inf`) fails the number branch: the union names the field's rule.
+  .union([z.number(), z.string()], { error: (issue) => durationProblem(issue.input) })
   .transform((value, ctx) => {
-    const ms = parseDuration(value);
-    if (ms === undefined) {
-      ctx.addIssue({ code: 'custom', message: `Expected a positive duration such as 30000, "30s" or "5m", got ${JSON.stringify(value)}` });
+    const problem = durationProblem(value);
+    if (problem !== undefined) {
+      ctx.addIssue({ code: 'custom', message: problem });
       return z.NEVER;
     }
-    return ms;
+    return parseDuration(value) as number;
   })
-  .meta({ description: 'Milliseconds, or a string such as "500ms", "30s", "5m", "1h".' });
+  .meta({ description: 'Milliseconds, or a string such as "500ms", "30s", "5m", "1h"; at most 365 days ("8760h").' });
+
+/** A scope glob: picomatch syntax, relative to the workspace, able to match a candidate path. */
+const scopeGlob = z
+  .string()
+  .min(1, { abort: true })
+  .superRefine((glob, ctx) => {
+    const problem = scopeGlobProblem(glob);
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+  })
+  .meta({ description: 'A path glob relative to the workspace, e.g. "src/**"; absolute paths, ".." segments and empty classes ("[]") are refused.' });
 
 /** A command as an argv array, or a string run by `/bin/sh -c`. */
 const command = z.union([z.string().min(1), z.array(z.string()).min(1)]);
@@ -168,8 +180,8 @@ export const missionSchema = z
         z.object({ kind: z.literal('bwrap'), network: z.enum(['none', 'proposer', 'all']).default('none') }).strict(),
       ])
       .default('none'),
-    /** Path globs a candidate may touch. */
-    scope: z.array(z.string().min(1)).default(['**']),
+    /** Path globs a candidate may touch, relative to the workspace; one that can never match a path in it is an error. */
+    scope: z.array(scopeGlob).default(['**']),
     budgets: budgetsSchema.default({ maxAttempts: 5 }),
     checks: z.array(checkSpecSchema).default([]),
     declaredOutputs: z.array(z.string().min(1)).default([]),

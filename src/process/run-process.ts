@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { bwrapArgv, bwrapMissing, findBwrap } from './bwrap.js';
+import { setLongTimeout } from './long-timeout.js';
 import { newProcessTag, taggedEnv } from './process-tag.js';
 import type { Sandbox } from './sandbox.js';
 import { canFindTagged, killTagged } from './tagged-processes.js';
@@ -129,7 +130,7 @@ export function runProcess(options: ProcessOptions): Promise<ProcessResult> {
       killed ??= why;
       endAll();
     };
-    const timer = setTimeout(() => killAll('timeout'), options.timeoutMs);
+    const timer = setLongTimeout({ delayMs: options.timeoutMs, onTimeout: () => killAll('timeout') });
     const onAbort = (): void => killAll('aborted');
     if (options.signal?.aborted) queueMicrotask(onAbort);
     options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -156,7 +157,7 @@ export function runProcess(options: ProcessOptions): Promise<ProcessResult> {
       if (settled) return;
       settled = true;
       if (temporary !== undefined) rmSync(temporary, { recursive: true, force: true });
-      clearTimeout(timer);
+      timer.clear();
       clearTimeout(grace);
       options.signal?.removeEventListener('abort', onAbort);
       const stderr = Buffer.concat(err).toString('utf8');
@@ -180,7 +181,7 @@ export function runProcess(options: ProcessOptions): Promise<ProcessResult> {
     });
     child.on('exit', (exitCode, signal) => {
       // The program is done: a late timeout or abort must not mark its result as killed.
-      clearTimeout(timer);
+      timer.clear();
       options.signal?.removeEventListener('abort', onAbort);
       // Descendants would keep the pipes open, and running: end them all once the program exits.
       endAll();

@@ -99,7 +99,7 @@ export function agentProposer({ command, timeoutMs = 600_000, outputCap = 4_194_
           badUsage = error as ProposerError;
         }
         const failed = (error: ProposerError): ProposerError => (usage === undefined ? error : new ProposerError({ code: error.code, message: error.message, ...(error.output === undefined ? {} : { output: error.output }), usage }));
-        const failure = processFailure(result, timeoutMs, outputCap, 'agent');
+        const failure = processFailure({ command, result, timeoutMs, outputCap, who: 'agent' });
         if (failure !== undefined) throw failed(failure);
         let changes: Record<string, string | null>;
         try {

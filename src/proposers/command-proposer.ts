@@ -35,7 +35,7 @@ export function commandProposer({ command, cwd, timeoutMs = 600_000, outputCap =
         // In the sandbox the workspace (its cwd) is read-only: the protocol's answer is stdout.
         ...(sandbox === undefined ? {} : { sandbox: { kind: sandbox.kind, writable: [], network: sandbox.network } }),
       });
-      const failure = processFailure(result, timeoutMs, outputCap, 'proposer');
+      const failure = processFailure({ command, result, timeoutMs, outputCap, who: 'proposer' });
       if (failure !== undefined) throw failure;
       try {
         // The loop validates every proposal against the protocol.

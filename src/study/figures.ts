@@ -1,8 +1,7 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { MissingPeerError } from '../errors/missing-peer-error.js';
 import type { Spec } from 'vega';
 import { coldStartSpec, reachSpec } from './figure-specs.js';
+import { writeOutFiles } from './out-dir.js';
 import type { StopRulesStudy } from './run-study.js';
 
 /** One rendered figure. */
@@ -33,15 +32,12 @@ export async function renderFigures(study: StopRulesStudy): Promise<Figure[]> {
   ];
 }
 
-/** Renders the figures into `dir` (created if missing) and returns them with the paths written. */
+/**
+ * Renders the figures into `dir` (created if missing) and returns them with the paths written.
+ * @throws {StudyOptionError} for option `out` when `dir` is a file, lies under one, or cannot be written.
+ */
 export async function writeFigures({ study, dir }: { study: StopRulesStudy; dir: string }): Promise<(Figure & { readonly path: string })[]> {
   const figures = await renderFigures(study);
-  await mkdir(dir, { recursive: true });
-  return Promise.all(
-    figures.map(async (figure) => {
-      const file = path.join(dir, figure.file);
-      await writeFile(file, figure.svg);
-      return { ...figure, path: file };
-    }),
-  );
+  const paths = await writeOutFiles({ dir, files: Object.fromEntries(figures.map((figure) => [figure.file, figure.svg])) });
+  return figures.map((figure, index) => ({ ...figure, path: paths[index] as string }));
 }

@@ -9,4 +9,5 @@ export { renderFigures, writeFigures, type Figure } from './figures.js';
 export { generateTasks, observe, trueQuality, TASK_TYPES, type GenerateTasksOptions, type Task, type TaskType, type TaskTypeRanges } from './task-model.js';
 export { normals, sfc32, type RandomFactory, type Uniform } from './prng.js';
 export { StudyOptionError } from './study-option-error.js';
+export { assertOutDir } from './out-dir.js';
 export * from './handoff/index.js';

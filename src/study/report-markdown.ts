@@ -19,20 +19,41 @@ function table(header: readonly string[], align: readonly ('l' | 'r')[], rows: r
   return [line(header), line(align.map((side) => (side === 'l' ? '---' : '--:'))), ...rows.map(line)].join('\n');
 }
 
-function matches(values: readonly number[], nearest: NearMiss | undefined): string {
-  if (values.length > 0) return `c = ${values.join(', ')}`;
-  if (nearest === undefined) return 'none';
-  const gaps = [nearest.reachShort > 0 ? `${nearest.reachShort.toFixed(1)} points short` : '', nearest.attemptsOver > 0 ? `${nearest.attemptsOver.toFixed(2)} attempts over` : ''].filter(Boolean);
-  return `none (closest c = ${nearest.confidence}: ${nearest.trueReach.toFixed(1)}% in ${nearest.meanSteps.toFixed(2)} attempts, ${gaps.join(' and ')})`;
+/** Decimals that show `gap` as non-zero: `base`, or more for a smaller gap, up to the study's 4. */
+function visibleDigits(gap: number, base: number): number {
+  let digits = base;
+  while (digits < 4 && Number(gap.toFixed(digits)) === 0) digits += 1;
+  return digits;
 }
 
-function verdictLines(verdict: NoiseAwareVerdict): string[] {
+/**
+ * The confidences that match confirm-2, or that none does and by how much the closest misses. A miss
+ * is printed with the decimals it needs to show: 99.97% against 100.00%, never "100.0% … 0.0 short".
+ */
+function matches(values: readonly number[], nearest: NearMiss | undefined, confirm2: NoiseAwareVerdict['confirm2']): string {
+  if (values.length > 0) return `c = ${values.join(', ')}`;
+  if (nearest === undefined) return 'none (no confidence was run)';
+  const reach = visibleDigits(nearest.reachShort, 1);
+  const steps = visibleDigits(nearest.attemptsOver, 2);
+  const misses = [
+    nearest.reachShort > 0 ? `${nearest.reachShort.toFixed(reach)} points of true reach (${nearest.trueReach.toFixed(reach)}% < ${confirm2.trueReach.toFixed(reach)}%)` : '',
+    nearest.attemptsOver > 0 ? `${nearest.attemptsOver.toFixed(steps)} attempts (${nearest.meanSteps.toFixed(steps)} > ${confirm2.meanSteps.toFixed(steps)})` : '',
+  ].filter(Boolean);
+  const other = nearest.reachShort > 0 ? `in ${nearest.meanSteps.toFixed(2)} attempts` : `at ${nearest.trueReach.toFixed(1)}% true reach`;
+  return `none: no confidence matches; the closest, c = ${nearest.confidence}, misses by ${misses.join(' and ')}${misses.length === 1 ? `, ${other}` : ''}`;
+}
+
+/** The noise-aware rule's verdict at one σ as two Markdown list lines: calibration, and the match against confirm-2. */
+export function verdictLines(verdict: NoiseAwareVerdict): string[] {
   const { sigma, calibrated, shortfalls, confirm2, beatsConfirm2, closest } = verdict;
-  const short = shortfalls.map((item) => `${item.noise} c = ${item.confidence} short by ${item.short.toFixed(1)} points (${item.trueReach.toFixed(1)}% < ${item.required}%)`);
+  const short = shortfalls.map((item) => {
+    const digits = visibleDigits(item.short, 1);
+    return `${item.noise} c = ${item.confidence} short by ${item.short.toFixed(digits)} points (${item.trueReach.toFixed(digits)}% < ${item.required.toFixed(digits)}%)`;
+  });
   const calibration = calibrated.configured && calibrated.estimated ? 'calibrated, σ configured and estimated' : `not calibrated: ${short.join('; ')}`;
   return [
     `- σ = ${sigma}: ${calibration}.`,
-    `  Matches confirm-2 (≥ ${confirm2.trueReach.toFixed(1)}% true reach in ≤ ${confirm2.meanSteps.toFixed(2)} attempts): σ configured ${matches(beatsConfirm2.configured, closest.configured)}; σ estimated ${matches(beatsConfirm2.estimated, closest.estimated)}.`,
+    `  Matches confirm-2 (≥ ${confirm2.trueReach.toFixed(1)}% true reach in ≤ ${confirm2.meanSteps.toFixed(2)} attempts): σ configured ${matches(beatsConfirm2.configured, closest.configured, confirm2)}; σ estimated ${matches(beatsConfirm2.estimated, closest.estimated, confirm2)}.`,
   ];
 }
 

@@ -59,7 +59,7 @@ describe('mission validation', () => {
 
 describe('loadMission', () => {
   it('reads YAML and resolves the workspace against the file', async () => {
-    const dir = await tempWorkspace({ 'm/mission.yaml': 'id: y\ngoal: g\nworkspace: ../ws\n' });
+    const dir = await tempWorkspace({ 'm/mission.yaml': 'id: y\ngoal: g\nworkspace: ../ws\n', 'ws/a.txt': '' });
     const mission = await loadMission(path.join(dir, 'm/mission.yaml'));
     assert.equal(mission.workspaceDir, path.join(dir, 'ws'));
   });

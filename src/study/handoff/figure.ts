@@ -1,8 +1,7 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { MissingPeerError } from '../../errors/missing-peer-error.js';
 import type { Config, Spec } from 'vega';
 import { BACKPRESSURE } from '../../review/backpressure.js';
+import { writeOutFiles } from '../out-dir.js';
 import type { HandoffStudy } from './run-handoff-study.js';
 
 const WIDTH = 320;
@@ -109,11 +108,11 @@ export async function renderHandoffFigure(study: HandoffStudy): Promise<string> 
   }
 }
 
-/** Renders the figure into `dir` (created if missing) as {@link HANDOFF_FIGURE_FILE}; returns the path written. */
+/**
+ * Renders the figure into `dir` (created if missing) as {@link HANDOFF_FIGURE_FILE}; returns the path written.
+ * @throws {StudyOptionError} for option `out` when `dir` is a file, lies under one, or cannot be written.
+ */
 export async function writeHandoffFigure({ study, dir }: { study: HandoffStudy; dir: string }): Promise<string> {
-  const svg = await renderHandoffFigure(study);
-  await mkdir(dir, { recursive: true });
-  const file = path.join(dir, HANDOFF_FIGURE_FILE);
-  await writeFile(file, svg);
-  return file;
+  const [file] = await writeOutFiles({ dir, files: { [HANDOFF_FIGURE_FILE]: await renderHandoffFigure(study) } });
+  return file as string;
 }
