@@ -54,7 +54,7 @@ const EXPORTS: Readonly<Record<string, { readonly source: string; readonly names
     names: [
       'APPROVE_PROBABILITY', 'BURST_FACTOR', 'DEFAULT_CONFIDENCES', 'DEFAULT_SIGMAS', 'DEFAULT_WARMUP',
       'DRAFT_QUALITY_WEIGHTS', 'HANDOFF_CONFIGS', 'HANDOFF_FIGURE_FILE', 'HANDOFF_VARIANTS', 'MAX_PRIORITY',
-      'QUALITY_WEIGHTS', 'STRATEGY_NAMES', 'StudyOptionError', 'TASK_TYPES', 'generateTasks', 'handoffFigureSpec',
+      'QUALITY_WEIGHTS', 'STRATEGY_NAMES', 'StudyOptionError', 'TASK_TYPES', 'assertOutDir', 'generateTasks', 'handoffFigureSpec',
       'normals', 'observe', 'renderFigures', 'renderHandoffFigure', 'renderHandoffMarkdown', 'renderMarkdown',
       'runHandoffStudy', 'runStopRulesStudy', 'sfc32', 'simulateHandoff', 'trueQuality', 'writeFigures',
       'writeHandoffFigure',
