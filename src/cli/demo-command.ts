@@ -22,7 +22,7 @@ export async function demo({ json = false, ledger: explicit }: { json?: boolean;
   const rows: string[][] = [];
   let mismatches = 0;
   try {
-    await recoverBeforeRun(ledger, location, output);
+    await recoverBeforeRun({ ledger, location, output });
     for (const entry of entries) {
       const result = await runMissionFile(path.join(PACKAGE_ROOT, entry.mission), ledger, displayLocation(location), { json: true }, { print: json ? print : () => {}, progress });
       const got = { outcome: result.outcome, verification: result.verification, stopReason: result.stopReason, attempts: result.attempts };

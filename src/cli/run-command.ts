@@ -13,7 +13,7 @@ import { budgetAlerts } from '../review/alerts.js';
 import { openReviewQueue } from '../review/open-review-queue.js';
 import type { ReviewQueue } from '../review/review-queue.js';
 import { describeRun, runSummary } from './format.js';
-import { clean } from './terminal-text.js';
+import { clean, shellArg } from './terminal-text.js';
 
 export interface RunCommandOptions {
   readonly json?: boolean;
@@ -79,12 +79,28 @@ function attemptLine(record: LedgerRecord): string | undefined {
   return `  attempt ${record.data.attempt}: ${what}${score === undefined ? '' : ` (score ${score.toFixed(2)})`}`;
 }
 
-/** Whether an unsealed run of the ledger started under a review queue's plan. */
-async function anyStartedUnderQueue(ledger: Ledger): Promise<boolean> {
+/** Whether an unsealed run of the ledger (of `missionId`, when given) started under a review queue's plan. */
+async function anyStartedUnderQueue(ledger: Ledger, missionId: string | undefined): Promise<boolean> {
   for (const run of await ledger.runs({ unsealed: true })) {
+    if (missionId !== undefined && run.missionId !== missionId) continue;
     if ((await ledger.records(run.runId))[0]?.data.handoff !== undefined) return true;
   }
   return false;
+}
+
+export interface RecoverWithQueueOptions {
+  readonly ledger: Ledger;
+  /** Where the ledger is: its review queue is opened there when a run to recover started under one. */
+  readonly location: string;
+  readonly output: Output;
+  /** The review queue, when the caller has it open. */
+  readonly handoff?: Handoff;
+  /** @default true */
+  readonly resume?: boolean;
+  /** Only runs of this mission (see `recoverRuns`). */
+  readonly missionId?: string;
+  /** Only runs whose process is known to be gone (see `recoverRuns`). @default false */
+  readonly knownDeadOnly?: boolean;
 }
 
 /**
@@ -92,21 +108,44 @@ async function anyStartedUnderQueue(ledger: Ledger): Promise<boolean> {
  * are sealed: through `handoff` when the caller has the queue open, else through the queue in the ledger
  * at `location`, opened for the purpose — so no command recovers such a run past the queue.
  */
-export async function recoverWithQueue({ ledger, location, output, handoff, resume = true }: { ledger: Ledger; location: string; output: Output; handoff?: Handoff; resume?: boolean }): Promise<Recovery[]> {
-  if (handoff !== undefined || !(await anyStartedUnderQueue(ledger))) return recoverRuns({ ledger, resume, ...(handoff === undefined ? {} : { handoff }) });
+export async function recoverWithQueue({ ledger, location, output, handoff, resume = true, missionId, knownDeadOnly = false }: RecoverWithQueueOptions): Promise<Recovery[]> {
+  const scope = { resume, knownDeadOnly, ...(missionId === undefined ? {} : { missionId }) };
+  if (handoff !== undefined || !(await anyStartedUnderQueue(ledger, missionId))) return recoverRuns({ ledger, ...scope, ...(handoff === undefined ? {} : { handoff }) });
   const queue = await openReviewQueue(location);
   try {
-    return await recoverRuns({ ledger, resume, handoff: reviewHandoff(queue, {}, output) });
+    return await recoverRuns({ ledger, ...scope, handoff: reviewHandoff(queue, {}, output) });
   } finally {
     await queue.close();
   }
 }
 
-/** Recovers the ledger's crashed runs before new work (see {@link recoverWithQueue}), and says what it did. */
-export async function recoverBeforeRun(ledger: Ledger, location: string, output: Output, handoff?: Handoff): Promise<void> {
-  for (const recovery of await recoverWithQueue({ ledger, location, output, ...(handoff === undefined ? {} : { handoff }) })) {
-    if (recovery.action !== 'skipped_live') output.progress(`recovered run ${recovery.runId}: ${recovery.action.replace('_', ' ')} (${recovery.detail})`);
+/** One line for what recovery did with a run before new work; undefined for a live run (it is being run). */
+function recoveryLine({ runId, action, detail }: Recovery): string | undefined {
+  switch (action) {
+    case 'resumed':
+      return `recovered run ${runId}: resumed, ${clean(detail)}`;
+    case 'sealed_crashed':
+      return `recovered run ${runId}: ${clean(detail)}`;
+    case 'already_sealed':
+      return `run ${runId} was not recovered: ${clean(detail)}`;
+    default:
+      return undefined;
   }
+}
+
+/**
+ * Recovers, before new work, what is safe and relevant: the unsealed runs (of `missionId`, when given)
+ * whose process is known to be gone. It says what it did, as read back from the ledger, and counts the
+ * unsealed runs it left (other missions', or a process on another host that may be alive) in one line.
+ */
+export async function recoverBeforeRun({ ledger, location, output, handoff, missionId }: Omit<RecoverWithQueueOptions, 'resume' | 'knownDeadOnly'>): Promise<void> {
+  const recoveries = await recoverWithQueue({ ledger, location, output, knownDeadOnly: true, ...(handoff === undefined ? {} : { handoff }), ...(missionId === undefined ? {} : { missionId }) });
+  for (const recovery of recoveries) {
+    const line = recoveryLine(recovery);
+    if (line !== undefined) output.progress(line);
+  }
+  const left = recoveries.filter((recovery) => recovery.action === 'left').length;
+  if (left > 0) output.progress(`${left} other unsealed run${left === 1 ? '' : 's'}: run \`redline ledger recover --ledger ${clean(shellArg(displayLocation(location)))}\``);
 }
 
 /** The handoff `--review` asks for, on the queue in the ledger's storage; alerts go to stderr (and the webhook). */
@@ -160,7 +199,7 @@ export async function runCommand(file: string, options: RunCommandOptions, outpu
   try {
     queue = options.review === true ? await openReviewQueue(location) : undefined;
     const handoff = queue === undefined ? undefined : reviewHandoff(queue, options, output);
-    await recoverBeforeRun(ledger, location, output, handoff);
+    await recoverBeforeRun({ ledger, location, output, missionId: mission.id, ...(handoff === undefined ? {} : { handoff }) });
     return exitCodeOf(await runMissionFile(file, ledger, displayLocation(location), options, output, handoff));
   } finally {
     await queue?.close();
