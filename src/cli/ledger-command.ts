@@ -10,10 +10,14 @@ import { verifyStoredJournal } from '../review/open-review-queue.js';
 import { recoverWithQueue, type Output } from './run-command.js';
 import { clean, jsonLine } from './terminal-text.js';
 
-/** Opens the ledger a command names (flag, environment, or `.redline/redline.db` here) for `work`. */
-export async function withLedger<T>(explicit: string | undefined, work: (ledger: Ledger, name: string) => Promise<T>): Promise<T> {
+/**
+ * Opens the ledger a command names (flag, environment, or `.redline/redline.db` here) for `work`. Unless
+ * the command `writes`, the ledger must exist and is opened read-only: a mistyped path is an error, not a
+ * new empty ledger.
+ */
+export async function withLedger<T>(explicit: string | undefined, work: (ledger: Ledger, name: string) => Promise<T>, { writes = false }: { writes?: boolean } = {}): Promise<T> {
   const location = ledgerLocation(explicit, process.cwd());
-  const ledger = await openLedger(location);
+  const ledger = await openLedger(location, { readOnly: !writes });
   try {
     return await work(ledger, displayLocation(location));
   } finally {
@@ -132,7 +136,7 @@ export async function importCommand(file: string, { ledger }: { ledger?: string 
     const imported = await importJsonl(open, lines);
     print(`imported ${imported.length} run(s) into ${name}`);
     return 0;
-  });
+  }, { writes: true });
 }
 
 export async function recoverCommand({ ledger, resume = true, json = false }: { ledger?: string; resume?: boolean; json?: boolean }, output: Output): Promise<number> {
@@ -143,5 +147,5 @@ export async function recoverCommand({ ledger, resume = true, json = false }: { 
     for (const recovery of recoveries) print(json ? JSON.stringify({ runId: recovery.runId, action: recovery.action, detail: recovery.detail }) : `${recovery.runId}: ${recovery.action.replace('_', ' ')} (${recovery.detail})`);
     if (!json) print(`${recoveries.length} unsealed run(s) found in ${name}`);
     return 0;
-  });
+  }, { writes: true });
 }

@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import { clean, jsonLine, shellArg } from './terminal-text.js';
 import { count, fraction, positive } from './arguments.js';
-import { displayLocation, ledgerLocation } from '../ledger/open-ledger.js';
+import { displayLocation, expectLedgerAt, ledgerLocation } from '../ledger/open-ledger.js';
 import { parseDuration } from '../mission/duration.js';
 import { alertLine } from '../review/alerts.js';
 import { watermark } from '../review/backpressure.js';
@@ -43,9 +43,13 @@ function painter(): (code: number, text: string) => string {
   return color ? (code, text) => `\x1b[${code}m${text}\x1b[0m` : (_code, text) => text;
 }
 
-/** Opens the review queue in the ledger a command names (flag, environment, or `.redline/redline.db` here) for `work`. */
-async function withReviewQueue<T>(explicit: string | undefined, work: (queue: ReviewQueue, name: string) => Promise<T>, options: ReviewQueueOptions = {}): Promise<T> {
+/**
+ * Opens the review queue in the ledger a command names (flag, environment, or `.redline/redline.db` here)
+ * for `work`. The ledger must exist unless the command `creates` it (settings): a mistyped path is an error.
+ */
+async function withReviewQueue<T>(explicit: string | undefined, work: (queue: ReviewQueue, name: string) => Promise<T>, options: ReviewQueueOptions = {}, { creates = false }: { creates?: boolean } = {}): Promise<T> {
   const location = ledgerLocation(explicit, process.cwd());
+  if (!creates) await expectLedgerAt(location);
   const queue = await openReviewQueue(location, options);
   try {
     return await work(queue, displayLocation(location));
@@ -290,6 +294,7 @@ export async function reviewSettingsCommand({ capacity, high, low, labels, tuner
       return 0;
     },
     options,
+    { creates: true },
   );
 }
 

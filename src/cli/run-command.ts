@@ -123,9 +123,9 @@ export async function recoverWithQueue({ ledger, location, output, handoff, resu
 function recoveryLine({ runId, action, detail }: Recovery): string | undefined {
   switch (action) {
     case 'resumed':
-      return `recovered run ${runId}: resumed, ${clean(detail)}`;
+      return `recovered run ${runId}: resumed, sealed ${clean(detail)}`;
     case 'sealed_crashed':
-      return `recovered run ${runId}: ${clean(detail)}`;
+      return `recovered run ${runId}: sealed failed_with_evidence / crashed (${clean(detail)})`;
     case 'already_sealed':
       return `run ${runId} was not recovered: ${clean(detail)}`;
     default:

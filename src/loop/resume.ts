@@ -22,8 +22,9 @@ export interface Recovery {
   readonly runId: string;
   readonly missionId: string;
   /**
-   * `resumed` and `sealed_crashed`: this recovery sealed the run (`detail` says how, read back from the
-   * ledger); `already_sealed`: another process sealed it first; `skipped_live`: its process is alive;
+   * `resumed`: this recovery resumed the run to its seal (`detail`: `outcome / stop reason`, read back
+   * from the ledger); `sealed_crashed`: it sealed the run crashed (`detail`: why it did not resume it);
+   * `already_sealed`: another process sealed it first; `skipped_live`: its process is alive;
    * `left`: not recovered here (another mission's run, or one whose process may be alive on another host).
    */
   readonly action: 'resumed' | 'sealed_crashed' | 'already_sealed' | 'skipped_live' | 'left';
@@ -163,10 +164,10 @@ export interface RecoverOptions extends Omit<RunMissionOptions, 'mission' | 'led
 /** A run another process sealed before recovery could: what it reports, from the seal record. */
 const alreadySealed = (run: RunRow, seal: LedgerRecord): Recovery => ({ runId: run.runId, missionId: run.missionId, action: 'already_sealed', detail: `already sealed ${String(seal.data.outcome)} / ${String(seal.data.stopReason)} by another process` });
 
-/** What the ledger holds for a run now, as recovery reports it. */
+/** How a resumed run ended, as the ledger holds it now: `outcome / stop reason`. */
 async function sealedAs(ledger: Ledger, runId: string): Promise<string> {
   const [row] = await ledger.runs({ runId });
-  return row?.sealed === true ? `sealed ${String(row.outcome)} / ${String(row.stopReason)}` : 'still unsealed';
+  return row?.sealed === true ? `${String(row.outcome)} / ${String(row.stopReason)}` : 'still unsealed';
 }
 
 /**
@@ -201,7 +202,7 @@ async function recoverRecords({ ledger, resume, ...rest }: Omit<RecoverOptions, 
   const why = 'unavailable' in available ? available.unavailable : !resume ? 'resuming was not asked for' : available.mission.proposer === undefined && rest.proposer === undefined ? 'its proposer cannot be rebuilt (it was not declared in the mission)' : undefined;
   if (why !== undefined) {
     await sealCrashed(ledger, records, `not resumed: ${why}`, Date.now, rest.handoff, rest.scratchDir);
-    return { runId, missionId, action: 'sealed_crashed', detail: `${await sealedAs(ledger, runId)}: ${why}` };
+    return { runId, missionId, action: 'sealed_crashed', detail: why };
   }
   let result: RunResult;
   try {
@@ -213,7 +214,7 @@ async function recoverRecords({ ledger, resume, ...rest }: Omit<RecoverOptions, 
     const last = fresh.at(-1);
     if (last?.type === 'run.sealed') return alreadySealed(run, last);
     await sealCrashed(ledger, fresh, `resuming failed: ${(error as Error).message}`, Date.now, rest.handoff, rest.scratchDir);
-    return { runId, missionId, action: 'sealed_crashed', detail: `${await sealedAs(ledger, runId)}: resuming failed: ${(error as Error).message}` };
+    return { runId, missionId, action: 'sealed_crashed', detail: `resuming failed: ${(error as Error).message}` };
   }
   return { runId, missionId, action: 'resumed', detail: await sealedAs(ledger, runId), result };
 }

@@ -92,7 +92,9 @@ describe('redline review', () => {
     const all = redline(['review', 'list', '--json', '--ledger', db]).stdout.trim().split('\n').map((line) => JSON.parse(line) as ReviewEntry);
     assert.equal(all.find((entry) => entry.item.id === evil)?.item.task, EVIL, 'JSON keeps the exact text, escaped');
 
-    const empty = redline(['review', 'list', '--ledger', await dbIn()]);
+    const fresh = await dbIn();
+    assert.equal(redline(['review', 'settings', '--ledger', fresh]).code, 0, 'settings may create the queue');
+    const empty = redline(['review', 'list', '--ledger', fresh]);
     assert.equal(empty.code, 0, empty.stderr);
     assert.match(empty.stdout, /^queue empty\n0 of 0 item\(s\) shown/);
   });

@@ -119,13 +119,13 @@ for (const { name } of sqlBackends) {
       assert.equal(recovery.action, 'sealed_crashed', JSON.stringify(recovery));
       assert.deepEqual(after.map((record) => record.type), ['run.started', 'attempt', 'decision', 'attempt', 'run.sealed']);
       assert.match(String(after.at(-1)?.data.detail), /stopped after record 3;/);
-      assert.match(recovery.detail, /^sealed failed_with_evidence \/ crashed: /);
+      assert.equal(recovery.detail, 'its proposer cannot be rebuilt (it was not declared in the mission)');
     });
 
     it('resumes from the late record instead of sealing crashed', async () => {
       const { recovery, reference: rows, after } = await raceRecovery(name, await mission(true), 3);
       assert.equal(recovery.action, 'resumed', JSON.stringify(recovery));
-      assert.equal(recovery.detail, 'sealed failed_with_evidence / budget_attempts');
+      assert.equal(recovery.detail, 'failed_with_evidence / budget_attempts');
       assert.deepEqual(after.map((record) => record.type), ['run.started', 'attempt', 'decision', 'attempt', 'run.resumed', 'decision', 'run.sealed']);
       assert.equal(after[3]?.data.attempt, 2);
       assert.equal(rows.length, 6);
