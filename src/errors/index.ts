@@ -6,3 +6,5 @@ export { EscapeError } from './escape-error.js';
 export { SnapshotGoneError } from './snapshot-gone-error.js';
 export { WorkspaceUnreadableError } from './workspace-unreadable-error.js';
 export { SandboxUnavailableError } from './sandbox-unavailable-error.js';
+export { LedgerNotFoundError } from './ledger-not-found-error.js';
+export { LedgerUnreachableError } from './ledger-unreachable-error.js';
