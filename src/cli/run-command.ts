@@ -127,7 +127,7 @@ function recoveryLine({ runId, action, detail }: Recovery): string | undefined {
     case 'sealed_crashed':
       return `recovered run ${runId}: sealed failed_with_evidence / crashed (${clean(detail)})`;
     case 'already_sealed':
-      return `run ${runId} was not recovered: ${clean(detail)}`;
+      return `run ${runId} was not recovered: already sealed ${clean(detail)}`;
     default:
       return undefined;
   }

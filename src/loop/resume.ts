@@ -24,8 +24,9 @@ export interface Recovery {
   /**
    * `resumed`: this recovery resumed the run to its seal (`detail`: `outcome / stop reason`, read back
    * from the ledger); `sealed_crashed`: it sealed the run crashed (`detail`: why it did not resume it);
-   * `already_sealed`: another process sealed it first; `skipped_live`: its process is alive;
-   * `left`: not recovered here (another mission's run, or one whose process may be alive on another host).
+   * `already_sealed`: another process sealed it first (`detail`: `outcome / stop reason by another
+   * process`); `skipped_live`: its process is alive; `left`: not recovered here (another mission's run,
+   * or one whose process may be alive on another host).
    */
   readonly action: 'resumed' | 'sealed_crashed' | 'already_sealed' | 'skipped_live' | 'left';
   readonly detail: string;
@@ -162,7 +163,7 @@ export interface RecoverOptions extends Omit<RunMissionOptions, 'mission' | 'led
 }
 
 /** A run another process sealed before recovery could: what it reports, from the seal record. */
-const alreadySealed = (run: RunRow, seal: LedgerRecord): Recovery => ({ runId: run.runId, missionId: run.missionId, action: 'already_sealed', detail: `already sealed ${String(seal.data.outcome)} / ${String(seal.data.stopReason)} by another process` });
+const alreadySealed = (run: RunRow, seal: LedgerRecord): Recovery => ({ runId: run.runId, missionId: run.missionId, action: 'already_sealed', detail: `${String(seal.data.outcome)} / ${String(seal.data.stopReason)} by another process` });
 
 /** How a resumed run ended, as the ledger holds it now: `outcome / stop reason`. */
 async function sealedAs(ledger: Ledger, runId: string): Promise<string> {

@@ -134,7 +134,7 @@ for (const { name } of sqlBackends) {
     it('reports a run another process sealed meanwhile as already sealed, with its outcome', async () => {
       const { recovery, after } = await raceRecovery(name, await mission(true), 5);
       assert.equal(recovery.action, 'already_sealed', JSON.stringify(recovery));
-      assert.equal(recovery.detail, 'already sealed failed_with_evidence / budget_attempts by another process');
+      assert.equal(recovery.detail, 'failed_with_evidence / budget_attempts by another process');
       assert.deepEqual(after.map((record) => record.type), ['run.started', 'attempt', 'decision', 'attempt', 'decision', 'run.sealed']);
     });
   });
