@@ -25,7 +25,7 @@ export async function demo({ json = false, ledger: explicit }: { json?: boolean;
   let mismatches = 0;
   try {
     const { signer } = await openSigner({ location, baseDir: process.cwd() });
-    await recoverBeforeRun(ledger, location, output, undefined, signer);
+    await recoverBeforeRun({ ledger, location, output, signer });
     for (const entry of entries) {
       const result = await runMissionFile(path.join(PACKAGE_ROOT, entry.mission), ledger, displayLocation(location), { json: true }, { print: json ? print : () => {}, progress }, undefined, signer);
       const got = { outcome: result.outcome, verification: result.verification, stopReason: result.stopReason, attempts: result.attempts };

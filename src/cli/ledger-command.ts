@@ -12,10 +12,14 @@ import { verifyStoredJournal } from '../review/open-review-queue.js';
 import { recoverWithQueue, type Output } from './run-command.js';
 import { clean, jsonLine } from './terminal-text.js';
 
-/** Opens the ledger a command names (flag, environment, or `.redline/redline.db` here) for `work`. */
-export async function withLedger<T>(explicit: string | undefined, work: (ledger: Ledger, name: string) => Promise<T>): Promise<T> {
+/**
+ * Opens the ledger a command names (flag, environment, or `.redline/redline.db` here) for `work`. Unless
+ * the command `writes`, the ledger must exist and is opened read-only: a mistyped path is an error, not a
+ * new empty ledger.
+ */
+export async function withLedger<T>(explicit: string | undefined, work: (ledger: Ledger, name: string) => Promise<T>, { writes = false }: { writes?: boolean } = {}): Promise<T> {
   const location = ledgerLocation(explicit, process.cwd());
-  const ledger = await openLedger(location);
+  const ledger = await openLedger(location, { readOnly: !writes });
   try {
     return await work(ledger, displayLocation(location));
   } finally {
@@ -209,7 +213,7 @@ export async function importCommand(file: string, { ledger }: { ledger?: string 
     const imported = await importJsonl(open, lines);
     print(`imported ${imported.length} run(s) into ${name}`);
     return 0;
-  });
+  }, { writes: true });
 }
 
 export async function recoverCommand({ ledger, resume = true, json = false, signingKey }: { ledger?: string; resume?: boolean; json?: boolean; signingKey?: string }, output: Output): Promise<number> {
@@ -218,8 +222,8 @@ export async function recoverCommand({ ledger, resume = true, json = false, sign
   return withLedger(ledger, async (open, name) => {
     const { signer } = await openSigner({ explicit: signingKey, location, baseDir: process.cwd() });
     const recoveries = await recoverWithQueue({ ledger: open, location, resume, output, signer });
-    for (const recovery of recoveries) print(json ? JSON.stringify({ runId: recovery.runId, action: recovery.action, detail: recovery.detail }) : `${recovery.runId}: ${recovery.action.replace('_', ' ')} (${recovery.detail})`);
-    if (!json) print(`${recoveries.length} unsealed run(s) found in ${name}`);
+    for (const recovery of recoveries) print(json ? jsonLine({ runId: recovery.runId, action: recovery.action, detail: recovery.detail }) : `${clean(recovery.runId)}: ${recovery.action.replace('_', ' ')} (${clean(recovery.detail)})`);
+    if (!json) print(`${recoveries.length} unsealed run(s) found in ${clean(name)}`);
     return 0;
-  });
+  }, { writes: true });
 }

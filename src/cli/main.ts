@@ -43,7 +43,7 @@ function program(setCode: (code: number) => void, output: Output): Command {
     .option('--sample-rate <fraction>', 'with --review: share of sampled runs (accepted without a demand red line) enqueued too (default 0.1)', fraction)
     .option('--alert-webhook <url>', 'with --review: POST budget-cap alerts here (they are logged on stderr either way)')
     .option('--signing-key <file>', `Ed25519 private key (PEM) to sign the seal with (default: $${SIGNING_KEY_ENV}, else ${SIGNING_KEY_DEFAULT}, created on first use)`)
-    .addHelpText('after', '\nThe workspace is only read: each run snapshots it into $REDLINE_SCRATCH (default: the temp directory)/redline-runs/<run>/\nand checks every candidate in a copy of that snapshot; changes made to the workspace meanwhile are reported, never checked.\nUnsealed runs of crashed processes in the ledger are recovered first (resumed, or sealed crashed).\nExit codes: 0 complete or complete_noop, 1 blocked or failed_with_evidence, 2 usage or mission-file error.')
+    .addHelpText('after', '\nThe workspace is only read: each run snapshots it into $REDLINE_SCRATCH (default: the temp directory)/redline-runs/<run>/\nand checks every candidate in a copy of that snapshot; changes made to the workspace meanwhile are reported, never checked.\nUnsealed runs of this mission whose process (on this host) is gone are recovered first (resumed, or sealed crashed);\nother unsealed runs are counted and left to `redline ledger recover`.\nExit codes: 0 complete or complete_noop, 1 blocked or failed_with_evidence, 2 usage or mission-file error.')
     .action(async (file: string, options) => done(await runCommand(file, options, output)));
 
   cli

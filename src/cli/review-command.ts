@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import { clean, jsonLine, painter, shellArg, type Style } from './terminal-text.js';
 import { count, fraction, positive } from './arguments.js';
-import { displayLocation, ledgerLocation } from '../ledger/open-ledger.js';
+import { displayLocation, expectLedgerAt, ledgerLocation } from '../ledger/open-ledger.js';
 import { parseDuration } from '../mission/duration.js';
 import { alertLine } from '../review/alerts.js';
 import { watermark } from '../review/backpressure.js';
@@ -36,9 +36,13 @@ function age(ms: number): string {
   return h < 24 ? `${h}h ${m % 60}m` : `${Math.floor(h / 24)}d ${h % 24}h`;
 }
 
-/** Opens the review queue in the ledger a command names (flag, environment, or `.redline/redline.db` here) for `work`. */
-async function withReviewQueue<T>(explicit: string | undefined, work: (queue: ReviewQueue, name: string) => Promise<T>, options: ReviewQueueOptions = {}): Promise<T> {
+/**
+ * Opens the review queue in the ledger a command names (flag, environment, or `.redline/redline.db` here)
+ * for `work`. The ledger must exist unless the command `creates` it (settings): a mistyped path is an error.
+ */
+async function withReviewQueue<T>(explicit: string | undefined, work: (queue: ReviewQueue, name: string) => Promise<T>, options: ReviewQueueOptions = {}, { creates = false }: { creates?: boolean } = {}): Promise<T> {
   const location = ledgerLocation(explicit, process.cwd());
+  if (!creates) await expectLedgerAt(location);
   const queue = await openReviewQueue(location, options);
   try {
     return await work(queue, clean(displayLocation(location)));
@@ -283,6 +287,7 @@ export async function reviewSettingsCommand({ capacity, high, low, labels, tuner
       return 0;
     },
     options,
+    { creates: true },
   );
 }
 

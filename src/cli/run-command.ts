@@ -83,12 +83,30 @@ function attemptLine(record: LedgerRecord): string | undefined {
   return `  attempt ${record.data.attempt}: ${what}${score === undefined ? '' : ` (score ${score.toFixed(2)})`}`;
 }
 
-/** Whether an unsealed run of the ledger started under a review queue's plan. */
-async function anyStartedUnderQueue(ledger: Ledger): Promise<boolean> {
+/** Whether an unsealed run of the ledger (of `missionId`, when given) started under a review queue's plan. */
+async function anyStartedUnderQueue(ledger: Ledger, missionId: string | undefined): Promise<boolean> {
   for (const run of await ledger.runs({ unsealed: true })) {
+    if (missionId !== undefined && run.missionId !== missionId) continue;
     if ((await ledger.records(run.runId))[0]?.data.handoff !== undefined) return true;
   }
   return false;
+}
+
+export interface RecoverWithQueueOptions {
+  readonly ledger: Ledger;
+  /** Where the ledger is: its review queue is opened there when a run to recover started under one. */
+  readonly location: string;
+  readonly output: Output;
+  /** The review queue, when the caller has it open. */
+  readonly handoff?: Handoff;
+  /** @default true */
+  readonly resume?: boolean;
+  /** Only runs of this mission (see `recoverRuns`). */
+  readonly missionId?: string;
+  /** Only runs whose process is known to be gone (see `recoverRuns`). @default false */
+  readonly knownDeadOnly?: boolean;
+  /** Signs the seals recovery writes. */
+  readonly signer?: Signer;
 }
 
 /**
@@ -96,21 +114,44 @@ async function anyStartedUnderQueue(ledger: Ledger): Promise<boolean> {
  * are sealed: through `handoff` when the caller has the queue open, else through the queue in the ledger
  * at `location`, opened for the purpose — so no command recovers such a run past the queue.
  */
-export async function recoverWithQueue({ ledger, location, output, handoff, resume = true, signer }: { ledger: Ledger; location: string; output: Output; handoff?: Handoff; resume?: boolean; signer?: Signer }): Promise<Recovery[]> {
-  if (handoff !== undefined || !(await anyStartedUnderQueue(ledger))) return recoverRuns({ ledger, resume, ...(handoff === undefined ? {} : { handoff }), ...(signer === undefined ? {} : { signer }) });
+export async function recoverWithQueue({ ledger, location, output, handoff, resume = true, missionId, knownDeadOnly = false, signer }: RecoverWithQueueOptions): Promise<Recovery[]> {
+  const scope = { resume, knownDeadOnly, ...(missionId === undefined ? {} : { missionId }), ...(signer === undefined ? {} : { signer }) };
+  if (handoff !== undefined || !(await anyStartedUnderQueue(ledger, missionId))) return recoverRuns({ ledger, ...scope, ...(handoff === undefined ? {} : { handoff }) });
   const queue = await openReviewQueue(location);
   try {
-    return await recoverRuns({ ledger, resume, handoff: reviewHandoff(queue, {}, output), ...(signer === undefined ? {} : { signer }) });
+    return await recoverRuns({ ledger, ...scope, handoff: reviewHandoff(queue, {}, output) });
   } finally {
     await queue.close();
   }
 }
 
-/** Recovers the ledger's crashed runs before new work (see {@link recoverWithQueue}), and says what it did. */
-export async function recoverBeforeRun(ledger: Ledger, location: string, output: Output, handoff?: Handoff, signer?: Signer): Promise<void> {
-  for (const recovery of await recoverWithQueue({ ledger, location, output, ...(handoff === undefined ? {} : { handoff }), ...(signer === undefined ? {} : { signer }) })) {
-    if (recovery.action !== 'skipped_live') output.progress(`recovered run ${clean(recovery.runId)}: ${recovery.action.replace('_', ' ')} (${clean(recovery.detail)})`);
+/** One line for what recovery did with a run before new work; undefined for a live run (it is being run). */
+function recoveryLine({ runId, action, detail }: Recovery): string | undefined {
+  switch (action) {
+    case 'resumed':
+      return `recovered run ${clean(runId)}: resumed, sealed ${clean(detail)}`;
+    case 'sealed_crashed':
+      return `recovered run ${clean(runId)}: sealed failed_with_evidence / crashed (${clean(detail)})`;
+    case 'already_sealed':
+      return `run ${clean(runId)} was not recovered: already sealed ${clean(detail)}`;
+    default:
+      return undefined;
   }
+}
+
+/**
+ * Recovers, before new work, what is safe and relevant: the unsealed runs (of `missionId`, when given)
+ * whose process is known to be gone. It says what it did, as read back from the ledger, and counts the
+ * unsealed runs it left (other missions', or a process on another host that may be alive) in one line.
+ */
+export async function recoverBeforeRun({ ledger, location, output, handoff, missionId, signer }: Omit<RecoverWithQueueOptions, 'resume' | 'knownDeadOnly'>): Promise<void> {
+  const recoveries = await recoverWithQueue({ ledger, location, output, knownDeadOnly: true, ...(handoff === undefined ? {} : { handoff }), ...(missionId === undefined ? {} : { missionId }), ...(signer === undefined ? {} : { signer }) });
+  for (const recovery of recoveries) {
+    const line = recoveryLine(recovery);
+    if (line !== undefined) output.progress(line);
+  }
+  const left = recoveries.filter((recovery) => recovery.action === 'left').length;
+  if (left > 0) output.progress(`${left} other unsealed run${left === 1 ? '' : 's'}: run \`redline ledger recover --ledger ${clean(shellArg(displayLocation(location)))}\``);
 }
 
 /** The handoff `--review` asks for, on the queue in the ledger's storage; alerts go to stderr (and the webhook). */
@@ -167,7 +208,7 @@ export async function runCommand(file: string, options: RunCommandOptions, outpu
     const { signer } = await openSigner({ explicit: options.signingKey, location, baseDir: mission.baseDir });
     queue = options.review === true ? await openReviewQueue(location) : undefined;
     const handoff = queue === undefined ? undefined : reviewHandoff(queue, options, output);
-    await recoverBeforeRun(ledger, location, output, handoff, signer);
+    await recoverBeforeRun({ ledger, location, output, missionId: mission.id, signer, ...(handoff === undefined ? {} : { handoff }) });
     return exitCodeOf(await runMissionFile(file, ledger, displayLocation(location), options, output, handoff, signer));
   } finally {
     await queue?.close();

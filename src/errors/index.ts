@@ -7,3 +7,5 @@ export { SnapshotGoneError } from './snapshot-gone-error.js';
 export { WorkspaceUnreadableError } from './workspace-unreadable-error.js';
 export { SandboxUnavailableError } from './sandbox-unavailable-error.js';
 export { MissingPeerError } from './missing-peer-error.js';
+export { LedgerNotFoundError } from './ledger-not-found-error.js';
+export { LedgerUnreachableError } from './ledger-unreachable-error.js';

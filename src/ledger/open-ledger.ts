@@ -1,4 +1,6 @@
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
+import { LedgerNotFoundError } from '../errors/ledger-not-found-error.js';
 import type { Ledger } from './ledger.js';
 
 /** Environment variable naming the ledger when `--ledger` is not given. */
@@ -14,9 +16,16 @@ export function ledgerLocation(explicit: string | undefined, dir: string): strin
   return explicit ?? process.env[LEDGER_ENV] ?? defaultLedgerPath(dir);
 }
 
-/** Opens a ledger by location: a `postgres://` / `postgresql://` URL, or a SQLite file path. */
-export async function openLedger(location: string): Promise<Ledger> {
-  if (/^postgres(ql)?:\/\//.test(location)) {
+/** Whether a location names a PostgreSQL ledger (else it is a SQLite file path). */
+const isPostgres = (location: string): boolean => /^postgres(ql)?:\/\//.test(location);
+
+/**
+ * Opens a ledger by location: a `postgres://` / `postgresql://` URL, or a SQLite file path. With
+ * `readOnly`, a SQLite ledger must exist (`LedgerNotFoundError`) and is opened read-only, unmigrated.
+ * A PostgreSQL server that cannot be reached is a `LedgerUnreachableError`.
+ */
+export async function openLedger(location: string, { readOnly = false }: { readOnly?: boolean } = {}): Promise<Ledger> {
+  if (isPostgres(location)) {
     const { PostgresLedger } = await import('./postgres/postgres-ledger.js');
     const url = new URL(location);
     const schema = url.searchParams.get('schema') ?? undefined;
@@ -24,7 +33,13 @@ export async function openLedger(location: string): Promise<Ledger> {
     return PostgresLedger.open({ connection: url.toString(), ...(schema === null || schema === undefined ? {} : { schema }) });
   }
   const { SqliteLedger } = await import('./sqlite/sqlite-ledger.js');
-  return SqliteLedger.open({ database: location });
+  return SqliteLedger.open({ database: location, readOnly });
+}
+
+/** Refuses a SQLite location with no file (`LedgerNotFoundError`), for commands that only read what is there. */
+export async function expectLedgerAt(location: string): Promise<void> {
+  if (isPostgres(location)) return;
+  if (!(await stat(location).then((info) => info.isFile(), () => false))) throw new LedgerNotFoundError({ path: location });
 }
 
 /** A location fit for messages: passwords in URLs are hidden. */

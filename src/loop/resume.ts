@@ -4,6 +4,7 @@ import { sweepRunDirectories } from '../workspace/sweep.js';
 import type { Finding } from '../checks/finding.js';
 import { handOff, reportRun, type Handoff, type HandoffPlan } from '../handoff/handoff.js';
 import type { AttemptSummary, RunCounters } from '../guards/guard.js';
+import { LedgerError } from '../errors/ledger-error.js';
 import type { Ledger, LedgerRecord, RunRow } from '../ledger/ledger.js';
 import { signSeal, type Signer } from '../ledger/seal-signature.js';
 import { defineMission, missionHash, type Mission } from '../mission/mission.js';
@@ -21,7 +22,15 @@ export type ResumeOptions = Omit<RunMissionOptions, 'mission' | 'ledger'> & { re
 /** What recovery did with one unsealed run. */
 export interface Recovery {
   readonly runId: string;
-  readonly action: 'resumed' | 'sealed_crashed' | 'skipped_live';
+  readonly missionId: string;
+  /**
+   * `resumed`: this recovery resumed the run to its seal (`detail`: `outcome / stop reason`, read back
+   * from the ledger); `sealed_crashed`: it sealed the run crashed (`detail`: why it did not resume it);
+   * `already_sealed`: another process sealed it first (`detail`: `outcome / stop reason by another
+   * process`); `skipped_live`: its process is alive; `left`: not recovered here (another mission's run,
+   * or one whose process may be alive on another host).
+   */
+  readonly action: 'resumed' | 'sealed_crashed' | 'already_sealed' | 'skipped_live' | 'left';
   readonly detail: string;
   readonly result?: RunResult;
 }
@@ -122,49 +131,112 @@ export async function sealCrashed(ledger: Ledger, records: readonly LedgerRecord
   await rm(runDirectory(started.runId, scratchDir), { recursive: true, force: true });
 }
 
-/** Whether the process that last owned a run is still alive (only knowable on the same host). */
-function ownerAlive(records: readonly LedgerRecord[]): boolean {
+/**
+ * Whether the process that last owned a run is alive: knowable only on the same host. This process is
+ * never running a run it is asked to recover.
+ */
+function ownerState(records: readonly LedgerRecord[]): 'alive' | 'dead' | { unknown: string } {
   const owner = records.filter((record) => record.type === 'run.started' || record.type === 'run.resumed').at(-1)?.data.owner as { host?: string; pid?: number } | undefined;
-  if (owner?.pid === undefined || owner.host !== ownerInfo().host || owner.pid === process.pid) return false;
+  if (owner?.pid === undefined) return { unknown: 'it records no owner process' };
+  if (owner.host !== ownerInfo().host) return { unknown: `its process ran on host ${String(owner.host)}, where it may still be alive` };
+  if (owner.pid === process.pid) return 'dead';
   try {
     process.kill(owner.pid, 0);
-    return true;
+    return 'alive';
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    return (error as NodeJS.ErrnoException).code === 'EPERM' ? 'alive' : 'dead';
   }
 }
 
+/** How often recovery reads a run again after its write lost a race, before it gives up. */
+const RECOVERY_TRIES = 5;
+
+/** A write refused because the run moved on after recovery read it: a record appended or a seal. */
+const lostRace = (error: unknown): boolean => error instanceof LedgerError && (error.code === 'ledger.out_of_order' || error.code === 'ledger.sealed');
+
+export interface RecoverOptions extends Omit<RunMissionOptions, 'mission' | 'ledger'> {
+  readonly ledger: Ledger;
+  /** Resume runs whose mission and proposer are available; otherwise seal every one crashed. @default true */
+  readonly resume?: boolean;
+  /** Only runs of this mission; the others are `left`. @default every mission */
+  readonly missionId?: string;
+  /**
+   * Only runs whose process is known to be dead (it ran on this host); a run whose process ran on
+   * another host, or is not recorded, is `left`. @default false: such runs are recovered too
+   */
+  readonly knownDeadOnly?: boolean;
+}
+
+/** A run another process sealed before recovery could: what it reports, from the seal record. */
+const alreadySealed = (run: RunRow, seal: LedgerRecord): Recovery => ({ runId: run.runId, missionId: run.missionId, action: 'already_sealed', detail: `${String(seal.data.outcome)} / ${String(seal.data.stopReason)} by another process` });
+
+/** How a resumed run ended, as the ledger holds it now: `outcome / stop reason`. */
+async function sealedAs(ledger: Ledger, runId: string): Promise<string> {
+  const [row] = await ledger.runs({ runId });
+  return row?.sealed === true ? `${String(row.outcome)} / ${String(row.stopReason)}` : 'still unsealed';
+}
+
 /**
- * Finds every unsealed run whose process is gone and resumes it when its mission (with a proposer it
- * can rebuild) is still available, else seals it `failed_with_evidence` / `crashed`.
+ * Recovers one unsealed run from a fresh read of its records. The process that wrote it may have a last
+ * statement in flight that commits after this read (a killed client does not stop its server-side
+ * statement): a write refused for that reason reads the run again and decides again, a bounded number
+ * of times. The outcome is read back from the ledger after acting, so what is reported is what is stored.
  */
-export async function recoverRuns({ ledger, resume = true, ...rest }: Omit<RunMissionOptions, 'mission' | 'ledger'> & { ledger: Ledger; resume?: boolean }): Promise<Recovery[]> {
-  const recoveries: Recovery[] = [];
-  for (const run of (await ledger.runs({ unsealed: true })) as RunRow[]) {
-    const records = await ledger.records(run.runId);
-    if (ownerAlive(records)) {
-      recoveries.push({ runId: run.runId, action: 'skipped_live', detail: 'the process running it is alive' });
-      continue;
-    }
-    const available = await recordedMission(records[0] as LedgerRecord);
-    const why = 'unavailable' in available ? available.unavailable : !resume ? 'resuming was not asked for' : available.mission.proposer === undefined && rest.proposer === undefined ? 'its proposer cannot be rebuilt (it was not declared in the mission)' : undefined;
-    if (why !== undefined) {
-      await sealCrashed(ledger, records, `not resumed: ${why}`, Date.now, rest.handoff, rest.scratchDir, rest.signer);
-      recoveries.push({ runId: run.runId, action: 'sealed_crashed', detail: why });
-      continue;
-    }
+async function recoverRun({ ledger, resume = true, missionId, knownDeadOnly = false, ...rest }: RecoverOptions, run: RunRow): Promise<Recovery> {
+  const { runId } = run;
+  const left = (detail: string): Recovery => ({ runId, missionId: run.missionId, action: 'left', detail });
+  if (missionId !== undefined && run.missionId !== missionId) return left(`a run of mission ${run.missionId}`);
+  for (let tries = 1; ; tries += 1) {
+    const records = await ledger.records(runId);
+    const last = records.at(-1);
+    if (last?.type === 'run.sealed') return alreadySealed(run, last);
+    const owner = ownerState(records);
+    if (owner === 'alive') return { runId, missionId: run.missionId, action: 'skipped_live', detail: 'the process running it is alive' };
+    if (owner !== 'dead' && knownDeadOnly) return left(owner.unknown);
     try {
-      const result = await resumeRun({ ...rest, ledger, runId: run.runId });
-      recoveries.push({ runId: run.runId, action: 'resumed', detail: `${result.outcome} / ${result.stopReason}`, result });
+      return await recoverRecords({ ...rest, ledger, resume }, run, records);
     } catch (error) {
-      const fresh = await ledger.records(run.runId);
-      if (fresh.at(-1)?.type !== 'run.sealed') await sealCrashed(ledger, fresh, `resuming failed: ${(error as Error).message}`, Date.now, rest.handoff, rest.scratchDir, rest.signer);
-      recoveries.push({ runId: run.runId, action: 'sealed_crashed', detail: `resuming failed: ${(error as Error).message}` });
+      if (!lostRace(error) || tries >= RECOVERY_TRIES) throw error;
     }
   }
+}
+
+/** Resumes or seals a run from the records just read; throws a lost race for {@link recoverRun} to retry. */
+async function recoverRecords({ ledger, resume, ...rest }: Omit<RecoverOptions, 'missionId' | 'knownDeadOnly'> & { resume: boolean }, run: RunRow, records: readonly LedgerRecord[]): Promise<Recovery> {
+  const { runId, missionId } = run;
+  const available = await recordedMission(records[0] as LedgerRecord);
+  const why = 'unavailable' in available ? available.unavailable : !resume ? 'resuming was not asked for' : available.mission.proposer === undefined && rest.proposer === undefined ? 'its proposer cannot be rebuilt (it was not declared in the mission)' : undefined;
+  if (why !== undefined) {
+    await sealCrashed(ledger, records, `not resumed: ${why}`, Date.now, rest.handoff, rest.scratchDir, rest.signer);
+    return { runId, missionId, action: 'sealed_crashed', detail: why };
+  }
+  let result: RunResult;
+  try {
+    result = await resumeRun({ ...rest, ledger, runId });
+  } catch (error) {
+    // A resumed run writes `run.resumed` first: a lost race there changed nothing, so it is decided again.
+    if (lostRace(error)) throw error;
+    const fresh = await ledger.records(runId);
+    const last = fresh.at(-1);
+    if (last?.type === 'run.sealed') return alreadySealed(run, last);
+    await sealCrashed(ledger, fresh, `resuming failed: ${(error as Error).message}`, Date.now, rest.handoff, rest.scratchDir, rest.signer);
+    return { runId, missionId, action: 'sealed_crashed', detail: `resuming failed: ${(error as Error).message}` };
+  }
+  return { runId, missionId, action: 'resumed', detail: await sealedAs(ledger, runId), result };
+}
+
+/**
+ * Finds the unsealed runs and, for each whose process is gone, resumes it when its mission (with a
+ * proposer it can rebuild) is still available, else seals it `failed_with_evidence` / `crashed`.
+ * `missionId` and `knownDeadOnly` narrow what is recovered; every unsealed run gets one {@link Recovery}.
+ */
+export async function recoverRuns(options: RecoverOptions): Promise<Recovery[]> {
+  const { ledger, scratchDir } = options;
+  const recoveries: Recovery[] = [];
+  for (const run of await ledger.runs({ unsealed: true })) recoveries.push(await recoverRun(options, run));
   // What crashed processes left in the scratch directory: their runs are sealed now, or never started.
   await sweepRunDirectories({
-    root: runsRoot(rest.scratchDir),
+    root: runsRoot(scratchDir),
     runState: async (runId) => {
       const [run] = await ledger.runs({ runId });
       return run === undefined ? 'unknown' : run.sealed ? 'sealed' : 'unsealed';

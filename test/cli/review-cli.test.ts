@@ -92,7 +92,9 @@ describe('redline review', () => {
     const all = redline(['review', 'list', '--json', '--ledger', db]).stdout.trim().split('\n').map((line) => JSON.parse(line) as ReviewEntry);
     assert.equal(all.find((entry) => entry.item.id === evil)?.item.task, EVIL, 'JSON keeps the exact text, escaped');
 
-    const empty = redline(['review', 'list', '--ledger', await dbIn()]);
+    const fresh = await dbIn();
+    assert.equal(redline(['review', 'settings', '--ledger', fresh]).code, 0, 'settings may create the queue');
+    const empty = redline(['review', 'list', '--ledger', fresh]);
     assert.equal(empty.code, 0, empty.stderr);
     assert.match(empty.stdout, /^queue empty\n0 of 0 item\(s\) shown/);
   });
@@ -297,12 +299,12 @@ describe('redline review', () => {
     assert.deepEqual([entry?.item.runId, entry?.item.verification], [recovery?.runId, 'unverified']);
     assert.match(entry?.item.cutoffReason ?? '', /^crashed: /);
 
-    // `redline run` recovers before it starts, and does not let such a run pass the queue either.
+    // `redline run` of another mission leaves such a run to `redline ledger recover` (and so to the queue).
     const other = await dbIn();
     assert.equal(spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/cli/dying-run-child.ts'), other], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 }).status, 0);
     const run = redline(['run', path.join(ROOT, 'examples/budget-cutoff/mission.yaml'), '--ledger', other]);
-    assert.match(run.stderr, /recovered run \S+: sealed crashed/);
-    assert.match(redline(['review', 'list', '--json', '--ledger', other]).stdout, /"cutoffReason":"crashed: /);
+    assert.match(run.stderr, /^1 other unsealed run: run `redline ledger recover --ledger \S+`\n/);
+    assert.doesNotMatch(redline(['review', 'list', '--json', '--ledger', other]).stdout, /"cutoffReason":"crashed: /);
   });
 
   it('has --help on every subcommand, with the ledger commands’ --ledger', () => {

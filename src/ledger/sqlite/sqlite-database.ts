@@ -1,5 +1,6 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { LedgerNotFoundError } from '../../errors/ledger-not-found-error.js';
 
 /** The slice of a better-sqlite3 `Database` the ledger uses; any compatible instance works. */
 export interface SqliteDatabase {
@@ -44,6 +45,18 @@ export async function openSqlite<T>(source: SqliteSource, synchronous: 'full' | 
     if (owned) db.close();
     throw error;
   }
+}
+
+/**
+ * Opens an existing database file to read only: nothing is created (a missing path is a
+ * {@link LedgerNotFoundError}), migrated or switched to WAL.
+ */
+export async function openSqliteReadOnly(file: string): Promise<SqliteDatabase> {
+  if (!(await stat(file).then((info) => info.isFile(), () => false))) throw new LedgerNotFoundError({ path: file });
+  const { default: Database } = await import('better-sqlite3');
+  const db = new Database(file, { readonly: true, fileMustExist: true }) as unknown as SqliteDatabase;
+  db.pragma('busy_timeout = 10000');
+  return db;
 }
 
 /** Opens a database file with better-sqlite3, loaded only when a SQLite ledger is used. */

@@ -2,13 +2,13 @@ import { LedgerError } from '../../errors/ledger-error.js';
 import { refusal, toRun, toStored, type RecordDbRow, type RunDbRow } from '../sql-rows.js';
 import { chainRecord, GENESIS, parseRecord } from '../chain.js';
 import type { Ledger, LedgerHead, LedgerRecord, RunFilter, RunRow, StoredRecord, TaskPriors } from '../ledger.js';
-import { MIGRATIONS, type MigrationVersion } from '../migrations.js';
+import { MIGRATIONS, refuseNewer, type MigrationVersion } from '../migrations.js';
 import { applyMigrations } from './apply-migrations.js';
 import { expectLearnable, learnedPriors, parsePriors, priorsFailure } from '../priors.js';
 import { openedRun } from '../run-row.js';
 import { verifyRun } from '../verify.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
-import { immediate, openSqlite, type SqliteDatabase, type SqliteSource, type SqliteStatement } from './sqlite-database.js';
+import { immediate, openSqlite, openSqliteReadOnly, type SqliteDatabase, type SqliteSource, type SqliteStatement } from './sqlite-database.js';
 
 export interface SqliteLedgerOptions {
   /** A database file (created with its folder when missing), an open database, or a factory for one. */
@@ -19,6 +19,14 @@ export interface SqliteLedgerOptions {
    * @default 'full'
    */
   readonly synchronous?: 'full' | 'normal' | 'off';
+  /**
+   * Open an existing ledger file to read it: a missing file is a `LedgerNotFoundError` (nothing is
+   * created), a file that is not a redline database a `LedgerError`; a ledger at this schema version is
+   * opened read-only (appends fail), a redline file without it (only a review queue, an earlier schema)
+   * is migrated first.
+   * @default false
+   */
+  readonly readOnly?: boolean;
 }
 
 
@@ -43,8 +51,23 @@ export class SqliteLedger implements Ledger {
     this.#upsertPriors = db.prepare('INSERT INTO adaptive_priors (task_type, entry, updated_at) VALUES (?, ?, ?) ON CONFLICT (task_type) DO UPDATE SET entry = excluded.entry, updated_at = excluded.updated_at');
   }
 
-  /** Opens (and migrates) a SQLite ledger. */
-  static async open({ database, synchronous = 'full' }: SqliteLedgerOptions): Promise<SqliteLedger> {
+  /** Opens (and migrates) a SQLite ledger; with `readOnly`, opens an existing one as it is. */
+  static async open({ database, synchronous = 'full', readOnly = false }: SqliteLedgerOptions): Promise<SqliteLedger> {
+    if (readOnly) {
+      if (typeof database !== 'string') throw new TypeError(`Expected a file path with readOnly, got ${typeof database === 'function' ? 'a factory' : 'an open database'}`);
+      const db = await openSqliteReadOnly(database);
+      let readable: 'ready' | 'migrate';
+      try {
+        readable = readableAs(db, database);
+      } catch (error) {
+        db.close();
+        throw error;
+      }
+      if (readable === 'ready') return new SqliteLedger(db);
+      // A redline file without the ledger's current tables (a queue alone, an earlier schema) gets them:
+      // the file exists, so nothing is created that a mistyped path would leave behind.
+      db.close();
+    }
     return openSqlite(database, synchronous, (db) => {
       migrate(db);
       return new SqliteLedger(db);
@@ -157,6 +180,34 @@ export class SqliteLedger implements Ledger {
   async close(): Promise<void> {
     this.#db.close();
   }
+}
+
+/**
+ * Whether an existing file opened read-only can be read as it is (`ready`), or is a redline file whose
+ * ledger tables are missing or older (`migrate`: it holds only the review queue, no table at all, or an
+ * earlier schema). Anything else — not a SQLite database, another program's database, a newer schema —
+ * is one clear `LedgerError`.
+ */
+function readableAs(db: SqliteDatabase, file: string): 'ready' | 'migrate' {
+  const problem = (message: string, cause?: unknown): LedgerError => new LedgerError({ code: 'ledger.unreadable', runId: '', message: `${file} is not a ledger this redline can read: ${message}`, cause });
+  let tables: Set<string>;
+  let applied: Set<number>;
+  try {
+    tables = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((row) => row.name));
+    applied = new Set(tables.has('redline_migrations') ? (db.prepare('SELECT version FROM redline_migrations').all() as { version: number }[]).map((row) => row.version) : []);
+  } catch (error) {
+    throw problem((error as Error).message, error);
+  }
+  if (!tables.has('redline_migrations')) {
+    if (tables.size === 0 || tables.has('review_migrations')) return 'migrate';
+    throw problem('it is a SQLite database without redline tables');
+  }
+  try {
+    refuseNewer('redline_migrations', applied, MIGRATIONS);
+  } catch (error) {
+    throw problem((error as Error).message, error);
+  }
+  return MIGRATIONS.every((migration) => applied.has(migration.version)) ? 'ready' : 'migrate';
 }
 
 function migrate(db: SqliteDatabase): void {
