@@ -375,8 +375,8 @@ async function removedFrom(dir: string, name: string): Promise<void> {
 
 /** What a round wrote and the removal phase takes away. */
 interface Leftovers {
-  copy?: string;
-  run?: RunWorkspace;
+  copy?: string | undefined;
+  run?: RunWorkspace | undefined;
   sandboxes: { dispose(): Promise<void> }[];
 }
 

@@ -13,8 +13,8 @@ const proposalSchema = z.object({
 
 export type ModelProposerOptions = ModelSource & {
   /** USD per million tokens; without it the proposer reports no cost and a cost budget is refused. */
-  readonly price?: { readonly input: number; readonly output: number };
-  readonly maxOutputTokens?: number;
+  readonly price?: { readonly input: number; readonly output: number } | undefined;
+  readonly maxOutputTokens?: number | undefined;
   /** Bytes of file content (latest candidate's changes, then workspace files) put in the prompt. @default 204800 */
   readonly maxContextBytes?: number;
   /** Retries of a failed model call, with backoff, inside one attempt. @default 2 */

@@ -22,7 +22,7 @@ export type ModelScoreOptions = (
   | { readonly languageModel: LanguageModel }
   | (Omit<OpenAICompatibleModelOptions, 'apiKey'> & {
       /** Environment variable holding the API key; when named explicitly it must be set. @default 'OPENAI_API_KEY' */
-      readonly apiKeyEnv?: string;
+      readonly apiKeyEnv?: string | undefined;
     })
 ) & {
   /** What a good candidate looks like; the model scores against it and the goal. */

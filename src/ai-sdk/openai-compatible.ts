@@ -7,7 +7,7 @@ export interface OpenAICompatibleModelOptions {
   /** Model id the endpoint knows, e.g. `gpt-4.1-mini`. */
   readonly model: string;
   /** Sent as `Authorization: Bearer <apiKey>`; local servers usually need none. */
-  readonly apiKey?: string;
+  readonly apiKey?: string | undefined;
 }
 
 /**

@@ -8,8 +8,8 @@ export interface RequestObjectOptions<T> {
   readonly system: string;
   readonly prompt: string;
   readonly maxRetries: number;
-  readonly maxOutputTokens?: number;
-  readonly timeoutMs?: number;
+  readonly maxOutputTokens?: number | undefined;
+  readonly timeoutMs?: number | undefined;
   readonly abortSignal?: AbortSignal;
 }
 

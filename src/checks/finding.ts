@@ -10,9 +10,9 @@ export type Tier = 'format' | 'demand' | 'semantic';
 export type FindingStatus = 'pass' | 'fail' | 'error' | 'skipped';
 
 export interface FindingLocation {
-  readonly file?: string;
-  readonly line?: number;
-  readonly test?: string;
+  readonly file?: string | undefined;
+  readonly line?: number | undefined;
+  readonly test?: string | undefined;
 }
 
 /**

@@ -80,7 +80,7 @@ function block(title: string, text: string): string[] {
 }
 
 /** The brief of SPEC §5 for a person: task, highlighted final output, cutoff reason, last error, attempts; never the raw trace. */
-function brief(entry: ReviewEntry, { at, ledger }: { at: number; ledger?: string }): string[] {
+function brief(entry: ReviewEntry, { at, ledger }: { at: number; ledger?: string | undefined }): string[] {
   const { item } = entry;
   const paint = painter();
   const lines = [

@@ -54,7 +54,7 @@ export interface NotVerdict {
   readonly reason: string;
   readonly outcome: Outcome;
   /** @default `"<inner guard> did not stop"` */
-  readonly detail?: string;
+  readonly detail?: string | undefined;
 }
 
 /**

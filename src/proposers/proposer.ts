@@ -33,16 +33,16 @@ export interface ProposalRequest {
 }
 
 export interface Usage {
-  readonly inputTokens?: number;
-  readonly outputTokens?: number;
-  readonly costUsd?: number;
+  readonly inputTokens?: number | undefined;
+  readonly outputTokens?: number | undefined;
+  readonly costUsd?: number | undefined;
 }
 
 /** A proposer's answer: changed files (`null` deletes) applied on top of the latest candidate, and/or a value. */
 export interface Proposal {
-  readonly files?: Readonly<Record<string, string | null>>;
+  readonly files?: Readonly<Record<string, string | null>> | undefined;
   readonly value?: unknown;
-  readonly usage?: Usage;
+  readonly usage?: Usage | undefined;
 }
 
 /** What a proposer can report, so that a budget that cannot be measured is refused at start. */

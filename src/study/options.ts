@@ -10,21 +10,21 @@ export interface StudyProgress {
 
 export interface StopRulesStudyOptions {
   /** Judge noise levels σ of the sweep. @default [0.02, 0.05, 0.1, 0.15, 0.2] */
-  readonly sigmas?: readonly number[];
+  readonly sigmas?: readonly number[] | undefined;
   /** Seeds to repeat the study over; results are mean ± sd over them. @default 10 */
-  readonly seeds?: number;
+  readonly seeds?: number | undefined;
   /** The first seed; the others follow it. @default 1 */
-  readonly seed?: number;
+  readonly seed?: number | undefined;
   /** Tasks of each of the three types; half of all tasks warm the learned priors, half are tested. @default 200 */
-  readonly tasksPerType?: number;
+  readonly tasksPerType?: number | undefined;
   /** Quality bar. @default 0.8 */
-  readonly bar?: number;
+  readonly bar?: number | undefined;
   /** Attempt cap of every rule (the fixed budgets use 2 and 6). @default 8 */
-  readonly cap?: number;
+  readonly cap?: number | undefined;
   /** Warm-up sizes of adaptive's cold-start curve. @default [0, 3, 6, 12, 30, 60, 150, 300], less those above the training half */
-  readonly warmup?: readonly number[];
+  readonly warmup?: readonly number[] | undefined;
   /** Confidences of the noise-aware calibration sweep; an empty list skips the sweep. @default [0.5, 0.6, 0.7, 0.75, 0.8, 0.825, 0.85, 0.875, 0.9, 0.925, 0.95, 0.975, 0.99, 0.995, 0.999] */
-  readonly confidences?: readonly number[];
+  readonly confidences?: readonly number[] | undefined;
   /** Called after each simulated cell. */
   readonly onProgress?: (progress: StudyProgress) => void;
   /** Uniform generator factory for every random draw. @default sfc32 */

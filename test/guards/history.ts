@@ -47,7 +47,7 @@ export function history(inits: readonly AttemptInit[] = [], options: HistoryOpti
 
 /** One attempt per score, oldest first; `undefined` leaves that attempt unscored. */
 export function scored(...scores: readonly (number | undefined)[]): GuardInput {
-  return history(scores.map((score) => ({ score })));
+  return history(scores.map((score) => (score === undefined ? {} : { score })));
 }
 
 /** One attempt per state signature, e.g. `states('A', 'B', 'A')`. */

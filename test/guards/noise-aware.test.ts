@@ -5,7 +5,7 @@ import { minOfTwo } from '../../src/checks/min-of-two.js';
 import { noiseAware, posteriorReach } from '../../src/guards/noise-aware.js';
 import { history } from './history.js';
 
-const scored = (scores: readonly number[]) => history(scores.map((score) => ({ score })));
+const scored = (scores: readonly number[]) => history(scores.map((score) => (score === undefined ? {} : { score })));
 const scoresArb = fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 10 });
 
 describe('noiseAware', () => {
@@ -50,7 +50,7 @@ describe('noiseAware', () => {
     const sigma = (noise: number): number => Math.hypot(noise, 0.015);
     const estimated = Array.from({ length: 8 }, (_, k) => sigma(0.01 + ((k + 0.5) / 8) * 0.39));
     // Attempts numbered from `first`; `undefined` leaves an attempt unscored.
-    const from = (first: number, ...scores: (number | undefined)[]) => history(scores.map((score) => ({ score }))).recent.map((summary, index) => ({ ...summary, attempt: first + index }));
+    const from = (first: number, ...scores: (number | undefined)[]) => history(scores.map((score) => (score === undefined ? {} : { score }))).recent.map((summary, index) => ({ ...summary, attempt: first + index }));
     const rising = Array.from({ length: 70 }, (_, index) => 0.5 + 0.4 * (1 - Math.exp(-index / 10)));
     const cases: [string, number, number][] = [
       ['one score', posteriorReach(from(1, 0.86), 0.8, [sigma(0.1)]), 0.6984733289888029],
