@@ -7,7 +7,7 @@ import type { Ledger, LedgerRecord } from '../ledger/ledger.js';
 import { displayLocation, ledgerLocation, openLedger } from '../ledger/open-ledger.js';
 import { verifyLedger } from '../ledger/verify.js';
 import { verifyStoredJournal } from '../review/open-review-queue.js';
-import { recoverWithQueue, type Output } from './run-command.js';
+import type { Output } from './run-command.js';
 import { clean, jsonLine } from './terminal-text.js';
 
 /** Opens the ledger a command names (flag, environment, or `.redline/redline.db` here) for `work`. */
@@ -138,6 +138,8 @@ export async function importCommand(file: string, { ledger }: { ledger?: string 
 export async function recoverCommand({ ledger, resume = true, json = false }: { ledger?: string; resume?: boolean; json?: boolean }, output: Output): Promise<number> {
   const { print } = output;
   const location = ledgerLocation(ledger, process.cwd());
+  // Recovery resumes runs: the loop is loaded only here, so the other ledger commands start without it.
+  const { recoverWithQueue } = await import('./run-command.js');
   return withLedger(ledger, async (open, name) => {
     const recoveries = await recoverWithQueue({ ledger: open, location, resume, output });
     for (const recovery of recoveries) print(json ? JSON.stringify({ runId: recovery.runId, action: recovery.action, detail: recovery.detail }) : `${recovery.runId}: ${recovery.action.replace('_', ' ')} (${recovery.detail})`);
