@@ -120,14 +120,14 @@ describe('redline ledger, replay and admit', () => {
     const dir = await tempWorkspace({});
     const db = path.join(dir, 'l.db');
     const script = path.join(dir, 'die.mjs');
-    // A process that starts the fizzbuzz mission and is killed by SIGKILL right after its first attempt is recorded.
+    // A process that starts the is-even mission (two attempts) and is killed by SIGKILL right after its first attempt is recorded.
     await writeFile(
       script,
       `import { SqliteLedger } from ${JSON.stringify(path.join(ROOT, 'dist/ledger/sqlite/sqlite-ledger.js'))};
 import { loadMission } from ${JSON.stringify(path.join(ROOT, 'dist/mission/load.js'))};
 import { runMission } from ${JSON.stringify(path.join(ROOT, 'dist/loop/run-mission.js'))};
 const ledger = await SqliteLedger.open({ database: ${JSON.stringify(db)} });
-await runMission({ mission: await loadMission(${JSON.stringify(path.join(ROOT, 'examples/fizzbuzz/mission.yaml'))}), ledger, onRecord: (record) => { if (record.type === 'attempt') process.kill(process.pid, 'SIGKILL'); } });
+await runMission({ mission: await loadMission(${JSON.stringify(path.join(ROOT, 'examples/is-even/mission.yaml'))}), ledger, onRecord: (record) => { if (record.type === 'attempt') process.kill(process.pid, 'SIGKILL'); } });
 `,
     );
     const killed = spawnSync(process.execPath, [script], { encoding: 'utf8' });
