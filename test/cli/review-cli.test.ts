@@ -15,8 +15,9 @@ import { redline, ROOT, runChild, spawnRedline } from './redline.js';
 const PG_URL = 'postgres://postgres@127.0.0.1:5432/test';
 const schema = `redline_review_cli_${process.pid}`;
 
-// Every command names its ledger; colors only where a test asks for them.
-for (const name of ['REDLINE_LEDGER', 'FORCE_COLOR', 'NO_COLOR']) delete process.env[name];
+// Every command names its ledger; colors only where a test asks for them, even on a terminal.
+for (const name of ['REDLINE_LEDGER', 'NO_COLOR']) delete process.env[name];
+process.env.FORCE_COLOR = '0';
 
 /** `redline ARGS` with colors forced on, as `FORCE_COLOR=1 redline ARGS` would run. */
 async function withColors(args: readonly string[]): ReturnType<typeof redline> {
@@ -24,7 +25,7 @@ async function withColors(args: readonly string[]): ReturnType<typeof redline> {
   try {
     return await redline(args);
   } finally {
-    delete process.env.FORCE_COLOR;
+    process.env.FORCE_COLOR = '0';
   }
 }
 
