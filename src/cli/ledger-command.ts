@@ -9,7 +9,7 @@ import { displayLocation, ledgerLocation, openLedger } from '../ledger/open-ledg
 import { localPublicKeys, openSigner, readPublicKey } from '../ledger/signing-key.js';
 import { readRun, verifyLedger, verifySignedRun, type RunVerification, type SignatureOptions } from '../ledger/verify.js';
 import { verifyStoredJournal } from '../review/open-review-queue.js';
-import { recoverWithQueue, type Output } from './run-command.js';
+import type { Output } from './run-command.js';
 import { clean, jsonLine } from './terminal-text.js';
 
 /**
@@ -219,6 +219,8 @@ export async function importCommand(file: string, { ledger }: { ledger?: string 
 export async function recoverCommand({ ledger, resume = true, json = false, signingKey }: { ledger?: string; resume?: boolean; json?: boolean; signingKey?: string }, output: Output): Promise<number> {
   const { print } = output;
   const location = ledgerLocation(ledger, process.cwd());
+  // Recovery resumes runs: the loop is loaded only here, so the other ledger commands start without it.
+  const { recoverWithQueue } = await import('./run-command.js');
   return withLedger(ledger, async (open, name) => {
     const { signer } = await openSigner({ explicit: signingKey, location, baseDir: process.cwd() });
     const recoveries = await recoverWithQueue({ ledger: open, location, resume, output, signer });

@@ -1,15 +1,14 @@
 import { Command, CommanderError } from 'commander';
 import { RedlineError } from '../errors/redline-error.js';
-import { admitCommand } from './admit-command.js';
-import { demo } from './demo-command.js';
-import { exportCommand, headCommand, importCommand, recoverCommand, showCommand, verifyCommand } from './ledger-command.js';
-import { replayCommand } from './replay-command.js';
 import { fraction } from './arguments.js';
 import { SIGNING_KEY_ENV } from '../ledger/signing-key.js';
 import { addReviewCommand } from './review-command.js';
-import { runCommand, type Output } from './run-command.js';
+import type { Output } from './run-command.js';
 import { addStudyCommand } from './study-command.js';
 import { terminalText } from './terminal-text.js';
+
+// Each action imports its command when it runs: `redline --help` or `redline ledger verify` then loads
+// neither the loop, the mission schema, the study nor a database driver it does not use.
 
 /** Exit codes: 0 complete/complete_noop (or success), 1 failed/blocked (or a broken chain), 2 usage or input error. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
@@ -24,7 +23,8 @@ function program(setCode: (code: number) => void, output: Output): Command {
     .version('0.1.0')
     .showHelpAfterError()
     .exitOverride()
-    .configureOutput({ writeErr: (text) => process.stderr.write(terminalText(text)) });
+    // Commander ends what it writes with a newline; `output` adds its own.
+    .configureOutput({ writeOut: (text) => output.print(text.replace(/\n$/, '')), writeErr: (text) => output.progress(text.replace(/\n$/, '')) });
   const done = (code: number): void => setCode(code);
 
   cli
@@ -44,7 +44,7 @@ function program(setCode: (code: number) => void, output: Output): Command {
     .option('--alert-webhook <url>', 'with --review: POST budget-cap alerts here (they are logged on stderr either way)')
     .option('--signing-key <file>', `Ed25519 private key (PEM) to sign the seal with (default: $${SIGNING_KEY_ENV}, else ${SIGNING_KEY_DEFAULT}, created on first use)`)
     .addHelpText('after', '\nThe workspace is only read: each run snapshots it into $REDLINE_SCRATCH (default: the temp directory)/redline-runs/<run>/\nand checks every candidate in a copy of that snapshot; changes made to the workspace meanwhile are reported, never checked.\nUnsealed runs of this mission whose process (on this host) is gone are recovered first (resumed, or sealed crashed);\nother unsealed runs are counted and left to `redline ledger recover`.\nExit codes: 0 complete or complete_noop, 1 blocked or failed_with_evidence, 2 usage or mission-file error.')
-    .action(async (file: string, options) => done(await runCommand(file, options, output)));
+    .action(async (file: string, options) => done(await (await import('./run-command.js')).runCommand(file, options, output)));
 
   cli
     .command('demo')
@@ -52,7 +52,7 @@ function program(setCode: (code: number) => void, output: Output): Command {
     .option('--json', 'print one JSON line per finished run')
     .option('--ledger <location>', LEDGER_HELP)
     .addHelpText('after', '\nExit code 0 when every mission ended as documented in examples/README.md, else 1.')
-    .action(async (options: { json?: boolean; ledger?: string }) => done(await demo(options, output)));
+    .action(async (options: { json?: boolean; ledger?: string }) => done(await (await import('./demo-command.js')).demo(options, output)));
 
   const ledger = cli.command('ledger').description('Inspect, verify, move and recover the recorded runs.');
   ledger
@@ -68,14 +68,14 @@ function program(setCode: (code: number) => void, output: Output): Command {
       'after',
       '\nExit code 1 when any chain is broken (modified, missing, reordered, truncated or appended after the seal), a seal\nsignature does not verify, or the ledger does not match --against; 2 for a bad key file or digest.',
     )
-    .action(async (options) => done(await verifyCommand(options, output)));
+    .action(async (options) => done(await (await import('./ledger-command.js')).verifyCommand(options, output)));
   ledger
     .command('head')
     .description('Print a digest of the ledger (COUNT:SHA256 over its sealed runs in start order) to publish or keep elsewhere; `verify --against` checks it later.')
     .option('--json', 'one JSON line: {digest, count, total, firstUnsealed?}')
     .option('--ledger <location>', LEDGER_HELP)
     .addHelpText('after', '\nThe digest covers the runs up to the first one not sealed yet; stdout holds only the digest, stderr says what it covers.')
-    .action(async (options) => done(await headCommand(options, output)));
+    .action(async (options) => done(await (await import('./ledger-command.js')).headCommand(options, output)));
   ledger
     .command('show')
     .description("Show a run's story: attempts, findings, guard verdicts, decisions and the seal; warn first when it does not verify.")
@@ -83,7 +83,7 @@ function program(setCode: (code: number) => void, output: Output): Command {
     .option('--json', 'the raw records as JSON lines (a warning goes to stderr)')
     .option('--public-key <file>', 'Ed25519 public key (PEM) to check the seal signature with (repeatable; default: as for verify)', collect)
     .option('--ledger <location>', LEDGER_HELP)
-    .action(async (runId: string, options) => done(await showCommand(runId, options, output)));
+    .action(async (runId: string, options) => done(await (await import('./ledger-command.js')).showCommand(runId, options, output)));
   ledger
     .command('export')
     .description('Write runs as JSON lines, exactly as stored (hashes stay valid).')
@@ -91,13 +91,13 @@ function program(setCode: (code: number) => void, output: Output): Command {
     .option('--run <id>', 'only this run')
     .option('--out <file>', 'write to a file instead of stdout')
     .option('--ledger <location>', LEDGER_HELP)
-    .action(async (options) => done(await exportCommand(options, output)));
+    .action(async (options) => done(await (await import('./ledger-command.js')).exportCommand(options, output)));
   ledger
     .command('import')
     .description('Import runs exported with `ledger export`; each run must verify and is written whole or not at all.')
     .argument('<file>', 'JSONL file, or - for stdin')
     .option('--ledger <location>', LEDGER_HELP)
-    .action(async (file: string, options) => done(await importCommand(file, options, output)));
+    .action(async (file: string, options) => done(await (await import('./ledger-command.js')).importCommand(file, options, output)));
   ledger
     .command('recover')
     .description('Resume every unsealed run whose process is gone, or seal it failed_with_evidence / crashed.')
@@ -105,7 +105,7 @@ function program(setCode: (code: number) => void, output: Output): Command {
     .option('--signing-key <file>', `Ed25519 private key (PEM) to sign the seals with (default: $${SIGNING_KEY_ENV}, else ${SIGNING_KEY_DEFAULT})`)
     .option('--json', 'one JSON line per run')
     .option('--ledger <location>', LEDGER_HELP)
-    .action(async (options) => done(await recoverCommand(options, output)));
+    .action(async (options) => done(await (await import('./ledger-command.js')).recoverCommand(options, output)));
 
   cli
     .command('replay')
@@ -115,7 +115,7 @@ function program(setCode: (code: number) => void, output: Output): Command {
     .option('--since <date>', 'only runs started at or after this date')
     .option('--json', 'one JSON line per policy')
     .option('--ledger <location>', LEDGER_HELP)
-    .action(async (options) => done(await replayCommand(options, output)));
+    .action(async (options) => done(await (await import('./replay-command.js')).replayCommand(options, output)));
 
   cli
     .command('admit')
@@ -131,25 +131,31 @@ function program(setCode: (code: number) => void, output: Output): Command {
       'after',
       "\nWith --to alone the files are written into the directory; --patch or --git-branch (one of them) leave it as it is.\nEvery path is checked before anything is written: one that is or goes through a symlink, a directory or a\nsubmodule is refused, and so is one changed since the run started (unless --force); a file that already\nholds the candidate's content is left unchanged, so admitting twice changes nothing.\nExit 2 for a refusal, with every path behind it, one per line; and for a run that does not verify, is not\nsealed, or did not end complete.",
     )
-    .action(async (runId: string, options) => done(await admitCommand(runId, options, output)));
+    .action(async (runId: string, options) => done(await (await import('./admit-command.js')).admitCommand(runId, options, output)));
 
   addReviewCommand({ cli, done, output, ledgerHelp: LEDGER_HELP });
   addStudyCommand({ cli, done, output });
   return cli;
 }
 
-/** Runs the CLI on `argv` (without node and script) and returns the exit code; prints no stack for user errors. */
-export async function main(argv: readonly string[]): Promise<number> {
+/** The process's streams: results on stdout; progress, notes and errors on stderr. */
+const STDIO: Output = { print: (line) => void process.stdout.write(`${line}\n`), progress: (line) => void process.stderr.write(`${line}\n`) };
+
+/**
+ * Runs the CLI on `argv` (without node and script) and returns the exit code; prints no stack for user errors.
+ * @param output where results and progress go (tests run commands in-process through it). @default the process's stdout and stderr
+ */
+export async function main(argv: readonly string[], output: Output = STDIO): Promise<number> {
   let code: number = EXIT.ok;
-  // Every line to the terminal passes the terminal-text sink, whatever a command forgot to escape.
-  const output: Output = { print: (line) => void process.stdout.write(`${terminalText(line)}\n`), progress: (line) => void process.stderr.write(`${terminalText(line)}\n`) };
+  // Every line passes the terminal-text sink, whatever a command forgot to escape.
+  const safe: Output = { print: (line) => output.print(terminalText(line)), progress: (line) => output.progress(terminalText(line)) };
   try {
-    await program((value) => (code = value), output).parseAsync([...argv], { from: 'user' });
+    await program((value) => (code = value), safe).parseAsync([...argv], { from: 'user' });
     return code;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
     if (RedlineError.isInstance(error) || error instanceof TypeError) {
-      process.stderr.write(`redline: ${terminalText(error.message)}\n`);
+      safe.progress(`redline: ${error.message}`);
       return EXIT.usage;
     }
     throw error;

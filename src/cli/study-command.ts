@@ -1,9 +1,12 @@
 import path from 'node:path';
 import { type Command } from 'commander';
 import { integer, number, numbers } from './arguments.js';
-import { assertOutDir, renderMarkdown, runStopRulesStudy, StudyOptionError, writeFigures, type StopRulesStudyOptions, type StudyProgress } from '../study/index.js';
-import { renderHandoffMarkdown, runHandoffStudy, writeHandoffFigure, type HandoffStudy } from '../study/handoff/index.js';
+import type { StopRulesStudyOptions, StudyProgress } from '../study/index.js';
+import { StudyOptionError } from '../study/study-option-error.js';
+import type { HandoffStudy } from '../study/handoff/index.js';
 import type { Output } from './run-command.js';
+
+// The simulators are imported when a study runs, so that the rest of the CLI starts without them.
 
 /** `redline study stop-rules` options as commander parses them. */
 export interface StopRulesCommandOptions {
@@ -60,6 +63,7 @@ export function progressLine({ stream, now = () => performance.now(), delayMs = 
 
 /** `redline study stop-rules`: runs the study; prints Markdown (and writes the figures) or JSON. */
 export async function stopRulesCommand(options: StopRulesCommandOptions, { print }: Output, sink: ProgressSink = { stream: process.stderr }): Promise<number> {
+  const { assertOutDir, renderMarkdown, runStopRulesStudy, writeFigures } = await import('../study/index.js');
   const progress = progressLine(sink);
   const studyOptions: StopRulesStudyOptions = {
     sigmas: options.sigma,
@@ -104,6 +108,7 @@ const HANDOFF_FLAGS: Readonly<Record<string, string>> = { seed: '--seed', minute
 
 /** `redline study handoff`: configurations A–D, simple model and full protocol. */
 export async function handoffCommand(options: HandoffCommandOptions, { print }: Output): Promise<number> {
+  const [{ assertOutDir }, { renderHandoffMarkdown, runHandoffStudy, writeHandoffFigure }] = await Promise.all([import('../study/out-dir.js'), import('../study/handoff/index.js')]);
   const out = options.json === true ? options.out : (options.out ?? DEFAULT_OUT);
   let study: HandoffStudy;
   let figure: string | undefined;

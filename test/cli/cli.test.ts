@@ -1,19 +1,14 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { tempWorkspace } from '../helpers/workspace.js';
+import { redline, ROOT, spawnRedline } from './redline.js';
 
-// Drives the built CLI (`npm test` builds first) as a user would.
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const BIN = path.join(ROOT, 'bin/redline.js');
+// Runs the CLI in-process as a user would type it; the built CLI is spawned only where the process
+// boundary is the point (exit code and stderr of a bad mission file, what `--help` loads).
 const AGENT = path.join(ROOT, 'test/fixtures/proposers/answer-agent.mjs');
-
-function redline(args: string[], cwd = ROOT) {
-  const result = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', timeout: 120_000 });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
+const LOADS = path.join(ROOT, 'test/fixtures/cli/record-loads.mjs');
 
 async function answerMission(extra: Record<string, unknown> = {}): Promise<string> {
   const dir = await tempWorkspace({ 'ws/src/answer.txt': '0\n' });
@@ -22,10 +17,18 @@ async function answerMission(extra: Record<string, unknown> = {}): Promise<strin
   return file;
 }
 
+/** The modules the built CLI loads for `args`, by URL, recorded by a module hook in the child. */
+async function modulesLoaded(args: readonly string[]): Promise<string[]> {
+  const file = path.join(await tempWorkspace({}), 'loads.txt');
+  const result = spawnRedline(args, { env: { ...process.env, REDLINE_TEST_LOADS: file }, node: ['--import', LOADS] });
+  assert.equal(result.code, 0, result.stderr);
+  return (await readFile(file, 'utf8')).trim().split('\n');
+}
+
 describe('redline CLI', () => {
   it('runs a mission with any program speaking the protocol and prints one JSON line', async () => {
     const file = await answerMission();
-    const { code, stdout } = redline(['run', file, '--proposer', `node ${AGENT}`, '--json']);
+    const { code, stdout } = await redline(['run', file, '--proposer', `node ${AGENT}`, '--json']);
     assert.equal(code, 0);
     const lines = stdout.trim().split('\n');
     assert.equal(lines.length, 1);
@@ -36,13 +39,13 @@ describe('redline CLI', () => {
 
   it('prints a readable table with the evidence file for people', async () => {
     const file = await answerMission();
-    const { code, stdout, stderr } = redline(['run', file, '--proposer', `node ${AGENT}`]);
+    const { code, stdout, stderr } = await redline(['run', file, '--proposer', `node ${AGENT}`]);
     assert.equal(code, 0);
     assert.match(stderr, /attempt 1: 1 failing: output\.mismatch/);
     assert.match(stdout, /outcome\s+complete/);
     const show = /evidence\s+(redline ledger show .*)$/m.exec(stdout)?.[1];
     assert.ok(show !== undefined, stdout);
-    const story = redline(show.split(' ').slice(1));
+    const story = await redline(show.split(' ').slice(1));
     assert.equal(story.code, 0);
     assert.match(story.stdout, /attempt 1: changes src\/answer\.txt/);
     assert.match(story.stdout, /sealed complete \/ verified \/ demand_passed after 2 attempt/);
@@ -50,38 +53,52 @@ describe('redline CLI', () => {
 
   it('exits 1 for a failed run', async () => {
     const file = await answerMission({ budgets: { maxAttempts: 1 } });
-    const { code, stdout } = redline(['run', file, '--proposer', `node ${AGENT}`, '--json']);
+    const { code, stdout } = await redline(['run', file, '--proposer', `node ${AGENT}`, '--json']);
     assert.equal(code, 1);
     assert.equal(JSON.parse(stdout).outcome, 'failed_with_evidence');
   });
 
   it('exits 2 with the path, expectation and finding of a bad mission file, and no stack trace', async () => {
     const dir = await tempWorkspace({ 'mission.yaml': 'id: x\ngoal: g\nbudgets:\n  maxAttempts: many\n' });
-    const { code, stderr } = redline(['run', path.join(dir, 'mission.yaml'), '--proposer', 'true']);
+    const { code, stderr } = spawnRedline(['run', path.join(dir, 'mission.yaml'), '--proposer', 'true']);
     assert.equal(code, 2);
     assert.match(stderr, /budgets\.maxAttempts: expected number, got string "many"/);
     assert.doesNotMatch(stderr, /\n\s+at /);
   });
 
   it('exits 2 for usage errors and when no proposer is given', async () => {
-    assert.equal(redline(['run']).code, 2);
-    assert.equal(redline(['run', 'x.yaml', '--no-such-flag']).code, 2);
-    const { code, stderr } = redline(['run', await answerMission()]);
+    assert.equal((await redline(['run'])).code, 2);
+    assert.equal((await redline(['run', 'x.yaml', '--no-such-flag'])).code, 2);
+    const { code, stderr } = await redline(['run', await answerMission()]);
     assert.equal(code, 2);
     assert.match(stderr, /no proposer/);
   });
 
-  it('has --help for every command', () => {
+  it('has --help for every command', async () => {
     for (const args of [['--help'], ['run', '--help'], ['demo', '--help'], ['ledger', '--help'], ['ledger', 'verify', '--help'], ['replay', '--help'], ['admit', '--help']]) {
-      const { code, stdout } = redline(args);
+      const { code, stdout } = await redline(args);
       assert.equal(code, 0);
       assert.match(stdout, /Usage: redline/);
     }
+    const spawned = spawnRedline(['--help']);
+    assert.equal(spawned.code, 0, spawned.stderr);
+    assert.match(spawned.stdout, /^Usage: redline /);
+  });
+
+  it('loads a command when it runs: --help and ledger verify load neither the loop, the mission schema, the study nor pg', async () => {
+    const ledger = path.join(await tempWorkspace({}), 'redline.db');
+    const loop = /\/dist\/(loop\/run-mission|mission\/schema|study\/)|\/node_modules\/(zod|pg|vega|ai|@ai-sdk)\//;
+    const help = await modulesLoaded(['--help']);
+    assert.deepEqual(help.filter((url) => loop.test(url) || /better-sqlite3/.test(url)), []);
+    assert.ok(help.some((url) => url.endsWith('/dist/cli/main.js')), 'the hook saw the CLI load');
+    const verify = await modulesLoaded(['ledger', 'verify', '--ledger', ledger]);
+    assert.deepEqual(verify.filter((url) => loop.test(url)), []);
+    assert.ok(verify.some((url) => /better-sqlite3/.test(url)), 'the hook saw the SQLite driver load');
   });
 
   it('demo runs every bundled mission as documented and exits 0', async () => {
     const dir = await tempWorkspace({});
-    const { code, stdout, stderr } = redline(['demo', '--json', '--ledger', path.join(dir, 'demo.db')]);
+    const { code, stdout, stderr } = await redline(['demo', '--json', '--ledger', path.join(dir, 'demo.db')]);
     assert.equal(code, 0, stderr);
     const runs = stdout.trim().split('\n').map((line) => JSON.parse(line) as { outcome: string; verification: string });
     assert.deepEqual(new Set(runs.map((run) => run.outcome)), new Set(['complete', 'complete_noop', 'blocked', 'failed_with_evidence']));

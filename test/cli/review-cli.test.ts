@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import pg from 'pg';
@@ -9,20 +8,25 @@ import { openReviewQueue } from '../../src/review/open-review-queue.js';
 import type { ReviewEntry, ReviewItem } from '../../src/review/review-queue.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 import { brief } from '../review/fixtures.js';
+import { redline, ROOT, runChild, spawnRedline } from './redline.js';
 
-// Seeds review queues through the library, then drives the built CLI (`npm test` builds first) against
-// them: a SQLite file and the local PostgreSQL.
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const BIN = path.join(ROOT, 'bin/redline.js');
+// Seeds review queues through the library, then runs the CLI in-process against them: a SQLite file and
+// the local PostgreSQL. One spawned command checks what a shell sees of an error.
 const PG_URL = 'postgres://postgres@127.0.0.1:5432/test';
 const schema = `redline_review_cli_${process.pid}`;
 
-// Every command names its ledger; colors only where a test asks for them.
-const { REDLINE_LEDGER: _ledger, FORCE_COLOR: _color, NO_COLOR: _noColor, ...ENV } = process.env;
+// Every command names its ledger; colors only where a test asks for them, even on a terminal.
+for (const name of ['REDLINE_LEDGER', 'NO_COLOR']) delete process.env[name];
+process.env.FORCE_COLOR = '0';
 
-function redline(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const result = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...ENV, ...env } });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+/** `redline ARGS` with colors forced on, as `FORCE_COLOR=1 redline ARGS` would run. */
+async function withColors(args: readonly string[]): ReturnType<typeof redline> {
+  process.env.FORCE_COLOR = '1';
+  try {
+    return await redline(args);
+  } finally {
+    process.env.FORCE_COLOR = '0';
+  }
 }
 
 /** Enqueues `briefs` in order into the queue at `location` and returns their items. */
@@ -73,7 +77,7 @@ describe('redline review', () => {
   it('lists the queue in review order (priority, then age) as a table, with agent text escaped', async () => {
     const db = await dbIn();
     const [low, high1, evil, high2, zero] = (await seedFive(db)).map((item) => item.id) as [string, string, string, string, string];
-    const list = redline(['review', 'list', '--ledger', db]);
+    const list = await redline(['review', 'list', '--ledger', db]);
     assert.equal(list.code, 0, list.stderr);
     assertNoRawControls(list.stdout);
     const rows = list.stdout.trim().split('\n');
@@ -84,17 +88,17 @@ describe('redline review', () => {
     assert.match(rows[4] ?? '', /\s3\s+\d+s\s+5\s+unverified\s+-\s+queued\s+budget_attempts: 5 of 5 attempts used\s+fix it\\x1b\[2J\\x1b\[31m\\rAPPROVED\\u\{202e\}gnp\.exe\\x9…$/);
     assert.match(rows.at(-1) ?? '', /^5 of 5 item\(s\) shown · capacity 50 · mode normal · /);
 
-    const json = redline(['review', 'list', '--limit', '2', '--json', '--ledger', db]);
+    const json = await redline(['review', 'list', '--limit', '2', '--json', '--ledger', db]);
     assert.equal(json.code, 0, json.stderr);
     assertNoRawControls(json.stdout);
     assert.deepEqual(json.stdout.trim().split('\n').map((line) => (JSON.parse(line) as ReviewEntry).item.id), [high1, high2]);
-    assert.equal(redline(['review', 'list', '--limit', '-1', '--ledger', db]).code, 2);
-    const all = redline(['review', 'list', '--json', '--ledger', db]).stdout.trim().split('\n').map((line) => JSON.parse(line) as ReviewEntry);
+    assert.equal((await redline(['review', 'list', '--limit', '-1', '--ledger', db])).code, 2);
+    const all = (await redline(['review', 'list', '--json', '--ledger', db])).stdout.trim().split('\n').map((line) => JSON.parse(line) as ReviewEntry);
     assert.equal(all.find((entry) => entry.item.id === evil)?.item.task, EVIL, 'JSON keeps the exact text, escaped');
 
     const fresh = await dbIn();
-    assert.equal(redline(['review', 'settings', '--ledger', fresh]).code, 0, 'settings may create the queue');
-    const empty = redline(['review', 'list', '--ledger', fresh]);
+    assert.equal((await redline(['review', 'settings', '--ledger', fresh])).code, 0, 'settings may create the queue');
+    const empty = await redline(['review', 'list', '--ledger', fresh]);
     assert.equal(empty.code, 0, empty.stderr);
     assert.match(empty.stdout, /^queue empty\n0 of 0 item\(s\) shown/);
   });
@@ -102,7 +106,7 @@ describe('redline review', () => {
   it("shows an item's brief: task, highlighted output, cutoff reason, last error, attempts, and where the raw trace is", async () => {
     const db = await dbIn();
     const evil = (await seedFive(db))[2] as ReviewItem;
-    const show = redline(['review', 'show', evil.id, '--ledger', db]);
+    const show = await redline(['review', 'show', evil.id, '--ledger', db]);
     assert.equal(show.code, 0, show.stderr);
     assertNoRawControls(show.stdout);
     const text = show.stdout;
@@ -114,75 +118,77 @@ describe('redline review', () => {
     assert.match(text, new RegExp(`\nraw trace: redline ledger show run-evil --ledger ${db.replace(/[.\\/]/g, '\\$&')}\n$`));
 
     // With colors on, the output is the plain one plus redline's own SGR codes, nothing else.
-    const colored = redline(['review', 'show', evil.id, '--ledger', db], { FORCE_COLOR: '1' });
+    const colored = await withColors(['review', 'show', evil.id, '--ledger', db]);
     assert.ok(colored.stdout.includes(`${ESC}[32m+ const ok = 1;${ESC}[0m`), colored.stdout);
     const ageless = (out: string): string => out.replace(/\(\d+s ago\)/, '(age)');
     assert.equal(ageless(withoutOwnColors(colored.stdout)), ageless(text));
 
-    const json = redline(['review', 'show', evil.id, '--json', '--ledger', db]);
+    const json = await redline(['review', 'show', evil.id, '--json', '--ledger', db]);
     assertNoRawControls(json.stdout);
     assert.deepEqual((JSON.parse(json.stdout) as ReviewEntry).item, evil);
 
-    const unknown = redline(['review', 'show', 'no-such-item', '--ledger', db]);
+    const unknown = await redline(['review', 'show', 'no-such-item', '--ledger', db]);
     assert.equal(unknown.code, 2);
     assert.equal(unknown.stderr, 'redline: No review item no-such-item\n');
+    // What a shell sees: exit 2 and that one line, no stack trace.
+    assert.deepEqual(spawnRedline(['review', 'show', 'no-such-item', '--ledger', db]), { ...unknown, stdout: '' });
   });
 
   it('claims in review order and takes verdicts: repeated is a no-op, conflicts and bad input exit 2', async () => {
     const db = await dbIn();
     const [, high1, , high2] = (await seedFive(db)).map((item) => item.id) as [string, string, string, string, string];
-    const claim = redline(['review', 'claim', '--reviewer', 'ann', '--lease', '10m', '--ledger', db]);
+    const claim = await redline(['review', 'claim', '--reviewer', 'ann', '--lease', '10m', '--ledger', db]);
     assert.equal(claim.code, 0, claim.stderr);
     assert.match(claim.stdout, new RegExp(`^claimed ${high1} for ann until \\S+Z \\(lease 10m\\)\n\nitem ${high1} · claimed by ann \\((9|10)m left\\)\n`));
     assert.match(claim.stdout, new RegExp(`\ndecide: redline review verdict ${high1} --reviewer ann --approve\\|--reject --label LABEL\n$`));
-    const second = redline(['review', 'claim', '--reviewer', 'bob', '--json', '--ledger', db]);
+    const second = await redline(['review', 'claim', '--reviewer', 'bob', '--json', '--ledger', db]);
     assert.equal((JSON.parse(second.stdout) as ReviewEntry).item.id, high2);
-    assert.match(redline(['review', 'list', '--ledger', db]).stdout, new RegExp(`${high1} .*claimed by ann \\(`));
+    assert.match((await redline(['review', 'list', '--ledger', db])).stdout, new RegExp(`${high1} .*claimed by ann \\(`));
 
-    const held = redline(['review', 'verdict', high1, '--reviewer', 'bob', '--approve', '--label', 'unclear', '--ledger', db]);
+    const held = await redline(['review', 'verdict', high1, '--reviewer', 'bob', '--approve', '--label', 'unclear', '--ledger', db]);
     assert.equal(held.code, 2);
     assert.match(held.stderr, new RegExp(`^redline: Item ${high1} is claimed by ann until `));
 
     const verdict = ['review', 'verdict', high1, '--reviewer', 'ann', '--reject', '--label', 'logic_error', '--comment', 'off by one', '--ledger', db];
-    const given = redline(verdict);
+    const given = await redline(verdict);
     assert.equal(given.code, 0, given.stderr);
     assert.match(given.stdout, new RegExp(`^${high1} rejected \\(logic_error\\) by ann \\(verdict [\\w-]+\\)\n$`));
-    const again = redline(verdict);
+    const again = await redline(verdict);
     assert.equal(again.code, 0, again.stderr);
     assert.match(again.stdout, new RegExp(`^${high1} already has this verdict: rejected \\(logic_error\\) by ann at \\S+Z \\(verdict [\\w-]+\\); nothing changed\n$`));
-    const conflicting = redline(['review', 'verdict', high1, '--reviewer', 'ann', '--approve', '--label', 'logic_error', '--ledger', db]);
+    const conflicting = await redline(['review', 'verdict', high1, '--reviewer', 'ann', '--approve', '--label', 'logic_error', '--ledger', db]);
     assert.equal(conflicting.code, 2);
     assert.match(conflicting.stderr, new RegExp(`^redline: Item ${high1} already has a verdict: reject \\(logic_error\\) by ann at `));
-    assert.match(redline(['review', 'show', high1, '--ledger', db]).stdout, /· decided: rejected \(logic_error\) by ann at [\s\S]*\ncomment {2}off by one\n/);
+    assert.match((await redline(['review', 'show', high1, '--ledger', db])).stdout, /· decided: rejected \(logic_error\) by ann at [\s\S]*\ncomment {2}off by one\n/);
 
-    const badLabel = redline(['review', 'verdict', high2, '--reviewer', 'bob', '--approve', '--label', 'looks_fine', '--ledger', db]);
+    const badLabel = await redline(['review', 'verdict', high2, '--reviewer', 'bob', '--approve', '--label', 'looks_fine', '--ledger', db]);
     assert.equal(badLabel.code, 2);
     assert.equal(badLabel.stderr, 'redline: Unknown verdict label "looks_fine": expected one of code_error, logic_error, format_issue, hallucination, unclear\n');
-    const unknown = redline(['review', 'verdict', 'no-such-item', '--reviewer', 'bob', '--approve', '--label', 'unclear', '--ledger', db]);
+    const unknown = await redline(['review', 'verdict', 'no-such-item', '--reviewer', 'bob', '--approve', '--label', 'unclear', '--ledger', db]);
     assert.equal(unknown.code, 2);
     assert.equal(unknown.stderr, 'redline: No review item no-such-item\n');
-    assert.equal(redline(['review', 'verdict', high2, '--reviewer', 'bob', '--label', 'unclear', '--ledger', db]).code, 2, 'neither --approve nor --reject');
-    assert.equal(redline(['review', 'verdict', high2, '--reviewer', 'bob', '--approve', '--reject', '--label', 'unclear', '--ledger', db]).code, 2, 'both');
-    assert.equal(redline(['review', 'claim', '--reviewer', 'bob', '--lease', 'soon', '--ledger', db]).code, 2);
+    assert.equal((await redline(['review', 'verdict', high2, '--reviewer', 'bob', '--label', 'unclear', '--ledger', db])).code, 2, 'neither --approve nor --reject');
+    assert.equal((await redline(['review', 'verdict', high2, '--reviewer', 'bob', '--approve', '--reject', '--label', 'unclear', '--ledger', db])).code, 2, 'both');
+    assert.equal((await redline(['review', 'claim', '--reviewer', 'bob', '--lease', 'soon', '--ledger', db])).code, 2);
 
-    for (let left = 3; left > 0; left -= 1) assert.equal(redline(['review', 'claim', '--reviewer', 'cy', '--ledger', db]).code, 0);
-    const empty = redline(['review', 'claim', '--reviewer', 'cy', '--ledger', db]);
+    for (let left = 3; left > 0; left -= 1) assert.equal((await redline(['review', 'claim', '--reviewer', 'cy', '--ledger', db])).code, 0);
+    const empty = await redline(['review', 'claim', '--reviewer', 'cy', '--ledger', db]);
     assert.equal(empty.code, 0, empty.stderr);
     assert.equal(empty.stdout, 'queue empty\n');
-    assert.equal(redline(['review', 'claim', '--reviewer', 'cy', '--json', '--ledger', db]).stdout, 'null\n');
+    assert.equal((await redline(['review', 'claim', '--reviewer', 'cy', '--json', '--ledger', db])).stdout, 'null\n');
   });
 
   it('reports stats after verdicts: label counts, a filter-rule suggestion past 3 of one label, the approve rate', async () => {
     const db = await dbIn();
     const items = await seedFive(db);
-    const before = redline(['review', 'stats', '--ledger', db]);
+    const before = await redline(['review', 'stats', '--ledger', db]);
     assert.equal(before.code, 0, before.stderr);
     assert.match(before.stdout, /\ndepth {10}5 of 50 \(0 claimed\) · degraded above 40, normal again below 15\nmode {11}normal\nattempt limit {2}5 /);
     assert.match(before.stdout, /\napprove rate {3}- \(no verdicts yet\)\n[\s\S]*\nsuggestions {4}none\n/);
 
-    for (const item of items.slice(0, 4)) assert.equal(redline(['review', 'verdict', item.id, '--reviewer', 'ann', '--reject', '--label', 'format_issue', '--ledger', db]).code, 0);
-    assert.equal(redline(['review', 'verdict', (items[4] as ReviewItem).id, '--reviewer', 'ann', '--approve', '--label', 'unclear', '--ledger', db]).code, 0);
-    const stats = redline(['review', 'stats', '--ledger', db]);
+    for (const item of items.slice(0, 4)) assert.equal((await redline(['review', 'verdict', item.id, '--reviewer', 'ann', '--reject', '--label', 'format_issue', '--ledger', db])).code, 0);
+    assert.equal((await redline(['review', 'verdict', (items[4] as ReviewItem).id, '--reviewer', 'ann', '--approve', '--label', 'unclear', '--ledger', db])).code, 0);
+    const stats = await redline(['review', 'stats', '--ledger', db]);
     assert.equal(stats.code, 0, stats.stderr);
     assert.match(stats.stdout, /\ndepth {10}0 of 50 /);
     assert.match(stats.stdout, /\nverdicts {7}5 \(1 approved, 4 rejected\)\napprove rate {3}20% over the last 5 verdicts\n/);
@@ -190,55 +196,55 @@ describe('redline review', () => {
     assert.match(stats.stdout, /\nsuggestions:\n {2}- add an automatic filter rule for format_issue: 4 of the last 5 verdicts carry it\n/);
     assert.match(stats.stdout, /\ndropped {8}0 \(circuit-breaker log\)\nalerts {9}0\n$/);
 
-    const json = JSON.parse(redline(['review', 'stats', '--json', '--ledger', db]).stdout) as Record<string, unknown>;
+    const json = JSON.parse((await redline(['review', 'stats', '--json', '--ledger', db])).stdout) as Record<string, unknown>;
     assert.deepEqual([json.depth, json.approveRate, (json.labelCounts as Record<string, number>).format_issue, (json.suggestions as { label: string }[]).map((s) => s.label)], [0, 0.2, 4, ['format_issue']]);
   });
 
   it('runs with the settings stored with the queue, and `ledger verify` checks the queue journal', async () => {
     const db = await dbIn();
     const [first] = await seed(db, [brief('a'), brief('b')], { backpressure: { capacity: 8 }, labels: ['missing_tests'] });
-    const stats = redline(['review', 'stats', '--ledger', db]);
+    const stats = await redline(['review', 'stats', '--ledger', db]);
     assert.equal(stats.code, 0, stats.stderr);
     assert.match(stats.stdout, /\ndepth {10}2 of 8 \(0 claimed\)/);
-    const verdict = redline(['review', 'verdict', (first as ReviewItem).id, '--reviewer', 'ann', '--reject', '--label', 'missing_tests', '--ledger', db]);
+    const verdict = await redline(['review', 'verdict', (first as ReviewItem).id, '--reviewer', 'ann', '--reject', '--label', 'missing_tests', '--ledger', db]);
     assert.equal(verdict.code, 0, verdict.stderr);
-    const verify = redline(['ledger', 'verify', '--ledger', db]);
+    const verify = await redline(['ledger', 'verify', '--ledger', db]);
     assert.equal(verify.code, 0, verify.stderr);
     assert.equal(verify.stdout, `0 of 0 runs verify (0 records) in ${db}\nreview queue journal verifies (2 entries)\n`);
-    assert.equal(redline(['review', 'journal', '--json', '--ledger', db]).stdout.trim().split('\n').length, 2, 'verify appends nothing');
+    assert.equal((await redline(['review', 'journal', '--json', '--ledger', db])).stdout.trim().split('\n').length, 2, 'verify appends nothing');
 
     const { default: Database } = await import('better-sqlite3');
     const raw = new Database(db);
     raw.exec("DROP TRIGGER review_journal_refuse_update; UPDATE review_journal SET body = replace(body, 'missing_tests', 'unclear') WHERE seq = 1");
     raw.close();
-    const broken = redline(['ledger', 'verify', '--ledger', db]);
+    const broken = await redline(['ledger', 'verify', '--ledger', db]);
     assert.equal(broken.code, 1, broken.stderr);
     assert.match(broken.stdout, /\nBROKEN review queue journal: entry 1 modified — journal entry 1 does not match its hash\n$/);
-    const json = redline(['ledger', 'verify', '--json', '--ledger', db]).stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const json = (await redline(['ledger', 'verify', '--json', '--ledger', db])).stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
     assert.deepEqual(json.at(-1), { journal: 'review', ok: false, records: 2, bytes: json.at(-1)?.bytes, firstBad: { seq: 1, problem: 'modified', detail: 'journal entry 1 does not match its hash' } });
   });
 
   it('shows and changes the stored settings with `review settings`, journaled, refusing ones that cannot hold', async () => {
     const db = await dbIn();
     await seed(db, [brief('a')]);
-    const shown = redline(['review', 'settings', '--ledger', db]);
+    const shown = await redline(['review', 'settings', '--ledger', db]);
     assert.equal(shown.code, 0, shown.stderr);
     assert.match(shown.stdout, /\ncapacity {7}50 · degraded above 40 \(high 0\.8\), normal again below 15 \(low 0\.3\)\n/);
-    const changed = redline(['review', 'settings', '--capacity', '20', '--labels', 'missing_tests, license_issue', '--tuner-max', '9', '--ledger', db]);
+    const changed = await redline(['review', 'settings', '--capacity', '20', '--labels', 'missing_tests, license_issue', '--tuner-max', '9', '--ledger', db]);
     assert.equal(changed.code, 0, changed.stderr);
     assert.match(changed.stdout, /\ncapacity {7}20 · degraded above 16 /);
     assert.match(changed.stdout, /\nlabels {9}code_error, logic_error, format_issue, hallucination, unclear, missing_tests, license_issue /);
     assert.match(changed.stdout, /\ntuner {10}start 5, within \[3, 9\]/);
-    assert.match(redline(['review', 'stats', '--ledger', db]).stdout, /\ndepth {10}1 of 20 /);
-    const refused = redline(['review', 'settings', '--low', '0.9', '--ledger', db]);
+    assert.match((await redline(['review', 'stats', '--ledger', db])).stdout, /\ndepth {10}1 of 20 /);
+    const refused = await redline(['review', 'settings', '--low', '0.9', '--ledger', db]);
     assert.equal(refused.code, 2);
     assert.match(refused.stderr, /Expected the low watermark to be a fraction in \[0, high\), got 0\.9 with high 0\.8/);
-    assert.equal(redline(['review', 'settings', '--capacity', '0', '--ledger', db]).code, 2);
-    assert.equal((JSON.parse(redline(['review', 'settings', '--json', '--ledger', db]).stdout) as { backpressure: { capacity: number } }).backpressure.capacity, 20);
-    const journal = redline(['review', 'journal', '--ledger', db]);
+    assert.equal((await redline(['review', 'settings', '--capacity', '0', '--ledger', db])).code, 2);
+    assert.equal((JSON.parse((await redline(['review', 'settings', '--json', '--ledger', db])).stdout) as { backpressure: { capacity: number } }).backpressure.capacity, 20);
+    const journal = await redline(['review', 'journal', '--ledger', db]);
     assert.equal(journal.code, 0, journal.stderr);
     assert.match(journal.stdout, /^ {4}0 {2}\S+Z {2}settings {6}settings stored\n {4}1 {2}\S+Z {2}settings {6}settings changed\n$/);
-    const entries = redline(['review', 'journal', '--json', '--ledger', db]).stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; data: { to: { backpressure: { capacity: number } } } });
+    const entries = (await redline(['review', 'journal', '--json', '--ledger', db])).stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; data: { to: { backpressure: { capacity: number } } } });
     assert.deepEqual(entries.map((entry) => [entry.type, entry.data.to.backpressure.capacity]), [['settings', 50], ['settings', 20]]);
   });
 
@@ -248,90 +254,88 @@ describe('redline review', () => {
     const queue = await openReviewQueue(db);
     for (const item of items.slice(0, 9)) await queue.verdict(item.id, { reviewer: 'ann', decision: 'approve', label: 'unclear' });
     await queue.close();
-    const tenth = redline(['review', 'verdict', (items[9] as ReviewItem).id, '--reviewer', 'ann', '--approve', '--label', 'unclear', '--ledger', db]);
+    const tenth = await redline(['review', 'verdict', (items[9] as ReviewItem).id, '--reviewer', 'ann', '--approve', '--label', 'unclear', '--ledger', db]);
     assert.equal(tenth.code, 0, tenth.stderr);
     assert.match(tenth.stdout, /\nattempt limit 5 → 6: approve rate 100% over the last 10 verdicts\n$/);
-    assert.match(redline(['review', 'stats', '--ledger', db]).stdout, /\nattempt limit {2}6 /);
+    assert.match((await redline(['review', 'stats', '--ledger', db])).stdout, /\nattempt limit {2}6 /);
 
     // A queue of capacity 2 drops the lowest-priority item at each arrival past it, into the circuit-breaker log.
     const small = await dbIn();
     await seed(small, [brief('keep', { priority: 9 }), brief('first-out', { priority: 1, task: 'dropped \x1b[31mfirst' }), brief('second-out', { priority: 2 }), brief('also-kept', { priority: 8 })], { backpressure: { capacity: 2 } });
-    const stats = redline(['review', 'stats', '--ledger', small]);
+    const stats = await redline(['review', 'stats', '--ledger', small]);
     assert.equal(stats.code, 0, stats.stderr);
     assertNoRawControls(stats.stdout);
     assert.match(stats.stdout, /\ndropped {8}2 \(circuit-breaker log\); newest 2:\n {2}\S+ {2}priority 2 {2}dropped \S+Z at depth 2 {2}run second-out {2}.*\n {2}\S+ {2}priority 1 {2}dropped \S+Z at depth 2 {2}run first-out {2}dropped \\x1b\[31mfirst\n/);
-    const json = JSON.parse(redline(['review', 'stats', '--json', '--ledger', small]).stdout) as { dropped: number; newestDropped: { item: ReviewItem }[] };
+    const json = JSON.parse((await redline(['review', 'stats', '--json', '--ledger', small])).stdout) as { dropped: number; newestDropped: { item: ReviewItem }[] };
     assert.deepEqual([json.dropped, json.newestDropped.map((dropped) => dropped.item.runId)], [2, ['second-out', 'first-out']]);
   });
 
   it('`redline run --review` hands an unverified run to the queue in its ledger, and says so', async () => {
     const db = await dbIn();
     const mission = path.join(ROOT, 'examples/summary-semantic-only/mission.yaml');
-    const run = redline(['run', mission, '--review', '--json', '--ledger', db]);
+    const run = await redline(['run', mission, '--review', '--json', '--ledger', db]);
     assert.equal(run.code, 1, run.stderr);
     const summary = JSON.parse(run.stdout) as { runId: string; verification: string; review: { enqueued: boolean; itemId: string; mode: string } };
     assert.deepEqual([summary.verification, summary.review.enqueued, summary.review.mode], ['unverified', true, 'normal']);
-    const [entry] = redline(['review', 'list', '--json', '--ledger', db]).stdout.trim().split('\n').map((line) => JSON.parse(line) as ReviewEntry);
+    const [entry] = (await redline(['review', 'list', '--json', '--ledger', db])).stdout.trim().split('\n').map((line) => JSON.parse(line) as ReviewEntry);
     assert.deepEqual([entry?.item.id, entry?.item.runId, entry?.item.verification, entry?.item.attempts], [summary.review.itemId, summary.runId, 'unverified', 3]);
-    const text = redline(['run', mission, '--review', '--ledger', db]);
+    const text = await redline(['run', mission, '--review', '--ledger', db]);
     assert.match(text.stdout, /\nreview {8}enqueued as item \S+ · queue normal\n$/);
-    const verify = redline(['ledger', 'verify', '--ledger', db]);
+    const verify = await redline(['ledger', 'verify', '--ledger', db]);
     assert.equal(verify.code, 0, verify.stdout);
     assert.match(verify.stdout, /^2 of 2 runs verify \(\d+ records\) in .*\nreview queue journal verifies \(1 entry\)\n$/);
     // Without --review nothing reaches the queue; its options alone are a usage error.
-    assert.equal(JSON.parse(redline(['run', mission, '--json', '--ledger', db]).stdout).review, undefined);
-    assert.equal(redline(['review', 'list', '--json', '--ledger', db]).stdout.trim().split('\n').length, 2);
-    const lonely = redline(['run', mission, '--sample-rate', '0.5', '--ledger', db]);
+    assert.equal(JSON.parse((await redline(['run', mission, '--json', '--ledger', db])).stdout).review, undefined);
+    assert.equal((await redline(['review', 'list', '--json', '--ledger', db])).stdout.trim().split('\n').length, 2);
+    const lonely = await redline(['run', mission, '--sample-rate', '0.5', '--ledger', db]);
     assert.equal(lonely.code, 2);
     assert.match(lonely.stderr, /Expected --review with --sample-rate or --alert-webhook, got neither/);
-    assert.equal(redline(['run', mission, '--review', '--sample-rate', '1.5', '--ledger', db]).code, 2);
+    assert.equal((await redline(['run', mission, '--review', '--sample-rate', '1.5', '--ledger', db])).code, 2);
   });
 
   it('`redline ledger recover` hands a crashed run that started under the queue to it', async () => {
-    const db = await dbIn();
-    const child = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/cli/dying-run-child.ts'), db], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
-    assert.equal(child.status, 0, child.stderr);
-    const recover = redline(['ledger', 'recover', '--json', '--ledger', db]);
+    // Two processes that die mid-run under the queue: one for `ledger recover`, one for `run`.
+    const [db, other] = [await dbIn(), await dbIn()];
+    for (const child of await Promise.all([db, other].map(async (ledger) => runChild(path.join(ROOT, 'test/cli/dying-run-child.ts'), [ledger])))) assert.equal(child.code, 0, child.stderr);
+    const recover = await redline(['ledger', 'recover', '--json', '--ledger', db]);
     assert.equal(recover.code, 0, recover.stderr);
     const [recovery] = recover.stdout.trim().split('\n').map((line) => JSON.parse(line) as { runId: string; action: string });
     assert.equal(recovery?.action, 'sealed_crashed');
-    const [entry] = redline(['review', 'list', '--json', '--ledger', db]).stdout.trim().split('\n').map((line) => JSON.parse(line) as ReviewEntry);
+    const [entry] = (await redline(['review', 'list', '--json', '--ledger', db])).stdout.trim().split('\n').map((line) => JSON.parse(line) as ReviewEntry);
     assert.deepEqual([entry?.item.runId, entry?.item.verification], [recovery?.runId, 'unverified']);
     assert.match(entry?.item.cutoffReason ?? '', /^crashed: /);
 
     // `redline run` of another mission leaves such a run to `redline ledger recover` (and so to the queue).
-    const other = await dbIn();
-    assert.equal(spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/cli/dying-run-child.ts'), other], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 }).status, 0);
-    const run = redline(['run', path.join(ROOT, 'examples/budget-cutoff/mission.yaml'), '--ledger', other]);
+    const run = await redline(['run', path.join(ROOT, 'examples/budget-cutoff/mission.yaml'), '--ledger', other]);
     assert.match(run.stderr, /^1 other unsealed run: run `redline ledger recover --ledger \S+`\n/);
-    assert.doesNotMatch(redline(['review', 'list', '--json', '--ledger', other]).stdout, /"cutoffReason":"crashed: /);
+    assert.doesNotMatch((await redline(['review', 'list', '--json', '--ledger', other])).stdout, /"cutoffReason":"crashed: /);
   });
 
-  it('has --help on every subcommand, with the ledger commands’ --ledger', () => {
+  it('has --help on every subcommand, with the ledger commands’ --ledger', async () => {
     for (const command of ['list', 'show', 'claim', 'verdict', 'stats', 'settings', 'journal']) {
-      const help = redline(['review', command, '--help']);
+      const help = await redline(['review', command, '--help']);
       assert.equal(help.code, 0, help.stderr);
       assert.match(help.stdout, new RegExp(`^Usage: redline review ${command} `));
       assert.match(help.stdout, /--ledger <location>\s+ledger: a SQLite file or a postgres:\/\/ URL \(default:\s+\$REDLINE_LEDGER, else \.redline\/redline\.db\)/);
     }
-    assert.match(redline(['review', '--help']).stdout, /list \[options\][\s\S]*show \[options\] <item>[\s\S]*claim[\s\S]*verdict \[options\] <item>[\s\S]*stats[\s\S]*settings[\s\S]*journal/);
+    assert.match((await redline(['review', '--help'])).stdout, /list \[options\][\s\S]*show \[options\] <item>[\s\S]*claim[\s\S]*verdict \[options\] <item>[\s\S]*stats[\s\S]*settings[\s\S]*journal/);
   });
 
   it('works on PostgreSQL with --ledger postgres://…?schema=', async () => {
     const url = `${PG_URL}?schema=${schema}`;
     const [low, high] = (await seed(url, [brief('pg-low', { priority: 1 }), brief('pg-high', { priority: 4 })])).map((item) => item.id) as [string, string];
-    const list = redline(['review', 'list', '--json', '--ledger', url]);
+    const list = await redline(['review', 'list', '--json', '--ledger', url]);
     assert.equal(list.code, 0, list.stderr);
     assert.deepEqual(list.stdout.trim().split('\n').map((line) => (JSON.parse(line) as ReviewEntry).item.id), [high, low]);
-    const claim = redline(['review', 'claim', '--reviewer', 'ann', '--json', '--ledger', url]);
+    const claim = await redline(['review', 'claim', '--reviewer', 'ann', '--json', '--ledger', url]);
     assert.equal((JSON.parse(claim.stdout) as ReviewEntry).item.id, high);
-    const show = redline(['review', 'show', high, '--ledger', url]);
+    const show = await redline(['review', 'show', high, '--ledger', url]);
     assert.match(show.stdout, new RegExp(`\nraw trace: redline ledger show pg-high --ledger '${url.replace(/[.?/]/g, '\\$&')}'\n$`));
-    const verdict = redline(['review', 'verdict', high, '--reviewer', 'ann', '--approve', '--label', 'unclear', '--ledger', url]);
+    const verdict = await redline(['review', 'verdict', high, '--reviewer', 'ann', '--approve', '--label', 'unclear', '--ledger', url]);
     assert.equal(verdict.code, 0, verdict.stderr);
-    assert.equal(redline(['review', 'verdict', high, '--reviewer', 'ann', '--approve', '--label', 'unclear', '--ledger', url]).code, 0);
-    assert.equal(redline(['review', 'verdict', high, '--reviewer', 'ann', '--reject', '--label', 'unclear', '--ledger', url]).code, 2);
-    const stats = JSON.parse(redline(['review', 'stats', '--json', '--ledger', url]).stdout) as { depth: number; verdicts: { approved: number }; labelCounts: Record<string, number> };
+    assert.equal((await redline(['review', 'verdict', high, '--reviewer', 'ann', '--approve', '--label', 'unclear', '--ledger', url])).code, 0);
+    assert.equal((await redline(['review', 'verdict', high, '--reviewer', 'ann', '--reject', '--label', 'unclear', '--ledger', url])).code, 2);
+    const stats = JSON.parse((await redline(['review', 'stats', '--json', '--ledger', url])).stdout) as { depth: number; verdicts: { approved: number }; labelCounts: Record<string, number> };
     assert.deepEqual([stats.depth, stats.verdicts.approved, stats.labelCounts.unclear], [1, 1, 1]);
   });
 });

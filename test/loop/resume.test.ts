@@ -34,8 +34,9 @@ function crashingAfter(inner: Ledger, limit: number): Ledger {
   };
 }
 
-// A recorded agent that wanders (A, B, A, C, D …) so that guards and the judge both have work to do.
-const PROPOSALS = ['one', 'two', 'one', 'three', 'four', 'five', 'ok'].map((answer) => ({ files: { 'answer.txt': `${answer}\n` } }));
+// A recorded agent that wanders (A, B, back to A) before it answers, so that guards and the judge both
+// have work to do; every record of its run is a crash point below, each one run again and resumed.
+const PROPOSALS = ['one', 'two', 'one', 'ok'].map((answer) => ({ files: { 'answer.txt': `${answer}\n` } }));
 
 async function scenario(): Promise<Mission> {
   const dir = await tempWorkspace({ 'ws/answer.txt': 'zero\n' });

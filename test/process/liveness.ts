@@ -31,6 +31,16 @@ export async function ends(pid: number, withinMs = 2000): Promise<boolean> {
   return true;
 }
 
+/** Waits up to `withinMs` for `condition` to hold, checking every 10 ms; true if it did. */
+export async function eventually(condition: () => boolean, withinMs = 2000): Promise<boolean> {
+  const deadline = Date.now() + withinMs;
+  while (!condition()) {
+    if (Date.now() > deadline) return false;
+    await sleep(10);
+  }
+  return true;
+}
+
 /** The running processes with `token` in their command line: finds sandboxed processes, whose own pids are namespaced. */
 export function runningWithArg(token: string): number[] {
   return readdirSync('/proc')

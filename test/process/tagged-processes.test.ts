@@ -5,10 +5,9 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { newProcessTag, PROCESS_TAG_PREFIX, taggedEnv } from '../../src/process/process-tag.js';
 import { canFindTagged, findTagged, killTagged } from '../../src/process/tagged-processes.js';
-import { ends, isRunning } from './liveness.js';
+import { ends, eventually, isRunning } from './liveness.js';
 
 function start(script: string, env: NodeJS.ProcessEnv): ChildProcess {
   return spawn('sh', ['-c', script], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'ignore'] });
@@ -50,11 +49,12 @@ describe('process tags', () => {
 describe('findTagged and killTagged on this machine', { skip: canFindTagged() ? false : 'no /proc/<pid>/environ on this system' }, () => {
   it('find and kill only the processes carrying the tag as a variable name', async () => {
     const tag = newProcessTag();
-    const tagged = start('exec sleep 40', { [tag]: '1' });
-    const inValue = start('exec sleep 40', { OTHER: `${tag}=1` });
-    const untagged = start('exec sleep 40', {});
+    // Each shell says it runs (with its environment) before it becomes `sleep`.
+    const tagged = start('echo up; exec sleep 40', { [tag]: '1' });
+    const inValue = start('echo up; exec sleep 40', { OTHER: `${tag}=1` });
+    const untagged = start('echo up; exec sleep 40', {});
     try {
-      await sleep(100);
+      await Promise.all([tagged, inValue, untagged].map(firstLine));
       assert.deepEqual(findTagged(tag), [tagged.pid]);
       assert.equal(killTagged(tag), 1);
       assert.ok(await ends(tagged.pid as number));
@@ -66,11 +66,12 @@ describe('findTagged and killTagged on this machine', { skip: canFindTagged() ? 
 
   it('skip zombies and kill their parent without throwing', async () => {
     const tag = newProcessTag();
-    // sh starts a child that exits at once, then becomes `sleep`, which never reaps it.
-    const parent = start('sleep 0 & echo $!; exec sleep 40', { [tag]: '1' });
+    // sh starts a child, then becomes `sleep`, which never reaps it. The child exits only once its parent
+    // is `sleep`: had it exited at once, the shell could have reaped it before the exec.
+    const parent = start('(while read comm < /proc/$$/comm && [ "$comm" != sleep ]; do :; done) & echo $!; exec sleep 40', { [tag]: '1' });
     try {
       const zombie = Number(await firstLine(parent));
-      while (state(zombie) !== 'Z') await sleep(10);
+      assert.ok(await eventually(() => state(zombie) === 'Z'));
       assert.deepEqual(findTagged(tag), [parent.pid]);
       assert.equal(killTagged(tag), 1);
       assert.ok(await ends(parent.pid as number));
@@ -83,10 +84,10 @@ describe('findTagged and killTagged on this machine', { skip: canFindTagged() ? 
     const tag = newProcessTag();
     const forker = start('while :; do sleep 40 & done', { [tag]: '1' });
     try {
-      await sleep(100);
+      assert.ok(await eventually(() => findTagged(tag).length > 1), 'the forker forked');
       assert.ok(killTagged(tag) > 1);
-      await sleep(100);
-      assert.deepEqual(findTagged(tag), []);
+      // SIGKILL takes a moment to land; a child forked after the last scan would never end.
+      assert.ok(await eventually(() => findTagged(tag).length === 0), `left running: ${findTagged(tag).join(', ')}`);
     } finally {
       forker.kill('SIGKILL');
     }

@@ -1,20 +1,24 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { progressLine, stopRulesCommand, type StopRulesCommandOptions } from '../../src/cli/study-command.js';
+import { redline as redlineHere, spawnRedline } from '../cli/redline.js';
 
-// Drives the CLI from source (through tsx) in a fresh directory, as a user would.
-const MAIN = new URL('../../src/cli/main.ts', import.meta.url).href;
-const TSX = import.meta.resolve('tsx');
+// Runs the CLI in-process in a fresh directory, as a user would; the built CLI is spawned where what a
+// shell sees is the point (exit 2, stderr without a stack trace, no progress display on a pipe).
 const SMALL = ['--tasks-per-type', '12', '--seeds', '2', '--sigma', '0.05,0.15', '--warmup', '0,3,18', '--confidence', '0.9'];
 
-function redline(args: readonly string[], cwd: string) {
-  const code = `import { main } from ${JSON.stringify(MAIN)}; process.exitCode = await main(process.argv.slice(1));`;
-  const result = spawnSync(process.execPath, ['--import', TSX, '--input-type=module', '-e', code, ...args], { cwd, encoding: 'utf8', timeout: 120_000 });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+/** `redline ARGS` run in `cwd` (in-process; the tests of this file run one at a time). */
+async function redline(args: readonly string[], cwd: string): ReturnType<typeof redlineHere> {
+  const previous = process.cwd();
+  process.chdir(cwd);
+  try {
+    return await redlineHere(args);
+  } finally {
+    process.chdir(previous);
+  }
 }
 
 async function svgs(dir: string): Promise<Record<string, string>> {
@@ -25,8 +29,8 @@ async function svgs(dir: string): Promise<Record<string, string>> {
 describe('redline study stop-rules', () => {
   it('prints Markdown tables and writes SVG figures, byte-identical for the same seed', async () => {
     const [first, second] = [await mkdtemp(path.join(tmpdir(), 'redline-study-')), await mkdtemp(path.join(tmpdir(), 'redline-study-'))];
-    const a = redline(['study', 'stop-rules', ...SMALL], first);
-    const b = redline(['study', 'stop-rules', ...SMALL], second);
+    const a = spawnRedline(['study', 'stop-rules', ...SMALL], { cwd: first });
+    const b = await redline(['study', 'stop-rules', ...SMALL], second);
     assert.equal(a.code, 0, a.stderr);
     assert.equal(b.code, 0, b.stderr);
     assert.equal(a.stdout, b.stdout);
@@ -45,8 +49,8 @@ describe('redline study stop-rules', () => {
 
   it('--json prints one JSON document of the documented shape, byte-identical for the same seed', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'redline-study-'));
-    const a = redline(['study', 'stop-rules', ...SMALL, '--json'], dir);
-    const b = redline(['study', 'stop-rules', ...SMALL, '--json'], dir);
+    const a = await redline(['study', 'stop-rules', ...SMALL, '--json'], dir);
+    const b = await redline(['study', 'stop-rules', ...SMALL, '--json'], dir);
     assert.equal(a.code, 0, a.stderr);
     assert.equal(a.stdout, b.stdout);
     assert.equal(a.stdout.trimEnd().split('\n').length, 1);
@@ -56,7 +60,7 @@ describe('redline study stop-rules', () => {
     assert.deepEqual(Object.keys(study.results[0]), ['strategy', 'sigma', 'meanSteps', 'observedReach', 'trueReach', 'finalScore']);
     assert.deepEqual(Object.keys(study.results[0].meanSteps), ['mean', 'sd']);
     assert.deepEqual(await readdir(dir), [], 'no figures unless --out is given');
-    assert.equal(redline(['study', 'stop-rules', ...SMALL, '--json', '--out', 'figs'], dir).stdout, a.stdout);
+    assert.equal((await redline(['study', 'stop-rules', ...SMALL, '--json', '--out', 'figs'], dir)).stdout, a.stdout);
     assert.deepEqual((await readdir(path.join(dir, 'figs'))).sort(), ['cold-start.svg', 'reach-vs-sigma.svg']);
   });
 
@@ -67,7 +71,7 @@ describe('redline study stop-rules', () => {
       [['--seeds', 'many'], /^error: option '--seeds <n>' argument 'many' is invalid\. Expected an integer, got "many"\./],
     ];
     for (const [args, message] of cases) {
-      const { code, stdout, stderr } = redline(['study', 'stop-rules', ...args], dir);
+      const { code, stdout, stderr } = spawnRedline(['study', 'stop-rules', ...args], { cwd: dir });
       assert.equal(code, 2, args.join(' '));
       assert.equal(stdout, '');
       assert.match(stderr, message);
