@@ -2,7 +2,7 @@ import path from 'node:path';
 import { type Command } from 'commander';
 import { integer, number, numbers } from './arguments.js';
 import type { StopRulesStudyOptions, StudyProgress } from '../study/index.js';
-import { StudyOptionError } from '../study/study-option-error.js';
+import type { StudyOptionError } from '../study/study-option-error.js';
 import type { HandoffStudy } from '../study/handoff/index.js';
 import type { Output } from './run-command.js';
 
@@ -37,8 +37,8 @@ const DEFAULT_OUT = 'study-out';
 const FLAGS: Readonly<Record<string, string>> = { sigmas: '--sigma', seeds: '--seeds', seed: '--seed', tasksPerType: '--tasks-per-type', bar: '--bar', cap: '--cap', warmup: '--warmup', confidences: '--confidence', out: '--out' };
 
 /** A study's option error as the CLI's usage error (exit 2), named by its flag; anything else as it is. */
-function usageError(error: unknown, flags: Readonly<Record<string, string>>): unknown {
-  if (!(error instanceof StudyOptionError)) return error;
+function usageError(error: unknown, flags: Readonly<Record<string, string>>, optionError: typeof StudyOptionError): unknown {
+  if (!(error instanceof optionError)) return error;
   return new TypeError(`Expected ${flags[error.option] ?? error.option} to be ${error.expected}, got ${error.got}`, { cause: error });
 }
 
@@ -63,7 +63,7 @@ export function progressLine({ stream, now = () => performance.now(), delayMs = 
 
 /** `redline study stop-rules`: runs the study; prints Markdown (and writes the figures) or JSON. */
 export async function stopRulesCommand(options: StopRulesCommandOptions, { print }: Output, sink: ProgressSink = { stream: process.stderr }): Promise<number> {
-  const { assertOutDir, renderMarkdown, runStopRulesStudy, writeFigures } = await import('../study/index.js');
+  const { assertOutDir, renderMarkdown, runStopRulesStudy, StudyOptionError, writeFigures } = await import('../study/index.js');
   const progress = progressLine(sink);
   const studyOptions: StopRulesStudyOptions = {
     sigmas: options.sigma,
@@ -85,7 +85,7 @@ export async function stopRulesCommand(options: StopRulesCommandOptions, { print
     study = await runStopRulesStudy(studyOptions);
     figures = out === undefined ? [] : await writeFigures({ study, dir: out });
   } catch (error) {
-    throw usageError(error, FLAGS);
+    throw usageError(error, FLAGS, StudyOptionError);
   } finally {
     progress.clear();
   }
@@ -108,7 +108,7 @@ const HANDOFF_FLAGS: Readonly<Record<string, string>> = { seed: '--seed', minute
 
 /** `redline study handoff`: configurations A–D, simple model and full protocol. */
 export async function handoffCommand(options: HandoffCommandOptions, { print }: Output): Promise<number> {
-  const [{ assertOutDir }, { renderHandoffMarkdown, runHandoffStudy, writeHandoffFigure }] = await Promise.all([import('../study/out-dir.js'), import('../study/handoff/index.js')]);
+  const [{ assertOutDir }, { StudyOptionError }, { renderHandoffMarkdown, runHandoffStudy, writeHandoffFigure }] = await Promise.all([import('../study/out-dir.js'), import('../study/study-option-error.js'), import('../study/handoff/index.js')]);
   const out = options.json === true ? options.out : (options.out ?? DEFAULT_OUT);
   let study: HandoffStudy;
   let figure: string | undefined;
@@ -117,7 +117,7 @@ export async function handoffCommand(options: HandoffCommandOptions, { print }: 
     study = runHandoffStudy({ ...(options.seed === undefined ? {} : { seed: options.seed }), ...(options.minutes === undefined ? {} : { minutes: options.minutes }) });
     figure = out === undefined ? undefined : await writeHandoffFigure({ study, dir: out });
   } catch (error) {
-    throw usageError(error, HANDOFF_FLAGS);
+    throw usageError(error, HANDOFF_FLAGS, StudyOptionError);
   }
   if (options.json === true) {
     print(JSON.stringify(study));

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { SqliteLedger } from '../../src/ledger/sqlite/sqlite-ledger.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 import { redline, ROOT, spawnRedline } from './redline.js';
 
@@ -87,6 +88,7 @@ describe('redline CLI', () => {
 
   it('loads a command when it runs: --help and ledger verify load neither the loop, the mission schema, the study nor pg', async () => {
     const ledger = path.join(await tempWorkspace({}), 'redline.db');
+    await (await SqliteLedger.open({ database: ledger })).close();
     const loop = /\/dist\/(loop\/run-mission|mission\/schema|study\/)|\/node_modules\/(zod|pg|vega|ai|@ai-sdk)\//;
     const help = await modulesLoaded(['--help']);
     assert.deepEqual(help.filter((url) => loop.test(url) || /better-sqlite3/.test(url)), []);

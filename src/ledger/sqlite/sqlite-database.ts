@@ -54,7 +54,10 @@ export async function openSqlite<T>(source: SqliteSource, synchronous: 'full' | 
 export async function openSqliteReadOnly(file: string): Promise<SqliteDatabase> {
   if (!(await stat(file).then((info) => info.isFile(), () => false))) throw new LedgerNotFoundError({ path: file });
   const { default: Database } = await import('better-sqlite3');
-  const db = new Database(file, { readonly: true, fileMustExist: true }) as unknown as SqliteDatabase;
+  // Read-write at the file level but refusing every write (query_only): a read-only connection could not
+  // clean up the WAL's side files when it closes, and would leave ledger.db-wal and -shm behind.
+  const db = new Database(file, { fileMustExist: true }) as unknown as SqliteDatabase;
+  db.pragma('query_only = ON');
   db.pragma('busy_timeout = 10000');
   return db;
 }
