@@ -34,7 +34,8 @@ export interface LedgerBenchResult {
 }
 
 /** The plain loop's table: the ledger's `records` columns and primary key, no triggers, no foreign key. */
-const PLAIN_COLUMNS = 'run_id TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL, body TEXT NOT NULL, prev_hash TEXT NOT NULL, hash TEXT NOT NULL, PRIMARY KEY (run_id, seq)';
+const PLAIN_COLUMNS =
+  'run_id TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL, body TEXT NOT NULL, prev_hash TEXT NOT NULL, hash TEXT NOT NULL, PRIMARY KEY (run_id, seq)';
 
 interface Backend {
   readonly ledger: Ledger;
@@ -54,12 +55,45 @@ function attemptData(runId: string, attempt: number): Record<string, unknown> {
     attempt,
     candidate: { files: { 'src/parse/header.ts': SOURCE }, footprint: ['src/parse/header.ts'], hash: candidateHash },
     findings: [
-      { check: 'typecheck', stage: 'fast', tier: 'demand', status: 'fail', reasonCodes: ['ts.2322'], message: "Type 'string[]' is not assignable to type 'Header'.", location: { file: 'src/parse/header.ts', line: 1 } },
-      { check: 'unit-tests', stage: 'full', tier: 'demand', status: 'fail', reasonCodes: ['test.assertion'], message: 'expected 3 headers, got 2', location: { file: 'test/parse/header.test.ts', test: 'folded headers' } },
+      {
+        check: 'typecheck',
+        stage: 'fast',
+        tier: 'demand',
+        status: 'fail',
+        reasonCodes: ['ts.2322'],
+        message: "Type 'string[]' is not assignable to type 'Header'.",
+        location: { file: 'src/parse/header.ts', line: 1 },
+      },
+      {
+        check: 'unit-tests',
+        stage: 'full',
+        tier: 'demand',
+        status: 'fail',
+        reasonCodes: ['test.assertion'],
+        message: 'expected 3 headers, got 2',
+        location: { file: 'test/parse/header.test.ts', test: 'folded headers' },
+      },
       { check: 'lint', stage: 'fast', tier: 'format', status: 'pass', reasonCodes: [], message: 'no problems' },
     ],
-    summary: { attempt, candidateHash, signature: candidateHash.slice(0, 16), rejection: 'test.assertion|ts.2322', failing: 2, failed: true, infraError: false, progress: attempt % 3 === 0 },
-    counters: { attempts: attempt, inputTokens: 4180 * attempt, outputTokens: 612 * attempt, costUsd: Math.round(143 * attempt) / 10000, elapsedMs: 8200 * attempt, sinceProgress: attempt % 3, failedRounds: attempt },
+    summary: {
+      attempt,
+      candidateHash,
+      signature: candidateHash.slice(0, 16),
+      rejection: 'test.assertion|ts.2322',
+      failing: 2,
+      failed: true,
+      infraError: false,
+      progress: attempt % 3 === 0,
+    },
+    counters: {
+      attempts: attempt,
+      inputTokens: 4180 * attempt,
+      outputTokens: 612 * attempt,
+      costUsd: Math.round(143 * attempt) / 10000,
+      elapsedMs: 8200 * attempt,
+      sinceProgress: attempt % 3,
+      failedRounds: attempt,
+    },
   };
 }
 
@@ -67,10 +101,34 @@ function attemptData(runId: string, attempt: number): Record<string, unknown> {
 function runRecords(runId: string): LedgerRecord[] {
   const at = Date.now();
   const records: LedgerRecord[] = [
-    { runId, seq: 0, type: 'run.started', at, data: { mission: { id: 'parse-headers', taskType: 'code', goal: 'make the header parser pass its tests' }, proposer: 'model', judge: 'rules', guards: ['budget', 'thrash'] } },
+    {
+      runId,
+      seq: 0,
+      type: 'run.started',
+      at,
+      data: {
+        mission: { id: 'parse-headers', taskType: 'code', goal: 'make the header parser pass its tests' },
+        proposer: 'model',
+        judge: 'rules',
+        guards: ['budget', 'thrash'],
+      },
+    },
   ];
-  for (let attempt = 1; attempt <= ATTEMPTS_PER_RUN; attempt += 1) records.push({ runId, seq: attempt, type: 'attempt', at: at + attempt, data: attemptData(runId, attempt) });
-  records.push({ runId, seq: ATTEMPTS_PER_RUN + 1, type: 'run.sealed', at: at + ATTEMPTS_PER_RUN + 1, data: { outcome: 'failed_with_evidence', verification: 'failed', stopReason: 'budget_attempts', detail: 'attempt budget spent', attempts: ATTEMPTS_PER_RUN } });
+  for (let attempt = 1; attempt <= ATTEMPTS_PER_RUN; attempt += 1)
+    records.push({ runId, seq: attempt, type: 'attempt', at: at + attempt, data: attemptData(runId, attempt) });
+  records.push({
+    runId,
+    seq: ATTEMPTS_PER_RUN + 1,
+    type: 'run.sealed',
+    at: at + ATTEMPTS_PER_RUN + 1,
+    data: {
+      outcome: 'failed_with_evidence',
+      verification: 'failed',
+      stopReason: 'budget_attempts',
+      detail: 'attempt budget spent',
+      attempts: ATTEMPTS_PER_RUN,
+    },
+  });
   return records;
 }
 
@@ -98,8 +156,10 @@ async function timed<T>(rows: readonly T[], write: (row: T) => unknown): Promise
 
 async function measure(backend: Backend, { rounds, secondsPerRound }: { rounds: number; secondsPerRound: number }): Promise<BackendResult> {
   // Both loops get their rows built before the clock starts: records for the ledger, stored rows for the plain loop.
-  const ledgerRows = (runs: number, prefix: string): LedgerRecord[] => Array.from({ length: runs }, (_, run) => runRecords(`${prefix}-${run}`)).flat();
-  const plainRows = (runs: number, prefix: string): StoredRecord[] => Array.from({ length: runs }, (_, run) => chained(runRecords(`${prefix}-${run}`))).flat();
+  const ledgerRows = (runs: number, prefix: string): LedgerRecord[] =>
+    Array.from({ length: runs }, (_, run) => runRecords(`${prefix}-${run}`)).flat();
+  const plainRows = (runs: number, prefix: string): StoredRecord[] =>
+    Array.from({ length: runs }, (_, run) => chained(runRecords(`${prefix}-${run}`))).flat();
   const append = (record: LedgerRecord): Promise<StoredRecord> => backend.ledger.append(record);
   const insert = (row: StoredRecord): unknown => backend.insertPlain(row);
   // Warm-up, which also sizes each round to about `secondsPerRound` at the rate just seen.
@@ -129,7 +189,13 @@ async function measure(backend: Backend, { rounds, secondsPerRound }: { rounds: 
     verifiedRecords = results.reduce((sum, result) => sum + result.records, 0);
     verify.push(results.reduce((sum, result) => sum + result.bytes, 0) / 1e6 / seconds);
   }
-  return { redlineAppendsPerSec: median(redline), plainInsertsPerSec: median(plain), ratio: median(ratios), verifyMBps: median(verify), verifiedRecords };
+  return {
+    redlineAppendsPerSec: median(redline),
+    plainInsertsPerSec: median(plain),
+    ratio: median(ratios),
+    verifyMBps: median(verify),
+    verifiedRecords,
+  };
 }
 
 /** SQLite in WAL mode with `synchronous = FULL`: every commit is fsynced. Fresh files in a temp folder. */
@@ -140,7 +206,8 @@ async function sqliteBackend(dir: string): Promise<Backend> {
   plainDb.pragma('journal_mode = WAL');
   plainDb.pragma('synchronous = FULL');
   for (const db of [ledgerDb, plainDb]) {
-    if (db.pragma('journal_mode', { simple: true }) !== 'wal' || db.pragma('synchronous', { simple: true }) !== 2) throw new Error('expected WAL with synchronous = FULL');
+    if (db.pragma('journal_mode', { simple: true }) !== 'wal' || db.pragma('synchronous', { simple: true }) !== 2)
+      throw new Error('expected WAL with synchronous = FULL');
   }
   plainDb.exec(`CREATE TABLE records (${PLAIN_COLUMNS}) WITHOUT ROWID`);
   const insert = plainDb.prepare('INSERT INTO records (run_id, seq, type, body, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?)');

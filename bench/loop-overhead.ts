@@ -86,7 +86,11 @@ export async function timeLoop(loop: LoopName, { attemptsPerRun, rounds }: { att
  * (redline, LangGraph, LangGraph, redline, …) so drifts in the machine's speed hit both alike; each
  * process warms its loop up and times `rounds` runs. Reports the median over all timed runs.
  */
-export async function loopOverhead({ attemptsPerRun = 500, rounds = 7, processes = 4 }: { attemptsPerRun?: number; rounds?: number; processes?: number } = {}): Promise<LoopOverheadResult> {
+export async function loopOverhead({
+  attemptsPerRun = 500,
+  rounds = 7,
+  processes = 4,
+}: { attemptsPerRun?: number; rounds?: number; processes?: number } = {}): Promise<LoopOverheadResult> {
   const times: Record<LoopName, number[]> = { redline: [], langgraph: [] };
   for (let turn = 0; turn < processes; turn += 1) {
     const order: LoopName[] = turn % 2 === 0 ? ['redline', 'langgraph'] : ['langgraph', 'redline'];
@@ -94,13 +98,21 @@ export async function loopOverhead({ attemptsPerRun = 500, rounds = 7, processes
   }
   const redlineUs = median(times.redline);
   const langgraphUs = median(times.langgraph);
-  return { attemptsPerRun, rounds: rounds * processes, redlineUsPerAttempt: redlineUs, langgraphUsPerAttempt: langgraphUs, ratio: langgraphUs / redlineUs };
+  return {
+    attemptsPerRun,
+    rounds: rounds * processes,
+    redlineUsPerAttempt: redlineUs,
+    langgraphUsPerAttempt: langgraphUs,
+    ratio: langgraphUs / redlineUs,
+  };
 }
 
 const CHILD = fileURLToPath(new URL('./loop-overhead-child.ts', import.meta.url));
 
 async function inChild(loop: LoopName, attemptsPerRun: number, rounds: number): Promise<number[]> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, loop, String(attemptsPerRun), String(rounds)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, loop, String(attemptsPerRun), String(rounds)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   const [code] = (await once(child, 'exit')) as [number | null];

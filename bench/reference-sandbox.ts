@@ -32,7 +32,8 @@ export async function createSandbox(workspaceDir: string, candidate: Candidate):
       recursive: true,
       filter: (source) => !SKIPPED.has(path.basename(source)) || source === workspaceDir,
     });
-    if (existsSync(path.join(workspaceDir, 'node_modules'))) await symlink(path.join(workspaceDir, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+    if (existsSync(path.join(workspaceDir, 'node_modules')))
+      await symlink(path.join(workspaceDir, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
     for (const [file, content] of Object.entries(candidate.files)) {
       const target = path.join(dir, file);
       if (content === null) {

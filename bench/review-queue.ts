@@ -53,7 +53,7 @@ function benchBrief(runId: string, n: number): Brief {
     priority: n % 7,
     finalOutput: { files: { 'src/parse/header.ts': SOURCE, 'src/parse/legacy.ts': null }, value: { headersParsed: 3 } },
     cutoffReason: 'budget_attempts: 5 of 5 attempts used',
-    lastError: "unit-tests: expected 3 headers, got 2 (test/parse/header.test.ts › folded headers)",
+    lastError: 'unit-tests: expected 3 headers, got 2 (test/parse/header.test.ts › folded headers)',
     attempts: 5,
     verification: 'unverified',
   };
@@ -101,9 +101,20 @@ function poolsFor(connection: string): { open(): pg.Pool; end(): Promise<void> }
 }
 
 /** redline: `enqueue`, then `claim` and `verdict` per reviewer; a capacity no round reaches, so nothing is dropped. */
-async function redlineContender({ connection, schema, reviewers, capacity }: { connection: string; schema: string; reviewers: number; capacity: number }): Promise<Contender> {
+async function redlineContender({
+  connection,
+  schema,
+  reviewers,
+  capacity,
+}: {
+  connection: string;
+  schema: string;
+  reviewers: number;
+  capacity: number;
+}): Promise<Contender> {
   const pools = poolsFor(connection);
-  const open = (): Promise<PostgresReviewQueue> => PostgresReviewQueue.open({ connection: pools.open() as unknown as PgPool, schema, backpressure: { capacity } });
+  const open = (): Promise<PostgresReviewQueue> =>
+    PostgresReviewQueue.open({ connection: pools.open() as unknown as PgPool, schema, backpressure: { capacity } });
   try {
     const producer = await open();
     const queues = await Promise.all(Array.from({ length: reviewers }, open));
@@ -129,7 +140,15 @@ async function redlineContender({ connection, schema, reviewers, capacity }: { c
 }
 
 /** pg-boss 10: `send`, then `fetch` (batch size 1) and `complete` per worker; no supervisor, scheduler or polling worker. */
-async function pgBossContender({ connection, schema, reviewers }: { connection: string; schema: string; reviewers: number }): Promise<Contender> {
+async function pgBossContender({
+  connection,
+  schema,
+  reviewers,
+}: {
+  connection: string;
+  schema: string;
+  reviewers: number;
+}): Promise<Contender> {
   const QUEUE = 'review';
   const boss = (migrate: boolean): PgBoss => {
     const instance = new PgBoss({ connectionString: connection, schema, max: 1, supervise: false, schedule: false, migrate });
@@ -183,7 +202,12 @@ export async function reviewQueueBench({
   const admin = new pg.Pool({ connectionString: postgres, max: 1 });
   const contenders: Contender[] = [];
   try {
-    const redline = await redlineContender({ connection: postgres, schema: schemas.redline, reviewers, capacity: Math.max(items, warmupItems) });
+    const redline = await redlineContender({
+      connection: postgres,
+      schema: schemas.redline,
+      reviewers,
+      capacity: Math.max(items, warmupItems),
+    });
     contenders.push(redline);
     const pgBoss = await pgBossContender({ connection: postgres, schema: schemas.pgBoss, reviewers });
     contenders.push(pgBoss);

@@ -19,7 +19,11 @@ const benches: Record<string, () => Promise<string>> = {
   ledger: async () => {
     const result = await ledgerBench();
     const rate = (perSecond: number): string => Math.round(perSecond).toLocaleString('en-US').padStart(8);
-    const backend = (name: string, plain: string, { redlineAppendsPerSec, plainInsertsPerSec, ratio, verifyMBps, verifiedRecords }: BackendResult): string[] => [
+    const backend = (
+      name: string,
+      plain: string,
+      { redlineAppendsPerSec, plainInsertsPerSec, ratio, verifyMBps, verifiedRecords }: BackendResult,
+    ): string[] => [
       `  ${`redline ${name}.append`.padEnd(43)}${rate(redlineAppendsPerSec)} appends/s`,
       `  ${plain.padEnd(43)}${rate(plainInsertsPerSec)} inserts/s`,
       `  ${'ratio redline / plain'.padEnd(43)}${(ratio * 100).toFixed(0).padStart(8)}%  (target ≥ 50%)`,
@@ -59,8 +63,10 @@ benches.workspace = async () => {
   const { tree, report, split } = result;
   const count = (value: number): string => Math.round(value).toLocaleString('en-US');
   const ms = ({ median, min, max }: Spread): string => `${count(median).padStart(8)} ms  (${count(min)}–${count(max)})`;
-  const times = ({ median, min, max }: Spread, digits: number): string => `${median.toFixed(digits).padStart(8)}×  (${min.toFixed(digits)}–${max.toFixed(digits)})`;
-  const percent = ({ median, min, max }: Spread): string => `${(median * 100).toFixed(1).padStart(8)}%  (${(min * 100).toFixed(1)}–${(max * 100).toFixed(1)})`;
+  const times = ({ median, min, max }: Spread, digits: number): string =>
+    `${median.toFixed(digits).padStart(8)}×  (${min.toFixed(digits)}–${max.toFixed(digits)})`;
+  const percent = ({ median, min, max }: Spread): string =>
+    `${(median * 100).toFixed(1).padStart(8)}%  (${(min * 100).toFixed(1)}–${(max * 100).toFixed(1)})`;
   const git = 'skipped' in result.gitStatusMs ? `skipped: ${result.gitStatusMs.skipped}` : ms(result.gitStatusMs);
   return [
     `workspace: ${count(tree.sourceFiles)} source files (${(tree.sourceBytes / 1e6).toFixed(0)} MB, ${count(tree.sourceDirs)} dirs, depth ≤ ${tree.maxDepth}) + node_modules (${count(tree.moduleFiles)} files, ${count(tree.moduleDirs)} dirs, ${(tree.moduleBytes / 1e6).toFixed(0)} MB, ${tree.moduleLinks} .bin links); median (range) of ${result.rounds} interleaved rounds after a warm-up, ${result.attemptsPerRound} attempts and ${result.sandboxesPerRound} reference ${result.sandboxesPerRound === 1 ? 'copy' : 'copies'} per round; load average ${result.load.before.toFixed(1)} before, ${result.load.after.toFixed(1)} after`,

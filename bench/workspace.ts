@@ -4,7 +4,19 @@
 // on a generated workspace of 20,000 source files (~250 MB) plus a node_modules of 10,000 files, in the
 // same process run, interleaved round by round.
 import { execFile, execFileSync } from 'node:child_process';
-import { closeSync, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -64,7 +76,15 @@ export interface WorkspaceBenchResult {
    * whose stamp changed and listing changed directories), then the `reset` itself (its scan again, then
    * the writes).
    */
-  readonly split: { readonly attemptsPerRound: number; readonly lstatMs: Spread; readonly scanMs: Spread; readonly resetMs: Spread; readonly paths: number; readonly changed: Spread; readonly extra: Spread };
+  readonly split: {
+    readonly attemptsPerRound: number;
+    readonly lstatMs: Spread;
+    readonly scanMs: Spread;
+    readonly resetMs: Spread;
+    readonly paths: number;
+    readonly changed: Spread;
+    readonly extra: Spread;
+  };
   /** Seconds spent outside the rounds: generating the tree, the git repository, writing the split's copy; and the whole bench (cleanup aside). */
   readonly setupSeconds: { readonly generate: number; readonly git: number; readonly splitCopy: number; readonly total: number };
   /** The 1-minute load average when the bench started and when it ended: the disk and both cores are shared. */
@@ -79,7 +99,40 @@ const SOURCE_BYTES = 250_000_000;
 const MODULE_FILES = 10_000;
 const GIT_SETUP_MS = 60_000;
 
-const WORDS = ['core', 'util', 'api', 'model', 'view', 'render', 'parse', 'net', 'io', 'store', 'auth', 'user', 'db', 'cache', 'config', 'cli', 'ui', 'hooks', 'types', 'internal', 'common', 'shared', 'feature', 'admin', 'billing', 'search', 'report', 'jobs', 'queue', 'events', 'format', 'i18n'];
+const WORDS = [
+  'core',
+  'util',
+  'api',
+  'model',
+  'view',
+  'render',
+  'parse',
+  'net',
+  'io',
+  'store',
+  'auth',
+  'user',
+  'db',
+  'cache',
+  'config',
+  'cli',
+  'ui',
+  'hooks',
+  'types',
+  'internal',
+  'common',
+  'shared',
+  'feature',
+  'admin',
+  'billing',
+  'search',
+  'report',
+  'jobs',
+  'queue',
+  'events',
+  'format',
+  'i18n',
+];
 const TOP_DIRS = ['src', 'test', 'packages', 'docs', 'scripts', 'assets', 'config', 'tools'];
 const EXTENSIONS = ['ts', 'ts', 'ts', 'ts', 'ts', 'ts', 'test.ts', 'test.ts', 'test.ts', 'js', 'js', 'js', 'json', 'json', 'md', 'css'];
 const MODULE_DIRS = ['lib', 'lib/internal', 'dist', 'dist/esm', 'dist/cjs', 'src', 'types'];
@@ -168,7 +221,11 @@ function put(root: string, file: string, bytes: Buffer, made: Set<string>): void
 }
 
 /** ~2,000 nested directories (random recursive tree under a few top-level ones) holding 20,000 files of log-normal sizes, ~250 MB. */
-function writeSources(root: string, random: Random, made: Set<string>): Omit<Tree, 'stats'> & { dirs: number; bytes: number; maxDepth: number } {
+function writeSources(
+  root: string,
+  random: Random,
+  made: Set<string>,
+): Omit<Tree, 'stats'> & { dirs: number; bytes: number; maxDepth: number } {
   const dirs = TOP_DIRS.map((name) => ({ dir: name, depth: 1, subdirs: 0 }));
   const taken = new Set(TOP_DIRS);
   while (dirs.length < SOURCE_DIRS) {
@@ -182,7 +239,11 @@ function writeSources(root: string, random: Random, made: Set<string>): Omit<Tre
   }
   const drafts = Array.from({ length: SOURCE_FILES }, (_, index) => {
     const { dir } = random.pick(dirs);
-    return { file: `${dir}/${random.pick(WORDS)}-${index}.${random.pick(EXTENSIONS)}`, dir, size: Math.min(2_000_000, Math.max(64, random.logNormal(4_000, 1.5))) };
+    return {
+      file: `${dir}/${random.pick(WORDS)}-${index}.${random.pick(EXTENSIONS)}`,
+      dir,
+      size: Math.min(2_000_000, Math.max(64, random.logNormal(4_000, 1.5))),
+    };
   });
   const scale = SOURCE_BYTES / drafts.reduce((sum, { size }) => sum + size, 0);
   const files = drafts.map((draft) => ({ ...draft, size: Math.max(64, Math.round(draft.size * scale)) }));
@@ -194,7 +255,9 @@ function writeSources(root: string, random: Random, made: Set<string>): Omit<Tre
   for (const { dir } of dirs) mkdirSync(path.join(root, dir), { recursive: true });
   const perDir = new Map<string, number>();
   for (const { dir } of files) perDir.set(dir, (perDir.get(dir) ?? 0) + 1);
-  const leaves = dirs.filter(({ dir, subdirs }) => subdirs === 0 && (perDir.get(dir) ?? 0) >= 8 && (perDir.get(dir) ?? 0) <= 12).map(({ dir }) => dir);
+  const leaves = dirs
+    .filter(({ dir, subdirs }) => subdirs === 0 && (perDir.get(dir) ?? 0) >= 8 && (perDir.get(dir) ?? 0) <= 12)
+    .map(({ dir }) => dir);
   return { files, leaves, dirs: dirs.length, bytes, maxDepth: Math.max(...dirs.map(({ depth }) => depth)) };
 }
 
@@ -206,7 +269,14 @@ function writeModules(root: string, random: Random, made: Set<string>): { files:
   const before = made.size;
   const writePackage = (dir: string, count: number): void => {
     for (let index = 0; index < count; index += 1) {
-      const file = index === 0 ? 'package.json' : index === 1 ? 'README.md' : index === 2 ? 'index.js' : `${random.pick(MODULE_DIRS)}/${random.pick(WORDS)}-${index}.js`;
+      const file =
+        index === 0
+          ? 'package.json'
+          : index === 1
+            ? 'README.md'
+            : index === 2
+              ? 'index.js'
+              : `${random.pick(MODULE_DIRS)}/${random.pick(WORDS)}-${index}.js`;
       const size = Math.round(Math.min(64_000, Math.max(40, random.logNormal(800, 1.2))));
       put(root, `${dir}/${file}`, random.text(size, `// ${dir}/${file}\n`), made);
       files += 1;
@@ -226,7 +296,8 @@ function writeModules(root: string, random: Random, made: Set<string>): { files:
       symlinkSync(`../${dir.slice('node_modules/'.length)}/bin/cli.js`, path.join(root, `node_modules/.bin/${name}`));
       links += 1;
     }
-    if (random.below(7) === 0 && files < MODULE_FILES) writePackage(`${dir}/node_modules/${random.pick(WORDS)}-nested-${index}`, Math.min(MODULE_FILES - files, 3 + random.below(12)));
+    if (random.below(7) === 0 && files < MODULE_FILES)
+      writePackage(`${dir}/node_modules/${random.pick(WORDS)}-nested-${index}`, Math.min(MODULE_FILES - files, 3 + random.below(12)));
   }
   // Directories of the packages' files, counted once each with their parents.
   const moduleDirs = new Set<string>();
@@ -246,11 +317,21 @@ function generate(root: string): Tree {
     ['.git/refs/heads/main', Buffer.from('4b825dc642cb6eb9a060e54bf8d69288fbee4904\n')],
     ['.git/objects/4b/825dc642cb6eb9a060e54bf8d69288fbee4904', random.text(2_000, '')],
     ['.git/index', random.text(8_000, 'DIRC')],
-  ] as const) put(root, file, bytes, made);
+  ] as const)
+    put(root, file, bytes, made);
   return {
     files: sources.files,
     leaves: sources.leaves,
-    stats: { sourceFiles: sources.files.length, sourceDirs: sources.dirs, sourceBytes: sources.bytes, maxDepth: sources.maxDepth, moduleFiles: modules.files, moduleDirs: modules.dirs, moduleBytes: modules.bytes, moduleLinks: modules.links },
+    stats: {
+      sourceFiles: sources.files.length,
+      sourceDirs: sources.dirs,
+      sourceBytes: sources.bytes,
+      maxDepth: sources.maxDepth,
+      moduleFiles: modules.files,
+      moduleDirs: modules.dirs,
+      moduleBytes: modules.bytes,
+      moduleLinks: modules.links,
+    },
   };
 }
 
@@ -265,7 +346,8 @@ interface CheckPlan {
 /** A check's footprint: 30 files in `node_modules/.cache/x/`, 5 sources rewritten in place, one directory of ~10 sources deleted, `dist/` with 20 files. */
 function runCheck(dir: string, plan: CheckPlan, random: Random): void {
   mkdirSync(path.join(dir, 'node_modules/.cache/x'), { recursive: true });
-  for (let index = 0; index < 30; index += 1) writeFileSync(path.join(dir, `node_modules/.cache/x/entry-${index}.json`), random.text(1_000 + random.below(3_000), '{'));
+  for (let index = 0; index < 30; index += 1)
+    writeFileSync(path.join(dir, `node_modules/.cache/x/entry-${index}.json`), random.text(1_000 + random.below(3_000), '{'));
   for (const file of plan.modify) {
     const fd = openSync(path.join(dir, file), 'r+');
     try {
@@ -276,7 +358,8 @@ function runCheck(dir: string, plan: CheckPlan, random: Random): void {
   }
   rmSync(path.join(dir, plan.remove), { recursive: true });
   mkdirSync(path.join(dir, 'dist'), { recursive: true });
-  for (let index = 0; index < 20; index += 1) writeFileSync(path.join(dir, `dist/chunk-${index}.js`), random.text(2_000 + random.below(8_000), '//'));
+  for (let index = 0; index < 20; index += 1)
+    writeFileSync(path.join(dir, `dist/chunk-${index}.js`), random.text(2_000 + random.below(8_000), '//'));
 }
 
 /** Two candidates of 5 files (4 sources rewritten, 1 new file in a new directory) on different paths, and the check plans, none touching them. */
@@ -320,7 +403,8 @@ async function timed<T>(work: () => Promise<T> | T): Promise<[number, T]> {
 function spread(values: readonly number[]): Spread {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = sorted.length / 2;
-  const median = sorted.length % 2 === 1 ? (sorted[Math.floor(middle)] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+  const median =
+    sorted.length % 2 === 1 ? (sorted[Math.floor(middle)] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
   return { median, min: sorted[0] as number, max: sorted[sorted.length - 1] as number };
 }
 
@@ -334,10 +418,19 @@ async function gitRepository(workspace: string, gitDir: string): Promise<{ env: 
   const env = { ...process.env, GIT_DIR: gitDir, GIT_WORK_TREE: workspace, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
   const deadline = performance.now() + GIT_SETUP_MS;
   const git = (args: string[], input?: string): string =>
-    execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@localhost', ...args], { env, cwd: workspace, input, encoding: 'utf8', timeout: Math.max(1, Math.ceil(deadline - performance.now())), maxBuffer: 1 << 26 }).trim();
+    execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@localhost', ...args], {
+      env,
+      cwd: workspace,
+      input,
+      encoding: 'utf8',
+      timeout: Math.max(1, Math.ceil(deadline - performance.now())),
+      maxBuffer: 1 << 26,
+    }).trim();
   try {
     git(['init', '-q']);
-    const files = git(['ls-files', '-z', '--others']).split('\0').filter((file) => file !== '');
+    const files = git(['ls-files', '-z', '--others'])
+      .split('\0')
+      .filter((file) => file !== '');
     // A symlink's blob is written: git reads it back to compare a link whose stamp it cannot trust.
     const links = files.filter((file) => lstatSync(path.join(workspace, file)).isSymbolicLink());
     git(['update-index', '--add', '--info-only', '-z', '--stdin'], files.filter((file) => !links.includes(file)).join('\0'));
@@ -346,7 +439,12 @@ async function gitRepository(workspace: string, gitDir: string): Promise<{ env: 
     git(['update-ref', 'HEAD', git(['commit-tree', tree, '-m', 'workspace'])]);
     return { env };
   } catch (error) {
-    return { skipped: performance.now() >= deadline ? `setting the repository up took over ${GIT_SETUP_MS / 1000} s` : `git failed: ${(error as Error).message.split('\n')[0]}` };
+    return {
+      skipped:
+        performance.now() >= deadline
+          ? `setting the repository up took over ${GIT_SETUP_MS / 1000} s`
+          : `git failed: ${(error as Error).message.split('\n')[0]}`,
+    };
   }
 }
 
@@ -408,7 +506,12 @@ export async function workspaceBench({
   attemptsPerRound = 5,
   splitAttemptsPerRound = 3,
   sandboxesPerRound = 1,
-}: { rounds?: number; attemptsPerRound?: number; splitAttemptsPerRound?: number; sandboxesPerRound?: number } = {}): Promise<WorkspaceBenchResult> {
+}: {
+  rounds?: number;
+  attemptsPerRound?: number;
+  splitAttemptsPerRound?: number;
+  sandboxesPerRound?: number;
+} = {}): Promise<WorkspaceBenchResult> {
   const started = performance.now();
   const loadBefore = os.loadavg()[0] as number;
   const root = mkdtempSync(path.join(os.tmpdir(), 'redline-bench-workspace-'));
@@ -425,7 +528,9 @@ export async function workspaceBench({
     const [gitMs, git] = await timed(() => gitRepository(workspace, path.join(root, 'git')));
     // The copy the reset's time is split on: the same snapshot, written the way `RunWorkspace.start` writes its check copy.
     mkdirSync(path.join(root, 'split'));
-    const [splitCopyMs, taken] = await timed(() => takeSnapshot({ workspace, ignored: ignoreRule(), runDir: path.join(root, 'split'), copyDir: path.join(root, 'split/check') }));
+    const [splitCopyMs, taken] = await timed(() =>
+      takeSnapshot({ workspace, ignored: ignoreRule(), runDir: path.join(root, 'split'), copyDir: path.join(root, 'split/check') }),
+    );
     splitPack = taken.snapshot.pack;
     const split = WorkCopy.adopt(path.join(root, 'split/check'), taken.snapshot, taken.copyStamps);
     await split.reset(candidates[0]);
@@ -434,7 +539,23 @@ export async function workspaceBench({
     // Round 0 warms the page cache, the JIT and the git index up; its samples are dropped.
     const samples: RoundSamples[] = [];
     for (let round = 0; round <= rounds; round += 1) {
-      const sample: RoundSamples = { cp: 0, rm: 0, start: 0, dispose: 0, removed: 0, resets: [], reports: [], creates: [], disposals: [], lstat: [], scans: [], splitResets: [], changed: [], extra: [], git: [] };
+      const sample: RoundSamples = {
+        cp: 0,
+        rm: 0,
+        start: 0,
+        dispose: 0,
+        removed: 0,
+        resets: [],
+        reports: [],
+        creates: [],
+        disposals: [],
+        lstat: [],
+        scans: [],
+        splitResets: [],
+        changed: [],
+        extra: [],
+        git: [],
+      };
       const left: Leftovers = { sandboxes: [] };
       leftovers.push(left);
       samples.push(sample);
@@ -461,7 +582,9 @@ export async function workspaceBench({
         async () => {
           if (round === 0) return;
           for (let attempt = 0; attempt < sandboxesPerRound; attempt += 1) {
-            const [createMs, sandbox] = await settledTimed(() => createSandbox(workspace, { files: candidates[attempt % 2] as CandidateFiles }));
+            const [createMs, sandbox] = await settledTimed(() =>
+              createSandbox(workspace, { files: candidates[attempt % 2] as CandidateFiles }),
+            );
             left.sandboxes.push(sandbox);
             sample.creates.push(createMs);
           }
@@ -484,7 +607,9 @@ export async function workspaceBench({
         async () => {
           if ('skipped' in git) return;
           for (let index = 0; index < 3; index += 1) {
-            const [ms, { stdout }] = await settledTimed(() => run('git', ['status', '--porcelain'], { env: git.env, cwd: workspace, maxBuffer: 1 << 26 }));
+            const [ms, { stdout }] = await settledTimed(() =>
+              run('git', ['status', '--porcelain'], { env: git.env, cwd: workspace, maxBuffer: 1 << 26 }),
+            );
             if (stdout !== '') throw new Error(`git status found changes in the untouched workspace: ${stdout.slice(0, 200)}`);
             sample.git.push(ms);
           }
@@ -518,7 +643,8 @@ export async function workspaceBench({
 
     const all = (pick: (sample: RoundSamples) => readonly number[]): Spread => spread(samples.flatMap(pick));
     const each = (pick: (sample: RoundSamples) => number): Spread => spread(samples.map(pick));
-    const sandboxTotals = (sample: RoundSamples): number[] => sample.creates.map((create, index) => create + (sample.disposals[index] as number));
+    const sandboxTotals = (sample: RoundSamples): number[] =>
+      sample.creates.map((create, index) => create + (sample.disposals[index] as number));
     const reset = (sample: RoundSamples): number => spread(sample.resets).median;
     return {
       tree: tree.stats,
@@ -551,7 +677,12 @@ export async function workspaceBench({
         changed: all((sample) => sample.changed),
         extra: all((sample) => sample.extra),
       },
-      setupSeconds: { generate: generateMs / 1000, git: gitMs / 1000, splitCopy: splitCopyMs / 1000, total: (performance.now() - started) / 1000 },
+      setupSeconds: {
+        generate: generateMs / 1000,
+        git: gitMs / 1000,
+        splitCopy: splitCopyMs / 1000,
+        total: (performance.now() - started) / 1000,
+      },
       load: { before: loadBefore, after: os.loadavg()[0] as number },
       gitStatusMs: 'skipped' in git ? git : all((sample) => sample.git),
     };

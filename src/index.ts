@@ -26,21 +26,66 @@ export { minOfTwo } from './checks/min-of-two.js';
 export { parseReport, ReportParseError, type ReportFormat, type TestResult } from './checks/reports/index.js';
 
 export {
-  evaluatePolicy, policyLookback, type AttemptSummary, type BudgetLimits, type Guard, type GuardInput, type RunCounters, type StopVerdict,
-  confirm, margin, plateau, smooth, threshold,
-  attemptsBudget, budgets, costBudget, tokensBudget, wallClockBudget,
-  DEFAULT_WINDOW_LOOKBACK, humanGate, noProgress, oscillation, rejectRepeat, repeatedOutput,
-  allOf, anyOf, not, type NotVerdict,
-  buildGuard, buildPolicy, defaultGuards, guardSpecSchema, needsPriors, type GuardBuildContext, type GuardSpec, type GuardSpecInput,
-  adaptive, type AdaptiveOptions, AdaptivePriors, type GainStats, type PriorsSnapshot,
-  noiseAware, NOISE_AWARE_PRIOR, type NoiseAwareOptions,
+  evaluatePolicy,
+  policyLookback,
+  type AttemptSummary,
+  type BudgetLimits,
+  type Guard,
+  type GuardInput,
+  type RunCounters,
+  type StopVerdict,
+  confirm,
+  margin,
+  plateau,
+  smooth,
+  threshold,
+  attemptsBudget,
+  budgets,
+  costBudget,
+  tokensBudget,
+  wallClockBudget,
+  DEFAULT_WINDOW_LOOKBACK,
+  humanGate,
+  noProgress,
+  oscillation,
+  rejectRepeat,
+  repeatedOutput,
+  allOf,
+  anyOf,
+  not,
+  type NotVerdict,
+  buildGuard,
+  buildPolicy,
+  defaultGuards,
+  guardSpecSchema,
+  needsPriors,
+  type GuardBuildContext,
+  type GuardSpec,
+  type GuardSpecInput,
+  adaptive,
+  type AdaptiveOptions,
+  AdaptivePriors,
+  type GainStats,
+  type PriorsSnapshot,
+  noiseAware,
+  NOISE_AWARE_PRIOR,
+  type NoiseAwareOptions,
 } from './guards/index.js';
 
 export { functionJudge, TRANSITIONS, type Decision, type Evidence, type Judge, type Transition } from './judge/judge.js';
 export { routingJudge } from './judge/routing-judge.js';
 export { validateDecision, type DecisionRejection } from './judge/validate-decision.js';
 
-export { PROPOSER_PROTOCOL, type Proposal, type ProposalRequest, type ProposalState, type Proposer, type ProposerCapabilities, type Usage, type BudgetsLeft } from './proposers/proposer.js';
+export {
+  PROPOSER_PROTOCOL,
+  type Proposal,
+  type ProposalRequest,
+  type ProposalState,
+  type Proposer,
+  type ProposerCapabilities,
+  type Usage,
+  type BudgetsLeft,
+} from './proposers/proposer.js';
 export { functionProposer } from './proposers/function-proposer.js';
 export { commandProposer, type CommandProposerOptions } from './proposers/command-proposer.js';
 export { agentProposer, type AgentProposerOptions } from './proposers/agent-proposer.js';
@@ -54,10 +99,35 @@ export { replayProposer, loadReplay } from './proposers/replay-proposer.js';
 export type { Ledger, LedgerHead, LedgerRecord, RecordType, TaskPriors } from './ledger/ledger.js';
 export { MemoryLedger } from './ledger/memory/memory-ledger.js';
 
-export { RedlineError, MissionError, type MissionIssue, ProposerError, LedgerError, EscapeError, SnapshotGoneError, WorkspaceUnreadableError, SandboxUnavailableError, MissingPeerError } from './errors/index.js';
+export {
+  RedlineError,
+  MissionError,
+  type MissionIssue,
+  ProposerError,
+  LedgerError,
+  EscapeError,
+  SnapshotGoneError,
+  WorkspaceUnreadableError,
+  SandboxUnavailableError,
+  MissingPeerError,
+} from './errors/index.js';
 
-export { verifyLedger, verifyRun, verifySignedRun, type ChainProblem, type RunVerification, type SignatureOptions } from './ledger/verify.js';
-export { checkSeal, type PublicKeyEntry, type SealSignature, type Signer, type SignatureCheck, type SignatureStatus } from './ledger/seal-signature.js';
+export {
+  verifyLedger,
+  verifyRun,
+  verifySignedRun,
+  type ChainProblem,
+  type RunVerification,
+  type SignatureOptions,
+} from './ledger/verify.js';
+export {
+  checkSeal,
+  type PublicKeyEntry,
+  type SealSignature,
+  type Signer,
+  type SignatureCheck,
+  type SignatureStatus,
+} from './ledger/seal-signature.js';
 export { keySigner, keyIdOf, readPrivateKey, readPublicKey } from './ledger/signing-key.js';
 export { ledgerDigest, checkDigest, type LedgerDigest, type DigestCheck } from './ledger/ledger-digest.js';
 export { exportJsonl, importJsonl } from './ledger/export.js';
@@ -67,4 +137,17 @@ export { openLedger } from './ledger/open-ledger.js';
 export { resumeRun, recoverRuns, type Recovery } from './loop/resume.js';
 
 export { planHandoff, handOff, type Handoff, type HandoffPlan } from './handoff/handoff.js';
-export { MemoryReviewQueue, openReviewQueue, budgetAlerts, ReviewError, VERDICT_LABELS, type ReviewQueue, type ReviewItem, type ReviewEntry, type Verdict, type VerdictInput, type ReviewStats, type ReviewQueueOptions } from './review/index.js';
+export {
+  MemoryReviewQueue,
+  openReviewQueue,
+  budgetAlerts,
+  ReviewError,
+  VERDICT_LABELS,
+  type ReviewQueue,
+  type ReviewItem,
+  type ReviewEntry,
+  type Verdict,
+  type VerdictInput,
+  type ReviewStats,
+  type ReviewQueueOptions,
+} from './review/index.js';

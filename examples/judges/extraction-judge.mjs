@@ -32,7 +32,8 @@ function loadRubric(file) {
   const fields = Object.entries(rubric.fields ?? {});
   if (fields.length === 0) throw new UsageError('rubric.fields must name at least one field');
   for (const [field, kind] of fields) {
-    if (!KINDS.has(kind)) throw new UsageError(`rubric.fields.${field}: expected one of ${[...KINDS].join(', ')}, got ${JSON.stringify(kind)}`);
+    if (!KINDS.has(kind))
+      throw new UsageError(`rubric.fields.${field}: expected one of ${[...KINDS].join(', ')}, got ${JSON.stringify(kind)}`);
   }
   return fields;
 }
@@ -44,7 +45,8 @@ function readRequest() {
   } catch (error) {
     throw new UsageError(`stdin is not JSON: ${error.message}`);
   }
-  if (request?.protocol !== 'redline.judge/1') throw new UsageError(`expected protocol redline.judge/1, got ${JSON.stringify(request?.protocol)}`);
+  if (request?.protocol !== 'redline.judge/1')
+    throw new UsageError(`expected protocol redline.judge/1, got ${JSON.stringify(request?.protocol)}`);
   return request;
 }
 
@@ -54,7 +56,15 @@ function dateRenderings(iso) {
   const name = MONTHS[month - 1];
   const mm = String(month).padStart(2, '0');
   const dd = String(day).padStart(2, '0');
-  return [iso, `${name} ${day}, ${year}`, `${day} ${name} ${year}`, `${name.slice(0, 3)} ${day}, ${year}`, `${day} ${name.slice(0, 3)} ${year}`, `${mm}/${dd}/${year}`, `${month}/${day}/${year}`];
+  return [
+    iso,
+    `${name} ${day}, ${year}`,
+    `${day} ${name} ${year}`,
+    `${name.slice(0, 3)} ${day}, ${year}`,
+    `${day} ${name.slice(0, 3)} ${year}`,
+    `${mm}/${dd}/${year}`,
+    `${month}/${day}/${year}`,
+  ];
 }
 
 /** The ways a document may write an amount. */
@@ -103,7 +113,10 @@ export function judge(fields, sourceText, raw) {
       renderings = [got.trim()];
     } else if (kind === 'date') {
       if (typeof got !== 'string' || !isRealIsoDate(got)) {
-        findings.push({ reasonCode: `extraction.bad_format:${field}`, message: `${field} should be an ISO date (YYYY-MM-DD), got ${JSON.stringify(got)}` });
+        findings.push({
+          reasonCode: `extraction.bad_format:${field}`,
+          message: `${field} should be an ISO date (YYYY-MM-DD), got ${JSON.stringify(got)}`,
+        });
         continue;
       }
       renderings = dateRenderings(got);
@@ -115,7 +128,11 @@ export function judge(fields, sourceText, raw) {
       renderings = numberRenderings(got);
     }
     if (renderings.some((rendering) => rendering !== '' && source.includes(rendering.toLowerCase()))) earned += 1;
-    else findings.push({ reasonCode: `extraction.ungrounded:${field}`, message: `${field} ${JSON.stringify(got)} does not appear in the source document` });
+    else
+      findings.push({
+        reasonCode: `extraction.ungrounded:${field}`,
+        message: `${field} ${JSON.stringify(got)} does not appear in the source document`,
+      });
   }
   return { score: Math.round((earned / fields.length) * 1000) / 1000, findings };
 }

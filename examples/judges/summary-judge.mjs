@@ -42,14 +42,23 @@ function readRequest() {
   } catch (error) {
     throw new UsageError(`stdin is not JSON: ${error.message}`);
   }
-  if (request?.protocol !== 'redline.judge/1') throw new UsageError(`expected protocol redline.judge/1, got ${JSON.stringify(request?.protocol)}`);
+  if (request?.protocol !== 'redline.judge/1')
+    throw new UsageError(`expected protocol redline.judge/1, got ${JSON.stringify(request?.protocol)}`);
   return request;
 }
 
 /** Scores one summary against the rubric. */
 export function judge(rubric, value) {
   if (typeof value !== 'string') {
-    return { score: 0, findings: [{ reasonCode: 'summary.not_text', message: `expected the summary as a string value, got ${value === null ? 'null' : typeof value}` }] };
+    return {
+      score: 0,
+      findings: [
+        {
+          reasonCode: 'summary.not_text',
+          message: `expected the summary as a string value, got ${value === null ? 'null' : typeof value}`,
+        },
+      ],
+    };
   }
   const text = value.trim();
   if (text === '') return { score: 0, findings: [{ reasonCode: 'summary.empty', message: 'the summary is empty' }] };

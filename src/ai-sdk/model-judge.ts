@@ -45,7 +45,14 @@ export function modelJudge(options: ModelJudgeOptions): Judge {
   return {
     name: `model:${modelId}`,
     async decide(evidence, { signal }) {
-      const { object } = await requestObject({ languageModel, schema: decisionSchema, system: JUDGE_SYSTEM, prompt: evidencePrompt(evidence), maxRetries, abortSignal: signal });
+      const { object } = await requestObject({
+        languageModel,
+        schema: decisionSchema,
+        system: JUDGE_SYSTEM,
+        prompt: evidencePrompt(evidence),
+        maxRetries,
+        abortSignal: signal,
+      });
       return object;
     },
   };

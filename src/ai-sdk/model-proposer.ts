@@ -22,15 +22,26 @@ export type ModelProposerOptions = ModelSource & {
 };
 
 function toProposerError(error: unknown, signal: AbortSignal): ProposerError {
-  if (signal.aborted) return new ProposerError({ code: 'proposer.aborted', message: 'the run stopped while the model was answering', cause: error });
+  if (signal.aborted)
+    return new ProposerError({ code: 'proposer.aborted', message: 'the run stopped while the model was answering', cause: error });
   if (NoObjectGeneratedError.isInstance(error) || NoOutputGeneratedError.isInstance(error)) {
     const text = NoObjectGeneratedError.isInstance(error) ? error.text : undefined;
-    return new ProposerError({ code: 'proposer.bad_output', message: `the model did not answer with a proposal: ${error.message}`, ...(text === undefined ? {} : { output: text }), cause: error });
+    return new ProposerError({
+      code: 'proposer.bad_output',
+      message: `the model did not answer with a proposal: ${error.message}`,
+      ...(text === undefined ? {} : { output: text }),
+      cause: error,
+    });
   }
   const apiError = RetryError.isInstance(error) ? error.lastError : error;
   const status = APICallError.isInstance(apiError) && apiError.statusCode !== undefined ? ` (HTTP ${apiError.statusCode})` : '';
   const body = APICallError.isInstance(apiError) ? apiError.responseBody : undefined;
-  return new ProposerError({ code: 'proposer.model_error', message: `the model call failed${status}: ${(error as Error)?.message ?? String(error)}`, ...(body === undefined ? {} : { output: body }), cause: error });
+  return new ProposerError({
+    code: 'proposer.model_error',
+    message: `the model call failed${status}: ${(error as Error)?.message ?? String(error)}`,
+    ...(body === undefined ? {} : { output: body }),
+    cause: error,
+  });
 }
 
 /**
@@ -50,14 +61,27 @@ export function modelProposer(options: ModelProposerOptions): Proposer {
     name: `model:${modelId}`,
     capabilities: { reportsTokens: true, reportsCost: price !== undefined },
     async propose(request, { signal, workspace }) {
-      const prompt = await proposalPrompt({ request, maxBytes: maxContextBytes, ...(workspace === undefined ? {} : { baseline: workspace.baselineFiles() }) });
-      const { object, usage } = await requestObject({ languageModel, schema: proposalSchema, system: PROPOSER_SYSTEM, prompt, maxRetries, maxOutputTokens, abortSignal: signal }).catch(
-        (error: unknown) => {
-          throw toProposerError(error, signal);
-        },
-      );
+      const prompt = await proposalPrompt({
+        request,
+        maxBytes: maxContextBytes,
+        ...(workspace === undefined ? {} : { baseline: workspace.baselineFiles() }),
+      });
+      const { object, usage } = await requestObject({
+        languageModel,
+        schema: proposalSchema,
+        system: PROPOSER_SYSTEM,
+        prompt,
+        maxRetries,
+        maxOutputTokens,
+        abortSignal: signal,
+      }).catch((error: unknown) => {
+        throw toProposerError(error, signal);
+      });
       const { inputTokens, outputTokens } = usage;
-      const costUsd = price === undefined || inputTokens === undefined || outputTokens === undefined ? undefined : (inputTokens * price.input + outputTokens * price.output) / 1_000_000;
+      const costUsd =
+        price === undefined || inputTokens === undefined || outputTokens === undefined
+          ? undefined
+          : (inputTokens * price.input + outputTokens * price.output) / 1_000_000;
       const reported: Usage = {
         ...(inputTokens === undefined ? {} : { inputTokens }),
         ...(outputTokens === undefined ? {} : { outputTokens }),

@@ -67,9 +67,19 @@ function scorePrompt({ candidate, goal, attempt }: CheckContext, rubric: string,
  */
 export async function modelScore(options: ModelScoreOptions): Promise<ScoreFunction> {
   const { rubric, timeoutMs, maxContextBytes = 204_800, maxRetries = 2 } = options;
-  const { languageModel } = resolveModel('languageModel' in options ? options : { baseURL: options.baseURL, model: options.model, apiKey: apiKeyFrom(options.apiKeyEnv) });
+  const { languageModel } = resolveModel(
+    'languageModel' in options ? options : { baseURL: options.baseURL, model: options.model, apiKey: apiKeyFrom(options.apiKeyEnv) },
+  );
   return async (context) => {
-    const { object } = await requestObject({ languageModel, schema: scoreSchema, system: SCORE_SYSTEM, prompt: scorePrompt(context, rubric, maxContextBytes), maxRetries, timeoutMs, abortSignal: context.signal });
+    const { object } = await requestObject({
+      languageModel,
+      schema: scoreSchema,
+      system: SCORE_SYSTEM,
+      prompt: scorePrompt(context, rubric, maxContextBytes),
+      maxRetries,
+      timeoutMs,
+      abortSignal: context.signal,
+    });
     return { score: object.score, notes: object.findings };
   };
 }

@@ -17,5 +17,7 @@ export interface OpenAICompatibleModelOptions {
  * const model = openAICompatibleModel({ baseURL: 'http://localhost:11434/v1', model: 'qwen3:8b' });
  */
 export function openAICompatibleModel({ baseURL, model, apiKey }: OpenAICompatibleModelOptions): LanguageModel {
-  return createOpenAICompatible({ name: 'redline', baseURL, ...(apiKey === undefined ? {} : { apiKey }), supportsStructuredOutputs: true })(model);
+  return createOpenAICompatible({ name: 'redline', baseURL, ...(apiKey === undefined ? {} : { apiKey }), supportsStructuredOutputs: true })(
+    model,
+  );
 }

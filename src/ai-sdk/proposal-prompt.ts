@@ -29,22 +29,41 @@ function budgetsLine({ attempts, tokens, wallClockMs, costUsd }: BudgetsLeft): s
  * changes, the failing findings and the budgets left. File contents share `maxBytes`, the latest
  * candidate's changes first; what does not fit is named, not shown.
  */
-export async function proposalPrompt({ request, maxBytes, baseline }: { request: ProposalRequest; maxBytes: number; baseline?: readonly BaselineFile[] }): Promise<string> {
+export async function proposalPrompt({
+  request,
+  maxBytes,
+  baseline,
+}: {
+  request: ProposalRequest;
+  maxBytes: number;
+  baseline?: readonly BaselineFile[];
+}): Promise<string> {
   const { mission, attempt, state } = request;
   const changes = state.candidate?.files ?? {};
   const candidate = changedFileBlocks(changes, maxBytes);
   const selection = { scope: mission.scope, skip: new Set(Object.keys(changes)), maxBytes: candidate.bytesLeft };
   // The run's snapshot when the loop offers it; the workspace directory for a caller without one.
-  const workspace = mission.workspaceDir === undefined ? undefined : baseline !== undefined ? await readBaselineFiles(baseline, selection) : await readWorkspaceFiles({ dir: mission.workspaceDir, ...selection });
+  const workspace =
+    mission.workspaceDir === undefined
+      ? undefined
+      : baseline !== undefined
+        ? await readBaselineFiles(baseline, selection)
+        : await readWorkspaceFiles({ dir: mission.workspaceDir, ...selection });
   const leftOut = [...candidate.leftOut, ...(workspace?.leftOut ?? [])];
 
   const failing = state.findings.filter((finding) => finding.status === 'fail' || finding.status === 'error');
   const sections = [
     `# Goal\n${mission.goal}`,
     `# Scope\nYou may change only paths matching: ${mission.scope.join(', ')}${mission.declaredOutputs.length === 0 ? '' : `\nThe candidate must produce: ${mission.declaredOutputs.join(', ')}`}`,
-    workspace === undefined ? '# Workspace\nThis mission has no workspace: answer with "value".' : `# Workspace files in scope\n${workspace.files.map(([file, content]) => fileBlock(file, content)).join('\n\n') || '(none)'}`,
-    state.candidate === null ? undefined : `# Latest candidate\nChanges on top of the workspace so far:\n${candidate.blocks.join('\n\n') || '(none)'}${state.candidate.value === undefined ? '' : `\n\nValue:\n${fenced(JSON.stringify(state.candidate.value, null, 2))}`}`,
-    leftOut.length === 0 ? undefined : `# Files left out\nThese files are binary or did not fit in ${maxBytes} bytes of context, so they are not shown: ${listed(leftOut, String, ', ')}`,
+    workspace === undefined
+      ? '# Workspace\nThis mission has no workspace: answer with "value".'
+      : `# Workspace files in scope\n${workspace.files.map(([file, content]) => fileBlock(file, content)).join('\n\n') || '(none)'}`,
+    state.candidate === null
+      ? undefined
+      : `# Latest candidate\nChanges on top of the workspace so far:\n${candidate.blocks.join('\n\n') || '(none)'}${state.candidate.value === undefined ? '' : `\n\nValue:\n${fenced(JSON.stringify(state.candidate.value, null, 2))}`}`,
+    leftOut.length === 0
+      ? undefined
+      : `# Files left out\nThese files are binary or did not fit in ${maxBytes} bytes of context, so they are not shown: ${listed(leftOut, String, ', ')}`,
     `# Failing findings\n${failing.length === 0 ? 'None.' : listed(failing, findingLine, '\n')}`,
     `# Budgets left\nAttempt ${attempt}; left: ${budgetsLine(state.budgetsLeft)}.`,
   ];

@@ -17,7 +17,16 @@ export interface RequestObjectOptions<T> {
  * One schema-constrained model call. Throws the AI SDK's errors: `NoObjectGeneratedError` when the
  * reply is not JSON matching `schema`, `APICallError`/`RetryError` when the call itself failed.
  */
-export async function requestObject<T>({ languageModel, schema, system, prompt, maxRetries, maxOutputTokens, timeoutMs, abortSignal }: RequestObjectOptions<T>): Promise<{ object: T; usage: LanguageModelUsage }> {
+export async function requestObject<T>({
+  languageModel,
+  schema,
+  system,
+  prompt,
+  maxRetries,
+  maxOutputTokens,
+  timeoutMs,
+  abortSignal,
+}: RequestObjectOptions<T>): Promise<{ object: T; usage: LanguageModelUsage }> {
   // Not the AI SDK's own `timeout`: its AbortSignal.timeout fires at once beyond 2^31−1 ms, and a mission's timeout may be longer.
   const deadline = timeoutMs === undefined ? undefined : longTimeoutSignal({ delayMs: timeoutMs });
   const signals = [abortSignal, deadline?.signal].filter((signal) => signal !== undefined);

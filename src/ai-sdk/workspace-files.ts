@@ -42,7 +42,10 @@ interface Candidate {
 }
 
 /** The text files among `entries` that match the scope, in their order, within a byte budget. */
-async function pick(entries: AsyncIterable<Candidate> | Iterable<Candidate>, { scope, skip, maxBytes }: Omit<WorkspaceFilesOptions, 'dir'>): Promise<WorkspaceFiles> {
+async function pick(
+  entries: AsyncIterable<Candidate> | Iterable<Candidate>,
+  { scope, skip, maxBytes }: Omit<WorkspaceFilesOptions, 'dir'>,
+): Promise<WorkspaceFiles> {
   const inScope = picomatch([...scope], { dot: true });
   const files: Array<readonly [string, string]> = [];
   const leftOut: string[] = [];

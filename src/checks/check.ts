@@ -39,6 +39,10 @@ export function finding(
 }
 
 /** The `sandbox` option of `runProcess` for a check's program: only its copy (`dir`) is writable. */
-export function checkSandbox({ dir, sandbox }: Pick<CheckContext, 'dir' | 'sandbox'>): { sandbox?: { kind: 'bwrap'; writable: string[]; network: boolean } } {
-  return sandbox === undefined ? {} : { sandbox: { kind: sandbox.kind, writable: dir === undefined ? [] : [dir], network: sandbox.network } };
+export function checkSandbox({ dir, sandbox }: Pick<CheckContext, 'dir' | 'sandbox'>): {
+  sandbox?: { kind: 'bwrap'; writable: string[]; network: boolean };
+} {
+  return sandbox === undefined
+    ? {}
+    : { sandbox: { kind: sandbox.kind, writable: dir === undefined ? [] : [dir], network: sandbox.network } };
 }

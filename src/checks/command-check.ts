@@ -19,7 +19,15 @@ export interface CommandCheckOptions {
 }
 
 /** Passes when the command exits 0 in the candidate copy. */
-export function commandCheck({ name, command, stage = 'fast', tier = 'format', required = true, timeoutMs = 60_000, outputCap = 1_048_576 }: CommandCheckOptions): Check {
+export function commandCheck({
+  name,
+  command,
+  stage = 'fast',
+  tier = 'format',
+  required = true,
+  timeoutMs = 60_000,
+  outputCap = 1_048_576,
+}: CommandCheckOptions): Check {
   const check = { name, stage, tier, required };
   return {
     ...check,

@@ -12,10 +12,24 @@ const replySchema = z.object({
  * A score judge run as a program: it gets `{"protocol":"redline.judge/1","goal":…,"candidate":{"files":…,"value":…}}`
  * on stdin and prints `{"score":0..1,"findings":[{"reasonCode":…,"message":…}]}`.
  */
-export function commandScore({ command, cwd, timeoutMs = 60_000, outputCap = 1_048_576 }: { command: string | readonly string[]; cwd: string; timeoutMs?: number; outputCap?: number }): ScoreFunction {
+export function commandScore({
+  command,
+  cwd,
+  timeoutMs = 60_000,
+  outputCap = 1_048_576,
+}: {
+  command: string | readonly string[];
+  cwd: string;
+  timeoutMs?: number;
+  outputCap?: number;
+}): ScoreFunction {
   return async (context: CheckContext): Promise<ScoreResult> => {
     const { goal, candidate, dir, signal } = context;
-    const input = JSON.stringify({ protocol: 'redline.judge/1', goal, candidate: { files: candidate.files, value: candidate.value ?? null } });
+    const input = JSON.stringify({
+      protocol: 'redline.judge/1',
+      goal,
+      candidate: { files: candidate.files, value: candidate.value ?? null },
+    });
     const result = await runProcess({ command, cwd: dir ?? cwd, input, timeoutMs, outputCap, signal, ...checkSandbox(context) });
     if (result.spawnError !== undefined) throw new Error(`could not start the judge: ${result.spawnError}`);
     if (result.killed !== undefined) throw new Error(`judge killed (${result.killed})`);
@@ -27,7 +41,10 @@ export function commandScore({ command, cwd, timeoutMs = 60_000, outputCap = 1_0
       throw new Error(`judge printed no JSON: ${result.stdout.trim().slice(0, 200)}`);
     }
     const reply = replySchema.safeParse(data);
-    if (!reply.success) throw new Error(`judge reply: ${reply.error.issues.map((issue) => `${issue.path.join('.') || '(root)'} ${issue.message}`).join('; ')}`);
+    if (!reply.success)
+      throw new Error(
+        `judge reply: ${reply.error.issues.map((issue) => `${issue.path.join('.') || '(root)'} ${issue.message}`).join('; ')}`,
+      );
     return { score: reply.data.score, notes: reply.data.findings };
   };
 }

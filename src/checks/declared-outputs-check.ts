@@ -28,7 +28,9 @@ export function declaredOutputsCheck(outputs: readonly string[]): Check {
         if (!exists) missing.push(output);
       }
       if (missing.length === 0) return [finding(check, 'pass', [], `${outputs.length} declared output(s) present`)];
-      return missing.map((output) => finding(check, 'fail', [`output.missing:${output}`], `declared output ${output} was not produced`, { location: { file: output } }));
+      return missing.map((output) =>
+        finding(check, 'fail', [`output.missing:${output}`], `declared output ${output} was not produced`, { location: { file: output } }),
+      );
     },
   };
 }

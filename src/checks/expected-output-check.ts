@@ -18,7 +18,16 @@ export interface ExpectedOutputCheckOptions {
 const normalize = (text: string): string => text.replace(/\r\n/g, '\n').trim();
 
 /** Demand red line: the command's stdout equals the expected text. */
-export function expectedOutputCheck({ name, command, expected, compare = 'trimmed', stage = 'fast', required = true, timeoutMs = 60_000, outputCap = 1_048_576 }: ExpectedOutputCheckOptions): Check {
+export function expectedOutputCheck({
+  name,
+  command,
+  expected,
+  compare = 'trimmed',
+  stage = 'fast',
+  required = true,
+  timeoutMs = 60_000,
+  outputCap = 1_048_576,
+}: ExpectedOutputCheckOptions): Check {
   const check = { name, stage, tier: 'demand' as const, required };
   return {
     ...check,

@@ -11,7 +11,11 @@ import { jsonSchemaCheck } from './json-schema-check.js';
 import { scoreCheck } from './score-check.js';
 import { testRunnerCheck } from './test-runner-check.js';
 
-async function loadSchema(mission: Mission, spec: Extract<CheckSpec, { kind: 'json-schema' }>, index: number): Promise<Record<string, unknown>> {
+async function loadSchema(
+  mission: Mission,
+  spec: Extract<CheckSpec, { kind: 'json-schema' }>,
+  index: number,
+): Promise<Record<string, unknown>> {
   if (typeof spec.schema !== 'string') return spec.schema;
   const file = path.resolve(mission.baseDir, spec.schema);
   try {
@@ -19,7 +23,14 @@ async function loadSchema(mission: Mission, spec: Extract<CheckSpec, { kind: 'js
   } catch (error) {
     throw new MissionError({
       source: mission.id,
-      issues: [{ path: `checks[${index}].schema`, expected: 'a readable JSON Schema file', got: spec.schema, message: `cannot load the schema ${file}: ${(error as Error).message}` }],
+      issues: [
+        {
+          path: `checks[${index}].schema`,
+          expected: 'a readable JSON Schema file',
+          got: spec.schema,
+          message: `cannot load the schema ${file}: ${(error as Error).message}`,
+        },
+      ],
     });
   }
 }
@@ -35,15 +46,30 @@ export async function buildChecks(mission: Mission): Promise<Check[]> {
         case 'command':
           return commandCheck({ ...common, ...process, command: spec.command, tier: spec.tier });
         case 'test-runner':
-          return testRunnerCheck({ ...common, ...process, command: spec.command, format: spec.format, ...(spec.reportFile === undefined ? {} : { reportFile: spec.reportFile }) });
+          return testRunnerCheck({
+            ...common,
+            ...process,
+            command: spec.command,
+            format: spec.format,
+            ...(spec.reportFile === undefined ? {} : { reportFile: spec.reportFile }),
+          });
         case 'expected-output':
           return expectedOutputCheck({ ...common, ...process, command: spec.command, expected: spec.expected, compare: spec.compare });
         case 'json-schema':
-          return jsonSchemaCheck({ ...common, schema: await loadSchema(mission, spec, index), ...(spec.file === undefined ? {} : { file: spec.file }) });
+          return jsonSchemaCheck({
+            ...common,
+            schema: await loadSchema(mission, spec, index),
+            ...(spec.file === undefined ? {} : { file: spec.file }),
+          });
         case 'score': {
-          if (spec.command !== undefined) return scoreCheck({ ...common, pass: spec.pass, score: commandScore({ command: spec.command, cwd, ...process }) });
+          if (spec.command !== undefined)
+            return scoreCheck({ ...common, pass: spec.pass, score: commandScore({ command: spec.command, cwd, ...process }) });
           const { modelScore } = await import('../ai-sdk/model-score.js');
-          return scoreCheck({ ...common, pass: spec.pass, score: await modelScore({ ...(spec.model as NonNullable<typeof spec.model>), timeoutMs: spec.timeout }) });
+          return scoreCheck({
+            ...common,
+            pass: spec.pass,
+            score: await modelScore({ ...(spec.model as NonNullable<typeof spec.model>), timeoutMs: spec.timeout }),
+          });
         }
       }
     }),

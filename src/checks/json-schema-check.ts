@@ -20,14 +20,17 @@ export function jsonSchemaCheck({ name, schema, file, stage = 'fast', required =
   try {
     validate = new Ajv({ allErrors: true, strict: false }).compile(schema);
   } catch (error) {
-    throw new TypeError(`Expected a valid JSON Schema for check "${name}", got one that does not compile: ${(error as Error).message}`, { cause: error });
+    throw new TypeError(`Expected a valid JSON Schema for check "${name}", got one that does not compile: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   return {
     ...check,
     async run({ dir, candidate }: CheckContext): Promise<Finding[]> {
       let data: unknown = candidate.value;
       if (file !== undefined) {
-        if (dir === undefined) return [finding(check, 'error', ['check.no_workspace'], 'a json-schema check of a file needs a mission workspace')];
+        if (dir === undefined)
+          return [finding(check, 'error', ['check.no_workspace'], 'a json-schema check of a file needs a mission workspace')];
         let text: string;
         try {
           text = await readFile(path.join(dir, file), 'utf8');
@@ -49,9 +52,15 @@ export function jsonSchemaCheck({ name, schema, file, stage = 'fast', required =
       if (data === undefined) return [finding(check, 'fail', ['value.missing'], 'the candidate has no value to validate')];
       if (validate(data)) return [finding(check, 'pass', [], 'valid')];
       return (validate.errors ?? []).map((error) =>
-        finding(check, 'fail', [`schema.${error.keyword}:${error.instancePath || '/'}`], `${error.instancePath || '(root)'} ${error.message ?? 'is invalid'}`, {
-          ...(file === undefined ? {} : { location: { file } }),
-        }),
+        finding(
+          check,
+          'fail',
+          [`schema.${error.keyword}:${error.instancePath || '/'}`],
+          `${error.instancePath || '(root)'} ${error.message ?? 'is invalid'}`,
+          {
+            ...(file === undefined ? {} : { location: { file } }),
+          },
+        ),
       );
     },
   };

@@ -12,9 +12,13 @@ const parts = (result: ScoreResult): { score: number; notes: readonly { reasonCo
  * scoreCheck({ name: 'quality', score: minOfTwo(modelJudgeA, modelJudgeB) })
  */
 export function minOfTwo(a: ScoreFunction, b: ScoreFunction): ScoreFunction {
-  if (typeof a !== 'function' || typeof b !== 'function') throw new TypeError(`Expected two score functions, got ${typeof a} and ${typeof b}`);
+  if (typeof a !== 'function' || typeof b !== 'function')
+    throw new TypeError(`Expected two score functions, got ${typeof a} and ${typeof b}`);
   return async (context: CheckContext): Promise<ScoreResult> => {
-    const [first, second] = (await Promise.all([a(context), b(context)])).map(parts) as [ReturnType<typeof parts>, ReturnType<typeof parts>];
+    const [first, second] = (await Promise.all([a(context), b(context)])).map(parts) as [
+      ReturnType<typeof parts>,
+      ReturnType<typeof parts>,
+    ];
     return { score: Math.min(first.score, second.score), notes: [...first.notes, ...second.notes] };
   };
 }

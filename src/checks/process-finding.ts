@@ -3,7 +3,11 @@ import { finding, type Check } from './check.js';
 import type { Finding } from './finding.js';
 
 /** The `error` finding for a process the runtime had to end or could not start, if any. */
-export function processErrorFinding(check: Pick<Check, 'name' | 'stage' | 'tier'>, result: ProcessResult, timeoutMs: number): Finding | undefined {
+export function processErrorFinding(
+  check: Pick<Check, 'name' | 'stage' | 'tier'>,
+  result: ProcessResult,
+  timeoutMs: number,
+): Finding | undefined {
   if (result.spawnError !== undefined) {
     return finding(check, 'error', ['process.spawn_failed'], `could not start the command: ${result.spawnError}`);
   }

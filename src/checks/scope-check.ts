@@ -15,7 +15,9 @@ export function scopeCheck(scope: readonly string[]): Check {
       const outside = candidate.footprint.filter((file) => !inScope(file));
       if (outside.length === 0) return [finding(check, 'pass', [], `${candidate.footprint.length} path(s) within scope`)];
       return outside.map((file) =>
-        finding(check, 'fail', [`scope.outside:${file}`], `${file} is outside the mission scope (${scope.join(', ')})`, { location: { file } }),
+        finding(check, 'fail', [`scope.outside:${file}`], `${file} is outside the mission scope (${scope.join(', ')})`, {
+          location: { file },
+        }),
       );
     },
   };

@@ -41,9 +41,15 @@ export function scoreCheck({ name, score, pass = 0.8, stage = 'fast', required =
       const notes = typeof result === 'number' ? [] : (result.notes ?? []);
       const passed = value >= pass;
       return [
-        finding(check, passed ? 'pass' : 'fail', passed ? [] : ['score.below_pass', ...notes.map((note) => note.reasonCode)], `score ${value.toFixed(3)}${notes.length > 0 ? `: ${notes.map((note) => note.message).join('; ')}` : ''}`, {
-          score: value,
-        }),
+        finding(
+          check,
+          passed ? 'pass' : 'fail',
+          passed ? [] : ['score.below_pass', ...notes.map((note) => note.reasonCode)],
+          `score ${value.toFixed(3)}${notes.length > 0 ? `: ${notes.map((note) => note.message).join('; ')}` : ''}`,
+          {
+            score: value,
+          },
+        ),
       ];
     },
   };

@@ -39,7 +39,16 @@ function testId(result: TestResult): string {
  * Demand red line: runs a test command and turns its JUnit XML, TAP or node test runner report into
  * one finding per failing test. Zero tests run is a failure, not a pass.
  */
-export function testRunnerCheck({ name, command, format, reportFile, stage = 'fast', required = true, timeoutMs = 60_000, outputCap = 1_048_576 }: TestRunnerCheckOptions): Check {
+export function testRunnerCheck({
+  name,
+  command,
+  format,
+  reportFile,
+  stage = 'fast',
+  required = true,
+  timeoutMs = 60_000,
+  outputCap = 1_048_576,
+}: TestRunnerCheckOptions): Check {
   const check = { name, stage, tier: 'demand' as const, required };
   return {
     ...check,
@@ -47,7 +56,8 @@ export function testRunnerCheck({ name, command, format, reportFile, stage = 'fa
       const { dir, signal } = context;
       if (dir === undefined) return [finding(check, 'error', ['check.no_workspace'], 'a test-runner check needs a mission workspace')];
       // A report left in the workspace (from a local run) must not pass for this run's: it is removed first.
-      if (reportFile !== undefined && malformedPath(reportFile) === undefined) removeInside(dir, normalPath(reportFile), { onObstacle: 'replace' });
+      if (reportFile !== undefined && malformedPath(reportFile) === undefined)
+        removeInside(dir, normalPath(reportFile), { onObstacle: 'replace' });
       const result = await runProcess({ command, cwd: dir, timeoutMs, outputCap, signal, ...checkSandbox(context) });
       const error = processErrorFinding(check, result, timeoutMs);
       if (error !== undefined) return [error];
@@ -56,20 +66,38 @@ export function testRunnerCheck({ name, command, format, reportFile, stage = 'fa
         try {
           report = await readFile(path.join(dir, reportFile), 'utf8');
         } catch {
-          return [finding(check, 'error', ['report.missing'], `the command did not write ${reportFile} (exit ${result.exitCode})\n${tail(result.stderr)}`)];
+          return [
+            finding(
+              check,
+              'error',
+              ['report.missing'],
+              `the command did not write ${reportFile} (exit ${result.exitCode})\n${tail(result.stderr)}`,
+            ),
+          ];
         }
       }
       let tests: TestResult[];
       try {
         tests = parseReport(format, report);
       } catch (parseError) {
-        return [finding(check, 'error', ['report.unparseable'], `${(parseError as Error).message} (exit ${result.exitCode})\n${tail(result.stderr)}`)];
+        return [
+          finding(
+            check,
+            'error',
+            ['report.unparseable'],
+            `${(parseError as Error).message} (exit ${result.exitCode})\n${tail(result.stderr)}`,
+          ),
+        ];
       }
       const failed = tests.filter((test) => test.status === 'fail');
       if (failed.length > 0) {
         return failed.map((test) =>
           finding(check, 'fail', [`test.failed:${testId(test)}`], test.message ?? `${testId(test)} failed`, {
-            location: { test: testId(test), ...(test.file === undefined ? {} : { file: relativeTo(dir, test.file) }), ...(test.line === undefined ? {} : { line: test.line }) },
+            location: {
+              test: testId(test),
+              ...(test.file === undefined ? {} : { file: relativeTo(dir, test.file) }),
+              ...(test.line === undefined ? {} : { line: test.line }),
+            },
           }),
         );
       }
@@ -77,7 +105,14 @@ export function testRunnerCheck({ name, command, format, reportFile, stage = 'fa
         return [finding(check, 'fail', ['test.none_passed'], `no test passed (${tests.length} reported, exit ${result.exitCode})`)];
       }
       if (result.exitCode !== 0) {
-        return [finding(check, 'fail', ['test.exit_nonzero'], `every reported test passed but the command exited ${result.exitCode}\n${tail(result.stderr)}`)];
+        return [
+          finding(
+            check,
+            'fail',
+            ['test.exit_nonzero'],
+            `every reported test passed but the command exited ${result.exitCode}\n${tail(result.stderr)}`,
+          ),
+        ];
       }
       const skipped = tests.filter((test) => test.status === 'skip').length;
       return [finding(check, 'pass', [], `${tests.length - skipped} passed${skipped > 0 ? `, ${skipped} skipped` : ''}`)];

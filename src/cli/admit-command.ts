@@ -23,7 +23,8 @@ function summary(admission: Admission, to: string | undefined, created: boolean)
   const counts = `${admission.written.length} written, ${admission.deleted.length} deleted, ${admission.unchanged.length} unchanged`;
   const where = `${clean(to ?? admission.dir)}${created ? ' (created)' : ''}`;
   const run = clean(admission.runId);
-  if (admission.branch !== undefined) return `created branch ${clean(admission.branch.branch)} at ${admission.branch.commit} (parent ${admission.branch.parent}) for run ${run} in ${where}: ${counts}`;
+  if (admission.branch !== undefined)
+    return `created branch ${clean(admission.branch.branch)} at ${admission.branch.commit} (parent ${admission.branch.parent}) for run ${run} in ${where}: ${counts}`;
   if (admission.patch !== undefined) return `wrote the patch of run ${run} against ${where} to ${clean(admission.patch)}: ${counts}`;
   return `admitted run ${run} into ${where}: ${counts}`;
 }
@@ -48,9 +49,16 @@ async function describe(admission: Admission, to: string | undefined, created: b
   for (const file of admission.unchanged) lines.push(`  unchanged ${clean(file)}`);
   const changed = admission.changedDuringRun;
   if (changed !== undefined) {
-    lines.push(`note: the workspace changed while the run ran (${changed.count} path(s): ${changed.paths.slice(0, 5).map(clean).join(', ')}${changed.count > 5 ? ', …' : ''}); the run was checked on its snapshot, not on those changes`);
+    lines.push(
+      `note: the workspace changed while the run ran (${changed.count} path(s): ${changed.paths.slice(0, 5).map(clean).join(', ')}${changed.count > 5 ? ', …' : ''}); the run was checked on its snapshot, not on those changes`,
+    );
   }
-  if (admission.patch !== undefined) lines.push(admission.written.length + admission.deleted.length === 0 ? 'the patch is empty: nothing to change' : `apply it with: ${clean(await applyCommand(admission.dir, admission.patch))}`);
+  if (admission.patch !== undefined)
+    lines.push(
+      admission.written.length + admission.deleted.length === 0
+        ? 'the patch is empty: nothing to change'
+        : `apply it with: ${clean(await applyCommand(admission.dir, admission.patch))}`,
+    );
   return lines;
 }
 
@@ -61,9 +69,14 @@ async function describe(admission: Admission, to: string | undefined, created: b
  * A refusal prints the reason and every path behind it (stderr; with `--json` also one JSON line on
  * stdout) and exits 2.
  */
-export async function admitCommand(runId: string, { to, patch, gitBranch, force = false, json = false, ledger }: AdmitCommandOptions, { print, progress }: Output): Promise<number> {
+export async function admitCommand(
+  runId: string,
+  { to, patch, gitBranch, force = false, json = false, ledger }: AdmitCommandOptions,
+  { print, progress }: Output,
+): Promise<number> {
   if (patch !== undefined && gitBranch !== undefined) throw new TypeError('Expected one of --patch FILE or --git-branch NAME, got both');
-  if (to === undefined && patch === undefined && gitBranch === undefined) throw new TypeError('Expected --to DIR, --patch FILE or --git-branch NAME, got none');
+  if (to === undefined && patch === undefined && gitBranch === undefined)
+    throw new TypeError('Expected --to DIR, --patch FILE or --git-branch NAME, got none');
   try {
     return await withLedger(ledger, async (open) => {
       // Files written into --to make it if missing (mkdir -p); a refused admission takes it back.
@@ -84,7 +97,10 @@ export async function admitCommand(runId: string, { to, patch, gitBranch, force 
       }
       if (json) print(jsonLine(created.length === 0 ? admission : { ...admission, created }));
       else for (const line of await describe(admission, to, created.length > 0)) print(line);
-      if (!admission.checked) progress(`redline: run ${clean(runId)} was recorded without baseline hashes; admitted with --force, without checking for changes made since it started`);
+      if (!admission.checked)
+        progress(
+          `redline: run ${clean(runId)} was recorded without baseline hashes; admitted with --force, without checking for changes made since it started`,
+        );
       return 0;
     });
   } catch (error) {
@@ -92,7 +108,8 @@ export async function admitCommand(runId: string, { to, patch, gitBranch, force 
     const problems = error instanceof AdmitError ? error.problems : [];
     progress(`redline: ${clean(error instanceof AdmitError ? error.headline : error.message)}`);
     for (const { file, reason } of problems) progress(`  ${clean(file)}: ${clean(reason)}`);
-    if (json) print(jsonLine({ runId, refused: error.code, message: error instanceof AdmitError ? error.headline : error.message, problems }));
+    if (json)
+      print(jsonLine({ runId, refused: error.code, message: error instanceof AdmitError ? error.headline : error.message, problems }));
     return 2;
   }
 }

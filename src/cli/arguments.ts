@@ -28,7 +28,8 @@ export function numbers(text: string): number[] {
 /** A non-negative integer (a count or a limit). */
 export function count(text: string): number {
   const value = parse(text);
-  if (!Number.isInteger(value) || value < 0) throw new InvalidArgumentError(`Expected a non-negative integer, got ${JSON.stringify(text)}.`);
+  if (!Number.isInteger(value) || value < 0)
+    throw new InvalidArgumentError(`Expected a non-negative integer, got ${JSON.stringify(text)}.`);
   return value;
 }
 

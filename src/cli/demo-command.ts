@@ -27,13 +27,32 @@ export async function demo({ json = false, ledger: explicit }: { json?: boolean;
     const { signer } = await openSigner({ location, baseDir: process.cwd() });
     await recoverBeforeRun({ ledger, location, output, signer });
     for (const entry of entries) {
-      const result = await runMissionFile(path.join(PACKAGE_ROOT, entry.mission), ledger, displayLocation(location), { json: true }, { print: json ? print : () => {}, progress }, undefined, signer);
+      const result = await runMissionFile(
+        path.join(PACKAGE_ROOT, entry.mission),
+        ledger,
+        displayLocation(location),
+        { json: true },
+        { print: json ? print : () => {}, progress },
+        undefined,
+        signer,
+      );
       const got = { outcome: result.outcome, verification: result.verification, stopReason: result.stopReason, attempts: result.attempts };
       const asDocumented = (Object.keys(entry.expect) as (keyof DemoEntry['expect'])[]).every((key) => entry.expect[key] === got[key]);
       if (!asDocumented) mismatches += 1;
-      if (!json) progress(`${asDocumented ? 'ok  ' : 'DIFF'} ${clean(result.mission)}: ${result.outcome} / ${result.verification} / ${result.stopReason} after ${result.attempts} attempt(s)`);
+      if (!json)
+        progress(
+          `${asDocumented ? 'ok  ' : 'DIFF'} ${clean(result.mission)}: ${result.outcome} / ${result.verification} / ${result.stopReason} after ${result.attempts} attempt(s)`,
+        );
       else if (!asDocumented) progress(`not as documented: ${jsonLine(runSummary(result))} expected ${jsonLine(entry.expect)}`);
-      rows.push([clean(result.mission), result.outcome, result.verification, result.stopReason, String(result.attempts), asDocumented ? 'yes' : `no (expected ${JSON.stringify(entry.expect)})`, result.runId]);
+      rows.push([
+        clean(result.mission),
+        result.outcome,
+        result.verification,
+        result.stopReason,
+        String(result.attempts),
+        asDocumented ? 'yes' : `no (expected ${JSON.stringify(entry.expect)})`,
+        result.runId,
+      ]);
     }
   } finally {
     await ledger.close();

@@ -3,13 +3,25 @@ import { clean } from './terminal-text.js';
 
 /** The one-line JSON summary of a finished run that `--json` prints. */
 export function runSummary(result: RunResult): Record<string, unknown> {
-  return { runId: result.runId, mission: result.mission, outcome: result.outcome, verification: result.verification, stopReason: result.stopReason, attempts: result.attempts, ...(result.workspaceChanged === undefined ? {} : { workspaceChanged: result.workspaceChanged.length }) };
+  return {
+    runId: result.runId,
+    mission: result.mission,
+    outcome: result.outcome,
+    verification: result.verification,
+    stopReason: result.stopReason,
+    attempts: result.attempts,
+    ...(result.workspaceChanged === undefined ? {} : { workspaceChanged: result.workspaceChanged.length }),
+  };
 }
 
 /** Left-aligned text table with a header row. */
 export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
   const widths = header.map((cell, index) => Math.max(cell.length, ...rows.map((row) => (row[index] ?? '').length)));
-  const line = (row: readonly string[]): string => row.map((cell, index) => cell.padEnd(widths[index] ?? 0)).join('  ').trimEnd();
+  const line = (row: readonly string[]): string =>
+    row
+      .map((cell, index) => cell.padEnd(widths[index] ?? 0))
+      .join('  ')
+      .trimEnd();
   return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');
 }
 
@@ -32,13 +44,17 @@ export function describeRun(result: RunResult, evidence: string): string {
   const live = result.workspaceChanged ?? [];
   if (live.length > 0) {
     const shown = live.slice(0, 5).map(clean).join(', ');
-    rows.push(['workspace', `changed during the run (not seen by the checks): ${shown}${live.length > 5 ? `, … ${live.length - 5} more` : ''}`]);
+    rows.push([
+      'workspace',
+      `changed during the run (not seen by the checks): ${shown}${live.length > 5 ? `, … ${live.length - 5} more` : ''}`,
+    ]);
   }
   const failing = result.findings.filter((item) => item.status === 'fail' || item.status === 'error');
   const lines = [table(['', ''], rows).split('\n').slice(2).join('\n')];
   if (failing.length > 0) {
     lines.push('', 'last findings:');
-    for (const item of failing.slice(0, 10)) lines.push(`  ${item.status.padEnd(5)} ${clean(item.check)}: ${clean(item.message.split('\n')[0] ?? '')}`);
+    for (const item of failing.slice(0, 10))
+      lines.push(`  ${item.status.padEnd(5)} ${clean(item.check)}: ${clean(item.message.split('\n')[0] ?? '')}`);
     if (failing.length > 10) lines.push(`  … and ${failing.length - 10} more in the ledger`);
   }
   return lines.join('\n');

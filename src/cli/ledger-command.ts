@@ -17,7 +17,11 @@ import { clean, jsonLine } from './terminal-text.js';
  * the command `writes`, the ledger must exist and is opened read-only: a mistyped path is an error, not a
  * new empty ledger.
  */
-export async function withLedger<T>(explicit: string | undefined, work: (ledger: Ledger, name: string) => Promise<T>, { writes = false }: { writes?: boolean } = {}): Promise<T> {
+export async function withLedger<T>(
+  explicit: string | undefined,
+  work: (ledger: Ledger, name: string) => Promise<T>,
+  { writes = false }: { writes?: boolean } = {},
+): Promise<T> {
   const location = ledgerLocation(explicit, process.cwd());
   const ledger = await openLedger(location, { readOnly: !writes });
   try {
@@ -28,15 +32,26 @@ export async function withLedger<T>(explicit: string | undefined, work: (ledger:
 }
 
 /** The keys `verify` and `show` check seals with, and how they were found (for the summary line). */
-async function signatureOptions(publicKey: readonly string[] | undefined, location: string, requireSignatures: boolean): Promise<{ options: SignatureOptions; from: string }> {
+async function signatureOptions(
+  publicKey: readonly string[] | undefined,
+  location: string,
+  requireSignatures: boolean,
+): Promise<{ options: SignatureOptions; from: string }> {
   if (publicKey !== undefined && publicKey.length > 0) {
     const keys = await Promise.all(publicKey.map((file) => readPublicKey(file)));
     return { options: { keys, require: requireSignatures }, from: keys.map((key) => `${key.source} (key ${key.keyId})`).join(', ') };
   }
   const { keys, dir } = await localPublicKeys({ location, baseDir: process.cwd() });
-  if (keys.length === 0 && requireSignatures) throw new TypeError(`Expected --public-key FILE with --require-signatures, got none (and no signing-key*.pub in ${dir})`);
+  if (keys.length === 0 && requireSignatures)
+    throw new TypeError(`Expected --public-key FILE with --require-signatures, got none (and no signing-key*.pub in ${dir})`);
   // Keys found locally are this machine's: runs sealed elsewhere are reported, not failed, unless signatures are required.
-  return { options: { keys, require: requireSignatures, allowOtherKeys: true }, from: keys.length === 0 ? `no public key given and none in ${dir}` : `the local key(s) ${keys.map((key) => `${key.source} (key ${key.keyId})`).join(', ')}` };
+  return {
+    options: { keys, require: requireSignatures, allowOtherKeys: true },
+    from:
+      keys.length === 0
+        ? `no public key given and none in ${dir}`
+        : `the local key(s) ${keys.map((key) => `${key.source} (key ${key.keyId})`).join(', ')}`,
+  };
 }
 
 /**
@@ -46,8 +61,15 @@ async function signatureOptions(publicKey: readonly string[] | undefined, locati
 function signatureSummary(results: readonly RunVerification[], from: string): string {
   const count = (status: string): number => results.filter((result) => result.signature?.status === status).length;
   if (results.length === count('unsealed')) return '';
-  const others = [...new Set(results.filter((result) => result.signature?.status === 'unknown_key').map((result) => result.signature?.keyId))];
-  const parts = [`${count('valid')} valid`, `${count('invalid')} invalid`, `${count('unsigned')} unsigned`, ...(others.length === 0 ? [] : [`${count('unknown_key')} signed by another key (${others.join(', ')})`])];
+  const others = [
+    ...new Set(results.filter((result) => result.signature?.status === 'unknown_key').map((result) => result.signature?.keyId)),
+  ];
+  const parts = [
+    `${count('valid')} valid`,
+    `${count('invalid')} invalid`,
+    `${count('unsigned')} unsigned`,
+    ...(others.length === 0 ? [] : [`${count('unknown_key')} signed by another key (${others.join(', ')})`]),
+  ];
   return `; seal signatures: ${parts.join(', ')} — checked with ${from}`;
 }
 
@@ -57,11 +79,19 @@ function signatureSummary(results: readonly RunVerification[], from: string): st
  * naming the run (or the journal), the first bad record and why, when anything does not verify.
  */
 export async function verifyCommand(
-  { run, json = false, ledger, publicKey, requireSignatures = false, against }: { run?: string; json?: boolean; ledger?: string; publicKey?: string[]; requireSignatures?: boolean; against?: string },
+  {
+    run,
+    json = false,
+    ledger,
+    publicKey,
+    requireSignatures = false,
+    against,
+  }: { run?: string; json?: boolean; ledger?: string; publicKey?: string[]; requireSignatures?: boolean; against?: string },
   { print }: Output,
 ): Promise<number> {
   const location = ledgerLocation(ledger, process.cwd());
-  if (against !== undefined && run !== undefined) throw new TypeError('Expected --against without --run (a digest covers the whole ledger), got both');
+  if (against !== undefined && run !== undefined)
+    throw new TypeError('Expected --against without --run (a digest covers the whole ledger), got both');
   if (against !== undefined) parseDigest(against);
   const signatures = await signatureOptions(publicKey, location, requireSignatures);
   const runsOk = await withLedger(ledger, async (open, name) => {
@@ -70,9 +100,20 @@ export async function verifyCommand(
     const broken = results.filter((result) => !result.ok);
     if (json) for (const result of results) print(jsonLine(result));
     else {
-      for (const result of broken) print(clean(result.firstBad === undefined ? `BROKEN run ${result.runId}: seal signature — ${result.signatureProblem}` : `BROKEN run ${result.runId}: record ${result.firstBad.seq} ${result.firstBad.problem} — ${result.firstBad.detail}`));
+      for (const result of broken)
+        print(
+          clean(
+            result.firstBad === undefined
+              ? `BROKEN run ${result.runId}: seal signature — ${result.signatureProblem}`
+              : `BROKEN run ${result.runId}: record ${result.firstBad.seq} ${result.firstBad.problem} — ${result.firstBad.detail}`,
+          ),
+        );
       const records = results.reduce((sum, result) => sum + result.records, 0);
-      print(clean(`${results.length - broken.length} of ${results.length} runs verify (${records} records) in ${name}${signatureSummary(results, signatures.from)}`));
+      print(
+        clean(
+          `${results.length - broken.length} of ${results.length} runs verify (${records} records) in ${name}${signatureSummary(results, signatures.from)}`,
+        ),
+      );
     }
     if (against === undefined) return broken.length === 0;
     const head = checkDigest(await open.runs(), against);
@@ -85,19 +126,26 @@ export async function verifyCommand(
   if (journal === undefined) return runsOk ? 0 : 1;
   if (json) print(JSON.stringify({ journal: 'review', ...journal }));
   else if (journal.ok) print(`review queue journal verifies (${journal.records} ${journal.records === 1 ? 'entry' : 'entries'})`);
-  else if (journal.disagreement !== undefined) print(`BROKEN review queue: ${journal.disagreement.table} disagrees with the journal — ${clean(journal.disagreement.detail)}`);
+  else if (journal.disagreement !== undefined)
+    print(`BROKEN review queue: ${journal.disagreement.table} disagrees with the journal — ${clean(journal.disagreement.detail)}`);
   else print(`BROKEN review queue journal: entry ${journal.firstBad?.seq} ${journal.firstBad?.problem} — ${journal.firstBad?.detail}`);
   return runsOk && journal.ok ? 0 : 1;
 }
 
 /** `redline ledger head`: the ledger's digest, to publish or keep elsewhere and check later with `verify --against`. */
-export async function headCommand({ ledger, json = false }: { ledger?: string; json?: boolean }, { print, progress }: Output): Promise<number> {
+export async function headCommand(
+  { ledger, json = false }: { ledger?: string; json?: boolean },
+  { print, progress }: Output,
+): Promise<number> {
   return withLedger(ledger, async (open, name) => {
     const head = ledgerDigest(await open.runs());
     if (json) print(jsonLine(head));
     else {
       print(head.digest);
-      const rest = head.firstUnsealed === undefined ? '' : `; run ${head.firstUnsealed} is not sealed yet: it and the runs after it are left to a later head`;
+      const rest =
+        head.firstUnsealed === undefined
+          ? ''
+          : `; run ${head.firstUnsealed} is not sealed yet: it and the runs after it are left to a later head`;
       progress(clean(`covers the first ${head.count} of ${head.total} run(s) in ${name}, in start order${rest}`));
     }
     return 0;
@@ -105,7 +153,8 @@ export async function headCommand({ ledger, json = false }: { ledger?: string; j
 }
 
 function findingLine(item: Finding): string {
-  const where = item.location?.file === undefined ? '' : ` (${item.location.file}${item.location.line === undefined ? '' : `:${item.location.line}`})`;
+  const where =
+    item.location?.file === undefined ? '' : ` (${item.location.file}${item.location.line === undefined ? '' : `:${item.location.line}`})`;
   return `      ${item.status.padEnd(7)} ${item.check}: ${item.reasonCodes.join(', ') || item.message.split('\n')[0]}${where}`;
 }
 
@@ -117,11 +166,21 @@ export function story(records: readonly LedgerRecord[]): string[] {
     switch (record.type) {
       case 'run.started': {
         const mission = data.mission as { id: string; goal: string; taskType: string };
-        lines.push(`run ${record.runId} — mission ${mission.id} (${mission.taskType}), started ${new Date(record.at).toISOString()}`, `  goal: ${mission.goal.split('\n')[0]}`, `  proposer ${String(data.proposer)}, judge ${String(data.judge)}, guards ${(data.guards as string[]).join(', ')}`);
-        const workspace = data.workspace as { manifest: string; entries: number; snapshotMs?: number; linksOutside?: { count: number; paths: string[] } } | undefined;
+        lines.push(
+          `run ${record.runId} — mission ${mission.id} (${mission.taskType}), started ${new Date(record.at).toISOString()}`,
+          `  goal: ${mission.goal.split('\n')[0]}`,
+          `  proposer ${String(data.proposer)}, judge ${String(data.judge)}, guards ${(data.guards as string[]).join(', ')}`,
+        );
+        const workspace = data.workspace as
+          { manifest: string; entries: number; snapshotMs?: number; linksOutside?: { count: number; paths: string[] } } | undefined;
         if (workspace !== undefined) {
-          const links = workspace.linksOutside === undefined ? '' : `; ${workspace.linksOutside.count} symlink(s) lead outside it: ${workspace.linksOutside.paths.join(', ')}`;
-          lines.push(`  snapshot ${workspace.manifest.slice(0, 12)}…: ${workspace.entries} entries${workspace.snapshotMs === undefined ? '' : `, taken in ${workspace.snapshotMs} ms`}${data.sandbox === undefined ? '' : `, sandbox ${JSON.stringify(data.sandbox)}`}${links}`);
+          const links =
+            workspace.linksOutside === undefined
+              ? ''
+              : `; ${workspace.linksOutside.count} symlink(s) lead outside it: ${workspace.linksOutside.paths.join(', ')}`;
+          lines.push(
+            `  snapshot ${workspace.manifest.slice(0, 12)}…: ${workspace.entries} entries${workspace.snapshotMs === undefined ? '' : `, taken in ${workspace.snapshotMs} ms`}${data.sandbox === undefined ? '' : `, sandbox ${JSON.stringify(data.sandbox)}`}${links}`,
+          );
         }
         break;
       }
@@ -135,8 +194,14 @@ export function story(records: readonly LedgerRecord[]): string[] {
         const candidate = data.candidate as { footprint: string[] };
         const summary = data.summary as { progress: boolean; signature: string };
         const isolation = data.isolation as { resetMs: number; scanned: number; restored: number } | undefined;
-        const reset = isolation === undefined ? '' : `; copy reset in ${isolation.resetMs} ms (${isolation.scanned} paths compared, ${isolation.restored} restored)`;
-        lines.push(`  attempt ${String(data.attempt)}: changes ${candidate.footprint.join(', ') || '(nothing)'}; ${summary.progress ? 'progress' : 'no progress'}; state ${summary.signature.slice(0, 8)}${reset}`, ...(data.findings as Finding[]).map(findingLine));
+        const reset =
+          isolation === undefined
+            ? ''
+            : `; copy reset in ${isolation.resetMs} ms (${isolation.scanned} paths compared, ${isolation.restored} restored)`;
+        lines.push(
+          `  attempt ${String(data.attempt)}: changes ${candidate.footprint.join(', ') || '(nothing)'}; ${summary.progress ? 'progress' : 'no progress'}; state ${summary.signature.slice(0, 8)}${reset}`,
+          ...(data.findings as Finding[]).map(findingLine),
+        );
         break;
       }
       case 'decision': {
@@ -144,14 +209,21 @@ export function story(records: readonly LedgerRecord[]): string[] {
         const decision = data.decision as { transition: string; reason: string } | undefined;
         const rejection = data.rejection as { code: string; message: string } | undefined;
         if (verdict !== undefined) lines.push(`    guard ${verdict.guard}: ${verdict.reason} — ${verdict.detail}`);
-        if (decision !== undefined) lines.push(`    decision: ${decision.transition} (${decision.reason})${data.overridden === true ? ' — overridden by the stop verdict' : ''}`);
+        if (decision !== undefined)
+          lines.push(
+            `    decision: ${decision.transition} (${decision.reason})${data.overridden === true ? ' — overridden by the stop verdict' : ''}`,
+          );
         if (rejection !== undefined) lines.push(`    decision REJECTED: ${rejection.code} — ${rejection.message}`);
         break;
       }
       case 'run.sealed':
-        lines.push(`sealed ${String(data.outcome)} / ${String(data.verification)} / ${String(data.stopReason)} after ${String(data.attempts)} attempt(s): ${String(data.detail).split('\n')[0]}`);
+        lines.push(
+          `sealed ${String(data.outcome)} / ${String(data.verification)} / ${String(data.stopReason)} after ${String(data.attempts)} attempt(s): ${String(data.detail).split('\n')[0]}`,
+        );
         for (const item of (data.evidence ?? []) as { code: string; count?: number; paths?: string[]; message?: string }[]) {
-          lines.push(`  evidence ${item.code}${item.count === undefined ? '' : ` (${item.count} path(s))`}: ${item.paths?.join(', ') ?? item.message ?? ''}`);
+          lines.push(
+            `  evidence ${item.code}${item.count === undefined ? '' : ` (${item.count} path(s))`}: ${item.paths?.join(', ') ?? item.message ?? ''}`,
+          );
         }
         break;
     }
@@ -173,17 +245,25 @@ function readable(rows: readonly StoredRecord[]): LedgerRecord[] {
 /** The one-line warning `show` prints above a run that does not verify, or undefined when it does. */
 function showWarning(result: RunVerification): string | undefined {
   if (result.ok) return undefined;
-  const why = result.firstBad === undefined ? `seal signature — ${result.signatureProblem}` : `record ${result.firstBad.seq} ${result.firstBad.problem} — ${result.firstBad.detail}`;
+  const why =
+    result.firstBad === undefined
+      ? `seal signature — ${result.signatureProblem}`
+      : `record ${result.firstBad.seq} ${result.firstBad.problem} — ${result.firstBad.detail}`;
   return `WARNING: run ${result.runId} does not verify (${why}); what follows may have been altered`;
 }
 
-export async function showCommand(runId: string, { ledger, json = false, publicKey }: { ledger?: string; json?: boolean; publicKey?: string[] }, { print, progress }: Output): Promise<number> {
+export async function showCommand(
+  runId: string,
+  { ledger, json = false, publicKey }: { ledger?: string; json?: boolean; publicKey?: string[] },
+  { print, progress }: Output,
+): Promise<number> {
   const location = ledgerLocation(ledger, process.cwd());
   const signatures = await signatureOptions(publicKey, location, false);
   return withLedger(ledger, async (open, name) => {
     const [listed] = await open.runs({ runId });
     const snapshot = listed === undefined ? undefined : await readRun(open, listed);
-    if (snapshot === undefined || snapshot.records.length === 0) throw new TypeError(`Expected run ${clean(runId)} in ${clean(name)}, got no such run`);
+    if (snapshot === undefined || snapshot.records.length === 0)
+      throw new TypeError(`Expected run ${clean(runId)} in ${clean(name)}, got no such run`);
     const warning = showWarning(verifySignedRun(snapshot.run, snapshot.records, signatures.options));
     // With --json stdout stays JSON lines: the warning goes to stderr.
     if (warning !== undefined) (json ? progress : print)(clean(warning));
@@ -194,7 +274,10 @@ export async function showCommand(runId: string, { ledger, json = false, publicK
   });
 }
 
-export async function exportCommand({ ledger, run, out, format }: { ledger?: string; run?: string; out?: string; format: string }, { print }: Output): Promise<number> {
+export async function exportCommand(
+  { ledger, run, out, format }: { ledger?: string; run?: string; out?: string; format: string },
+  { print }: Output,
+): Promise<number> {
   if (format !== 'jsonl') throw new TypeError(`Expected --format jsonl, got ${format}`);
   return withLedger(ledger, async (open) => {
     const stream = out === undefined ? undefined : createWriteStream(out);
@@ -202,30 +285,47 @@ export async function exportCommand({ ledger, run, out, format }: { ledger?: str
       if (stream === undefined) print(line);
       else if (!stream.write(`${line}\n`)) await once(stream, 'drain');
     }
-    if (stream !== undefined) await new Promise<void>((resolve, reject) => stream.end((error?: Error | null) => (error ? reject(error) : resolve())));
+    if (stream !== undefined)
+      await new Promise<void>((resolve, reject) => stream.end((error?: Error | null) => (error ? reject(error) : resolve())));
     return 0;
   });
 }
 
 export async function importCommand(file: string, { ledger }: { ledger?: string }, { print }: Output): Promise<number> {
-  return withLedger(ledger, async (open, name) => {
-    const lines = createInterface({ input: file === '-' ? process.stdin : createReadStream(file), crlfDelay: Infinity });
-    const imported = await importJsonl(open, lines);
-    print(`imported ${imported.length} run(s) into ${name}`);
-    return 0;
-  }, { writes: true });
+  return withLedger(
+    ledger,
+    async (open, name) => {
+      const lines = createInterface({ input: file === '-' ? process.stdin : createReadStream(file), crlfDelay: Infinity });
+      const imported = await importJsonl(open, lines);
+      print(`imported ${imported.length} run(s) into ${name}`);
+      return 0;
+    },
+    { writes: true },
+  );
 }
 
-export async function recoverCommand({ ledger, resume = true, json = false, signingKey }: { ledger?: string; resume?: boolean; json?: boolean; signingKey?: string }, output: Output): Promise<number> {
+export async function recoverCommand(
+  { ledger, resume = true, json = false, signingKey }: { ledger?: string; resume?: boolean; json?: boolean; signingKey?: string },
+  output: Output,
+): Promise<number> {
   const { print } = output;
   const location = ledgerLocation(ledger, process.cwd());
   // Recovery resumes runs: the loop is loaded only here, so the other ledger commands start without it.
   const { recoverWithQueue } = await import('./run-command.js');
-  return withLedger(ledger, async (open, name) => {
-    const { signer } = await openSigner({ explicit: signingKey, location, baseDir: process.cwd() });
-    const recoveries = await recoverWithQueue({ ledger: open, location, resume, output, signer });
-    for (const recovery of recoveries) print(json ? jsonLine({ runId: recovery.runId, action: recovery.action, detail: recovery.detail }) : `${clean(recovery.runId)}: ${recovery.action.replace('_', ' ')} (${clean(recovery.detail)})`);
-    if (!json) print(`${recoveries.length} unsealed run(s) found in ${clean(name)}`);
-    return 0;
-  }, { writes: true });
+  return withLedger(
+    ledger,
+    async (open, name) => {
+      const { signer } = await openSigner({ explicit: signingKey, location, baseDir: process.cwd() });
+      const recoveries = await recoverWithQueue({ ledger: open, location, resume, output, signer });
+      for (const recovery of recoveries)
+        print(
+          json
+            ? jsonLine({ runId: recovery.runId, action: recovery.action, detail: recovery.detail })
+            : `${clean(recovery.runId)}: ${recovery.action.replace('_', ' ')} (${clean(recovery.detail)})`,
+        );
+      if (!json) print(`${recoveries.length} unsealed run(s) found in ${clean(name)}`);
+      return 0;
+    },
+    { writes: true },
+  );
 }

@@ -24,7 +24,10 @@ function program(setCode: (code: number) => void, output: Output): Command {
     .showHelpAfterError()
     .exitOverride()
     // Commander ends what it writes with a newline; `output` adds its own.
-    .configureOutput({ writeOut: (text) => output.print(text.replace(/\n$/, '')), writeErr: (text) => output.progress(text.replace(/\n$/, '')) });
+    .configureOutput({
+      writeOut: (text) => output.print(text.replace(/\n$/, '')),
+      writeErr: (text) => output.progress(text.replace(/\n$/, '')),
+    });
   const done = (code: number): void => setCode(code);
 
   cli
@@ -33,17 +36,33 @@ function program(setCode: (code: number) => void, output: Output): Command {
     .argument('<mission>', 'mission file (.json, .yaml, .yml)')
     .option('--json', 'print one JSON line for the finished run')
     .option('--proposer <command>', "proposer program speaking redline.proposer/1 (overrides the mission's proposer)")
-    .option('--agent <command>', 'an agent that edits files in place (a CLI coding agent), run each attempt in a private copy; its edits are the proposal (docs/agents.md)')
+    .option(
+      '--agent <command>',
+      'an agent that edits files in place (a CLI coding agent), run each attempt in a private copy; its edits are the proposal (docs/agents.md)',
+    )
     .option('--model <name>', 'model proposer through an OpenAI-compatible endpoint (needs --base-url)')
     .option('--base-url <url>', 'OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1')
     .option('--api-key-env <variable>', 'environment variable holding the API key', 'OPENAI_API_KEY')
     .option('--approve <name>', 'an approval the mission requires (repeatable)', collect)
     .option('--ledger <location>', `${LEDGER_HELP.replace('.redline/redline.db', '.redline/redline.db next to the mission')}`)
-    .option('--review', "hand the run to the review queue in the ledger: the queue's mode and the feedback tuner's limit set the attempt budget, and an unverified run is enqueued at the seal")
-    .option('--sample-rate <fraction>', 'with --review: share of sampled runs (accepted without a demand red line) enqueued too (default 0.1)', fraction)
+    .option(
+      '--review',
+      "hand the run to the review queue in the ledger: the queue's mode and the feedback tuner's limit set the attempt budget, and an unverified run is enqueued at the seal",
+    )
+    .option(
+      '--sample-rate <fraction>',
+      'with --review: share of sampled runs (accepted without a demand red line) enqueued too (default 0.1)',
+      fraction,
+    )
     .option('--alert-webhook <url>', 'with --review: POST budget-cap alerts here (they are logged on stderr either way)')
-    .option('--signing-key <file>', `Ed25519 private key (PEM) to sign the seal with (default: $${SIGNING_KEY_ENV}, else ${SIGNING_KEY_DEFAULT}, created on first use)`)
-    .addHelpText('after', '\nThe workspace is only read: each run snapshots it into $REDLINE_SCRATCH (default: the temp directory)/redline-runs/<run>/\nand checks every candidate in a copy of that snapshot; changes made to the workspace meanwhile are reported, never checked.\nUnsealed runs of this mission whose process (on this host) is gone are recovered first (resumed, or sealed crashed);\nother unsealed runs are counted and left to `redline ledger recover`.\nExit codes: 0 complete or complete_noop, 1 blocked or failed_with_evidence, 2 usage or mission-file error.')
+    .option(
+      '--signing-key <file>',
+      `Ed25519 private key (PEM) to sign the seal with (default: $${SIGNING_KEY_ENV}, else ${SIGNING_KEY_DEFAULT}, created on first use)`,
+    )
+    .addHelpText(
+      'after',
+      '\nThe workspace is only read: each run snapshots it into $REDLINE_SCRATCH (default: the temp directory)/redline-runs/<run>/\nand checks every candidate in a copy of that snapshot; changes made to the workspace meanwhile are reported, never checked.\nUnsealed runs of this mission whose process (on this host) is gone are recovered first (resumed, or sealed crashed);\nother unsealed runs are counted and left to `redline ledger recover`.\nExit codes: 0 complete or complete_noop, 1 blocked or failed_with_evidence, 2 usage or mission-file error.',
+    )
     .action(async (file: string, options) => done(await (await import('./run-command.js')).runCommand(file, options, output)));
 
   cli
@@ -57,12 +76,24 @@ function program(setCode: (code: number) => void, output: Output): Command {
   const ledger = cli.command('ledger').description('Inspect, verify, move and recover the recorded runs.');
   ledger
     .command('verify')
-    .description('Check every hash chain and seal signature (each run, and the review queue journal when the ledger holds a queue); name the first bad record and why.')
+    .description(
+      'Check every hash chain and seal signature (each run, and the review queue journal when the ledger holds a queue); name the first bad record and why.',
+    )
     .option('--run <id>', 'only this run (the journal is not checked)')
-    .option('--public-key <file>', `Ed25519 public key (PEM) seals may be signed with (repeatable, for rotated keys); a seal signed by a key not given fails. Default: every signing-key*.pub beside a SQLite ledger (in .redline/ for PostgreSQL) and $${SIGNING_KEY_ENV}'s, where other keys are reported, not failed`, collect)
+    .option(
+      '--public-key <file>',
+      `Ed25519 public key (PEM) seals may be signed with (repeatable, for rotated keys); a seal signed by a key not given fails. Default: every signing-key*.pub beside a SQLite ledger (in .redline/ for PostgreSQL) and $${SIGNING_KEY_ENV}'s, where other keys are reported, not failed`,
+      collect,
+    )
     .option('--require-signatures', 'fail runs sealed without a signature (older ledgers), and runs signed by a key not given')
-    .option('--against <digest>', 'a digest printed earlier by `redline ledger head`: fail unless the runs it covers are unchanged (runs added since are fine)')
-    .option('--json', 'one JSON line per run (with its signature), then one for --against, then one for the journal ({"journal":"review",…})')
+    .option(
+      '--against <digest>',
+      'a digest printed earlier by `redline ledger head`: fail unless the runs it covers are unchanged (runs added since are fine)',
+    )
+    .option(
+      '--json',
+      'one JSON line per run (with its signature), then one for --against, then one for the journal ({"journal":"review",…})',
+    )
     .option('--ledger <location>', LEDGER_HELP)
     .addHelpText(
       'after',
@@ -71,17 +102,26 @@ function program(setCode: (code: number) => void, output: Output): Command {
     .action(async (options) => done(await (await import('./ledger-command.js')).verifyCommand(options, output)));
   ledger
     .command('head')
-    .description('Print a digest of the ledger (COUNT:SHA256 over its sealed runs in start order) to publish or keep elsewhere; `verify --against` checks it later.')
+    .description(
+      'Print a digest of the ledger (COUNT:SHA256 over its sealed runs in start order) to publish or keep elsewhere; `verify --against` checks it later.',
+    )
     .option('--json', 'one JSON line: {digest, count, total, firstUnsealed?}')
     .option('--ledger <location>', LEDGER_HELP)
-    .addHelpText('after', '\nThe digest covers the runs up to the first one not sealed yet; stdout holds only the digest, stderr says what it covers.')
+    .addHelpText(
+      'after',
+      '\nThe digest covers the runs up to the first one not sealed yet; stdout holds only the digest, stderr says what it covers.',
+    )
     .action(async (options) => done(await (await import('./ledger-command.js')).headCommand(options, output)));
   ledger
     .command('show')
     .description("Show a run's story: attempts, findings, guard verdicts, decisions and the seal; warn first when it does not verify.")
     .argument('<run>', 'run id')
     .option('--json', 'the raw records as JSON lines (a warning goes to stderr)')
-    .option('--public-key <file>', 'Ed25519 public key (PEM) to check the seal signature with (repeatable; default: as for verify)', collect)
+    .option(
+      '--public-key <file>',
+      'Ed25519 public key (PEM) to check the seal signature with (repeatable; default: as for verify)',
+      collect,
+    )
     .option('--ledger <location>', LEDGER_HELP)
     .action(async (runId: string, options) => done(await (await import('./ledger-command.js')).showCommand(runId, options, output)));
   ledger
@@ -102,7 +142,10 @@ function program(setCode: (code: number) => void, output: Output): Command {
     .command('recover')
     .description('Resume every unsealed run whose process is gone, or seal it failed_with_evidence / crashed.')
     .option('--no-resume', 'seal every crashed run instead of resuming it')
-    .option('--signing-key <file>', `Ed25519 private key (PEM) to sign the seals with (default: $${SIGNING_KEY_ENV}, else ${SIGNING_KEY_DEFAULT})`)
+    .option(
+      '--signing-key <file>',
+      `Ed25519 private key (PEM) to sign the seals with (default: $${SIGNING_KEY_ENV}, else ${SIGNING_KEY_DEFAULT})`,
+    )
     .option('--json', 'one JSON line per run')
     .option('--ledger <location>', LEDGER_HELP)
     .action(async (options) => done(await (await import('./ledger-command.js')).recoverCommand(options, output)));
@@ -119,11 +162,19 @@ function program(setCode: (code: number) => void, output: Output): Command {
 
   cli
     .command('admit')
-    .description("Verify a complete run's chain and seal, then apply its candidate: write it into a directory, write it as a patch, or commit it to a new git branch.")
+    .description(
+      "Verify a complete run's chain and seal, then apply its candidate: write it into a directory, write it as a patch, or commit it to a new git branch.",
+    )
     .argument('<run>', 'run id')
-    .option('--to <dir>', "directory to write the candidate into; with --patch or --git-branch, the directory they are made against (default: the mission's workspace)")
+    .option(
+      '--to <dir>',
+      "directory to write the candidate into; with --patch or --git-branch, the directory they are made against (default: the mission's workspace)",
+    )
     .option('--patch <file>', 'write the change as a unified diff (git apply) to this file instead of writing files')
-    .option('--git-branch <name>', "create this branch in the directory's git repository, at a new commit on HEAD, instead of writing files")
+    .option(
+      '--git-branch <name>',
+      "create this branch in the directory's git repository, at a new commit on HEAD, instead of writing files",
+    )
     .option('--force', 'admit over files changed since the run started, and runs recorded without baseline hashes')
     .option('--json', 'print one JSON line for the admission (or the refusal)')
     .option('--ledger <location>', LEDGER_HELP)
@@ -139,7 +190,10 @@ function program(setCode: (code: number) => void, output: Output): Command {
 }
 
 /** The process's streams: results on stdout; progress, notes and errors on stderr. */
-const STDIO: Output = { print: (line) => void process.stdout.write(`${line}\n`), progress: (line) => void process.stderr.write(`${line}\n`) };
+const STDIO: Output = {
+  print: (line) => void process.stdout.write(`${line}\n`),
+  progress: (line) => void process.stderr.write(`${line}\n`),
+};
 
 /**
  * Runs the CLI on `argv` (without node and script) and returns the exit code; prints no stack for user errors.

@@ -14,7 +14,17 @@ async function loadPolicies(file: string): Promise<ReplayPolicy[]> {
     const text = await readFile(file, 'utf8');
     data = file.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
   } catch (error) {
-    throw new MissionError({ source: file, issues: [{ path: '(root)', expected: 'a readable JSON or YAML policy file', got: 'an error', message: (error as Error).message.split('\n')[0] ?? '' }] });
+    throw new MissionError({
+      source: file,
+      issues: [
+        {
+          path: '(root)',
+          expected: 'a readable JSON or YAML policy file',
+          got: 'an error',
+          message: (error as Error).message.split('\n')[0] ?? '',
+        },
+      ],
+    });
   }
   const parsed = policyFileSchema.safeParse(data, { reportInput: true });
   if (!parsed.success) throw new MissionError({ source: file, issues: toMissionIssues(parsed.error.issues) });
@@ -31,17 +41,27 @@ function parseSince(since: string | undefined): number | undefined {
 const pct = (part: number, whole: number): string => (whole === 0 ? '—' : `${((100 * part) / whole).toFixed(1)}%`);
 
 /** `redline replay`: what each stop policy would have done on the recorded runs. */
-export async function replayCommand({ policy, taskType, since, json = false, ledger }: { policy: string; taskType?: string; since?: string; json?: boolean; ledger?: string }, { print }: Output): Promise<number> {
+export async function replayCommand(
+  { policy, taskType, since, json = false, ledger }: { policy: string; taskType?: string; since?: string; json?: boolean; ledger?: string },
+  { print }: Output,
+): Promise<number> {
   const policies = await loadPolicies(policy);
   const after = parseSince(since);
   return withLedger(ledger, async (open, name) => {
-    const results = await replayPolicies(open, policies, { ...(taskType === undefined ? {} : { taskType }), ...(after === undefined ? {} : { since: after }) });
+    const results = await replayPolicies(open, policies, {
+      ...(taskType === undefined ? {} : { taskType }),
+      ...(after === undefined ? {} : { since: after }),
+    });
     if (json) {
       for (const result of results) print(jsonLine(result));
       return 0;
     }
     const runs = results[0]?.runs ?? 0;
-    print(clean(`${runs} sealed run(s) in ${name}${taskType === undefined ? '' : ` of task type ${taskType}`}${since === undefined ? '' : ` since ${since}`}`));
+    print(
+      clean(
+        `${runs} sealed run(s) in ${name}${taskType === undefined ? '' : ` of task type ${taskType}`}${since === undefined ? '' : ` since ${since}`}`,
+      ),
+    );
     print(
       table(
         ['policy', 'attempts', 'recorded', 'earlier', 'same', 'later', 'reach', 'recorded reach'],
@@ -57,7 +77,9 @@ export async function replayCommand({ policy, taskType, since, json = false, led
         ]),
       ),
     );
-    print('attempts: used where the policy stopped within the recorded evidence; later: it would have gone on past the recorded end (reach unknown).');
+    print(
+      'attempts: used where the policy stopped within the recorded evidence; later: it would have gone on past the recorded end (reach unknown).',
+    );
     return 0;
   });
 }

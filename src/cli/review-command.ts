@@ -40,7 +40,12 @@ function age(ms: number): string {
  * Opens the review queue in the ledger a command names (flag, environment, or `.redline/redline.db` here)
  * for `work`. The ledger must exist unless the command `creates` it (settings): a mistyped path is an error.
  */
-async function withReviewQueue<T>(explicit: string | undefined, work: (queue: ReviewQueue, name: string) => Promise<T>, options: ReviewQueueOptions = {}, { creates = false }: { creates?: boolean } = {}): Promise<T> {
+async function withReviewQueue<T>(
+  explicit: string | undefined,
+  work: (queue: ReviewQueue, name: string) => Promise<T>,
+  options: ReviewQueueOptions = {},
+  { creates = false }: { creates?: boolean } = {},
+): Promise<T> {
   const location = ledgerLocation(explicit, process.cwd());
   if (!creates) await expectLedgerAt(location);
   const queue = await openReviewQueue(location, options);
@@ -60,7 +65,8 @@ async function entryOrFail(queue: ReviewQueue, itemId: string): Promise<ReviewEn
 function status(entry: ReviewEntry, at: number): string {
   if (entry.claim !== undefined) return `claimed by ${clean(entry.claim.reviewer)} (${age(entry.claim.leaseUntil - at)} left)`;
   const verdict = entry.verdict;
-  if (verdict !== undefined) return `decided: ${verdict.decision === 'approve' ? 'approved' : 'rejected'} (${clean(verdict.label)}) by ${clean(verdict.reviewer)} at ${iso(verdict.decidedAt)}`;
+  if (verdict !== undefined)
+    return `decided: ${verdict.decision === 'approve' ? 'approved' : 'rejected'} (${clean(verdict.label)}) by ${clean(verdict.reviewer)} at ${iso(verdict.decidedAt)}`;
   return entry.status;
 }
 
@@ -102,7 +108,11 @@ function brief(entry: ReviewEntry, { at, ledger }: { at: number; ledger?: string
     else lines.push(`  ${paint(1, `+++ ${clean(file)}`)}`, ...listing(content, paint));
   }
   const value = item.finalOutput.value;
-  if (value !== undefined) lines.push(`  ${paint(1, '=== value')}`, ...listing(typeof value === 'string' ? value : (JSON.stringify(value, null, 2) ?? String(value)), paint));
+  if (value !== undefined)
+    lines.push(
+      `  ${paint(1, '=== value')}`,
+      ...listing(typeof value === 'string' ? value : (JSON.stringify(value, null, 2) ?? String(value)), paint),
+    );
   if (files.length === 0 && value === undefined) lines.push('  (no files changed, no value)');
   if (entry.verdict?.comment !== undefined) lines.push('', `${paint(1, 'comment')}  ${clean(entry.verdict.comment)}`);
   const flag = ledger === undefined ? '' : ` --ledger ${shellArg(displayLocation(ledger))}`;
@@ -146,7 +156,11 @@ export async function reviewListCommand({ limit, json = false, ledger }: ReviewL
 }
 
 /** `redline review show`: one item's brief. */
-export async function reviewShowCommand(itemId: string, { json = false, ledger }: { json?: boolean; ledger?: string }, { print }: Output): Promise<number> {
+export async function reviewShowCommand(
+  itemId: string,
+  { json = false, ledger }: { json?: boolean; ledger?: string },
+  { print }: Output,
+): Promise<number> {
   return withReviewQueue(ledger, async (queue) => {
     const entry = await entryOrFail(queue, itemId);
     for (const line of json ? [jsonLine(entry)] : brief(entry, { at: Date.now(), ledger })) print(line);
@@ -162,7 +176,10 @@ export interface ReviewClaimOptions {
 }
 
 /** `redline review claim`: takes the next item for `reviewer` and shows its brief; "queue empty" (exit 0) when none is left. */
-export async function reviewClaimCommand({ reviewer, lease, json = false, ledger }: ReviewClaimOptions, { print }: Output): Promise<number> {
+export async function reviewClaimCommand(
+  { reviewer, lease, json = false, ledger }: ReviewClaimOptions,
+  { print }: Output,
+): Promise<number> {
   const leaseMs = parseDuration(lease);
   if (leaseMs === undefined) throw new TypeError(`Expected --lease to be a duration such as 90s, 15m or 1h, got ${JSON.stringify(lease)}`);
   return withReviewQueue(ledger, async (queue) => {
@@ -171,11 +188,15 @@ export async function reviewClaimCommand({ reviewer, lease, json = false, ledger
     else if (entry === undefined) print('queue empty');
     else {
       const claim = entry.claim;
-      print(`claimed ${clean(entry.item.id)} for ${clean(reviewer)}${claim === undefined ? '' : ` until ${iso(claim.leaseUntil)} (lease ${lease})`}`);
+      print(
+        `claimed ${clean(entry.item.id)} for ${clean(reviewer)}${claim === undefined ? '' : ` until ${iso(claim.leaseUntil)} (lease ${lease})`}`,
+      );
       print('');
       for (const line of brief(entry, { at: Date.now(), ledger })) print(line);
       print('');
-      print(`decide: redline review verdict ${shellArg(clean(entry.item.id))} --reviewer ${shellArg(clean(reviewer))} --approve|--reject --label LABEL`);
+      print(
+        `decide: redline review verdict ${shellArg(clean(entry.item.id))} --reviewer ${shellArg(clean(reviewer))} --approve|--reject --label LABEL`,
+      );
     }
     return 0;
   });
@@ -193,25 +214,43 @@ export interface ReviewVerdictOptions {
 
 function verdictLines(itemId: string, { verdict, repeated, modeChanged, limitChanged }: VerdictResult): string[] {
   const what = `${verdict.decision === 'approve' ? 'approved' : 'rejected'} (${clean(verdict.label)}) by ${clean(verdict.reviewer)}`;
-  if (repeated) return [`${clean(itemId)} already has this verdict: ${what} at ${iso(verdict.decidedAt)} (verdict ${clean(verdict.id)}); nothing changed`];
+  if (repeated)
+    return [
+      `${clean(itemId)} already has this verdict: ${what} at ${iso(verdict.decidedAt)} (verdict ${clean(verdict.id)}); nothing changed`,
+    ];
   const lines = [`${clean(itemId)} ${what} (verdict ${clean(verdict.id)})`];
   if (modeChanged !== undefined) lines.push(`queue mode ${modeChanged.from} → ${modeChanged.to} at depth ${modeChanged.depth}`);
-  if (limitChanged !== undefined) lines.push(`attempt limit ${limitChanged.from} → ${limitChanged.to}: approve rate ${percent(limitChanged.approveRate)} over the last ${limitChanged.verdictIds.length} verdicts`);
+  if (limitChanged !== undefined)
+    lines.push(
+      `attempt limit ${limitChanged.from} → ${limitChanged.to}: approve rate ${percent(limitChanged.approveRate)} over the last ${limitChanged.verdictIds.length} verdicts`,
+    );
   return lines;
 }
 
 /** `redline review verdict`: approve or reject an item with a reason label; a repeated identical verdict changes nothing (exit 0). */
-export async function reviewVerdictCommand(itemId: string, { reviewer, approve = false, reject = false, label, comment, json = false, ledger }: ReviewVerdictOptions, { print }: Output): Promise<number> {
+export async function reviewVerdictCommand(
+  itemId: string,
+  { reviewer, approve = false, reject = false, label, comment, json = false, ledger }: ReviewVerdictOptions,
+  { print }: Output,
+): Promise<number> {
   if (approve === reject) throw new TypeError('Expected exactly one of --approve or --reject, got neither');
   return withReviewQueue(ledger, async (queue) => {
-    const result = await queue.verdict(itemId, { reviewer, decision: approve ? 'approve' : 'reject', label, ...(comment === undefined ? {} : { comment }) });
+    const result = await queue.verdict(itemId, {
+      reviewer,
+      decision: approve ? 'approve' : 'reject',
+      label,
+      ...(comment === undefined ? {} : { comment }),
+    });
     for (const line of json ? [jsonLine(result)] : verdictLines(itemId, result)) print(line);
     return 0;
   });
 }
 
 /** `redline review stats`: depth, mode, the tuner's limit, approve rate, label counts, suggestions, drops and alerts. */
-export async function reviewStatsCommand({ json = false, ledger }: { json?: boolean; ledger?: string }, { print }: Output): Promise<number> {
+export async function reviewStatsCommand(
+  { json = false, ledger }: { json?: boolean; ledger?: string },
+  { print }: Output,
+): Promise<number> {
   return withReviewQueue(ledger, async (queue, name) => {
     const stats = await queue.stats();
     // The port pages from the oldest; the logs are short in practice (a drop or an alert is an incident).
@@ -238,7 +277,10 @@ export async function reviewStatsCommand({ json = false, ledger }: { json?: bool
       ...stats.suggestions.map((suggestion) => `  - ${clean(suggestion.suggestion)}`),
       '',
       `dropped        ${stats.dropped} (circuit-breaker log)${newestDropped.length === 0 ? '' : `; newest ${newestDropped.length}:`}`,
-      ...newestDropped.map(({ item, droppedAt, depth }) => `  ${clean(item.id)}  priority ${item.priority}  dropped ${iso(droppedAt)} at depth ${depth}  run ${clean(item.runId)}  ${short(clean(item.task), 50)}`),
+      ...newestDropped.map(
+        ({ item, droppedAt, depth }) =>
+          `  ${clean(item.id)}  priority ${item.priority}  dropped ${iso(droppedAt)} at depth ${depth}  run ${clean(item.runId)}  ${short(clean(item.task), 50)}`,
+      ),
       `alerts         ${stats.alerts}${newestAlerts.length === 0 ? '' : `; newest ${newestAlerts.length}:`}`,
       ...newestAlerts.map((alert) => `  ${iso(alert.raisedAt)}  ${clean(alertLine(alert))}`),
     ];
@@ -259,13 +301,27 @@ export interface ReviewSettingsOptions {
 }
 
 /** `redline review settings`: shows the settings stored with the queue; options change them (journaled). */
-export async function reviewSettingsCommand({ capacity, high, low, labels, tunerMin, tunerMax, json = false, ledger }: ReviewSettingsOptions, { print }: Output): Promise<number> {
-  const backpressure = { ...(capacity === undefined ? {} : { capacity }), ...(high === undefined ? {} : { high }), ...(low === undefined ? {} : { low }) };
+export async function reviewSettingsCommand(
+  { capacity, high, low, labels, tunerMin, tunerMax, json = false, ledger }: ReviewSettingsOptions,
+  { print }: Output,
+): Promise<number> {
+  const backpressure = {
+    ...(capacity === undefined ? {} : { capacity }),
+    ...(high === undefined ? {} : { high }),
+    ...(low === undefined ? {} : { low }),
+  };
   const tuner = { ...(tunerMin === undefined ? {} : { min: tunerMin }), ...(tunerMax === undefined ? {} : { max: tunerMax }) };
   const options: ReviewQueueOptions = {
     ...(Object.keys(backpressure).length === 0 ? {} : { backpressure }),
     ...(Object.keys(tuner).length === 0 ? {} : { tuner }),
-    ...(labels === undefined ? {} : { labels: labels.split(',').map((label) => label.trim()).filter((label) => label !== '') }),
+    ...(labels === undefined
+      ? {}
+      : {
+          labels: labels
+            .split(',')
+            .map((label) => label.trim())
+            .filter((label) => label !== ''),
+        }),
   };
   return withReviewQueue(
     ledger,
@@ -298,14 +354,30 @@ export async function reviewJournalCommand({ limit, json = false, ledger }: Revi
     for (const row of rows) {
       const entry = parseJournalRow(row);
       if (json) print(jsonLine({ ...entry, hash: row.hash }));
-      else print(`${String(entry.seq).padStart(5)}  ${iso(entry.at)}  ${entry.type.padEnd(12)}  ${clean(journalSummary(entry.type, entry.data))}`);
+      else
+        print(
+          `${String(entry.seq).padStart(5)}  ${iso(entry.at)}  ${entry.type.padEnd(12)}  ${clean(journalSummary(entry.type, entry.data))}`,
+        );
     }
     return 0;
   });
 }
 
 function journalSummary(type: string, data: Readonly<Record<string, unknown>>): string {
-  const d = data as { itemId?: string; decision?: string; label?: string; reviewer?: string; runId?: string; from?: unknown; to?: unknown; depth?: number; approveRate?: number; verdictIds?: string[]; item?: { id: string; priority: number; runId: string }; displacedBy?: string };
+  const d = data as {
+    itemId?: string;
+    decision?: string;
+    label?: string;
+    reviewer?: string;
+    runId?: string;
+    from?: unknown;
+    to?: unknown;
+    depth?: number;
+    approveRate?: number;
+    verdictIds?: string[];
+    item?: { id: string; priority: number; runId: string };
+    displacedBy?: string;
+  };
   switch (type) {
     case 'verdict':
       return `${String(d.itemId)} ${d.decision === 'approve' ? 'approved' : 'rejected'} (${String(d.label)}) by ${String(d.reviewer)}, run ${String(d.runId)}`;
@@ -325,8 +397,20 @@ function journalSummary(type: string, data: Readonly<Record<string, unknown>>): 
 }
 
 /** Adds `redline review list|show|claim|verdict|stats|settings|journal`; `ledgerHelp` is the ledger commands' `--ledger` help. */
-export function addReviewCommand({ cli, done, output, ledgerHelp }: { cli: Command; done: (code: number) => void; output: Output; ledgerHelp: string }): void {
-  const review = cli.command('review').description('The human review queue: briefs of what runs could not verify, verdicts, and queue statistics.');
+export function addReviewCommand({
+  cli,
+  done,
+  output,
+  ledgerHelp,
+}: {
+  cli: Command;
+  done: (code: number) => void;
+  output: Output;
+  ledgerHelp: string;
+}): void {
+  const review = cli
+    .command('review')
+    .description('The human review queue: briefs of what runs could not verify, verdicts, and queue statistics.');
   review
     .command('list')
     .description('List the queue in review order (priority, then age): item, priority, age, attempts, verification, tags, cutoff reason.')
@@ -340,7 +424,10 @@ export function addReviewCommand({ cli, done, output, ledgerHelp }: { cli: Comma
     .argument('<item>', 'review item id')
     .option('--json', 'the item as one JSON line')
     .option('--ledger <location>', ledgerHelp)
-    .addHelpText('after', '\nAgent output is printed with control characters spelled out (\\x1b, \\r, \\u{202e}). Exit code 2 for an unknown item.')
+    .addHelpText(
+      'after',
+      '\nAgent output is printed with control characters spelled out (\\x1b, \\r, \\u{202e}). Exit code 2 for an unknown item.',
+    )
     .action(async (itemId: string, options: { json?: boolean; ledger?: string }) => done(await reviewShowCommand(itemId, options, output)));
   review
     .command('claim')
@@ -353,7 +440,9 @@ export function addReviewCommand({ cli, done, output, ledgerHelp }: { cli: Comma
     .action(async (options: ReviewClaimOptions) => done(await reviewClaimCommand(options, output)));
   review
     .command('verdict')
-    .description('Approve or reject an item with a reason label; the item leaves the queue and the feedback tuner may change the attempt limit.')
+    .description(
+      'Approve or reject an item with a reason label; the item leaves the queue and the feedback tuner may change the attempt limit.',
+    )
     .argument('<item>', 'review item id')
     .requiredOption('--reviewer <name>', 'who decided')
     .addOption(new Option('--approve', 'approve the output').conflicts('reject'))
@@ -362,7 +451,10 @@ export function addReviewCommand({ cli, done, output, ledgerHelp }: { cli: Comma
     .option('--comment <text>', 'a note kept with the verdict')
     .option('--json', 'the verdict result as one JSON line')
     .option('--ledger <location>', ledgerHelp)
-    .addHelpText('after', '\nThe same verdict again changes nothing (exit 0). Exit code 2 for an unknown item or label, a verdict\nthat contradicts the one given, a dropped item, or an item another reviewer holds.')
+    .addHelpText(
+      'after',
+      '\nThe same verdict again changes nothing (exit 0). Exit code 2 for an unknown item or label, a verdict\nthat contradicts the one given, a dropped item, or an item another reviewer holds.',
+    )
     .action(async (itemId: string, options: ReviewVerdictOptions) => done(await reviewVerdictCommand(itemId, options, output)));
   review
     .command('stats')
@@ -376,16 +468,24 @@ export function addReviewCommand({ cli, done, output, ledgerHelp }: { cli: Comma
     .option('--capacity <n>', 'most items the queue holds', positive)
     .option('--high <fraction>', 'degraded mode above this share of capacity', fraction)
     .option('--low <fraction>', 'normal mode again below this share of capacity', fraction)
-    .option('--labels <list>', `verdict labels added to ${VERDICT_LABELS.join(', ')} (comma-separated, snake_case; replaces those added before)`)
+    .option(
+      '--labels <list>',
+      `verdict labels added to ${VERDICT_LABELS.join(', ')} (comma-separated, snake_case; replaces those added before)`,
+    )
     .option('--tuner-min <n>', 'lowest attempt limit the feedback tuner sets', positive)
     .option('--tuner-max <n>', 'highest attempt limit the feedback tuner sets', positive)
     .option('--json', 'the settings as one JSON line')
     .option('--ledger <location>', ledgerHelp)
-    .addHelpText('after', '\nExit code 2 for settings that cannot hold (for example a low watermark above the high one); nothing is changed then.')
+    .addHelpText(
+      'after',
+      '\nExit code 2 for settings that cannot hold (for example a low watermark above the high one); nothing is changed then.',
+    )
     .action(async (options: ReviewSettingsOptions) => done(await reviewSettingsCommand(options, output)));
   review
     .command('journal')
-    .description("The queue's hash-chained journal, oldest first: settings, verdicts, mode and attempt-limit changes, drops, alerts. `redline ledger verify` checks it.")
+    .description(
+      "The queue's hash-chained journal, oldest first: settings, verdicts, mode and attempt-limit changes, drops, alerts. `redline ledger verify` checks it.",
+    )
     .option('--limit <n>', 'show at most n entries', count)
     .option('--json', 'one JSON line per entry, with its hash')
     .option('--ledger <location>', ledgerHelp)

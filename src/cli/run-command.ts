@@ -54,7 +54,8 @@ async function proposerFromFlags(mission: Mission, options: RunCommandOptions): 
   if (options.proposer !== undefined && options.agent !== undefined) throw new TypeError('Expected one of --proposer or --agent, got both');
   if (options.proposer !== undefined) return commandProposer({ command: options.proposer, cwd: mission.workspaceDir ?? mission.baseDir });
   if (options.agent !== undefined) {
-    if (mission.workspaceDir === undefined) throw new TypeError(`Expected a mission with a workspace for --agent, got mission ${mission.id} without one`);
+    if (mission.workspaceDir === undefined)
+      throw new TypeError(`Expected a mission with a workspace for --agent, got mission ${mission.id} without one`);
     return agentProposer({ command: options.agent });
   }
   if (options.model === undefined) return undefined;
@@ -79,7 +80,13 @@ function attemptLine(record: LedgerRecord): string | undefined {
   const findings = record.data.findings as readonly Finding[];
   const bad = findings.filter((item) => item.status === 'fail' || item.status === 'error');
   const score = findings.find((item) => item.score !== undefined)?.score;
-  const what = bad.length === 0 ? 'all checks passed' : `${bad.length} failing: ${bad.slice(0, 2).map((item) => clean(item.reasonCodes[0] ?? item.check)).join(', ')}${bad.length > 2 ? ', …' : ''}`;
+  const what =
+    bad.length === 0
+      ? 'all checks passed'
+      : `${bad.length} failing: ${bad
+          .slice(0, 2)
+          .map((item) => clean(item.reasonCodes[0] ?? item.check))
+          .join(', ')}${bad.length > 2 ? ', …' : ''}`;
   return `  attempt ${record.data.attempt}: ${what}${score === undefined ? '' : ` (score ${score.toFixed(2)})`}`;
 }
 
@@ -114,9 +121,19 @@ export interface RecoverWithQueueOptions {
  * are sealed: through `handoff` when the caller has the queue open, else through the queue in the ledger
  * at `location`, opened for the purpose — so no command recovers such a run past the queue.
  */
-export async function recoverWithQueue({ ledger, location, output, handoff, resume = true, missionId, knownDeadOnly = false, signer }: RecoverWithQueueOptions): Promise<Recovery[]> {
+export async function recoverWithQueue({
+  ledger,
+  location,
+  output,
+  handoff,
+  resume = true,
+  missionId,
+  knownDeadOnly = false,
+  signer,
+}: RecoverWithQueueOptions): Promise<Recovery[]> {
   const scope = { resume, knownDeadOnly, ...(missionId === undefined ? {} : { missionId }), ...(signer === undefined ? {} : { signer }) };
-  if (handoff !== undefined || !(await anyStartedUnderQueue(ledger, missionId))) return recoverRuns({ ledger, ...scope, ...(handoff === undefined ? {} : { handoff }) });
+  if (handoff !== undefined || !(await anyStartedUnderQueue(ledger, missionId)))
+    return recoverRuns({ ledger, ...scope, ...(handoff === undefined ? {} : { handoff }) });
   const queue = await openReviewQueue(location);
   try {
     return await recoverRuns({ ledger, ...scope, handoff: reviewHandoff(queue, {}, output) });
@@ -144,37 +161,72 @@ function recoveryLine({ runId, action, detail }: Recovery): string | undefined {
  * whose process is known to be gone. It says what it did, as read back from the ledger, and counts the
  * unsealed runs it left (other missions', or a process on another host that may be alive) in one line.
  */
-export async function recoverBeforeRun({ ledger, location, output, handoff, missionId, signer }: Omit<RecoverWithQueueOptions, 'resume' | 'knownDeadOnly'>): Promise<void> {
-  const recoveries = await recoverWithQueue({ ledger, location, output, knownDeadOnly: true, ...(handoff === undefined ? {} : { handoff }), ...(missionId === undefined ? {} : { missionId }), ...(signer === undefined ? {} : { signer }) });
+export async function recoverBeforeRun({
+  ledger,
+  location,
+  output,
+  handoff,
+  missionId,
+  signer,
+}: Omit<RecoverWithQueueOptions, 'resume' | 'knownDeadOnly'>): Promise<void> {
+  const recoveries = await recoverWithQueue({
+    ledger,
+    location,
+    output,
+    knownDeadOnly: true,
+    ...(handoff === undefined ? {} : { handoff }),
+    ...(missionId === undefined ? {} : { missionId }),
+    ...(signer === undefined ? {} : { signer }),
+  });
   for (const recovery of recoveries) {
     const line = recoveryLine(recovery);
     if (line !== undefined) output.progress(line);
   }
   const left = recoveries.filter((recovery) => recovery.action === 'left').length;
-  if (left > 0) output.progress(`${left} other unsealed run${left === 1 ? '' : 's'}: run \`redline ledger recover --ledger ${clean(shellArg(displayLocation(location)))}\``);
+  if (left > 0)
+    output.progress(
+      `${left} other unsealed run${left === 1 ? '' : 's'}: run \`redline ledger recover --ledger ${clean(shellArg(displayLocation(location)))}\``,
+    );
 }
 
 /** The handoff `--review` asks for, on the queue in the ledger's storage; alerts go to stderr (and the webhook). */
 export function reviewHandoff(queue: ReviewQueue, options: RunCommandOptions, { progress }: Output): Handoff {
-  const alerts = budgetAlerts({ queue, logger: { warn: progress }, ...(options.alertWebhook === undefined ? {} : { webhook: { url: options.alertWebhook } }) });
+  const alerts = budgetAlerts({
+    queue,
+    logger: { warn: progress },
+    ...(options.alertWebhook === undefined ? {} : { webhook: { url: options.alertWebhook } }),
+  });
   return { queue, alerts, ...(options.sampleRate === undefined ? {} : { sampleRate: options.sampleRate }) };
 }
 
 /** What the queue did with a run, from its seal record, as one line. */
 function reviewLine(handoff: Record<string, unknown>): string {
   const tags = (handoff.tags as string[] | undefined) ?? [];
-  const what = handoff.enqueued === true ? `enqueued as item ${clean(String(handoff.itemId))}${tags.length === 0 ? '' : ` (${clean(tags.join(', '))})`}` : `not enqueued (${clean(String(handoff.reason ?? 'dropped at capacity'))})`;
+  const what =
+    handoff.enqueued === true
+      ? `enqueued as item ${clean(String(handoff.itemId))}${tags.length === 0 ? '' : ` (${clean(tags.join(', '))})`}`
+      : `not enqueued (${clean(String(handoff.reason ?? 'dropped at capacity'))})`;
   const dropped = handoff.dropped as { itemId: string; runId: string } | undefined;
   const mode = handoff.modeChanged as { from: string; to: string; depth: number } | undefined;
   return [
     `review        ${what} · queue ${String(handoff.mode)}`,
-    ...(dropped === undefined ? [] : [`              dropped item ${clean(dropped.itemId)} (run ${clean(dropped.runId)}) at capacity: see redline review stats`]),
+    ...(dropped === undefined
+      ? []
+      : [`              dropped item ${clean(dropped.itemId)} (run ${clean(dropped.runId)}) at capacity: see redline review stats`]),
     ...(mode === undefined ? [] : [`              queue mode ${mode.from} → ${mode.to} at depth ${mode.depth}`]),
   ].join('\n');
 }
 
 /** Runs one mission file against an open ledger and prints its summary. */
-export async function runMissionFile(file: string, ledger: Ledger, ledgerName: string, options: RunCommandOptions, { print, progress }: Output, handoff?: Handoff, signer?: Signer): Promise<RunResult> {
+export async function runMissionFile(
+  file: string,
+  ledger: Ledger,
+  ledgerName: string,
+  options: RunCommandOptions,
+  { print, progress }: Output,
+  handoff?: Handoff,
+  signer?: Signer,
+): Promise<RunResult> {
   const mission = await loadMission(file);
   const proposer = await proposerFromFlags(mission, options);
   if (options.json !== true) progress(`mission ${clean(mission.id)}: ${clean(mission.goal.split('\n')[0] ?? '')}`);
@@ -190,9 +242,16 @@ export async function runMissionFile(file: string, ledger: Ledger, ledgerName: s
       if (line !== undefined) progress(line);
     },
   });
-  const review = handoff === undefined ? undefined : ((await ledger.records(result.runId)).at(-1)?.data.handoff as Record<string, unknown> | undefined);
+  const review =
+    handoff === undefined ? undefined : ((await ledger.records(result.runId)).at(-1)?.data.handoff as Record<string, unknown> | undefined);
   if (options.json === true) print(jsonLine({ ...runSummary(result), ...(review === undefined ? {} : { review }) }));
-  else print([describeRun(result, `redline ledger show ${result.runId} --ledger ${shellArg(ledgerName)}`), ...(review === undefined ? [] : [reviewLine(review)])].join('\n'));
+  else
+    print(
+      [
+        describeRun(result, `redline ledger show ${result.runId} --ledger ${shellArg(ledgerName)}`),
+        ...(review === undefined ? [] : [reviewLine(review)]),
+      ].join('\n'),
+    );
   return result;
 }
 
@@ -200,7 +259,8 @@ export async function runMissionFile(file: string, ledger: Ledger, ledgerName: s
 export async function runCommand(file: string, options: RunCommandOptions, output: Output): Promise<number> {
   const mission = await loadMission(file);
   const location = ledgerLocation(options.ledger, mission.baseDir);
-  if (options.review !== true && (options.sampleRate !== undefined || options.alertWebhook !== undefined)) throw new TypeError('Expected --review with --sample-rate or --alert-webhook, got neither');
+  if (options.review !== true && (options.sampleRate !== undefined || options.alertWebhook !== undefined))
+    throw new TypeError('Expected --review with --sample-rate or --alert-webhook, got neither');
   const ledger = await openLedger(location);
   let queue: ReviewQueue | undefined;
   try {

@@ -34,7 +34,17 @@ export interface ProgressSink {
 const DEFAULT_OUT = 'study-out';
 
 /** The CLI flag of each study option, for error messages. */
-const FLAGS: Readonly<Record<string, string>> = { sigmas: '--sigma', seeds: '--seeds', seed: '--seed', tasksPerType: '--tasks-per-type', bar: '--bar', cap: '--cap', warmup: '--warmup', confidences: '--confidence', out: '--out' };
+const FLAGS: Readonly<Record<string, string>> = {
+  sigmas: '--sigma',
+  seeds: '--seeds',
+  seed: '--seed',
+  tasksPerType: '--tasks-per-type',
+  bar: '--bar',
+  cap: '--cap',
+  warmup: '--warmup',
+  confidences: '--confidence',
+  out: '--out',
+};
 
 /** A study's option error as the CLI's usage error (exit 2), named by its flag; anything else as it is. */
 function usageError(error: unknown, flags: Readonly<Record<string, string>>, optionError: typeof StudyOptionError): unknown {
@@ -46,7 +56,10 @@ function usageError(error: unknown, flags: Readonly<Record<string, string>>, opt
  * A one-line progress display on a TTY (`\r`-rewritten), shown only once the work has run `delayMs`;
  * nothing at all when the stream is not a terminal.
  */
-export function progressLine({ stream, now = () => performance.now(), delayMs = 300 }: ProgressSink): { update: (progress: StudyProgress) => void; clear: () => void } {
+export function progressLine({ stream, now = () => performance.now(), delayMs = 300 }: ProgressSink): {
+  update: (progress: StudyProgress) => void;
+  clear: () => void;
+} {
   const started = now();
   let shown = false;
   return {
@@ -62,7 +75,11 @@ export function progressLine({ stream, now = () => performance.now(), delayMs = 
 }
 
 /** `redline study stop-rules`: runs the study; prints Markdown (and writes the figures) or JSON. */
-export async function stopRulesCommand(options: StopRulesCommandOptions, { print }: Output, sink: ProgressSink = { stream: process.stderr }): Promise<number> {
+export async function stopRulesCommand(
+  options: StopRulesCommandOptions,
+  { print }: Output,
+  sink: ProgressSink = { stream: process.stderr },
+): Promise<number> {
   const { assertOutDir, renderMarkdown, runStopRulesStudy, StudyOptionError, writeFigures } = await import('../study/index.js');
   const progress = progressLine(sink);
   const studyOptions: StopRulesStudyOptions = {
@@ -93,7 +110,9 @@ export async function stopRulesCommand(options: StopRulesCommandOptions, { print
     print(JSON.stringify(study));
     return 0;
   }
-  print(renderMarkdown({ study, figures: figures.map(({ title, file }) => ({ title, path: path.join(out ?? DEFAULT_OUT, file) })) }).trimEnd());
+  print(
+    renderMarkdown({ study, figures: figures.map(({ title, file }) => ({ title, path: path.join(out ?? DEFAULT_OUT, file) })) }).trimEnd(),
+  );
   return 0;
 }
 
@@ -108,13 +127,20 @@ const HANDOFF_FLAGS: Readonly<Record<string, string>> = { seed: '--seed', minute
 
 /** `redline study handoff`: configurations A–D, simple model and full protocol. */
 export async function handoffCommand(options: HandoffCommandOptions, { print }: Output): Promise<number> {
-  const [{ assertOutDir }, { StudyOptionError }, { renderHandoffMarkdown, runHandoffStudy, writeHandoffFigure }] = await Promise.all([import('../study/out-dir.js'), import('../study/study-option-error.js'), import('../study/handoff/index.js')]);
+  const [{ assertOutDir }, { StudyOptionError }, { renderHandoffMarkdown, runHandoffStudy, writeHandoffFigure }] = await Promise.all([
+    import('../study/out-dir.js'),
+    import('../study/study-option-error.js'),
+    import('../study/handoff/index.js'),
+  ]);
   const out = options.json === true ? options.out : (options.out ?? DEFAULT_OUT);
   let study: HandoffStudy;
   let figure: string | undefined;
   try {
     if (out !== undefined) await assertOutDir(out);
-    study = runHandoffStudy({ ...(options.seed === undefined ? {} : { seed: options.seed }), ...(options.minutes === undefined ? {} : { minutes: options.minutes }) });
+    study = runHandoffStudy({
+      ...(options.seed === undefined ? {} : { seed: options.seed }),
+      ...(options.minutes === undefined ? {} : { minutes: options.minutes }),
+    });
     figure = out === undefined ? undefined : await writeHandoffFigure({ study, dir: out });
   } catch (error) {
     throw usageError(error, HANDOFF_FLAGS, StudyOptionError);
@@ -132,7 +158,9 @@ export function addStudyCommand({ cli, done, output }: { cli: Command; done: (co
   const study = cli.command('study').description('Simulators that measure stop policies.');
   study
     .command('stop-rules')
-    .description("Stop rules under judge noise (SPEC §8.1): every strategy is the library's own guards, on the same simulated tasks and noisy scores.")
+    .description(
+      "Stop rules under judge noise (SPEC §8.1): every strategy is the library's own guards, on the same simulated tasks and noisy scores.",
+    )
     .option('--sigma <list>', 'judge noise levels σ, comma-separated (default 0.02,0.05,0.1,0.15,0.2)', numbers)
     .option('--seeds <n>', 'seeds to repeat over; results are mean ± sd (default 10)', integer)
     .option('--seed <n>', 'first seed (default 1)', integer)
@@ -140,14 +168,20 @@ export function addStudyCommand({ cli, done, output }: { cli: Command; done: (co
     .option('--bar <score>', 'quality bar (default 0.8)', number)
     .option('--cap <n>', 'attempt cap of every rule (default 8)', integer)
     .option('--warmup <list>', "warm-up sizes of adaptive's cold-start curve (default 0,3,6,12,30,60,150,300)", numbers)
-    .option('--confidence <list>', 'confidences of the noise-aware calibration sweep (default 0.5,0.6,0.7,0.75,0.8,…,0.99,0.995,0.999)', numbers)
+    .option(
+      '--confidence <list>',
+      'confidences of the noise-aware calibration sweep (default 0.5,0.6,0.7,0.75,0.8,…,0.99,0.995,0.999)',
+      numbers,
+    )
     .option('--out <dir>', `directory for the SVG figures (default ${DEFAULT_OUT}; with --json, only when given)`)
     .option('--json', 'print the results as one JSON document instead of Markdown')
     .addHelpText('after', '\nThe same options and seed give byte-identical output and figures. Exit code 2 for a bad option value.')
     .action(async (options: StopRulesCommandOptions) => done(await stopRulesCommand(options, output)));
   study
     .command('handoff')
-    .description('Handoff queue (SPEC §8.2): configurations A–D in the simple per-minute model and under the full review-queue protocol (watermarks, degraded mode, priority drops).')
+    .description(
+      'Handoff queue (SPEC §8.2): configurations A–D in the simple per-minute model and under the full review-queue protocol (watermarks, degraded mode, priority drops).',
+    )
     .option('--seed <n>', 'seed of every random draw (default 1)', integer)
     .option('--minutes <n>', 'simulated minutes (default 120)', integer)
     .option('--out <dir>', `directory for handoff-depth.svg (default ${DEFAULT_OUT}; with --json, only when given)`)

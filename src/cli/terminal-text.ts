@@ -2,7 +2,16 @@
 
 /** C0/C1 controls, DEL, line/paragraph separators and bidi controls: characters that act on a terminal or hide text. */
 export function unsafe(code: number): boolean {
-  return code < 0x20 || (code >= 0x7f && code <= 0x9f) || code === 0x200e || code === 0x200f || code === 0x2028 || code === 0x2029 || (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069);
+  return (
+    code < 0x20 ||
+    (code >= 0x7f && code <= 0x9f) ||
+    code === 0x200e ||
+    code === 0x200f ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    (code >= 0x202a && code <= 0x202e) ||
+    (code >= 0x2066 && code <= 0x2069)
+  );
 }
 
 const NAMED: Readonly<Record<number, string>> = { 9: '\\t', 10: '\\n', 13: '\\r' };
@@ -58,7 +67,8 @@ export function terminalText(text: string): string {
 /** Styles text when stdout is a terminal that takes colors, or `FORCE_COLOR` asks for them; plain text otherwise. */
 export function painter(): (style: Style, text: string) => string {
   const force = process.env.FORCE_COLOR;
-  const color = force !== undefined && force !== '' ? force !== '0' && force !== 'false' : process.stdout.isTTY === true && process.stdout.hasColors();
+  const color =
+    force !== undefined && force !== '' ? force !== '0' && force !== 'false' : process.stdout.isTTY === true && process.stdout.hasColors();
   return color ? (style, text) => `\x1b[${style}m${text}\x1b[0m` : (_style, text) => text;
 }
 

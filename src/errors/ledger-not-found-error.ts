@@ -6,7 +6,10 @@ export class LedgerNotFoundError extends RedlineError {
   readonly path: string;
 
   constructor({ path }: { path: string }) {
-    super({ code: 'ledger.not_found', message: `no ledger at ${path}: the file does not exist (this command only reads a ledger and creates none; check --ledger or $REDLINE_LEDGER)` });
+    super({
+      code: 'ledger.not_found',
+      message: `no ledger at ${path}: the file does not exist (this command only reads a ledger and creates none; check --ledger or $REDLINE_LEDGER)`,
+    });
     this.name = 'LedgerNotFoundError';
     this.path = path;
   }

@@ -11,7 +11,11 @@ export class MissingPeerError extends RedlineError {
   readonly purpose: string;
 
   constructor({ packageName, purpose, cause }: { packageName: string; purpose: string; cause?: unknown }) {
-    super({ code: 'dependency.missing', message: `install ${packageName} to ${purpose} (npm i ${packageName}): it is an optional peer dependency of redline`, cause });
+    super({
+      code: 'dependency.missing',
+      message: `install ${packageName} to ${purpose} (npm i ${packageName}): it is an optional peer dependency of redline`,
+      cause,
+    });
     this.name = 'MissingPeerError';
     this.packageName = packageName;
     this.purpose = purpose;
@@ -28,7 +32,8 @@ export class MissingPeerError extends RedlineError {
       return await load();
     } catch (error) {
       const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-      if (code === 'ERR_MODULE_NOT_FOUND' && typeof message === 'string' && message.includes(`'${packageName}'`)) throw new MissingPeerError({ packageName, purpose, cause: error });
+      if (code === 'ERR_MODULE_NOT_FOUND' && typeof message === 'string' && message.includes(`'${packageName}'`))
+        throw new MissingPeerError({ packageName, purpose, cause: error });
       throw error;
     }
   }

@@ -10,7 +10,19 @@ export class ProposerError extends RedlineError {
   /** What the failed attempt spent, when the proposer reported it anyway: budgets are charged for it. */
   readonly usage?: unknown;
 
-  constructor({ code, message, output, usage, cause }: { code: string; message: string; output?: string; usage?: unknown; cause?: unknown }) {
+  constructor({
+    code,
+    message,
+    output,
+    usage,
+    cause,
+  }: {
+    code: string;
+    message: string;
+    output?: string;
+    usage?: unknown;
+    cause?: unknown;
+  }) {
     super({ code, message, cause });
     this.name = 'ProposerError';
     if (output !== undefined) this.output = output.length > 2000 ? `${output.slice(0, 2000)}…` : output;

@@ -7,7 +7,10 @@ export class WorkspaceUnreadableError extends RedlineError {
   readonly files: readonly string[];
 
   constructor(workspace: string, files: readonly string[]) {
-    super({ code: 'workspace.unreadable', message: `${files.length} file(s) of the workspace ${workspace} cannot be read, so the run's snapshot would miss them: ${files.slice(0, 10).join(', ')}${files.length > 10 ? ', …' : ''} (make them readable, or list them in the mission's ignore)` });
+    super({
+      code: 'workspace.unreadable',
+      message: `${files.length} file(s) of the workspace ${workspace} cannot be read, so the run's snapshot would miss them: ${files.slice(0, 10).join(', ')}${files.length > 10 ? ', …' : ''} (make them readable, or list them in the mission's ignore)`,
+    });
     this.name = 'WorkspaceUnreadableError';
     this.workspace = workspace;
     this.files = files;

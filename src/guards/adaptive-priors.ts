@@ -22,7 +22,8 @@ export class AdaptivePriors {
   /** Priors from a snapshot. */
   static from(snapshot: PriorsSnapshot): AdaptivePriors {
     const priors = new AdaptivePriors();
-    for (const [taskType, { runs, gains }] of Object.entries(snapshot)) priors.#types.set(taskType, { runs, gains: gains.map((gain) => ({ ...gain })) });
+    for (const [taskType, { runs, gains }] of Object.entries(snapshot))
+      priors.#types.set(taskType, { runs, gains: gains.map((gain) => ({ ...gain })) });
     return priors;
   }
 
@@ -56,6 +57,10 @@ export class AdaptivePriors {
   }
 
   toJSON(): PriorsSnapshot {
-    return Object.fromEntries([...this.#types.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([taskType, entry]) => [taskType, { runs: entry.runs, gains: entry.gains.map((gain) => ({ ...gain })) }]));
+    return Object.fromEntries(
+      [...this.#types.entries()]
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([taskType, entry]) => [taskType, { runs: entry.runs, gains: entry.gains.map((gain) => ({ ...gain })) }]),
+    );
   }
 }

@@ -36,7 +36,8 @@ export function adaptive({ bar, priors, level = 0.3, minRuns = 3 }: AdaptiveOpti
     evaluate({ recent, counters, budgets, taskType }) {
       const score = recent.at(-1)?.score;
       if (score === undefined) return undefined;
-      if (score >= bar - EPSILON) return { guard: name, reason: 'adaptive', outcome: 'complete', detail: `score ${format(score)} ≥ bar ${bar}` };
+      if (score >= bar - EPSILON)
+        return { guard: name, reason: 'adaptive', outcome: 'complete', detail: `score ${format(score)} ≥ bar ${bar}` };
       if (priors.runs(taskType) < minRuns) return undefined;
       let mean = 0;
       let variance = 0;

@@ -67,7 +67,11 @@ interface Design {
   readonly tau: Float64Array;
 }
 
-const newDesign = (sigmas: number): Design => ({ a: new Float64Array(RATES.length), halfLogA: new Float64Array(RATES.length), tau: new Float64Array(RATES.length * sigmas) });
+const newDesign = (sigmas: number): Design => ({
+  a: new Float64Array(RATES.length),
+  halfLogA: new Float64Array(RATES.length),
+  tau: new Float64Array(RATES.length * sigmas),
+});
 
 // Scratch space of one posterior evaluation (evaluations never interleave: they are synchronous).
 const MAX_CELLS = NOISE_AWARE_PRIOR.grid.r * NOISE_AWARE_PRIOR.grid.sigma;
@@ -235,7 +239,10 @@ export class Posterior {
       for (let k = 0; k < sigmas; k += 1, cell += 1) {
         // The weight before truncating s0 to [0, 1]; truncation can only lower it. A flat rate's
         // likelihood does not depend on s0: −n·log σ − Σz² / 2σ² − ½ log 2π in the same units.
-        const logWeight = (scratchSigmaTerm[k] as number) - residual * (this.#inverseTwoSigmaSquared[k] as number) - (flat ? (this.#logSigmas[k] as number) + HALF_LOG_TWO_PI : halfLogA);
+        const logWeight =
+          (scratchSigmaTerm[k] as number) -
+          residual * (this.#inverseTwoSigmaSquared[k] as number) -
+          (flat ? (this.#logSigmas[k] as number) + HALF_LOG_TWO_PI : halfLogA);
         cellLogWeight[cell] = logWeight;
         if (logWeight > untruncatedBest) untruncatedBest = logWeight;
         const fit = 2 * fitResidual * (this.#inverseTwoSigmaSquared[k] as number);
@@ -282,7 +289,8 @@ export class Posterior {
           representable = true;
         } else {
           const logMass = logNormalInterval(-mean / tau, (1 - mean) / tau);
-          const reach = threshold <= 0 ? 1 : threshold >= 1 ? 0 : Math.exp(logNormalInterval((threshold - mean) / tau, (1 - mean) / tau) - logMass);
+          const reach =
+            threshold <= 0 ? 1 : threshold >= 1 ? 0 : Math.exp(logNormalInterval((threshold - mean) / tau, (1 - mean) / tau) - logMass);
           cellLogWeight[cell] = relative + logMass;
           cellReach[cell] = reach;
           weight = Math.exp(relative + logMass);
@@ -343,7 +351,11 @@ export class Posterior {
  * NaN when the model fails its goodness-of-fit check (the best curve's χ² has p < 1e-6, from 3 scores on),
  * for example scores that plateau below the bar over many attempts.
  */
-export function posteriorReach(recent: readonly AttemptSummary[], bar: number, sigmas: readonly number[], logSigmas: readonly number[] = sigmas.map(Math.log)): number {
+export function posteriorReach(
+  recent: readonly AttemptSummary[],
+  bar: number,
+  sigmas: readonly number[],
+  logSigmas: readonly number[] = sigmas.map(Math.log),
+): number {
   return new Posterior(bar, sigmas, logSigmas).reach(recent);
 }
-

@@ -51,7 +51,12 @@ export function noiseAware({ bar, confidence, noise }: NoiseAwareOptions): Guard
       const probability = posterior.probability(recent);
       // NaN (a posterior that failed) never stops a run: only a probability that reaches confidence does.
       if (!(probability >= confidence)) return undefined;
-      return { guard: name, reason: 'noise_aware', outcome: 'complete', detail: `P(true quality ≥ ${bar}) = ${probability.toFixed(3)} ≥ ${confidence}` };
+      return {
+        guard: name,
+        reason: 'noise_aware',
+        outcome: 'complete',
+        detail: `P(true quality ≥ ${bar}) = ${probability.toFixed(3)} ≥ ${confidence}`,
+      };
     },
   };
 }

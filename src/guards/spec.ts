@@ -80,8 +80,7 @@ function unknownKindMessage(keys: readonly string[]): string {
 }
 
 /** The guard kinds set on a spec: keys whose value is not `undefined`. */
-const setKinds = (spec: object): string[] =>
-  Object.entries(spec).flatMap(([key, value]) => (value === undefined ? [] : [key]));
+const setKinds = (spec: object): string[] => Object.entries(spec).flatMap(([key, value]) => (value === undefined ? [] : [key]));
 
 /**
  * A guard as written in a mission file (JSON or YAML): an object with exactly one key naming the guard
@@ -95,9 +94,7 @@ export const guardSpecSchema = leafFields
   .extend({
     anyOf: z.array(nested).min(1).optional(),
     allOf: z.array(nested).min(1).optional(),
-    not: z
-      .strictObject({ guard: nested, reason: z.string().min(1), outcome: z.enum(OUTCOMES), detail: z.string().optional() })
-      .optional(),
+    not: z.strictObject({ guard: nested, reason: z.string().min(1), outcome: z.enum(OUTCOMES), detail: z.string().optional() }).optional(),
   })
   .refine((spec): spec is GuardSpec => setKinds(spec).length === 1, {
     // A spec whose only key is unknown already has an issue naming that key.
@@ -116,7 +113,13 @@ export interface GuardBuildContext {
 
 /** Whether any spec, at any depth, is an `adaptive` guard: a policy that needs {@link GuardBuildContext.priors}. */
 export function needsPriors(specs: readonly GuardSpec[]): boolean {
-  return specs.some((spec) => spec.adaptive !== undefined || needsPriors(spec.anyOf ?? []) || needsPriors(spec.allOf ?? []) || (spec.not !== undefined && needsPriors([spec.not.guard])));
+  return specs.some(
+    (spec) =>
+      spec.adaptive !== undefined ||
+      needsPriors(spec.anyOf ?? []) ||
+      needsPriors(spec.allOf ?? []) ||
+      (spec.not !== undefined && needsPriors([spec.not.guard])),
+  );
 }
 
 /**
@@ -140,7 +143,10 @@ export function buildGuard(spec: GuardSpec, context: GuardBuildContext = {}): Gu
   if (spec.plateau) return plateau(spec.plateau.delta, spec.plateau.n);
   if (spec.adaptive) {
     const { priors } = context;
-    if (priors === undefined) throw new TypeError(`Expected \`priors\` in the build context for the adaptive guard (what earlier runs taught it, e.g. from \`ledger.priors\`), got none`);
+    if (priors === undefined)
+      throw new TypeError(
+        `Expected \`priors\` in the build context for the adaptive guard (what earlier runs taught it, e.g. from \`ledger.priors\`), got none`,
+      );
     return adaptive({ ...spec.adaptive, priors });
   }
   if (spec.noiseAware) return noiseAware(spec.noiseAware);

@@ -96,7 +96,9 @@ export function rejectRepeat(): Guard {
     name,
     lookback: 4,
     evaluate({ recent }) {
-      const rejections = evidence(recent).map((attempt) => attempt.rejection).filter((rejection) => rejection !== '');
+      const rejections = evidence(recent)
+        .map((attempt) => attempt.rejection)
+        .filter((rejection) => rejection !== '');
       const [x, y, x2, y2] = rejections.slice(-4);
       if (x === undefined || y === undefined || x === y || x2 !== x || y2 !== y) return undefined;
       return stop(name, 'reject_repeat', `rejections alternate ${short(x)}, ${short(y)}, ${short(x)}, ${short(y)}`);

@@ -57,7 +57,8 @@ export interface SealedRun {
  */
 export async function handOff(handoff: Handoff, run: SealedRun, plan: HandoffPlan): Promise<Record<string, unknown>> {
   const sampled = run.verification === 'sampled' && (handoff.random ?? Math.random)() < (handoff.sampleRate ?? 0.1);
-  if (run.verification !== 'unverified' && !sampled) return { enqueued: false, reason: run.verification === 'sampled' ? 'not sampled' : 'verified' };
+  if (run.verification !== 'unverified' && !sampled)
+    return { enqueued: false, reason: run.verification === 'sampled' ? 'not sampled' : 'verified' };
   const tags = [...plan.tags, ...(sampled ? ['sample'] : [])];
   let result: Awaited<ReturnType<Handoff['queue']['enqueue']>>;
   try {
@@ -69,7 +70,9 @@ export async function handOff(handoff: Handoff, run: SealedRun, plan: HandoffPla
     enqueued: result.item !== undefined,
     ...(result.item === undefined ? {} : { itemId: result.item.id }),
     tags,
-    ...(result.dropped === undefined ? {} : { dropped: { itemId: result.dropped.id, runId: result.dropped.runId, priority: result.dropped.priority } }),
+    ...(result.dropped === undefined
+      ? {}
+      : { dropped: { itemId: result.dropped.id, runId: result.dropped.runId, priority: result.dropped.priority } }),
     mode: result.mode,
     ...(result.modeChanged === undefined ? {} : { modeChanged: result.modeChanged }),
   };
@@ -85,6 +88,9 @@ export async function reportRun(handoff: Handoff, run: { runId: string; stopReas
     if (handoff.alerts !== undefined) await handoff.alerts.runFinished(report);
     else await handoff.queue.recordRun(report);
   } catch (error) {
-    process.emitWarning(`the review queue did not take the report of run ${run.runId} for budget-cap alerts: ${(error as Error).message}`, 'RedlineWarning');
+    process.emitWarning(
+      `the review queue did not take the report of run ${run.runId} for budget-cap alerts: ${(error as Error).message}`,
+      'RedlineWarning',
+    );
   }
 }

@@ -28,7 +28,12 @@ export function routingJudge(): Judge {
       }
       const scope = findings.filter((item) => item.check === SCOPE_CHECK && item.status === 'fail');
       if (scope.length > 0) {
-        return { transition: 'block', reason: StopReason.scopeViolation, cites: [SCOPE_CHECK], detail: scope.map((item) => item.message).join('; ') };
+        return {
+          transition: 'block',
+          reason: StopReason.scopeViolation,
+          cites: [SCOPE_CHECK],
+          detail: scope.map((item) => item.message).join('; '),
+        };
       }
       if (acceptance.acceptable && acceptance.hasDemand) {
         return { transition: 'accept', reason: StopReason.demandPassed, cites, detail: 'every required check passed' };
@@ -41,7 +46,12 @@ export function routingJudge(): Judge {
         return { transition: 'block', reason: StopReason.approvalMissing, cites, detail: acceptance.problems.join('; ') };
       }
       if (verdict !== undefined) {
-        return { transition: verdict.outcome === 'blocked' ? 'block' : 'fail', reason: verdict.reason, cites: failing(evidence), detail: verdict.detail };
+        return {
+          transition: verdict.outcome === 'blocked' ? 'block' : 'fail',
+          reason: verdict.reason,
+          cites: failing(evidence),
+          detail: verdict.detail,
+        };
       }
       return { transition: 'retry', reason: 'checks_failing', cites: failing(evidence) };
     },

@@ -45,7 +45,21 @@ function whatStopped(error: unknown): string {
 }
 
 /** What admission did and did not do to `dir` before `failed` stopped it, path by path. */
-function partial({ runId, dir, done, failed, rest, error }: { runId: string; dir: string; done: readonly Change[]; failed: Change; rest: readonly Change[]; error: unknown }): AdmitError {
+function partial({
+  runId,
+  dir,
+  done,
+  failed,
+  rest,
+  error,
+}: {
+  runId: string;
+  dir: string;
+  done: readonly Change[];
+  failed: Change;
+  rest: readonly Change[];
+  error: unknown;
+}): AdmitError {
   const verb = (change: Change): string => (change.after === null ? 'deleted' : 'written');
   const before = done.length === 0 ? `nothing was changed before it` : `${done.length} path(s) were changed before it`;
   return new AdmitError({
@@ -112,8 +126,10 @@ export function makeAdmitDir({ runId, dir }: { runId: string; dir: string }): st
       continue;
     }
     const followed = info.isSymbolicLink() ? statSync(current, { throwIfNoEntry: false }) : info;
-    if (followed === undefined) refuse(`cannot admit into ${target}: ${current} is a symlink to a missing target; nothing is created through it`);
-    else if (!followed.isDirectory()) refuse(`cannot admit into ${target}: ${current} is ${followed.isFile() ? 'a file' : 'not a directory'}`);
+    if (followed === undefined)
+      refuse(`cannot admit into ${target}: ${current} is a symlink to a missing target; nothing is created through it`);
+    else if (!followed.isDirectory())
+      refuse(`cannot admit into ${target}: ${current} is ${followed.isFile() ? 'a file' : 'not a directory'}`);
   }
   return created;
 }
@@ -132,4 +148,3 @@ export function removeCreatedDirs(created: readonly string[]): void {
     }
   }
 }
-

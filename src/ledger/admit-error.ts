@@ -38,7 +38,19 @@ export class AdmitError extends RedlineError {
   readonly headline: string;
   readonly problems: readonly AdmitProblem[];
 
-  constructor({ code, runId, headline, problems = [], cause }: { code: AdmitErrorCode; runId: string; headline: string; problems?: readonly AdmitProblem[]; cause?: unknown }) {
+  constructor({
+    code,
+    runId,
+    headline,
+    problems = [],
+    cause,
+  }: {
+    code: AdmitErrorCode;
+    runId: string;
+    headline: string;
+    problems?: readonly AdmitProblem[];
+    cause?: unknown;
+  }) {
     super({ code, message: [headline, ...problems.map(({ file, reason }) => `  ${file}: ${reason}`)].join('\n'), cause });
     this.name = 'AdmitError';
     this.code = code;

@@ -27,7 +27,9 @@ export interface Conflict {
 
 /** A conflict in words, without the path. */
 export function conflictReason(change: ConflictChange): string {
-  return change === 'uncommitted' ? 'differs from HEAD: the run started from uncommitted changes to this file' : `${change} since the run started`;
+  return change === 'uncommitted'
+    ? 'differs from HEAD: the run started from uncommitted changes to this file'
+    : `${change} since the run started`;
 }
 
 /** One path admission changes: what the target holds now and what the candidate puts there. */
@@ -83,7 +85,15 @@ const equalBytes = (bytes: Uint8Array, text: string): boolean => Buffer.compare(
  * what the target holds at each path that passed {@link admitPathProblem}. A target that already
  * holds the candidate's content is unchanged, never a conflict, so admitting twice changes nothing.
  */
-export function planAdmission({ files, baseline, found }: { files: Readonly<Record<string, string | null>>; baseline: Readonly<Record<string, string | null>> | undefined; found: ReadonlyMap<string, Found> }): Plan {
+export function planAdmission({
+  files,
+  baseline,
+  found,
+}: {
+  files: Readonly<Record<string, string | null>>;
+  baseline: Readonly<Record<string, string | null>> | undefined;
+  found: ReadonlyMap<string, Found>;
+}): Plan {
   const refused: AdmitProblem[] = [];
   const conflicts: Conflict[] = [];
   const unchecked: string[] = [];
@@ -92,7 +102,8 @@ export function planAdmission({ files, baseline, found }: { files: Readonly<Reco
   for (const file of Object.keys(files).sort()) {
     const after = files[file] as string | null;
     const problem = admitPathProblem(file, files);
-    const at: Found = problem === undefined ? (found.get(file) ?? { kind: 'refused', reason: 'not looked up' }) : { kind: 'refused', reason: problem };
+    const at: Found =
+      problem === undefined ? (found.get(file) ?? { kind: 'refused', reason: 'not looked up' }) : { kind: 'refused', reason: problem };
     if (at.kind === 'refused') {
       refused.push({ file, reason: at.reason });
       continue;

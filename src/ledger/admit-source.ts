@@ -33,14 +33,20 @@ const attemptSchema = z.object({ candidate: z.object({ files: z.record(z.string(
 
 function changedDuringRun(evidence: z.infer<typeof sealedSchema>['evidence']): Pick<AdmissionSource, 'changedDuringRun'> {
   const changed = evidence?.find((item) => item.code === 'workspace.changed_during_run');
-  return changed === undefined ? {} : { changedDuringRun: { count: changed.count ?? changed.paths?.length ?? 0, paths: changed.paths ?? [] } };
+  return changed === undefined
+    ? {}
+    : { changedDuringRun: { count: changed.count ?? changed.paths?.length ?? 0, paths: changed.paths ?? [] } };
 }
 
 function parsed<T>(schema: z.ZodType<T>, record: LedgerRecord | undefined, runId: string): T {
   const result = schema.safeParse(record?.data);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  throw new AdmitError({ code: 'admit.malformed_record', runId, headline: `run ${runId}: its ${record?.type ?? 'missing'} record is not what redline writes (${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'absent'})` });
+  throw new AdmitError({
+    code: 'admit.malformed_record',
+    runId,
+    headline: `run ${runId}: its ${record?.type ?? 'missing'} record is not what redline writes (${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'absent'})`,
+  });
 }
 
 /**
@@ -49,24 +55,40 @@ function parsed<T>(schema: z.ZodType<T>, record: LedgerRecord | undefined, runId
  * @throws {AdmitError} naming why the run cannot be admitted.
  */
 export async function admissionSource(ledger: Ledger, runId: string): Promise<AdmissionSource> {
-  const refuse = (code: 'admit.unknown_run' | 'admit.chain_broken' | 'admit.not_sealed' | 'admit.not_complete' | 'admit.candidate_mismatch', headline: string): AdmitError => new AdmitError({ code, runId, headline });
+  const refuse = (
+    code: 'admit.unknown_run' | 'admit.chain_broken' | 'admit.not_sealed' | 'admit.not_complete' | 'admit.candidate_mismatch',
+    headline: string,
+  ): AdmitError => new AdmitError({ code, runId, headline });
   const [listed] = await ledger.runs({ runId });
   const snapshot = listed === undefined ? undefined : await readRun(ledger, listed);
   if (snapshot === undefined) throw refuse('admit.unknown_run', `no run ${runId} in this ledger`);
   const { run, records: stored } = snapshot;
   const check = verifyRun(run, stored);
-  if (!check.ok) throw refuse('admit.chain_broken', `run ${runId} does not verify: record ${check.firstBad?.seq} ${check.firstBad?.problem} (${check.firstBad?.detail})`);
+  if (!check.ok)
+    throw refuse(
+      'admit.chain_broken',
+      `run ${runId} does not verify: record ${check.firstBad?.seq} ${check.firstBad?.problem} (${check.firstBad?.detail})`,
+    );
   if (!run.sealed) throw refuse('admit.not_sealed', `run ${runId} is not sealed`);
-  if (run.outcome !== 'complete') throw refuse('admit.not_complete', `run ${runId} ended ${run.outcome} (${run.stopReason}); only a complete run can be admitted`);
+  if (run.outcome !== 'complete')
+    throw refuse('admit.not_complete', `run ${runId} ended ${run.outcome} (${run.stopReason}); only a complete run can be admitted`);
   const records = stored.map(parseRecord);
   const { mission } = parsed(startedSchema, records[0], runId);
   const seal = parsed(sealedSchema, records.at(-1), runId);
   const last = records.filter((record) => record.type === 'attempt').at(-1);
   const candidate = last === undefined ? undefined : parsed(attemptSchema, last, runId).candidate;
-  if (candidate === undefined || candidate.hash !== seal.candidateHash) throw refuse('admit.candidate_mismatch', `run ${runId}: the sealed candidate is not the last recorded one`);
-  const unrecorded = Object.keys(candidate.files).filter((file) => seal.baseline !== undefined && !Object.hasOwn(seal.baseline.files, file));
+  if (candidate === undefined || candidate.hash !== seal.candidateHash)
+    throw refuse('admit.candidate_mismatch', `run ${runId}: the sealed candidate is not the last recorded one`);
+  const unrecorded = Object.keys(candidate.files).filter(
+    (file) => seal.baseline !== undefined && !Object.hasOwn(seal.baseline.files, file),
+  );
   if (unrecorded.length > 0) {
-    throw new AdmitError({ code: 'admit.malformed_record', runId, headline: `run ${runId}: its seal records no baseline hash for ${unrecorded.length} candidate path(s)`, problems: unrecorded.map((file) => ({ file, reason: 'no baseline hash recorded' })) });
+    throw new AdmitError({
+      code: 'admit.malformed_record',
+      runId,
+      headline: `run ${runId}: its seal records no baseline hash for ${unrecorded.length} candidate path(s)`,
+      problems: unrecorded.map((file) => ({ file, reason: 'no baseline hash recorded' })),
+    });
   }
   return {
     runId,

@@ -1,5 +1,14 @@
 import { stat, writeFile } from 'node:fs/promises';
-import { branchExists, commitBranch, lookUpHead, openRepository, validBranchName, type BranchCommit, type Repository, type TreeLookup } from '../workspace/git-branch.js';
+import {
+  branchExists,
+  commitBranch,
+  lookUpHead,
+  openRepository,
+  validBranchName,
+  type BranchCommit,
+  type Repository,
+  type TreeLookup,
+} from '../workspace/git-branch.js';
 import { contentHash } from '../workspace/manifest.js';
 import { unifiedDiff } from '../workspace/unified-diff.js';
 import { AdmitError } from './admit-error.js';
@@ -56,14 +65,26 @@ export interface Admission {
 
 function modeOf({ patch, gitBranch, dir }: AdmitOptions): AdmissionMode {
   if (patch !== undefined && gitBranch !== undefined) throw new TypeError('Expected one of patch or gitBranch, got both');
-  if (patch === undefined && gitBranch === undefined && dir === undefined) throw new TypeError('Expected a directory to admit into, got none');
+  if (patch === undefined && gitBranch === undefined && dir === undefined)
+    throw new TypeError('Expected a directory to admit into, got none');
   return patch !== undefined ? 'patch' : gitBranch !== undefined ? 'git-branch' : 'files';
 }
 
 async function directoryOf(source: AdmissionSource, dir: string | undefined): Promise<string> {
   const target = dir ?? source.workspaceDir;
-  if (target === undefined) throw new AdmitError({ code: 'admit.no_directory', runId: source.runId, headline: `run ${source.runId}: its mission has no workspace; name the directory to admit against` });
-  if (!(await stat(target).then((info) => info.isDirectory(), () => false))) throw new AdmitError({ code: 'admit.no_directory', runId: source.runId, headline: `${target} is not a directory` });
+  if (target === undefined)
+    throw new AdmitError({
+      code: 'admit.no_directory',
+      runId: source.runId,
+      headline: `run ${source.runId}: its mission has no workspace; name the directory to admit against`,
+    });
+  if (
+    !(await stat(target).then(
+      (info) => info.isDirectory(),
+      () => false,
+    ))
+  )
+    throw new AdmitError({ code: 'admit.no_directory', runId: source.runId, headline: `${target} is not a directory` });
   return target;
 }
 
@@ -71,7 +92,12 @@ async function directoryOf(source: AdmissionSource, dir: string | undefined): Pr
 function refuseUnlessClean(source: AdmissionSource, plan: Plan, where: string, force: boolean): void {
   const { runId } = source;
   if (plan.refused.length > 0) {
-    throw new AdmitError({ code: 'admit.bad_path', runId, headline: `run ${runId}: ${plan.refused.length} path(s) cannot be admitted into ${where}; nothing was written`, problems: plan.refused });
+    throw new AdmitError({
+      code: 'admit.bad_path',
+      runId,
+      headline: `run ${runId}: ${plan.refused.length} path(s) cannot be admitted into ${where}; nothing was written`,
+      problems: plan.refused,
+    });
   }
   if (force) return;
   if (plan.conflicts.length > 0) {
@@ -100,11 +126,18 @@ function foundInHead(lookup: TreeLookup): Found {
     case 'missing':
       return lookup;
     case 'below':
-      if (lookup.type === 'blob' && (lookup.mode === 0o100644 || lookup.mode === 0o100755)) return { kind: 'under_file', ancestor: lookup.ancestor };
-      return { kind: 'refused', reason: `through ${JSON.stringify(lookup.ancestor)}, ${lookup.type === 'commit' ? 'a submodule' : 'a symlink'} in HEAD` };
+      if (lookup.type === 'blob' && (lookup.mode === 0o100644 || lookup.mode === 0o100755))
+        return { kind: 'under_file', ancestor: lookup.ancestor };
+      return {
+        kind: 'refused',
+        reason: `through ${JSON.stringify(lookup.ancestor)}, ${lookup.type === 'commit' ? 'a submodule' : 'a symlink'} in HEAD`,
+      };
     case 'entry':
       if (lookup.bytes !== undefined) return { kind: 'file', bytes: lookup.bytes, mode: lookup.mode };
-      return { kind: 'refused', reason: lookup.type === 'tree' ? 'a directory in HEAD' : lookup.type === 'commit' ? 'a submodule in HEAD' : 'a symlink in HEAD' };
+      return {
+        kind: 'refused',
+        reason: lookup.type === 'tree' ? 'a directory in HEAD' : lookup.type === 'commit' ? 'a submodule in HEAD' : 'a symlink in HEAD',
+      };
   }
 }
 
@@ -115,19 +148,37 @@ function foundInHead(lookup: TreeLookup): Found {
  */
 function uncommittedAtStart(plan: Plan, dir: string, baseline: Readonly<Record<string, string | null>> | undefined): Plan {
   if (baseline === undefined || plan.conflicts.length === 0) return plan;
-  const tree = lookUpDir(dir, plan.conflicts.map(({ file }) => file));
-  const hashOf = (at: Found | undefined): string | null | undefined => (at?.kind === 'file' ? contentHash(at.bytes) : at?.kind === 'missing' || at?.kind === 'under_file' ? null : undefined);
-  const conflicts = plan.conflicts.map((conflict): Conflict => (hashOf(tree.get(conflict.file)) === (baseline[conflict.file] ?? null) ? { file: conflict.file, change: 'uncommitted' } : conflict));
+  const tree = lookUpDir(
+    dir,
+    plan.conflicts.map(({ file }) => file),
+  );
+  const hashOf = (at: Found | undefined): string | null | undefined =>
+    at?.kind === 'file' ? contentHash(at.bytes) : at?.kind === 'missing' || at?.kind === 'under_file' ? null : undefined;
+  const conflicts = plan.conflicts.map((conflict): Conflict =>
+    hashOf(tree.get(conflict.file)) === (baseline[conflict.file] ?? null) ? { file: conflict.file, change: 'uncommitted' } : conflict,
+  );
   return { ...plan, conflicts };
 }
 
-const sortedFiles = (changes: readonly Change[], deleted: boolean): string[] => changes.filter(({ after }) => (after === null) === deleted).map(({ file }) => file);
+const sortedFiles = (changes: readonly Change[], deleted: boolean): string[] =>
+  changes.filter(({ after }) => (after === null) === deleted).map(({ file }) => file);
 
-async function branchInto(source: AdmissionSource, dir: string, branch: string, force: boolean): Promise<{ plan: Plan; branch: BranchCommit & { parent: string } }> {
+async function branchInto(
+  source: AdmissionSource,
+  dir: string,
+  branch: string,
+  force: boolean,
+): Promise<{ plan: Plan; branch: BranchCommit & { parent: string } }> {
   const { runId } = source;
   const repository: Repository = await openRepository(dir);
-  if (!(await validBranchName(repository, branch))) throw new AdmitError({ code: 'admit.bad_branch', runId, headline: `${JSON.stringify(branch)} is not a valid branch name` });
-  if (await branchExists(repository, branch)) throw new AdmitError({ code: 'admit.branch_exists', runId, headline: `the branch ${branch} exists already in ${repository.top}; name a new one` });
+  if (!(await validBranchName(repository, branch)))
+    throw new AdmitError({ code: 'admit.bad_branch', runId, headline: `${JSON.stringify(branch)} is not a valid branch name` });
+  if (await branchExists(repository, branch))
+    throw new AdmitError({
+      code: 'admit.branch_exists',
+      runId,
+      headline: `the branch ${branch} exists already in ${repository.top}; name a new one`,
+    });
   const paths = Object.keys(source.files).filter((file) => admitPathProblem(file, source.files) === undefined);
   const found = new Map([...(await lookUpHead(repository, paths))].map(([file, lookup]) => [file, foundInHead(lookup)] as const));
   const plan = uncommittedAtStart(planAdmission({ files: source.files, baseline: source.baseline, found }), dir, source.baseline);
@@ -166,7 +217,18 @@ export async function admitRun(options: AdmitOptions): Promise<Admission> {
     plan = planAdmission({ files: source.files, baseline: source.baseline, found: lookUpDir(dir, paths) });
     refuseUnlessClean(source, plan, dir, force);
     if (mode === 'files') applyToDir({ runId, dir, changes: plan.changes });
-    else await writeFile(options.patch as string, unifiedDiff(plan.changes.map(({ file, before, mode: fileMode, after }) => ({ file, before, after: after === null ? null : Buffer.from(after, 'utf8'), mode: fileMode }))));
+    else
+      await writeFile(
+        options.patch as string,
+        unifiedDiff(
+          plan.changes.map(({ file, before, mode: fileMode, after }) => ({
+            file,
+            before,
+            after: after === null ? null : Buffer.from(after, 'utf8'),
+            mode: fileMode,
+          })),
+        ),
+      );
   }
   return {
     runId,

@@ -50,7 +50,11 @@ export async function importJsonl(ledger: Ledger, lines: AsyncIterable<string> |
       const { kind: _kind, ...row } = parsed;
       records.push(row);
     } else {
-      throw new LedgerError({ code: 'ledger.import_malformed', runId: run?.runId ?? '?', message: `line ${number}: expected a run line or a record of the run above it` });
+      throw new LedgerError({
+        code: 'ledger.import_malformed',
+        runId: run?.runId ?? '?',
+        message: `line ${number}: expected a run line or a record of the run above it`,
+      });
     }
   }
   await flush();

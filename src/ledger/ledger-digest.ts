@@ -35,13 +35,19 @@ export function ledgerDigest(runs: readonly RunRow[]): LedgerDigest {
   const unsealed = ordered.findIndex((run) => !run.sealed);
   const count = unsealed === -1 ? ordered.length : unsealed;
   const firstUnsealed = unsealed === -1 ? undefined : ordered[unsealed]?.runId;
-  return { digest: `${count}:${hashOf(ordered.slice(0, count))}`, count, total: ordered.length, ...(firstUnsealed === undefined ? {} : { firstUnsealed }) };
+  return {
+    digest: `${count}:${hashOf(ordered.slice(0, count))}`,
+    count,
+    total: ordered.length,
+    ...(firstUnsealed === undefined ? {} : { firstUnsealed }),
+  };
 }
 
 /** Parses `<count>:<sha256>`; a `TypeError` naming what is wrong otherwise. */
 export function parseDigest(text: string): { readonly count: number; readonly hash: string } {
   const match = /^(\d{1,15}):([0-9a-f]{64})$/.exec(text.trim());
-  if (match === null) throw new TypeError(`Expected a ledger digest COUNT:SHA256 (as \`redline ledger head\` prints it), got ${JSON.stringify(text)}`);
+  if (match === null)
+    throw new TypeError(`Expected a ledger digest COUNT:SHA256 (as \`redline ledger head\` prints it), got ${JSON.stringify(text)}`);
   return { count: Number(match[1]), hash: match[2] as string };
 }
 
@@ -63,9 +69,25 @@ export interface DigestCheck {
 export function checkDigest(runs: readonly RunRow[], digest: string): DigestCheck {
   const { count, hash } = parseDigest(digest);
   const ordered = startOrder(runs);
-  if (ordered.length < count) return { ok: false, count, total: ordered.length, detail: `the digest covers ${count} run(s), the ledger holds ${ordered.length}: runs were deleted` };
+  if (ordered.length < count)
+    return {
+      ok: false,
+      count,
+      total: ordered.length,
+      detail: `the digest covers ${count} run(s), the ledger holds ${ordered.length}: runs were deleted`,
+    };
   if (hashOf(ordered.slice(0, count)) !== hash) {
-    return { ok: false, count, total: ordered.length, detail: `the first ${count} run(s) in start order do not match the digest: a run among them was deleted, altered or inserted` };
+    return {
+      ok: false,
+      count,
+      total: ordered.length,
+      detail: `the first ${count} run(s) in start order do not match the digest: a run among them was deleted, altered or inserted`,
+    };
   }
-  return { ok: true, count, total: ordered.length, detail: `the first ${count} run(s) match the digest; ${ordered.length - count} run(s) were added since` };
+  return {
+    ok: true,
+    count,
+    total: ordered.length,
+    detail: `the first ${count} run(s) match the digest; ${ordered.length - count} run(s) were added since`,
+  };
 }

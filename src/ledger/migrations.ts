@@ -17,6 +17,8 @@ export function refuseNewer(table: string, applied: ReadonlySet<number>, migrati
   const known = Math.max(...migrations.map((migration) => migration.version));
   const newer = [...applied].filter((version) => version > known);
   if (newer.length > 0) {
-    throw new Error(`The database holds schema version ${Math.max(...newer)} in ${table}, newer than this redline knows (${known}): upgrade redline in every process that uses it`);
+    throw new Error(
+      `The database holds schema version ${Math.max(...newer)} in ${table}, newer than this redline knows (${known}): upgrade redline in every process that uses it`,
+    );
   }
 }

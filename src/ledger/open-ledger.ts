@@ -39,7 +39,13 @@ export async function openLedger(location: string, { readOnly = false }: { readO
 /** Refuses a SQLite location with no file (`LedgerNotFoundError`), for commands that only read what is there. */
 export async function expectLedgerAt(location: string): Promise<void> {
   if (isPostgres(location)) return;
-  if (!(await stat(location).then((info) => info.isFile(), () => false))) throw new LedgerNotFoundError({ path: location });
+  if (
+    !(await stat(location).then(
+      (info) => info.isFile(),
+      () => false,
+    ))
+  )
+    throw new LedgerNotFoundError({ path: location });
 }
 
 /** A location fit for messages: passwords in URLs are hidden. */

@@ -4,7 +4,8 @@ import type { TaskPriors } from './ledger.js';
 
 /** Throws a `TypeError` unless `learn` got a task type and finite scores. */
 export function expectLearnable(taskType: string, scores: readonly number[]): void {
-  if (typeof taskType !== 'string' || taskType === '') throw new TypeError(`Expected \`taskType\` to be a non-empty string, got ${JSON.stringify(taskType)}`);
+  if (typeof taskType !== 'string' || taskType === '')
+    throw new TypeError(`Expected \`taskType\` to be a non-empty string, got ${JSON.stringify(taskType)}`);
   if (!Array.isArray(scores) || !scores.every((score) => typeof score === 'number' && Number.isFinite(score))) {
     throw new TypeError(`Expected \`scores\` to be an array of finite numbers, got ${JSON.stringify(scores)}`);
   }
@@ -29,13 +30,29 @@ export function parsePriors(taskType: string, text: string): TaskPriors {
     entry = undefined;
   }
   const { runs, gains } = (entry ?? {}) as { runs?: unknown; gains?: unknown };
-  const valid = isCount(runs) && Array.isArray(gains) && gains.every((gain: { n?: unknown; mean?: unknown; m2?: unknown } | null) => gain !== null && isCount(gain.n) && isFiniteNumber(gain.mean) && isFiniteNumber(gain.m2));
-  if (!valid) throw new LedgerError({ code: 'ledger.priors_malformed', runId: '', message: `the stored priors of task type ${JSON.stringify(taskType)} are not a priors entry: ${text.slice(0, 200)}` });
+  const valid =
+    isCount(runs) &&
+    Array.isArray(gains) &&
+    gains.every(
+      (gain: { n?: unknown; mean?: unknown; m2?: unknown } | null) =>
+        gain !== null && isCount(gain.n) && isFiniteNumber(gain.mean) && isFiniteNumber(gain.m2),
+    );
+  if (!valid)
+    throw new LedgerError({
+      code: 'ledger.priors_malformed',
+      runId: '',
+      message: `the stored priors of task type ${JSON.stringify(taskType)} are not a priors entry: ${text.slice(0, 200)}`,
+    });
   return entry as TaskPriors;
 }
 
 /** Wraps what a backend threw while reading or learning priors as a `LedgerError` (one already is passes through). */
 export function priorsFailure(error: unknown, taskType: string): LedgerError {
   if (error instanceof LedgerError) return error;
-  return new LedgerError({ code: 'ledger.priors_failed', runId: '', message: `the priors of task type ${JSON.stringify(taskType)} could not be read or written: ${(error as Error)?.message ?? String(error)}`, cause: error });
+  return new LedgerError({
+    code: 'ledger.priors_failed',
+    runId: '',
+    message: `the priors of task type ${JSON.stringify(taskType)} could not be read or written: ${(error as Error)?.message ?? String(error)}`,
+    cause: error,
+  });
 }

@@ -48,19 +48,36 @@ const POLICY_INDEPENDENT = new Set(['scope_violation', 'approval_missing', 'inva
 function attemptsOf(records: readonly LedgerRecord[]): AttemptEvidence[] {
   const evidence: AttemptEvidence[] = [];
   for (const record of records) {
-    if (record.type === 'attempt') evidence.push({ summary: record.data.summary as AttemptSummary, counters: record.data.counters as RunCounters });
+    if (record.type === 'attempt')
+      evidence.push({ summary: record.data.summary as AttemptSummary, counters: record.data.counters as RunCounters });
     if (record.type === 'decision' && (record.data.attempt as number) > 0) {
       const last = evidence.at(-1);
-      const reason = (record.data.decision as { reason?: string } | undefined)?.reason ?? (record.data.rejection === undefined ? undefined : 'invalid_decision');
-      if (last !== undefined) evidence[evidence.length - 1] = { ...last, acceptance: record.data.acceptance as Acceptance, ...(reason !== undefined && POLICY_INDEPENDENT.has(reason) ? { policyIndependent: reason } : {}) };
+      const reason =
+        (record.data.decision as { reason?: string } | undefined)?.reason ??
+        (record.data.rejection === undefined ? undefined : 'invalid_decision');
+      if (last !== undefined)
+        evidence[evidence.length - 1] = {
+          ...last,
+          acceptance: record.data.acceptance as Acceptance,
+          ...(reason !== undefined && POLICY_INDEPENDENT.has(reason) ? { policyIndependent: reason } : {}),
+        };
     }
   }
   return evidence;
 }
 
 /** Where `policy` would have stopped a recorded run: the attempt, and whether its candidate was accepted there. */
-function replayRun(records: readonly LedgerRecord[], policy: ReplayPolicy): { stop?: number; reached: boolean; recorded: number; recordedReached: boolean } {
-  const started = records[0]?.data as { mission: { budgets: { maxAttempts: number; maxTokens?: number; maxWallClock?: number; maxCostUsd?: number }; progressWindow: number; taskType: string } };
+function replayRun(
+  records: readonly LedgerRecord[],
+  policy: ReplayPolicy,
+): { stop?: number; reached: boolean; recorded: number; recordedReached: boolean } {
+  const started = records[0]?.data as {
+    mission: {
+      budgets: { maxAttempts: number; maxTokens?: number; maxWallClock?: number; maxCostUsd?: number };
+      progressWindow: number;
+      taskType: string;
+    };
+  };
   const sealed = records.at(-1)?.data as { outcome?: string; attempts?: number } | undefined;
   const recordedReached = sealed?.outcome === 'complete' || sealed?.outcome === 'complete_noop';
   const attempts = attemptsOf(records);
@@ -101,9 +118,16 @@ function replayRun(records: readonly LedgerRecord[], policy: ReplayPolicy): { st
  * attempts the run went on to make). A policy with an `adaptive` guard is refused: its verdicts depend on
  * the priors as they stood when each run started, which the ledger does not keep.
  */
-export async function replayPolicies(ledger: Ledger, policies: readonly ReplayPolicy[], filter: Omit<RunFilter, 'unsealed'> = {}): Promise<PolicyReplay[]> {
+export async function replayPolicies(
+  ledger: Ledger,
+  policies: readonly ReplayPolicy[],
+  filter: Omit<RunFilter, 'unsealed'> = {},
+): Promise<PolicyReplay[]> {
   const adaptive = policies.find((policy) => needsPriors(policy.guards));
-  if (adaptive !== undefined) throw new TypeError(`Expected policies without an \`adaptive\` guard (replay cannot rebuild the priors each run started with), got one in "${adaptive.name}"`);
+  if (adaptive !== undefined)
+    throw new TypeError(
+      `Expected policies without an \`adaptive\` guard (replay cannot rebuild the priors each run started with), got one in "${adaptive.name}"`,
+    );
   const histories: LedgerRecord[][] = [];
   for (const run of await ledger.runs(filter)) {
     if (!run.sealed) continue;

@@ -5,7 +5,11 @@ import type { LedgerRecord, RunRow } from './ledger.js';
 export function openedRun(record: LedgerRecord, hash: string): RunRow {
   const mission = record.data.mission as { id?: unknown; taskType?: unknown } | undefined;
   if (record.type !== 'run.started' || record.seq !== 0) {
-    throw new LedgerError({ code: 'ledger.not_started', runId: record.runId, message: `run ${record.runId} has no run.started record: expected record 0 to start it, got ${record.type} ${record.seq}` });
+    throw new LedgerError({
+      code: 'ledger.not_started',
+      runId: record.runId,
+      message: `run ${record.runId} has no run.started record: expected record 0 to start it, got ${record.type} ${record.seq}`,
+    });
   }
   return {
     runId: record.runId,
@@ -20,5 +24,9 @@ export function openedRun(record: LedgerRecord, hash: string): RunRow {
 
 /** The seal fields a `run.sealed` record sets on its run row. */
 export function sealFields(record: LedgerRecord): { outcome: string; verification: string; stopReason: string } {
-  return { outcome: String(record.data.outcome), verification: String(record.data.verification), stopReason: String(record.data.stopReason) };
+  return {
+    outcome: String(record.data.outcome),
+    verification: String(record.data.verification),
+    stopReason: String(record.data.stopReason),
+  };
 }

@@ -45,7 +45,11 @@ export function sealMessage(prevHash: string, seal: LedgerRecord): Uint8Array {
 
 /** The seal record with its signature over `prevHash` (the hash of the run's record before it). */
 export function signSeal({ signer, prevHash, seal }: { signer: Signer; prevHash: string; seal: LedgerRecord }): LedgerRecord {
-  const signature: SealSignature = { algorithm: 'ed25519', keyId: signer.keyId, value: Buffer.from(signer.sign(sealMessage(prevHash, seal))).toString('base64') };
+  const signature: SealSignature = {
+    algorithm: 'ed25519',
+    keyId: signer.keyId,
+    value: Buffer.from(signer.sign(sealMessage(prevHash, seal))).toString('base64'),
+  };
   return { ...seal, data: { ...seal.data, signature } };
 }
 
@@ -68,7 +72,13 @@ export interface SignatureCheck {
 
 function isSignature(value: unknown): value is SealSignature {
   const signature = value as Partial<SealSignature> | null;
-  return typeof signature === 'object' && signature !== null && signature.algorithm === 'ed25519' && typeof signature.keyId === 'string' && typeof signature.value === 'string';
+  return (
+    typeof signature === 'object' &&
+    signature !== null &&
+    signature.algorithm === 'ed25519' &&
+    typeof signature.keyId === 'string' &&
+    typeof signature.value === 'string'
+  );
 }
 
 /**
@@ -92,5 +102,7 @@ export function checkSeal(rows: readonly StoredRecord[], keys: readonly PublicKe
   const message = sealMessage(last.prevHash, seal);
   const value = Buffer.from(signature.value, 'base64');
   const verifier = candidates.find((entry) => verify(null, message, entry.key, value));
-  return verifier === undefined ? { status: 'invalid', keyId: signature.keyId } : { status: 'valid', keyId: signature.keyId, source: verifier.source };
+  return verifier === undefined
+    ? { status: 'invalid', keyId: signature.keyId }
+    : { status: 'valid', keyId: signature.keyId, source: verifier.source };
 }

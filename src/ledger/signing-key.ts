@@ -14,11 +14,15 @@ const PUBLIC_PATTERN = /^signing-key.*\.pub$/;
 /** A public key's id: the first 16 hex digits of the SHA-256 of its SPKI DER encoding. */
 export function keyIdOf(key: KeyObject): string {
   const publicKey = key.type === 'private' ? createPublicKey(key) : key;
-  return createHash('sha256').update(publicKey.export({ type: 'spki', format: 'der' })).digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update(publicKey.export({ type: 'spki', format: 'der' }))
+    .digest('hex')
+    .slice(0, 16);
 }
 
 function expectEd25519(key: KeyObject, where: string): KeyObject {
-  if (key.asymmetricKeyType !== 'ed25519') throw new TypeError(`Expected an Ed25519 key${where}, got a ${key.asymmetricKeyType ?? 'symmetric'} key`);
+  if (key.asymmetricKeyType !== 'ed25519')
+    throw new TypeError(`Expected an Ed25519 key${where}, got a ${key.asymmetricKeyType ?? 'symmetric'} key`);
   return key;
 }
 
@@ -26,7 +30,9 @@ async function readPem(file: string, what: string): Promise<string> {
   try {
     return await readFile(file, 'utf8');
   } catch (error) {
-    throw new TypeError(`Expected ${what} at ${file}, got ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { cause: error });
+    throw new TypeError(`Expected ${what} at ${file}, got ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, {
+      cause: error,
+    });
   }
 }
 
@@ -37,7 +43,9 @@ export async function readPrivateKey(file: string): Promise<KeyObject> {
     return expectEd25519(createPrivateKey(pem), ` in ${file}`);
   } catch (error) {
     if (error instanceof TypeError && error.message.startsWith('Expected')) throw error;
-    throw new TypeError(`Expected an Ed25519 private key (PEM) in ${file}, got something else (${(error as Error).message})`, { cause: error });
+    throw new TypeError(`Expected an Ed25519 private key (PEM) in ${file}, got something else (${(error as Error).message})`, {
+      cause: error,
+    });
   }
 }
 
@@ -49,7 +57,9 @@ export async function readPublicKey(file: string): Promise<PublicKeyEntry> {
     key = expectEd25519(createPublicKey(pem), ` in ${file}`);
   } catch (error) {
     if (error instanceof TypeError && error.message.startsWith('Expected')) throw error;
-    throw new TypeError(`Expected an Ed25519 public key (PEM) in ${file}, got something else (${(error as Error).message})`, { cause: error });
+    throw new TypeError(`Expected an Ed25519 public key (PEM) in ${file}, got something else (${(error as Error).message})`, {
+      cause: error,
+    });
   }
   return { keyId: keyIdOf(key), key, source: file };
 }
@@ -86,7 +96,10 @@ async function writeWhole(file: string, text: string, mode: number): Promise<voi
 async function loadOrCreate(file: string): Promise<{ key: KeyObject; created: boolean }> {
   const exists = await access(file).then(
     () => true,
-    (error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? false : Promise.reject(new TypeError(`Expected a readable signing key at ${file}, got ${error.code ?? error.message}`))),
+    (error: NodeJS.ErrnoException) =>
+      error.code === 'ENOENT'
+        ? false
+        : Promise.reject(new TypeError(`Expected a readable signing key at ${file}, got ${error.code ?? error.message}`)),
   );
   if (exists) return { key: await readPrivateKey(file), created: false };
   await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
@@ -117,7 +130,15 @@ export interface OpenedSigner {
  * `$REDLINE_SIGNING_KEY`, else `signing-key.pem` in {@link signingKeyDir}, created there on first use
  * with its public key `signing-key.pub` beside it. A named key must exist; only the local one is created.
  */
-export async function openSigner({ explicit, location, baseDir }: { explicit?: string | undefined; location: string; baseDir: string }): Promise<OpenedSigner> {
+export async function openSigner({
+  explicit,
+  location,
+  baseDir,
+}: {
+  explicit?: string | undefined;
+  location: string;
+  baseDir: string;
+}): Promise<OpenedSigner> {
   const named = explicit ?? process.env[SIGNING_KEY_ENV];
   if (named !== undefined && named !== '') return { signer: keySigner(await readPrivateKey(named)), file: named, created: false };
   const dir = signingKeyDir({ location, baseDir });
@@ -140,10 +161,21 @@ export async function openSigner({ explicit, location, baseDir }: { explicit?: s
  * {@link signingKeyDir} (so a rotated key kept as `signing-key-2024.pub` still verifies its runs), and the
  * public half of `$REDLINE_SIGNING_KEY` when it is set. Reads only: nothing is created.
  */
-export async function localPublicKeys({ location, baseDir }: { location: string; baseDir: string }): Promise<{ keys: PublicKeyEntry[]; dir: string }> {
+export async function localPublicKeys({
+  location,
+  baseDir,
+}: {
+  location: string;
+  baseDir: string;
+}): Promise<{ keys: PublicKeyEntry[]; dir: string }> {
   const dir = signingKeyDir({ location, baseDir });
   const names = await readdir(dir).catch(() => [] as string[]);
-  const keys = await Promise.all(names.filter((name) => PUBLIC_PATTERN.test(name)).sort().map((name) => readPublicKey(path.join(dir, name))));
+  const keys = await Promise.all(
+    names
+      .filter((name) => PUBLIC_PATTERN.test(name))
+      .sort()
+      .map((name) => readPublicKey(path.join(dir, name))),
+  );
   const named = process.env[SIGNING_KEY_ENV];
   if (named !== undefined && named !== '') {
     const key = await readPrivateKey(named);

@@ -38,7 +38,14 @@ export const toRun = (row: RunDbRow): RunRow => ({
   ...(row.stop_reason === null ? {} : { stopReason: row.stop_reason }),
 });
 
-export const toStored = (row: RecordDbRow): StoredRecord => ({ runId: row.run_id, seq: row.seq, type: row.type, body: row.body, prevHash: row.prev_hash, hash: row.hash });
+export const toStored = (row: RecordDbRow): StoredRecord => ({
+  runId: row.run_id,
+  seq: row.seq,
+  type: row.type,
+  body: row.body,
+  prevHash: row.prev_hash,
+  hash: row.hash,
+});
 
 /**
  * Turns the triggers' refusals (`redline.ledger.<code>: …`) into ledger errors with stable codes; a

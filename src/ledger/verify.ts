@@ -54,27 +54,49 @@ export function verifyRun(run: RunRow, rows: readonly StoredRecord[]): RunVerifi
   let bytes = 0;
   for (const [index, row] of rows.entries()) {
     bytes += row.body.length;
-    if (sealedAt !== undefined) return bad(run, rows.length, bytes, row.seq, 'appended_after_seal', `record ${row.seq} follows the seal at record ${sealedAt}`);
+    if (sealedAt !== undefined)
+      return bad(run, rows.length, bytes, row.seq, 'appended_after_seal', `record ${row.seq} follows the seal at record ${sealedAt}`);
     if (row.seq !== index) {
       return row.seq > index
-        ? bad(run, rows.length, bytes, index, 'missing', `record ${index}${row.seq - index > 1 ? `–${row.seq - 1}` : ''} is missing (next stored is ${row.seq})`)
+        ? bad(
+            run,
+            rows.length,
+            bytes,
+            index,
+            'missing',
+            `record ${index}${row.seq - index > 1 ? `–${row.seq - 1}` : ''} is missing (next stored is ${row.seq})`,
+          )
         : bad(run, rows.length, bytes, row.seq, 'reordered', `record ${row.seq} is stored out of order`);
     }
-    if (chainHash(row.prevHash, row.body) !== row.hash) return bad(run, rows.length, bytes, row.seq, 'modified', `record ${row.seq} does not match its hash`);
+    if (chainHash(row.prevHash, row.body) !== row.hash)
+      return bad(run, rows.length, bytes, row.seq, 'modified', `record ${row.seq} does not match its hash`);
     const body = bodyField(row.body);
     if (body === undefined) return bad(run, rows.length, bytes, row.seq, 'modified', `record ${row.seq} is not JSON`);
     if (body.seq !== row.seq || body.runId !== run.runId || body.type !== row.type) {
-      return bad(run, rows.length, bytes, row.seq, 'reordered', `record ${row.seq} holds record ${String(body.seq)} of run ${String(body.runId)}`);
+      return bad(
+        run,
+        rows.length,
+        bytes,
+        row.seq,
+        'reordered',
+        `record ${row.seq} holds record ${String(body.seq)} of run ${String(body.runId)}`,
+      );
     }
-    if (row.prevHash !== prevHash) return bad(run, rows.length, bytes, row.seq, 'reordered', `record ${row.seq} does not follow record ${row.seq - 1}`);
+    if (row.prevHash !== prevHash)
+      return bad(run, rows.length, bytes, row.seq, 'reordered', `record ${row.seq} does not follow record ${row.seq - 1}`);
     if (row.type === 'run.sealed') sealedAt = row.seq;
     prevHash = row.hash;
   }
-  if (rows.length < run.recordCount) return bad(run, rows.length, bytes, rows.length, 'truncated', `${run.recordCount} records were appended, ${rows.length} are stored`);
-  if (run.sealed && sealedAt === undefined) return bad(run, rows.length, bytes, rows.length, 'truncated', 'the run is sealed but its seal record is gone');
-  if (!run.sealed && sealedAt !== undefined) return bad(run, rows.length, bytes, sealedAt, 'modified', `the run row says unsealed but record ${sealedAt} seals it`);
-  if (rows.length > run.recordCount) return bad(run, rows.length, bytes, run.recordCount, 'appended', `${rows.length} records are stored, ${run.recordCount} were appended`);
-  if (rows.length > 0 && prevHash !== run.lastHash) return bad(run, rows.length, bytes, rows.length - 1, 'modified', `record ${rows.length - 1} is not the last record appended`);
+  if (rows.length < run.recordCount)
+    return bad(run, rows.length, bytes, rows.length, 'truncated', `${run.recordCount} records were appended, ${rows.length} are stored`);
+  if (run.sealed && sealedAt === undefined)
+    return bad(run, rows.length, bytes, rows.length, 'truncated', 'the run is sealed but its seal record is gone');
+  if (!run.sealed && sealedAt !== undefined)
+    return bad(run, rows.length, bytes, sealedAt, 'modified', `the run row says unsealed but record ${sealedAt} seals it`);
+  if (rows.length > run.recordCount)
+    return bad(run, rows.length, bytes, run.recordCount, 'appended', `${rows.length} records are stored, ${run.recordCount} were appended`);
+  if (rows.length > 0 && prevHash !== run.lastHash)
+    return bad(run, rows.length, bytes, rows.length - 1, 'modified', `record ${rows.length - 1} is not the last record appended`);
   return { runId: run.runId, ok: true, records: rows.length, bytes };
 }
 
@@ -82,7 +104,10 @@ export function verifyRun(run: RunRow, rows: readonly StoredRecord[]): RunVerifi
  * A listed run's row and records as they stand now, from one snapshot where the ledger offers it
  * (`storedRun`); undefined when the run is gone.
  */
-export async function readRun(ledger: Ledger, listed: RunRow): Promise<{ readonly run: RunRow; readonly records: readonly StoredRecord[] } | undefined> {
+export async function readRun(
+  ledger: Ledger,
+  listed: RunRow,
+): Promise<{ readonly run: RunRow; readonly records: readonly StoredRecord[] } | undefined> {
   return ledger.storedRun === undefined ? { run: listed, records: await ledger.stored(listed.runId) } : ledger.storedRun(listed.runId);
 }
 
@@ -90,7 +115,9 @@ export async function readRun(ledger: Ledger, listed: RunRow): Promise<{ readonl
 function signatureProblem(check: SignatureCheck, { keys, require = false, allowOtherKeys = false }: SignatureOptions): string | undefined {
   switch (check.status) {
     case 'invalid':
-      return check.keyId === undefined ? 'the seal signature is malformed' : `the seal signature does not verify with key ${check.keyId}: the run was changed after it was signed`;
+      return check.keyId === undefined
+        ? 'the seal signature is malformed'
+        : `the seal signature does not verify with key ${check.keyId}: the run was changed after it was signed`;
     case 'unknown_key':
       if (allowOtherKeys && !require) return undefined;
       return `the seal is signed by key ${check.keyId}, which is not one of the ${keys.length} public key(s) given`;
@@ -115,7 +142,10 @@ export function verifySignedRun(run: RunRow, rows: readonly StoredRecord[], sign
  * signature. Each run's row and records are read in one snapshot where the ledger offers it
  * (`storedRun`), so a live ledger verifies while runs append.
  */
-export async function verifyLedger(ledger: Ledger, { runId, signatures }: { runId?: string; signatures?: SignatureOptions } = {}): Promise<RunVerification[]> {
+export async function verifyLedger(
+  ledger: Ledger,
+  { runId, signatures }: { runId?: string; signatures?: SignatureOptions } = {},
+): Promise<RunVerification[]> {
   const results: RunVerification[] = [];
   for (const listed of await ledger.runs(runId === undefined ? {} : { runId })) {
     const snapshot = await readRun(ledger, listed);

@@ -24,7 +24,14 @@ export interface AcceptanceInput {
  * outputs and scope, checked by built-in required checks — required approvals are present, the mission is
  * unchanged and the retained records agree with the working state. An empty set of failures is not enough.
  */
-export function evaluateAcceptance({ checks, findings, approvalsRequired, approvalsGiven, missionUnchanged, recordsAgree }: AcceptanceInput): Acceptance {
+export function evaluateAcceptance({
+  checks,
+  findings,
+  approvalsRequired,
+  approvalsGiven,
+  missionUnchanged,
+  recordsAgree,
+}: AcceptanceInput): Acceptance {
   const problems: string[] = [];
   for (const check of checks) {
     if (!check.required) continue;

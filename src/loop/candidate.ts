@@ -15,7 +15,11 @@ export interface Candidate {
 }
 
 /** The baseline candidate: no change. */
-export const EMPTY_CANDIDATE: Candidate = Object.freeze({ files: Object.freeze({}), footprint: Object.freeze([]), hash: hashCandidate({}, undefined) });
+export const EMPTY_CANDIDATE: Candidate = Object.freeze({
+  files: Object.freeze({}),
+  footprint: Object.freeze([]),
+  hash: hashCandidate({}, undefined),
+});
 
 function hashCandidate(files: Record<string, string | null>, value: unknown): string {
   return hash('sha256', canonicalJson({ files, value }), 'hex');
@@ -47,7 +51,12 @@ export class Baseline {
  * Applies a proposal (changed paths, `null` = delete) on top of the previous candidate and drops every
  * path whose content equals the baseline, so reverting a change gives the baseline's hash again.
  */
-export function applyProposal(previous: Candidate, changes: Readonly<Record<string, string | null>> | undefined, value: unknown, baseline: Baseline): Candidate {
+export function applyProposal(
+  previous: Candidate,
+  changes: Readonly<Record<string, string | null>> | undefined,
+  value: unknown,
+  baseline: Baseline,
+): Candidate {
   const merged: Record<string, string | null> = { ...previous.files };
   for (const [file, content] of Object.entries(changes ?? {})) merged[normalPath(file)] = content;
   const files: Record<string, string | null> = {};

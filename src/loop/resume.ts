@@ -12,7 +12,16 @@ import { lastError, makeBrief } from './brief.js';
 import { EMPTY_CANDIDATE, type Candidate } from './candidate.js';
 import { StopReason } from './outcome.js';
 import type { Frontier } from './progress.js';
-import { executeRun, initialState, ownerInfo, type RecordedDecision, type ResumePoint, type RunMissionOptions, type RunResult, type WorkingState } from './run-mission.js';
+import {
+  executeRun,
+  initialState,
+  ownerInfo,
+  type RecordedDecision,
+  type ResumePoint,
+  type RunMissionOptions,
+  type RunResult,
+  type WorkingState,
+} from './run-mission.js';
 
 /** How many state signatures the proposer sees (as in the loop). */
 const SIGNATURES_SHOWN = 8;
@@ -37,7 +46,11 @@ export interface Recovery {
 
 /** Rebuilds the mission a run started with; undefined (with why) when it is no longer available. */
 export async function recordedMission(started: LedgerRecord): Promise<{ mission: Mission } | { unavailable: string }> {
-  const { baseDir, workspaceDir: _workspaceDir, ...spec } = started.data.mission as Record<string, unknown> & { baseDir: string; workspaceDir?: string };
+  const {
+    baseDir,
+    workspaceDir: _workspaceDir,
+    ...spec
+  } = started.data.mission as Record<string, unknown> & { baseDir: string; workspaceDir?: string };
   let mission: Mission;
   try {
     mission = defineMission(spec, { baseDir, source: `run ${started.runId}` });
@@ -45,7 +58,13 @@ export async function recordedMission(started: LedgerRecord): Promise<{ mission:
     return { unavailable: `its mission no longer validates: ${(error as Error).message}` };
   }
   if (missionHash(mission) !== started.data.missionHash) return { unavailable: 'its mission no longer has the recorded hash' };
-  if (mission.workspaceDir !== undefined && !(await stat(mission.workspaceDir).then((info) => info.isDirectory(), () => false))) {
+  if (
+    mission.workspaceDir !== undefined &&
+    !(await stat(mission.workspaceDir).then(
+      (info) => info.isDirectory(),
+      () => false,
+    ))
+  ) {
     return { unavailable: `its workspace ${mission.workspaceDir} is gone` };
   }
   return { mission };
@@ -73,7 +92,12 @@ export function restoreState(records: readonly LedgerRecord[], lookback: number)
       return { state, next: 'decide' };
     case 'decision': {
       const { verdict, decision, rejection, overridden } = last.data as RecordedDecision;
-      const recorded: RecordedDecision = { ...(verdict === undefined ? {} : { verdict }), ...(decision === undefined ? {} : { decision }), ...(rejection === undefined ? {} : { rejection }), ...(overridden === undefined ? {} : { overridden }) };
+      const recorded: RecordedDecision = {
+        ...(verdict === undefined ? {} : { verdict }),
+        ...(decision === undefined ? {} : { decision }),
+        ...(rejection === undefined ? {} : { rejection }),
+        ...(overridden === undefined ? {} : { overridden }),
+      };
       return { state, next: decision?.transition === 'retry' && overridden !== true ? 'attempt' : { apply: recorded } };
     }
     default:
@@ -99,7 +123,15 @@ export async function resumeRun(options: ResumeOptions): Promise<RunResult> {
   const manifestHash = (started.data.workspace as { manifest?: string } | undefined)?.manifest;
   return executeRun(
     { ...rest, mission: available.mission, ledger },
-    { runId, seq: records.length, state, next, checkNames, ...(handoffPlan === undefined ? {} : { handoffPlan }), ...(manifestHash === undefined ? {} : { manifestHash }) },
+    {
+      runId,
+      seq: records.length,
+      state,
+      next,
+      checkNames,
+      ...(handoffPlan === undefined ? {} : { handoffPlan }),
+      ...(manifestHash === undefined ? {} : { manifestHash }),
+    },
   );
 }
 
@@ -108,20 +140,54 @@ export async function resumeRun(options: ResumeOptions): Promise<RunResult> {
  * that started under a review queue's plan goes to that queue (`handoff`) like any unverified run, and the
  * seal records what the queue did. With a `signer`, the seal is signed with the recovering process's key.
  */
-export async function sealCrashed(ledger: Ledger, records: readonly LedgerRecord[], why: string, now: () => number = Date.now, handoff?: Handoff, scratchDir?: string, signer?: Signer): Promise<void> {
+export async function sealCrashed(
+  ledger: Ledger,
+  records: readonly LedgerRecord[],
+  why: string,
+  now: () => number = Date.now,
+  handoff?: Handoff,
+  scratchDir?: string,
+  signer?: Signer,
+): Promise<void> {
   const started = records[0] as LedgerRecord;
   const mission = started.data.mission as { goal?: string; priority?: number };
   const { state } = restoreState(records, 0);
   const detail = `the process running this run stopped after record ${records.length - 1}; ${why}`;
-  const brief = makeBrief({ runId: started.runId, task: String(mission.goal ?? ''), priority: Number(mission.priority ?? 0), candidate: state.candidate, cutoffReason: `crashed: ${detail}`, attempts: state.attempt, verification: 'unverified', ...(lastError(state.findings) === undefined ? {} : { lastError: lastError(state.findings) as string }) });
+  const brief = makeBrief({
+    runId: started.runId,
+    task: String(mission.goal ?? ''),
+    priority: Number(mission.priority ?? 0),
+    candidate: state.candidate,
+    cutoffReason: `crashed: ${detail}`,
+    attempts: state.attempt,
+    verification: 'unverified',
+    ...(lastError(state.findings) === undefined ? {} : { lastError: lastError(state.findings) as string }),
+  });
   const plan = started.data.handoff as HandoffPlan | undefined;
-  const queued = handoff === undefined || plan === undefined ? undefined : await handOff(handoff, { runId: started.runId, outcome: 'failed_with_evidence', verification: 'unverified', stopReason: StopReason.crashed, brief }, plan);
+  const queued =
+    handoff === undefined || plan === undefined
+      ? undefined
+      : await handOff(
+          handoff,
+          { runId: started.runId, outcome: 'failed_with_evidence', verification: 'unverified', stopReason: StopReason.crashed, brief },
+          plan,
+        );
   const seal: LedgerRecord = {
     runId: started.runId,
     seq: records.length,
     type: 'run.sealed',
     at: now(),
-    data: { outcome: 'failed_with_evidence', verification: 'unverified', stopReason: StopReason.crashed, detail, attempts: state.attempt, candidateHash: state.candidate.hash, counters: state.counters, brief, ...(queued === undefined ? {} : { handoff: queued }) },
+    data: {
+      outcome: 'failed_with_evidence',
+      verification: 'unverified',
+      stopReason: StopReason.crashed,
+      detail,
+      attempts: state.attempt,
+      candidateHash: state.candidate.hash,
+      counters: state.counters,
+      brief,
+      ...(queued === undefined ? {} : { handoff: queued }),
+    },
   };
   // Recovery signs with its own key, over the run row's last hash: if a record landed after `records` were read, the append fails on its seq.
   const prevHash = signer === undefined ? undefined : (await ledger.runs({ runId: started.runId }))[0]?.lastHash;
@@ -136,7 +202,8 @@ export async function sealCrashed(ledger: Ledger, records: readonly LedgerRecord
  * never running a run it is asked to recover.
  */
 function ownerState(records: readonly LedgerRecord[]): 'alive' | 'dead' | { unknown: string } {
-  const owner = records.filter((record) => record.type === 'run.started' || record.type === 'run.resumed').at(-1)?.data.owner as { host?: string; pid?: number } | undefined;
+  const owner = records.filter((record) => record.type === 'run.started' || record.type === 'run.resumed').at(-1)?.data.owner as
+    { host?: string; pid?: number } | undefined;
   if (owner?.pid === undefined) return { unknown: 'it records no owner process' };
   if (owner.host !== ownerInfo().host) return { unknown: `its process ran on host ${String(owner.host)}, where it may still be alive` };
   if (owner.pid === process.pid) return 'dead';
@@ -152,7 +219,8 @@ function ownerState(records: readonly LedgerRecord[]): 'alive' | 'dead' | { unkn
 const RECOVERY_TRIES = 5;
 
 /** A write refused because the run moved on after recovery read it: a record appended or a seal. */
-const lostRace = (error: unknown): boolean => error instanceof LedgerError && (error.code === 'ledger.out_of_order' || error.code === 'ledger.sealed');
+const lostRace = (error: unknown): boolean =>
+  error instanceof LedgerError && (error.code === 'ledger.out_of_order' || error.code === 'ledger.sealed');
 
 export interface RecoverOptions extends Omit<RunMissionOptions, 'mission' | 'ledger'> {
   readonly ledger: Ledger;
@@ -168,7 +236,12 @@ export interface RecoverOptions extends Omit<RunMissionOptions, 'mission' | 'led
 }
 
 /** A run another process sealed before recovery could: what it reports, from the seal record. */
-const alreadySealed = (run: RunRow, seal: LedgerRecord): Recovery => ({ runId: run.runId, missionId: run.missionId, action: 'already_sealed', detail: `${String(seal.data.outcome)} / ${String(seal.data.stopReason)} by another process` });
+const alreadySealed = (run: RunRow, seal: LedgerRecord): Recovery => ({
+  runId: run.runId,
+  missionId: run.missionId,
+  action: 'already_sealed',
+  detail: `${String(seal.data.outcome)} / ${String(seal.data.stopReason)} by another process`,
+});
 
 /** How a resumed run ended, as the ledger holds it now: `outcome / stop reason`. */
 async function sealedAs(ledger: Ledger, runId: string): Promise<string> {
@@ -182,7 +255,10 @@ async function sealedAs(ledger: Ledger, runId: string): Promise<string> {
  * statement): a write refused for that reason reads the run again and decides again, a bounded number
  * of times. The outcome is read back from the ledger after acting, so what is reported is what is stored.
  */
-async function recoverRun({ ledger, resume = true, missionId, knownDeadOnly = false, ...rest }: RecoverOptions, run: RunRow): Promise<Recovery> {
+async function recoverRun(
+  { ledger, resume = true, missionId, knownDeadOnly = false, ...rest }: RecoverOptions,
+  run: RunRow,
+): Promise<Recovery> {
   const { runId } = run;
   const left = (detail: string): Recovery => ({ runId, missionId: run.missionId, action: 'left', detail });
   if (missionId !== undefined && run.missionId !== missionId) return left(`a run of mission ${run.missionId}`);
@@ -202,10 +278,21 @@ async function recoverRun({ ledger, resume = true, missionId, knownDeadOnly = fa
 }
 
 /** Resumes or seals a run from the records just read; throws a lost race for {@link recoverRun} to retry. */
-async function recoverRecords({ ledger, resume, ...rest }: Omit<RecoverOptions, 'missionId' | 'knownDeadOnly'> & { resume: boolean }, run: RunRow, records: readonly LedgerRecord[]): Promise<Recovery> {
+async function recoverRecords(
+  { ledger, resume, ...rest }: Omit<RecoverOptions, 'missionId' | 'knownDeadOnly'> & { resume: boolean },
+  run: RunRow,
+  records: readonly LedgerRecord[],
+): Promise<Recovery> {
   const { runId, missionId } = run;
   const available = await recordedMission(records[0] as LedgerRecord);
-  const why = 'unavailable' in available ? available.unavailable : !resume ? 'resuming was not asked for' : available.mission.proposer === undefined && rest.proposer === undefined ? 'its proposer cannot be rebuilt (it was not declared in the mission)' : undefined;
+  const why =
+    'unavailable' in available
+      ? available.unavailable
+      : !resume
+        ? 'resuming was not asked for'
+        : available.mission.proposer === undefined && rest.proposer === undefined
+          ? 'its proposer cannot be rebuilt (it was not declared in the mission)'
+          : undefined;
   if (why !== undefined) {
     await sealCrashed(ledger, records, `not resumed: ${why}`, Date.now, rest.handoff, rest.scratchDir, rest.signer);
     return { runId, missionId, action: 'sealed_crashed', detail: why };

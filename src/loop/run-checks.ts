@@ -25,7 +25,13 @@ export async function runChecks(checks: readonly Check[], context: CheckContext)
     if (context.signal.aborted) findings.push(skipped(check, 'run_stopped'));
     else findings.push(...(await runOne(check, context)));
   }
-  const blocking = [...new Set(findings.filter((item) => item.status !== 'pass' && checks.find((check) => check.name === item.check)?.required).map((item) => item.check))];
+  const blocking = [
+    ...new Set(
+      findings
+        .filter((item) => item.status !== 'pass' && checks.find((check) => check.name === item.check)?.required)
+        .map((item) => item.check),
+    ),
+  ];
   for (const check of checks.filter((item) => item.stage === 'promotion')) {
     if (blocking.length > 0) findings.push(skipped(check, `fast_stage_failed: ${blocking.join(', ')}`));
     else if (context.signal.aborted) findings.push(skipped(check, 'run_stopped'));

@@ -12,7 +12,15 @@ import { MissionError } from '../errors/mission-error.js';
 import { WorkspaceUnreadableError } from '../errors/workspace-unreadable-error.js';
 import { ProposerError } from '../errors/proposer-error.js';
 import { budgets as budgetGuards } from '../guards/budget.js';
-import { evaluatePolicy, policyLookback, type AttemptSummary, type BudgetLimits, type Guard, type RunCounters, type StopVerdict } from '../guards/guard.js';
+import {
+  evaluatePolicy,
+  policyLookback,
+  type AttemptSummary,
+  type BudgetLimits,
+  type Guard,
+  type RunCounters,
+  type StopVerdict,
+} from '../guards/guard.js';
 import { AdaptivePriors } from '../guards/adaptive-priors.js';
 import { buildPolicy, defaultGuards, needsPriors } from '../guards/spec.js';
 import { handOff, planHandoff, reportRun, type Handoff, type HandoffPlan } from '../handoff/handoff.js';
@@ -25,7 +33,14 @@ import { priorsFailure } from '../ledger/priors.js';
 import { signSeal, type Signer } from '../ledger/seal-signature.js';
 import { missionHash, type Mission } from '../mission/mission.js';
 import { buildProposer } from '../proposers/from-spec.js';
-import { PROPOSER_PROTOCOL, type BudgetsLeft, type Proposal, type Proposer, type ProposerSandbox, type ProposerWorkspace } from '../proposers/proposer.js';
+import {
+  PROPOSER_PROTOCOL,
+  type BudgetsLeft,
+  type Proposal,
+  type Proposer,
+  type ProposerSandbox,
+  type ProposerWorkspace,
+} from '../proposers/proposer.js';
 import { reportedUsage, validateProposal } from '../proposers/validate-proposal.js';
 import { Aborted, raceSignal } from './abort.js';
 import { evaluateAcceptance } from './acceptance.js';
@@ -117,7 +132,12 @@ export interface WorkingState {
 }
 
 function checkPlan(mission: Mission, fromSpec: readonly Check[], custom: readonly Check[]): Check[] {
-  const plan = [...(mission.workspaceDir === undefined ? [] : [scopeCheck(mission.scope)]), ...(mission.declaredOutputs.length > 0 ? [declaredOutputsCheck(mission.declaredOutputs)] : []), ...fromSpec, ...custom];
+  const plan = [
+    ...(mission.workspaceDir === undefined ? [] : [scopeCheck(mission.scope)]),
+    ...(mission.declaredOutputs.length > 0 ? [declaredOutputsCheck(mission.declaredOutputs)] : []),
+    ...fromSpec,
+    ...custom,
+  ];
   const seen = new Set<string>();
   for (const check of plan) {
     if (seen.has(check.name)) throw new TypeError(`Expected unique check names, got "${check.name}" twice`);
@@ -132,19 +152,46 @@ function checkPlan(mission: Mission, fromSpec: readonly Check[], custom: readonl
  */
 async function assertRunnable(mission: Mission, proposer: Proposer): Promise<void> {
   const issues = [];
-  if (mission.workspaceDir !== undefined && !(await stat(mission.workspaceDir).then((info) => info.isDirectory(), () => false))) {
-    issues.push({ path: 'workspace', expected: 'an existing directory', got: mission.workspaceDir, message: `the workspace ${mission.workspaceDir} is not a directory` });
+  if (
+    mission.workspaceDir !== undefined &&
+    !(await stat(mission.workspaceDir).then(
+      (info) => info.isDirectory(),
+      () => false,
+    ))
+  ) {
+    issues.push({
+      path: 'workspace',
+      expected: 'an existing directory',
+      got: mission.workspaceDir,
+      message: `the workspace ${mission.workspaceDir} is not a directory`,
+    });
   } else if (mission.workspaceDir !== undefined && path.parse(mission.workspaceDir).root === mission.workspaceDir) {
-    issues.push({ path: 'workspace', expected: 'a project directory', got: mission.workspaceDir, message: `the workspace ${mission.workspaceDir} is the root of the file system: snapshotting and copying it is refused` });
+    issues.push({
+      path: 'workspace',
+      expected: 'a project directory',
+      got: mission.workspaceDir,
+      message: `the workspace ${mission.workspaceDir} is the root of the file system: snapshotting and copying it is refused`,
+    });
   }
   const sandbox = sandboxOf(mission);
   const unavailable = sandbox === undefined ? undefined : await sandboxProblem({ kind: 'bwrap', writable: [], network: false });
-  if (unavailable !== undefined) issues.push({ path: 'sandbox', expected: 'bubblewrap (bwrap) available', got: 'bwrap unavailable', message: unavailable });
+  if (unavailable !== undefined)
+    issues.push({ path: 'sandbox', expected: 'bubblewrap (bwrap) available', got: 'bwrap unavailable', message: unavailable });
   if (mission.budgets.maxTokens !== undefined && !proposer.capabilities.reportsTokens) {
-    issues.push({ path: 'budgets.maxTokens', expected: 'a proposer that reports token usage', got: `proposer ${proposer.name}`, message: `a token budget cannot be measured: proposer ${proposer.name} does not report token usage` });
+    issues.push({
+      path: 'budgets.maxTokens',
+      expected: 'a proposer that reports token usage',
+      got: `proposer ${proposer.name}`,
+      message: `a token budget cannot be measured: proposer ${proposer.name} does not report token usage`,
+    });
   }
   if (mission.budgets.maxCostUsd !== undefined && !proposer.capabilities.reportsCost) {
-    issues.push({ path: 'budgets.maxCostUsd', expected: 'a proposer that reports cost', got: `proposer ${proposer.name}`, message: `a cost budget cannot be measured: proposer ${proposer.name} does not report cost (set a model price or reportsCost)` });
+    issues.push({
+      path: 'budgets.maxCostUsd',
+      expected: 'a proposer that reports cost',
+      got: `proposer ${proposer.name}`,
+      message: `a cost budget cannot be measured: proposer ${proposer.name} does not report cost (set a model price or reportsCost)`,
+    });
   }
   if (issues.length > 0) throw new MissionError({ source: mission.id, issues });
 }
@@ -158,8 +205,19 @@ async function startWorkspace(mission: Mission, options: RunWorkspaceOptions): P
     return await RunWorkspace.start(options);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (!(error instanceof WorkspaceUnreadableError) && code !== 'EACCES' && code !== 'EPERM' && code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
-    throw new MissionError({ source: mission.id, issues: [{ path: 'workspace', expected: 'a workspace redline can read whole into its snapshot', got: options.workspace, message: (error as Error).message }] });
+    if (!(error instanceof WorkspaceUnreadableError) && code !== 'EACCES' && code !== 'EPERM' && code !== 'ENOENT' && code !== 'ENOTDIR')
+      throw error;
+    throw new MissionError({
+      source: mission.id,
+      issues: [
+        {
+          path: 'workspace',
+          expected: 'a workspace redline can read whole into its snapshot',
+          got: options.workspace,
+          message: (error as Error).message,
+        },
+      ],
+    });
   }
 }
 
@@ -170,7 +228,13 @@ function sandboxOf(mission: Mission): { proposer: ProposerSandbox; checks: Propo
   return { proposer: { kind: 'bwrap', network: network !== 'none' }, checks: { kind: 'bwrap', network: network === 'all' } };
 }
 
-function frontierOf(candidate: Candidate, findings: readonly Finding[], required: ReadonlySet<string>, promotion: ReadonlySet<string>, previousBest: number | undefined): Frontier {
+function frontierOf(
+  candidate: Candidate,
+  findings: readonly Finding[],
+  required: ReadonlySet<string>,
+  promotion: ReadonlySet<string>,
+  previousBest: number | undefined,
+): Frontier {
   const scores = findings.flatMap((item) => (item.score === undefined ? [] : [item.score]));
   const best = Math.max(previousBest ?? -Infinity, ...scores);
   return {
@@ -285,7 +349,12 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
   const startHash = missionHash(mission);
   // A resumed run keeps the budget it started with, with or without a queue now; a new one asks the queue.
   // A run started without one stays without one.
-  const handoffPlan = resume !== undefined ? resume.handoffPlan : options.handoff === undefined ? undefined : await planHandoff(options.handoff, mission.budgets.maxAttempts);
+  const handoffPlan =
+    resume !== undefined
+      ? resume.handoffPlan
+      : options.handoff === undefined
+        ? undefined
+        : await planHandoff(options.handoff, mission.budgets.maxAttempts);
   const limits: BudgetLimits = {
     maxAttempts: handoffPlan?.maxAttempts ?? mission.budgets.maxAttempts,
     ...(mission.budgets.maxTokens === undefined ? {} : { maxTokens: mission.budgets.maxTokens }),
@@ -295,7 +364,14 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
   if (resume !== undefined && resume.checkNames.join('\n') !== checks.map((check) => check.name).join('\n')) {
     throw new MissionError({
       source: mission.id,
-      issues: [{ path: 'checks', expected: `the checks the run started with (${resume.checkNames.join(', ')})`, got: checks.map((check) => check.name).join(', '), message: 'a resumed run must run the same check plan' }],
+      issues: [
+        {
+          path: 'checks',
+          expected: `the checks the run started with (${resume.checkNames.join(', ')})`,
+          got: checks.map((check) => check.name).join(', '),
+          message: 'a resumed run must run the same check plan',
+        },
+      ],
     });
   }
   const runId = resume?.runId ?? options._internal?.generateId?.() ?? randomUUID();
@@ -303,20 +379,44 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
   const startedAt = now() - (resume?.state.counters.elapsedMs ?? 0);
   const sandbox = sandboxOf(mission);
   // The baseline: the workspace as it is now, read once into the run's snapshot; checks never see the live tree.
-  const workspaceOptions = mission.workspaceDir === undefined ? undefined : { runId, workspace: mission.workspaceDir, ignore: mission.ignore, ...(options.scratchDir === undefined ? {} : { scratchDir: options.scratchDir }) };
+  const workspaceOptions =
+    mission.workspaceDir === undefined
+      ? undefined
+      : {
+          runId,
+          workspace: mission.workspaceDir,
+          ignore: mission.ignore,
+          ...(options.scratchDir === undefined ? {} : { scratchDir: options.scratchDir }),
+        };
   const files =
-    workspaceOptions === undefined ? undefined : resume === undefined || resume.manifestHash === undefined ? await startWorkspace(mission, workspaceOptions) : await RunWorkspace.resume({ ...workspaceOptions, manifestHash: resume.manifestHash });
+    workspaceOptions === undefined
+      ? undefined
+      : resume === undefined || resume.manifestHash === undefined
+        ? await startWorkspace(mission, workspaceOptions)
+        : await RunWorkspace.resume({ ...workspaceOptions, manifestHash: resume.manifestHash });
   const snapshotMs = now() - startedAt - (resume?.state.counters.elapsedMs ?? 0);
   /** What the last reset of the check copy cost, for the attempt record. */
   let isolation: Record<string, number> | undefined;
   const baseline = new Baseline(files === undefined ? undefined : (file) => files.snapshot.text(file));
   const proposerWorkspace: ProposerWorkspace | undefined =
-    files === undefined ? undefined : { baselineFiles: () => files.baselineFiles(), prepare: (candidateFiles) => files.agentCopy(candidateFiles), changes: (changeOptions) => files.agentChanges(changeOptions) };
+    files === undefined
+      ? undefined
+      : {
+          baselineFiles: () => files.baselineFiles(),
+          prepare: (candidateFiles) => files.agentCopy(candidateFiles),
+          changes: (changeOptions) => files.agentChanges(changeOptions),
+        };
   let sealed = false;
 
   // The wall-clock budget is enforced while a proposer, check or judge runs, not only between attempts.
   const wallClock = new AbortController();
-  const timer = limits.maxWallClockMs === undefined ? undefined : setLongTimeout({ delayMs: limits.maxWallClockMs - (now() - startedAt), onTimeout: () => wallClock.abort(StopReason.budgetWallClock) });
+  const timer =
+    limits.maxWallClockMs === undefined
+      ? undefined
+      : setLongTimeout({
+          delayMs: limits.maxWallClockMs - (now() - startedAt),
+          onTimeout: () => wallClock.abort(StopReason.budgetWallClock),
+        });
   const signal = options.signal === undefined ? wallClock.signal : AbortSignal.any([wallClock.signal, options.signal]);
 
   let seq = resume?.seq ?? 0;
@@ -325,7 +425,10 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
   const record = async (type: RecordType, data: Record<string, unknown>): Promise<void> => {
     const unsigned: LedgerRecord = { runId, seq, type, at: now(), data };
     // The seal is signed over the hash of the record before it, which chains every record of the run.
-    const entry = type === 'run.sealed' && options.signer !== undefined ? signSeal({ signer: options.signer, prevHash: lastHash as string, seal: unsigned }) : unsigned;
+    const entry =
+      type === 'run.sealed' && options.signer !== undefined
+        ? signSeal({ signer: options.signer, prevHash: lastHash as string, seal: unsigned })
+        : unsigned;
     lastHash = (await ledger.append(entry)).hash;
     seq += 1;
     onRecord?.(entry);
@@ -341,7 +444,14 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
     // The scope is checked before any of the candidate is written anywhere.
     const scope = checks.find((item) => item.name === SCOPE_CHECK);
     const scopeFindings = scope === undefined ? [] : await scope.run(context);
-    if (scopeFindings.some((item) => item.status !== 'pass')) return [...scopeFindings, ...skipAll(checks.filter((item) => item !== scope), 'scope_violation')];
+    if (scopeFindings.some((item) => item.status !== 'pass'))
+      return [
+        ...scopeFindings,
+        ...skipAll(
+          checks.filter((item) => item !== scope),
+          'scope_violation',
+        ),
+      ];
     // Not raced with the signal: a reset is bounded by the tree's size, and a stopped run disposes the copy after it.
     const resetStarted = performance.now();
     const copy = await files.checkCopy(candidate.files);
@@ -357,10 +467,19 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
     try {
       changed = await files.liveChanges();
     } catch (error) {
-      return { data: { ...baselineData, evidence: [{ code: 'workspace.unreadable_at_seal', message: (error as Error).message }] }, changed: [] };
+      return {
+        data: { ...baselineData, evidence: [{ code: 'workspace.unreadable_at_seal', message: (error as Error).message }] },
+        changed: [],
+      };
     }
     if (changed.length === 0) return { data: baselineData, changed };
-    return { data: { ...baselineData, evidence: [{ code: 'workspace.changed_during_run', count: changed.length, paths: changed.slice(0, CHANGED_PATHS_RECORDED) }] }, changed };
+    return {
+      data: {
+        ...baselineData,
+        evidence: [{ code: 'workspace.changed_during_run', count: changed.length, paths: changed.slice(0, CHANGED_PATHS_RECORDED) }],
+      },
+      changed,
+    };
   };
 
   const evidenceFor = async (verdict: StopVerdict | undefined) => {
@@ -373,31 +492,87 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
       missionUnchanged: () => missionHash(mission) === startHash,
       recordsAgree: head.count === seq && !head.sealed,
     });
-    return { mission, attempt: state.attempt, candidate: state.candidate, findings: state.findings, acceptance, ...(verdict === undefined ? {} : { verdict }) };
+    return {
+      mission,
+      attempt: state.attempt,
+      candidate: state.candidate,
+      findings: state.findings,
+      acceptance,
+      ...(verdict === undefined ? {} : { verdict }),
+    };
   };
 
   const seal = async (outcome: Outcome, stopReason: string, detail: string, guard?: string): Promise<RunResult> => {
     timer?.clear();
     const verification: Verification =
-      outcome === 'complete_noop' ? 'verified' : outcome === 'complete' ? (checks.some((item) => item.required && item.tier === 'demand') ? 'verified' : 'sampled') : 'unverified';
+      outcome === 'complete_noop'
+        ? 'verified'
+        : outcome === 'complete'
+          ? checks.some((item) => item.required && item.tier === 'demand')
+            ? 'verified'
+            : 'sampled'
+          : 'unverified';
     const counters = { ...state.counters, elapsedMs: now() - startedAt };
-    const fullBrief = makeBrief({ runId, task: mission.goal, priority: mission.priority, candidate: state.candidate, cutoffReason: `${stopReason}: ${detail}`, attempts: state.attempt, verification, ...(lastError(state.findings) === undefined ? {} : { lastError: lastError(state.findings) as string }) });
+    const fullBrief = makeBrief({
+      runId,
+      task: mission.goal,
+      priority: mission.priority,
+      candidate: state.candidate,
+      cutoffReason: `${stopReason}: ${detail}`,
+      attempts: state.attempt,
+      verification,
+      ...(lastError(state.findings) === undefined ? {} : { lastError: lastError(state.findings) as string }),
+    });
     const brief = outcome === 'blocked' || verification === 'unverified' ? fullBrief : undefined;
     // Enqueued before the seal is written, so the seal records what the queue did; a crash in between
     // re-enqueues on resume, which the queue ignores for a run it already holds.
-    const handoff = options.handoff === undefined || handoffPlan === undefined ? undefined : await handOff(options.handoff, { runId, outcome, verification, stopReason, brief: fullBrief }, handoffPlan);
+    const handoff =
+      options.handoff === undefined || handoffPlan === undefined
+        ? undefined
+        : await handOff(options.handoff, { runId, outcome, verification, stopReason, brief: fullBrief }, handoffPlan);
     const workspace = await workspaceAtSeal();
-    await record('run.sealed', { outcome, verification, stopReason, detail, ...(guard === undefined ? {} : { guard }), attempts: state.attempt, candidateHash: state.candidate.hash, counters, ...(brief === undefined ? {} : { brief }), ...(handoff === undefined ? {} : { handoff }), ...workspace.data });
+    await record('run.sealed', {
+      outcome,
+      verification,
+      stopReason,
+      detail,
+      ...(guard === undefined ? {} : { guard }),
+      attempts: state.attempt,
+      candidateHash: state.candidate.hash,
+      counters,
+      ...(brief === undefined ? {} : { brief }),
+      ...(handoff === undefined ? {} : { handoff }),
+      ...workspace.data,
+    });
     sealed = true;
     if (options.handoff !== undefined && handoffPlan !== undefined) await reportRun(options.handoff, { runId, stopReason });
     // A resumed run's earlier attempts ran in another process: their scores are in the records.
     await learnFrom(ledger, mission.taskType, resume === undefined ? observedScores : recordedScores(await ledger.records(runId)));
-    return { runId, mission: mission.id, outcome, verification, stopReason, detail, ...(guard === undefined ? {} : { guard }), attempts: state.attempt, candidate: state.candidate, findings: state.findings, counters, ...(brief === undefined ? {} : { brief }), ...(workspace.changed.length === 0 ? {} : { workspaceChanged: workspace.changed }) };
+    return {
+      runId,
+      mission: mission.id,
+      outcome,
+      verification,
+      stopReason,
+      detail,
+      ...(guard === undefined ? {} : { guard }),
+      attempts: state.attempt,
+      candidate: state.candidate,
+      findings: state.findings,
+      counters,
+      ...(brief === undefined ? {} : { brief }),
+      ...(workspace.changed.length === 0 ? {} : { workspaceChanged: workspace.changed }),
+    };
   };
 
   const stopped = (): Promise<RunResult> =>
     wallClock.signal.aborted
-      ? seal('failed_with_evidence', StopReason.budgetWallClock, `the ${limits.maxWallClockMs} ms wall-clock budget ran out during attempt ${state.attempt}`, 'wallClock')
+      ? seal(
+          'failed_with_evidence',
+          StopReason.budgetWallClock,
+          `the ${limits.maxWallClockMs} ms wall-clock budget ran out during attempt ${state.attempt}`,
+          'wallClock',
+        )
       : seal('failed_with_evidence', StopReason.aborted, `the run was stopped by its caller during attempt ${state.attempt}`);
 
   /** Carries out a (recorded) decision: returns the sealed result, or undefined to refine. */
@@ -427,10 +602,18 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
     const evidence = await evidenceFor(verdict);
     let validated: ReturnType<typeof validateDecision>;
     try {
-      validated = validateDecision(await raceSignal(Promise.resolve().then(() => judge.decide(evidence, { signal })), signal), evidence);
+      validated = validateDecision(
+        await raceSignal(
+          Promise.resolve().then(() => judge.decide(evidence, { signal })),
+          signal,
+        ),
+        evidence,
+      );
     } catch (error) {
       if (error instanceof Aborted) throw error;
-      validated = { rejection: { code: 'decision.judge_failed', message: `the judge threw: ${(error as Error)?.message ?? String(error)}` } };
+      validated = {
+        rejection: { code: 'decision.judge_failed', message: `the judge threw: ${(error as Error)?.message ?? String(error)}` },
+      };
     }
     const rejection = 'rejection' in validated ? validated.rejection : undefined;
     const decision = 'decision' in validated ? validated.decision : undefined;
@@ -442,12 +625,23 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
       ...(rejection === undefined ? {} : { rejection }),
       ...(overridden ? { overridden: true } : {}),
     };
-    await record('decision', { attempt: state.attempt, ...recorded, acceptance: evidence.acceptance, state: { counters: state.counters, frontier: state.frontier, recentAttempts: state.recent.map((summary) => summary.attempt) } });
+    await record('decision', {
+      attempt: state.attempt,
+      ...recorded,
+      acceptance: evidence.acceptance,
+      state: { counters: state.counters, frontier: state.frontier, recentAttempts: state.recent.map((summary) => summary.attempt) },
+    });
     return apply(recorded);
   };
 
   const policyVerdict = (): StopVerdict | undefined =>
-    evaluatePolicy(guards, { recent: state.recent, counters: state.counters, budgets: limits, progressWindow: mission.progressWindow, taskType: mission.taskType });
+    evaluatePolicy(guards, {
+      recent: state.recent,
+      counters: state.counters,
+      budgets: limits,
+      progressWindow: mission.progressWindow,
+      taskType: mission.taskType,
+    });
 
   try {
     let result: RunResult | undefined;
@@ -463,12 +657,26 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
         lookback,
         owner: ownerInfo(),
         ...(handoffPlan === undefined ? {} : { handoff: handoffPlan }),
-        ...(files === undefined ? {} : { workspace: { manifest: files.snapshot.hash, entries: files.snapshot.manifest.size, ignore: mission.ignore, snapshotMs, ...linksOutside(files.snapshot.manifest) } }),
+        ...(files === undefined
+          ? {}
+          : {
+              workspace: {
+                manifest: files.snapshot.hash,
+                entries: files.snapshot.manifest.size,
+                ignore: mission.ignore,
+                snapshotMs,
+                ...linksOutside(files.snapshot.manifest),
+              },
+            }),
         ...(sandbox === undefined ? {} : { sandbox: mission.sandbox }),
       });
       files?.markRecorded();
     } else {
-      await record('run.resumed', { fromSeq: resume.seq, next: typeof resume.next === 'string' ? resume.next : 'apply', owner: ownerInfo() });
+      await record('run.resumed', {
+        fromSeq: resume.seq,
+        next: typeof resume.next === 'string' ? resume.next : 'apply',
+        owner: ownerInfo(),
+      });
       files?.markRecorded();
     }
     const next = resume?.next ?? 'baseline';
@@ -501,8 +709,23 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
       try {
         const raw = await raceSignal(
           proposer.propose(
-            { protocol: PROPOSER_PROTOCOL, mission, attempt: state.attempt, state: { candidate: state.attempt === 1 ? null : state.candidate, findings: state.findings, budgetsLeft, completedChecks: state.frontier.completed, recentSignatures: state.signatures } },
-            { signal, ...(proposerWorkspace === undefined ? {} : { workspace: proposerWorkspace }), ...(sandbox === undefined ? {} : { sandbox: sandbox.proposer }) },
+            {
+              protocol: PROPOSER_PROTOCOL,
+              mission,
+              attempt: state.attempt,
+              state: {
+                candidate: state.attempt === 1 ? null : state.candidate,
+                findings: state.findings,
+                budgetsLeft,
+                completedChecks: state.frontier.completed,
+                recentSignatures: state.signatures,
+              },
+            },
+            {
+              signal,
+              ...(proposerWorkspace === undefined ? {} : { workspace: proposerWorkspace }),
+              ...(sandbox === undefined ? {} : { sandbox: sandbox.proposer }),
+            },
           ),
           signal,
         );
@@ -511,11 +734,19 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
         const proposed: Record<string, string | null> = { ...state.candidate.files };
         for (const [file, content] of Object.entries(proposal.files ?? {})) proposed[normalPath(file)] = content;
         const problems = files?.candidateProblems(proposed) ?? [];
-        if (problems.length > 0) throw new ProposerError({ code: 'proposer.bad_path', message: `the proposal names ${problems.join('; ')}` });
+        if (problems.length > 0)
+          throw new ProposerError({ code: 'proposer.bad_path', message: `the proposal names ${problems.join('; ')}` });
         next = applyProposal(state.candidate, proposal.files, proposal.value, baseline);
       } catch (error) {
         if (error instanceof Aborted) throw error;
-        proposerError = error instanceof ProposerError ? error : new ProposerError({ code: 'proposer.failed', message: `the proposer threw: ${(error as Error)?.message ?? String(error)}`, cause: error });
+        proposerError =
+          error instanceof ProposerError
+            ? error
+            : new ProposerError({
+                code: 'proposer.failed',
+                message: `the proposer threw: ${(error as Error)?.message ?? String(error)}`,
+                cause: error,
+              });
       }
 
       if (proposal !== undefined && next !== undefined) {
@@ -524,7 +755,15 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
       } else {
         const error = proposerError as ProposerError;
         state.findings = [
-          { check: 'proposer', stage: 'fast', tier: 'format', status: 'error', reasonCodes: [error.code], message: error.message, ...(error.output === undefined ? {} : { evidenceRef: error.output }) },
+          {
+            check: 'proposer',
+            stage: 'fast',
+            tier: 'format',
+            status: 'error',
+            reasonCodes: [error.code],
+            message: error.message,
+            ...(error.output === undefined ? {} : { evidenceRef: error.output }),
+          },
           ...skipAll(checks, 'proposer_error'),
         ];
       }

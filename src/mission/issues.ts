@@ -4,9 +4,7 @@ import type { MissionIssue } from '../errors/mission-error.js';
 /** `checks[1].timeout` from `['checks', 1, 'timeout']`. */
 export function formatPath(path: readonly PropertyKey[]): string {
   if (path.length === 0) return '(root)';
-  return path
-    .map((key, index) => (typeof key === 'number' ? `[${key}]` : `${index === 0 ? '' : '.'}${String(key)}`))
-    .join('');
+  return path.map((key, index) => (typeof key === 'number' ? `[${key}]` : `${index === 0 ? '' : '.'}${String(key)}`)).join('');
 }
 
 /** A short, human description of a found value. */
@@ -39,7 +37,8 @@ function expectedOf(issue: z.core.$ZodIssue): string {
     }
     case 'invalid_format':
       // A regex rule shows its pattern and the schema's plain-words reading of it (zod's own message only repeats the pattern).
-      if (issue.format === 'regex' && issue.pattern !== undefined) return `a string matching ${issue.pattern}${issue.message.includes(issue.pattern) ? '' : ` (${issue.message})`}`;
+      if (issue.format === 'regex' && issue.pattern !== undefined)
+        return `a string matching ${issue.pattern}${issue.message.includes(issue.pattern) ? '' : ` (${issue.message})`}`;
       return `a ${issue.format}`;
     default:
       return issue.message;
@@ -68,7 +67,8 @@ export function toMissionIssues(issues: readonly z.core.$ZodIssue[]): MissionIss
     const expected = expectedOf(issue);
     const got = describeValue(found);
     // A union the schema gave a message of its own (zod's default is "Invalid input") says what the field takes.
-    const ownMessage = issue.code === 'custom' || (issue.code === 'invalid_union' && discriminator === undefined && issue.message !== 'Invalid input');
+    const ownMessage =
+      issue.code === 'custom' || (issue.code === 'invalid_union' && discriminator === undefined && issue.message !== 'Invalid input');
     const message = ownMessage ? issue.message : `expected ${expected}, got ${got}`;
     return { path, expected, got, message };
   });

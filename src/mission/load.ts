@@ -18,7 +18,12 @@ export async function loadMission(file: string): Promise<Mission> {
   const source = path.resolve(file);
   const extension = path.extname(source).toLowerCase();
   if (!['.json', '.yaml', '.yml'].includes(extension)) {
-    throw fileError(source, `expected a .json, .yaml or .yml file, got "${extension || 'no extension'}"`, '.json, .yaml or .yml', extension || 'no extension');
+    throw fileError(
+      source,
+      `expected a .json, .yaml or .yml file, got "${extension || 'no extension'}"`,
+      '.json, .yaml or .yml',
+      extension || 'no extension',
+    );
   }
   let text: string;
   try {
@@ -26,23 +31,43 @@ export async function loadMission(file: string): Promise<Mission> {
     text = await readFile(source, 'utf8');
   } catch (error) {
     if (error instanceof MissionError) throw error;
-    throw fileError(source, `cannot read the file (${(error as NodeJS.ErrnoException).code ?? String(error)})`, 'a readable file', 'no such file');
+    throw fileError(
+      source,
+      `cannot read the file (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+      'a readable file',
+      'no such file',
+    );
   }
   let data: unknown;
   try {
     data = extension === '.json' ? JSON.parse(text) : parseYaml(text);
   } catch (error) {
     const where = error instanceof YAMLParseError && error.linePos !== undefined ? ` at line ${error.linePos[0].line}` : '';
-    throw fileError(source, `cannot parse ${extension.slice(1).toUpperCase()}${where}: ${(error as Error).message.split('\n')[0]}`, `valid ${extension.slice(1).toUpperCase()}`, 'a syntax error');
+    throw fileError(
+      source,
+      `cannot parse ${extension.slice(1).toUpperCase()}${where}: ${(error as Error).message.split('\n')[0]}`,
+      `valid ${extension.slice(1).toUpperCase()}`,
+      'a syntax error',
+    );
   }
   const mission = defineMission(data, { baseDir: path.dirname(source), source });
   if (mission.workspaceDir !== undefined) {
     // Said here, where the file is known: the run would only have the mission's id to name.
-    const found = await stat(mission.workspaceDir).then((info) => (info.isDirectory() ? undefined : 'not a directory'), () => 'no such directory');
+    const found = await stat(mission.workspaceDir).then(
+      (info) => (info.isDirectory() ? undefined : 'not a directory'),
+      () => 'no such directory',
+    );
     if (found !== undefined) {
       throw new MissionError({
         source,
-        issues: [{ path: 'workspace', expected: 'an existing directory', got: found, message: `the workspace ${JSON.stringify(mission.workspace)} (resolved against the mission file to ${mission.workspaceDir}) is ${found === 'not a directory' ? 'not a directory' : 'missing'}` }],
+        issues: [
+          {
+            path: 'workspace',
+            expected: 'an existing directory',
+            got: found,
+            message: `the workspace ${JSON.stringify(mission.workspace)} (resolved against the mission file to ${mission.workspaceDir}) is ${found === 'not a directory' ? 'not a directory' : 'missing'}`,
+          },
+        ],
       });
     }
   }

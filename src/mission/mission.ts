@@ -28,7 +28,10 @@ function deepFreeze<T>(value: T): T {
  * const mission = defineMission({ id: 'fix-tests', goal: 'Make the tests pass', workspace: '.',
  *   checks: [{ name: 'tests', kind: 'test-runner', command: 'node --test --test-reporter=tap', format: 'tap' }] });
  */
-export function defineMission(input: MissionInput | unknown, { baseDir = process.cwd(), source = 'object' }: { baseDir?: string; source?: string } = {}): Mission {
+export function defineMission(
+  input: MissionInput | unknown,
+  { baseDir = process.cwd(), source = 'object' }: { baseDir?: string; source?: string } = {},
+): Mission {
   const parsed = missionSchema.safeParse(input, { reportInput: true });
   if (!parsed.success) throw new MissionError({ source, issues: toMissionIssues(parsed.error.issues) });
   const absoluteBase = path.resolve(baseDir);

@@ -24,13 +24,19 @@ const scopeGlob = z
     const problem = scopeGlobProblem(glob);
     if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
   })
-  .meta({ description: 'A path glob relative to the workspace, e.g. "src/**"; absolute paths, ".." segments and empty classes ("[]") are refused.' });
+  .meta({
+    description:
+      'A path glob relative to the workspace, e.g. "src/**"; absolute paths, ".." segments and empty classes ("[]") are refused.',
+  });
 
 /** A command as an argv array, or a string run by `/bin/sh -c`. */
 const command = z.union([z.string().min(1), z.array(z.string()).min(1)]);
 
 const checkBase = {
-  name: z.string().min(1).regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, ".", "_" and "-" only'),
+  name: z
+    .string()
+    .min(1)
+    .regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, ".", "_" and "-" only'),
   stage: z.enum(['fast', 'promotion']).default('fast'),
   required: z.boolean().default(true),
   timeout: duration.default(60_000),
@@ -158,7 +164,10 @@ export const budgetsSchema = z
 export const missionSchema = z
   .object({
     $schema: z.string().optional(),
-    id: z.string().min(1).regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, ".", "_" and "-" only'),
+    id: z
+      .string()
+      .min(1)
+      .regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, ".", "_" and "-" only'),
     goal: z.string().min(1),
     taskType: z.string().min(1).default('default'),
     priority: z.number().int().default(0),
@@ -202,7 +211,11 @@ export const missionSchema = z
     const names = new Set<string>();
     mission.checks.forEach((check, index) => {
       if (names.has(check.name)) {
-        ctx.addIssue({ code: 'custom', path: ['checks', index, 'name'], message: `Expected unique check names, got "${check.name}" twice` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['checks', index, 'name'],
+          message: `Expected unique check names, got "${check.name}" twice`,
+        });
       }
       names.add(check.name);
       if (check.kind === 'score' && (check.command === undefined) === (check.model === undefined)) {

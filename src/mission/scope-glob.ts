@@ -13,7 +13,8 @@ export function scopeGlobProblem(glob: string): string | undefined {
   const quoted = JSON.stringify(glob);
   // A leading `!` negates the glob (picomatch), unless it opens an extglob `!(…)`.
   const body = glob.startsWith('!') && !glob.startsWith('!(') ? glob.slice(1) : glob;
-  if (body.startsWith('/') || /^[A-Za-z]:[\\/]/.test(body)) return `${quoted} is an absolute path: scope globs are relative to the workspace (e.g. "src/**")`;
+  if (body.startsWith('/') || /^[A-Za-z]:[\\/]/.test(body))
+    return `${quoted} is an absolute path: scope globs are relative to the workspace (e.g. "src/**")`;
   const segments = body.replace(/^\.\//, '').split('/');
   if (segments.includes('..')) return `${quoted} leaves the workspace: a candidate path never has a ".." segment`;
   if (segments.includes('.')) return `${quoted} has a "." segment, which a candidate path never has`;
@@ -22,7 +23,8 @@ export function scopeGlobProblem(glob: string): string | undefined {
     return `${quoted} ends with "/", and candidate paths are files: "${directory.endsWith('**') ? directory : `${directory}/**`}" matches what is under the directory`;
   }
   if (segments.includes('')) return `${quoted} has an empty segment ("//"), which a candidate path never has`;
-  if (EMPTY_CLASS.test(body)) return `${quoted} has an empty character class ("[]" or "[!]"), which matches no character: write "\\[\\]" for the brackets themselves`;
+  if (EMPTY_CLASS.test(body))
+    return `${quoted} has an empty character class ("[]" or "[!]"), which matches no character: write "\\[\\]" for the brackets themselves`;
   let matcher: RegExp;
   try {
     matcher = picomatch.makeRe(glob, { dot: true });

@@ -23,7 +23,13 @@ function isExecutable(file: string): boolean {
  */
 export function findBwrap(bwrapPath?: string): string | undefined {
   if (bwrapPath !== undefined) return isExecutable(bwrapPath) ? bwrapPath : undefined;
-  const candidates = ['/usr/bin/bwrap', ...(process.env.PATH ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, 'bwrap'))];
+  const candidates = [
+    '/usr/bin/bwrap',
+    ...(process.env.PATH ?? '')
+      .split(path.delimiter)
+      .filter(Boolean)
+      .map((dir) => path.join(dir, 'bwrap')),
+  ];
   return candidates.find(isExecutable);
 }
 
@@ -36,7 +42,6 @@ export interface BwrapArgvOptions {
   /** A descriptor bwrap reports the program's exit status on, which tells a failed setup from a failed program. */
   readonly statusFd?: number;
 }
-
 
 /**
  * The arguments to bwrap that run `command` in `cwd` inside `sandbox`: the whole file system read-only,
@@ -64,9 +69,13 @@ export function bwrapArgv({ sandbox, cwd, command, statusFd }: BwrapArgvOptions)
     '--new-session',
     // Everything, /tmp included, is visible read-only (programs and scripts kept in /tmp run); a private
     // temporary directory is among the writable ones and named by TMPDIR (see runProcess).
-    '--ro-bind', '/', '/',
-    '--dev', '/dev',
-    '--proc', '/proc',
+    '--ro-bind',
+    '/',
+    '/',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
   ];
   for (const dir of sandbox.writable) argv.push('--bind', dir, dir);
   argv.push('--chdir', cwd);

@@ -46,6 +46,9 @@ export function setLongTimeout({ delayMs, onTimeout }: LongTimeoutOptions): Long
  */
 export function longTimeoutSignal({ delayMs }: { readonly delayMs: number }): { readonly signal: AbortSignal; readonly clear: () => void } {
   const controller = new AbortController();
-  const timer = setLongTimeout({ delayMs, onTimeout: () => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')) });
+  const timer = setLongTimeout({
+    delayMs,
+    onTimeout: () => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
+  });
   return { signal: controller.signal, clear: () => timer.clear() };
 }

@@ -93,7 +93,14 @@ export function runProcess(options: ProcessOptions): Promise<ProcessResult> {
   const started = performance.now();
   const plan = launch(options);
   if ('problem' in plan) {
-    return Promise.resolve({ exitCode: null, signal: null, stdout: '', stderr: '', spawnError: plan.problem, durationMs: performance.now() - started });
+    return Promise.resolve({
+      exitCode: null,
+      signal: null,
+      stdout: '',
+      stderr: '',
+      spawnError: plan.problem,
+      durationMs: performance.now() - started,
+    });
   }
   const tag = newProcessTag();
   const [file, ...args] = plan.argv;
@@ -145,8 +152,22 @@ export function runProcess(options: ProcessOptions): Promise<ProcessResult> {
       chunks.push(chunk);
       add(chunk.length);
     };
-    child.stdout.on('data', collect(out, () => outBytes, (n) => (outBytes += n)));
-    child.stderr.on('data', collect(err, () => errBytes, (n) => (errBytes += n)));
+    child.stdout.on(
+      'data',
+      collect(
+        out,
+        () => outBytes,
+        (n) => (outBytes += n),
+      ),
+    );
+    child.stderr.on(
+      'data',
+      collect(
+        err,
+        () => errBytes,
+        (n) => (errBytes += n),
+      ),
+    );
     child.stdio[STATUS_FD]?.on('data', (chunk: Buffer) => (status += chunk.toString('utf8')));
     child.stdin.on('error', () => {
       // The program did not read its input; its exit status tells the story.
@@ -187,10 +208,14 @@ export function runProcess(options: ProcessOptions): Promise<ProcessResult> {
       endAll();
       // The grace ends in the check phase, after the poll phase has read whatever the pipes still hold,
       // even when a busy event loop let the timer fall due before the data was read.
-      grace = setTimeout(() => setImmediate(() => {
-        for (const stream of child.stdio) stream?.destroy();
-        finish(exitCode, signal);
-      }), PIPE_GRACE_MS);
+      grace = setTimeout(
+        () =>
+          setImmediate(() => {
+            for (const stream of child.stdio) stream?.destroy();
+            finish(exitCode, signal);
+          }),
+        PIPE_GRACE_MS,
+      );
     });
     child.on('close', finish);
   });

@@ -18,7 +18,13 @@ const USERNS_HINT =
  */
 export async function sandboxProblem(sandbox: Sandbox): Promise<string | undefined> {
   if (process.platform !== 'linux') return `the bwrap sandbox needs Linux, not ${process.platform}`;
-  const probe = await runProcess({ command: ['true'], cwd: '/', sandbox: { ...sandbox, writable: [] }, timeoutMs: 10_000, outputCap: 64 * 1024 });
+  const probe = await runProcess({
+    command: ['true'],
+    cwd: '/',
+    sandbox: { ...sandbox, writable: [] },
+    timeoutMs: 10_000,
+    outputCap: 64 * 1024,
+  });
   if (probe.spawnError === undefined && probe.exitCode === 0) return undefined;
   const problem = probe.spawnError ?? `the sandbox probe failed with exit code ${probe.exitCode}: ${probe.stderr.trim()}`;
   // bwrap says "Creating new namespace failed" or "setting up uid map" when user namespaces are off.

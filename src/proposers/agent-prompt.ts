@@ -15,7 +15,7 @@ export function agentPrompt({ mission, attempt, state }: ProposalRequest): strin
   return [
     `# Goal\n${mission.goal}`,
     `# Scope\nChange only paths matching: ${mission.scope.join(', ')}. Edit the files in the current directory in place; do not commit.`,
-    `# Attempt\nAttempt ${attempt}, ${state.budgetsLeft.attempts} left including this one.${state.candidate === null ? '' : ' The directory already holds your previous attempt\'s changes.'}`,
+    `# Attempt\nAttempt ${attempt}, ${state.budgetsLeft.attempts} left including this one.${state.candidate === null ? '' : " The directory already holds your previous attempt's changes."}`,
     `# Failing checks\n${failing.length === 0 ? (state.candidate === null ? 'Not run yet.' : 'None.') : shown}${failing.length > MAX_LISTED ? `\n… and ${failing.length - MAX_LISTED} more` : ''}`,
   ].join('\n\n');
 }

@@ -30,7 +30,10 @@ const PROMPT_ENV_BYTES = 65_536;
 /** The prompt for the environment: whole when it fits, else cut, saying where the rest is. */
 function promptVariable(prompt: string): string {
   if (Buffer.byteLength(prompt) <= PROMPT_ENV_BYTES) return prompt;
-  const cut = Buffer.from(prompt).subarray(0, PROMPT_ENV_BYTES - 200).toString('utf8').replace(/\uFFFD$/, '');
+  const cut = Buffer.from(prompt)
+    .subarray(0, PROMPT_ENV_BYTES - 200)
+    .toString('utf8')
+    .replace(/\uFFFD$/, '');
   return `${cut}\n\n… (cut here: the whole prompt is in $REDLINE_PROMPT_FILE)`;
 }
 
@@ -57,12 +60,21 @@ async function readUsage(file: string): Promise<unknown> {
  * `REDLINE_REQUEST_FILE` (the `redline.proposer/1` request as JSON), `REDLINE_GOAL`, `REDLINE_ATTEMPT`,
  * and may write `{"inputTokens","outputTokens","costUsd"}` to `REDLINE_USAGE_FILE`. Exit 0 means done.
  */
-export function agentProposer({ command, timeoutMs = 600_000, outputCap = 4_194_304, maxChangeBytes = 16_777_216, reportsTokens = false, reportsCost = false, env = {} }: AgentProposerOptions): Proposer {
+export function agentProposer({
+  command,
+  timeoutMs = 600_000,
+  outputCap = 4_194_304,
+  maxChangeBytes = 16_777_216,
+  reportsTokens = false,
+  reportsCost = false,
+  env = {},
+}: AgentProposerOptions): Proposer {
   return {
     name: `agent:${typeof command === 'string' ? command : command.join(' ')}`,
     capabilities: { reportsTokens, reportsCost },
     async propose(request, { signal, workspace, sandbox }) {
-      if (workspace === undefined) throw new ProposerError({ code: 'proposer.no_workspace', message: 'an agent proposer edits files: the mission needs a workspace' });
+      if (workspace === undefined)
+        throw new ProposerError({ code: 'proposer.no_workspace', message: 'an agent proposer edits files: the mission needs a workspace' });
       const dir = await workspace.prepare(request.state.candidate?.files ?? {});
       // The request files live outside the copy, so they never show up in the agent's changes.
       const io = await mkdtemp(path.join(os.tmpdir(), 'redline-agent-'));
@@ -98,15 +110,34 @@ export function agentProposer({ command, timeoutMs = 600_000, outputCap = 4_194_
         } catch (error) {
           badUsage = error as ProposerError;
         }
-        const failed = (error: ProposerError): ProposerError => (usage === undefined ? error : new ProposerError({ code: error.code, message: error.message, ...(error.output === undefined ? {} : { output: error.output }), usage }));
+        const failed = (error: ProposerError): ProposerError =>
+          usage === undefined
+            ? error
+            : new ProposerError({
+                code: error.code,
+                message: error.message,
+                ...(error.output === undefined ? {} : { output: error.output }),
+                usage,
+              });
         const failure = processFailure({ command, result, timeoutMs, outputCap, who: 'agent' });
         if (failure !== undefined) throw failed(failure);
         let changes: Record<string, string | null>;
         try {
           changes = await workspace.changes({ maxBytes: maxChangeBytes });
         } catch (error) {
-          if (error instanceof RangeError) throw failed(new ProposerError({ code: 'proposer.output_cap', message: `the agent changed more than the ${maxChangeBytes} bytes of files allowed: ${error.message}` }));
-          throw failed(new ProposerError({ code: 'proposer.bad_output', message: `the agent's changes cannot be a candidate: ${(error as Error).message}` }));
+          if (error instanceof RangeError)
+            throw failed(
+              new ProposerError({
+                code: 'proposer.output_cap',
+                message: `the agent changed more than the ${maxChangeBytes} bytes of files allowed: ${error.message}`,
+              }),
+            );
+          throw failed(
+            new ProposerError({
+              code: 'proposer.bad_output',
+              message: `the agent's changes cannot be a candidate: ${(error as Error).message}`,
+            }),
+          );
         }
         if (badUsage !== undefined) throw badUsage;
         // The loop validates every proposal (shape, usage, paths) like any other.

@@ -20,7 +20,14 @@ export interface CommandProposerOptions {
  * Runs any program that speaks `redline.proposer/1` (docs/proposer-protocol.md): one JSON request on
  * stdin, one JSON proposal on stdout.
  */
-export function commandProposer({ command, cwd, timeoutMs = 600_000, outputCap = 4_194_304, reportsTokens = false, reportsCost = false }: CommandProposerOptions): Proposer {
+export function commandProposer({
+  command,
+  cwd,
+  timeoutMs = 600_000,
+  outputCap = 4_194_304,
+  reportsTokens = false,
+  reportsCost = false,
+}: CommandProposerOptions): Proposer {
   return {
     name: typeof command === 'string' ? command : command.join(' '),
     capabilities: { reportsTokens, reportsCost },
@@ -41,7 +48,11 @@ export function commandProposer({ command, cwd, timeoutMs = 600_000, outputCap =
         // The loop validates every proposal against the protocol.
         return JSON.parse(result.stdout) as Proposal;
       } catch {
-        throw new ProposerError({ code: 'proposer.bad_json', message: 'the proposer did not print one JSON object on stdout', output: result.stdout });
+        throw new ProposerError({
+          code: 'proposer.bad_json',
+          message: 'the proposer did not print one JSON object on stdout',
+          output: result.stdout,
+        });
       }
     },
   };

@@ -15,7 +15,14 @@ export async function buildProposer(mission: Mission): Promise<Proposer> {
   if (spec === undefined) {
     throw new MissionError({
       source: mission.id,
-      issues: [{ path: 'proposer', expected: 'a proposer (in the mission, or --proposer / --model on the command line)', got: 'nothing (missing)', message: 'no proposer: set "proposer" in the mission or pass --proposer "<command>"' }],
+      issues: [
+        {
+          path: 'proposer',
+          expected: 'a proposer (in the mission, or --proposer / --model on the command line)',
+          got: 'nothing (missing)',
+          message: 'no proposer: set "proposer" in the mission or pass --proposer "<command>"',
+        },
+      ],
     });
   }
   switch (spec.kind) {
@@ -42,7 +49,17 @@ export async function buildProposer(mission: Mission): Promise<Proposer> {
       try {
         return replayProposer(await loadReplay(file), { name: `replay:${spec.file}` });
       } catch (error) {
-        throw new MissionError({ source: mission.id, issues: [{ path: 'proposer.file', expected: 'a JSON file holding an array of proposals', got: spec.file, message: `cannot load ${file}: ${(error as Error).message}` }] });
+        throw new MissionError({
+          source: mission.id,
+          issues: [
+            {
+              path: 'proposer.file',
+              expected: 'a JSON file holding an array of proposals',
+              got: spec.file,
+              message: `cannot load ${file}: ${(error as Error).message}`,
+            },
+          ],
+        });
       }
     }
     case 'model': {

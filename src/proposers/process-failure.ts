@@ -41,19 +41,34 @@ function notFoundByShell(command: string | readonly string[], result: ProcessRes
   const prefix = /^(?:\/bin\/)?sh: (?:(?:line )?\d+: )?/.exec(last)?.[0];
   if (prefix === undefined) return undefined;
   const said = last.slice(prefix.length);
-  return [`${program}: not found`, `${program}: command not found`, `${program}: No such file or directory`].includes(said) ? program : undefined;
+  return [`${program}: not found`, `${program}: command not found`, `${program}: No such file or directory`].includes(said)
+    ? program
+    : undefined;
 }
 
 /** The proposer error for a program that could not start, was ended by the runtime or exited non-zero. */
 export function processFailure({ command, result, timeoutMs, outputCap, who }: ProcessFailureOptions): ProposerError | undefined {
-  if (result.spawnError !== undefined) return new ProposerError({ code: 'proposer.spawn_failed', message: `could not start the ${who}: ${result.spawnError}` });
-  if (result.killed === 'timeout') return new ProposerError({ code: 'proposer.timeout', message: `the ${who} ran past its ${timeoutMs} ms timeout and was killed` });
-  if (result.killed === 'output_cap') return new ProposerError({ code: 'proposer.output_cap', message: `the ${who} wrote more than ${outputCap} bytes and was killed` });
-  if (result.killed === 'aborted') return new ProposerError({ code: 'proposer.aborted', message: `the run stopped while the ${who} was running` });
+  if (result.spawnError !== undefined)
+    return new ProposerError({ code: 'proposer.spawn_failed', message: `could not start the ${who}: ${result.spawnError}` });
+  if (result.killed === 'timeout')
+    return new ProposerError({ code: 'proposer.timeout', message: `the ${who} ran past its ${timeoutMs} ms timeout and was killed` });
+  if (result.killed === 'output_cap')
+    return new ProposerError({ code: 'proposer.output_cap', message: `the ${who} wrote more than ${outputCap} bytes and was killed` });
+  if (result.killed === 'aborted')
+    return new ProposerError({ code: 'proposer.aborted', message: `the run stopped while the ${who} was running` });
   const missing = notFoundByShell(command, result);
   if (missing !== undefined) {
-    return new ProposerError({ code: 'proposer.spawn_failed', message: `could not start the ${who}: the shell found no program ${JSON.stringify(missing)} (exit 127)`, output: result.stderr });
+    return new ProposerError({
+      code: 'proposer.spawn_failed',
+      message: `could not start the ${who}: the shell found no program ${JSON.stringify(missing)} (exit 127)`,
+      output: result.stderr,
+    });
   }
-  if (result.exitCode !== 0) return new ProposerError({ code: 'proposer.exit_nonzero', message: `the ${who} exited ${result.exitCode ?? `by signal ${result.signal}`}`, output: result.stderr });
+  if (result.exitCode !== 0)
+    return new ProposerError({
+      code: 'proposer.exit_nonzero',
+      message: `the ${who} exited ${result.exitCode ?? `by signal ${result.signal}`}`,
+      output: result.stderr,
+    });
   return undefined;
 }

@@ -15,7 +15,10 @@ export function fileBlock(file: string, content: string): string {
 /** One line per finding: check, status, reason codes, message and location. */
 export function findingLine(finding: Finding): string {
   const { file, line, test } = finding.location ?? {};
-  const where = [file === undefined ? undefined : line === undefined ? file : `${file}:${line}`, test === undefined ? undefined : `test "${test}"`].filter(Boolean);
+  const where = [
+    file === undefined ? undefined : line === undefined ? file : `${file}:${line}`,
+    test === undefined ? undefined : `test "${test}"`,
+  ].filter(Boolean);
   const codes = finding.reasonCodes.length === 0 ? '' : ` ${finding.reasonCodes.join(', ')}`;
   return `- ${finding.check} [${finding.status}]${codes}: ${finding.message}${where.length === 0 ? '' : ` (at ${where.join(', ')})`}`;
 }
@@ -24,7 +27,10 @@ export function findingLine(finding: Finding): string {
  * Renders changed files (`null` = deleted) in order while their content fits in `maxBytes`; names the
  * ones that do not fit.
  */
-export function changedFileBlocks(files: Readonly<Record<string, string | null>>, maxBytes: number): { blocks: string[]; leftOut: string[]; bytesLeft: number } {
+export function changedFileBlocks(
+  files: Readonly<Record<string, string | null>>,
+  maxBytes: number,
+): { blocks: string[]; leftOut: string[]; bytesLeft: number } {
   const blocks: string[] = [];
   const leftOut: string[] = [];
   let bytesLeft = maxBytes;

@@ -11,7 +11,10 @@ export function replayProposer(proposals: readonly unknown[], { name = 'replay' 
     capabilities: { reportsTokens: true, reportsCost: true },
     async propose({ attempt }) {
       if (attempt > recorded.length) {
-        throw new ProposerError({ code: 'proposer.exhausted', message: `no recorded proposal for attempt ${attempt} (${recorded.length} recorded)` });
+        throw new ProposerError({
+          code: 'proposer.exhausted',
+          message: `no recorded proposal for attempt ${attempt} (${recorded.length} recorded)`,
+        });
       }
       return recorded[attempt - 1] as Proposal;
     },
@@ -21,6 +24,7 @@ export function replayProposer(proposals: readonly unknown[], { name = 'replay' 
 /** Reads recorded proposals from a JSON file holding an array. */
 export async function loadReplay(file: string): Promise<readonly unknown[]> {
   const data: unknown = JSON.parse(await readFile(file, 'utf8'));
-  if (!Array.isArray(data)) throw new TypeError(`Expected ${file} to hold a JSON array of proposals, got ${data === null ? 'null' : typeof data}`);
+  if (!Array.isArray(data))
+    throw new TypeError(`Expected ${file} to hold a JSON array of proposals, got ${data === null ? 'null' : typeof data}`);
   return data;
 }

@@ -50,8 +50,10 @@ export interface Alert {
 /** Validated, frozen alert settings; missing ones take the defaults. */
 export function alertPolicy(options: Partial<AlertPolicy> = {}): AlertPolicy {
   const policy = { ...ALERTS, ...options };
-  if (!(policy.threshold >= 0 && policy.threshold < 1)) throw new TypeError(`Expected the alert threshold to be a fraction in [0, 1), got ${policy.threshold}`);
-  if (!Number.isInteger(policy.window) || policy.window < 1) throw new TypeError(`Expected the alert window to be a positive integer, got ${policy.window}`);
+  if (!(policy.threshold >= 0 && policy.threshold < 1))
+    throw new TypeError(`Expected the alert threshold to be a fraction in [0, 1), got ${policy.threshold}`);
+  if (!Number.isInteger(policy.window) || policy.window < 1)
+    throw new TypeError(`Expected the alert window to be a positive integer, got ${policy.window}`);
   return Object.freeze({ threshold: policy.threshold, window: policy.window });
 }
 
@@ -136,12 +138,17 @@ function checkWebhook({ url, timeoutMs = 5000 }: WebhookOptions): void {
   } catch {
     protocol = undefined;
   }
-  if (protocol !== 'http:' && protocol !== 'https:') throw new TypeError(`Expected the webhook url to be an http(s) URL, got ${JSON.stringify(url)}`);
+  if (protocol !== 'http:' && protocol !== 'https:')
+    throw new TypeError(`Expected the webhook url to be an http(s) URL, got ${JSON.stringify(url)}`);
   if (!(timeoutMs > 0)) throw new TypeError(`Expected the webhook timeoutMs to be positive, got ${timeoutMs}`);
 }
 
 /** Posts `{ type, text, alert }` as JSON (`text` makes chat webhooks show the line as it is). */
-async function postAlert({ url, timeoutMs = 5000, headers = {} }: WebhookOptions, alert: Alert, now: () => number): Promise<WebhookDelivery> {
+async function postAlert(
+  { url, timeoutMs = 5000, headers = {} }: WebhookOptions,
+  alert: Alert,
+  now: () => number,
+): Promise<WebhookDelivery> {
   const { origin } = new URL(url);
   try {
     const response = await fetch(url, {
@@ -152,7 +159,9 @@ async function postAlert({ url, timeoutMs = 5000, headers = {} }: WebhookOptions
     });
     // Read the answer to the end so the connection is released.
     await response.arrayBuffer().catch(() => undefined);
-    return response.ok ? { origin, ok: true, status: response.status, at: now() } : { origin, ok: false, status: response.status, error: `HTTP ${response.status}`, at: now() };
+    return response.ok
+      ? { origin, ok: true, status: response.status, at: now() }
+      : { origin, ok: false, status: response.status, error: `HTTP ${response.status}`, at: now() };
   } catch (error) {
     const reason = (error as Error)?.name === 'TimeoutError' ? `timed out after ${timeoutMs} ms` : describe(error);
     return { origin, ok: false, error: reason, at: now() };

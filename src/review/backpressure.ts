@@ -37,9 +37,12 @@ export interface ModeChange {
 /** Validated, frozen backpressure settings; missing ones take the defaults. */
 export function backpressure(options: Partial<Backpressure> = {}): Backpressure {
   const policy = { ...BACKPRESSURE, ...options };
-  if (!Number.isInteger(policy.capacity) || policy.capacity < 1) throw new TypeError(`Expected capacity to be a positive integer, got ${policy.capacity}`);
-  if (!(policy.high > 0 && policy.high <= 1)) throw new TypeError(`Expected the high watermark to be a fraction in (0, 1], got ${policy.high}`);
-  if (!(policy.low >= 0 && policy.low < policy.high)) throw new TypeError(`Expected the low watermark to be a fraction in [0, high), got ${policy.low} with high ${policy.high}`);
+  if (!Number.isInteger(policy.capacity) || policy.capacity < 1)
+    throw new TypeError(`Expected capacity to be a positive integer, got ${policy.capacity}`);
+  if (!(policy.high > 0 && policy.high <= 1))
+    throw new TypeError(`Expected the high watermark to be a fraction in (0, 1], got ${policy.high}`);
+  if (!(policy.low >= 0 && policy.low < policy.high))
+    throw new TypeError(`Expected the low watermark to be a fraction in [0, high), got ${policy.low} with high ${policy.high}`);
   return Object.freeze({ capacity: policy.capacity, high: policy.high, low: policy.low });
 }
 
@@ -88,7 +91,21 @@ export interface Admission<T> extends DepthChange {
  * {@link dropVictim} among `droppable` (the queued items no reviewer holds) and the newcomer, so the
  * depth stays. `droppable` may hold just the lowest droppable item: only it can be the victim.
  */
-export function admit<T extends Ranked>({ policy, mode, depth, droppable, incoming, at }: { policy: Backpressure; mode: QueueMode; depth: number; droppable: readonly T[]; incoming: T; at: number }): Admission<T> {
+export function admit<T extends Ranked>({
+  policy,
+  mode,
+  depth,
+  droppable,
+  incoming,
+  at,
+}: {
+  policy: Backpressure;
+  mode: QueueMode;
+  depth: number;
+  droppable: readonly T[];
+  incoming: T;
+  at: number;
+}): Admission<T> {
   if (depth < policy.capacity) return settle({ policy, mode, depth: depth + 1, at });
   return { drop: dropVictim({ queued: droppable, incoming }), ...settle({ policy, mode, depth, at }) };
 }

@@ -83,7 +83,9 @@ export function settleConfig(stored: string | undefined | null, options: ReviewQ
   try {
     before = resolveReviewOptions(optionsOf(JSON.parse(stored) as ReviewConfig)).config;
   } catch (error) {
-    throw new TypeError(`The review queue's stored settings are unreadable (${(error as Error).message}): ${stored.slice(0, 200)}`, { cause: error });
+    throw new TypeError(`The review queue's stored settings are unreadable (${(error as Error).message}): ${stored.slice(0, 200)}`, {
+      cause: error,
+    });
   }
   const given = SETTING_KEYS.some((key) => options[key] !== undefined);
   const base = optionsOf(before);

@@ -66,7 +66,17 @@ export function tuneLimit({ limit, verdicts, policy = TUNER }: { limit: number; 
  * The change one more verdict makes: `window` holds the newest verdicts, oldest first (at most
  * `policy.window` of them are used). Nothing when fewer exist or the limit holds.
  */
-export function limitChange({ limit, window, policy = TUNER, at }: { limit: number; window: readonly { id: string; decision: 'approve' | 'reject' }[]; policy?: Tuner; at: number }): LimitChange | undefined {
+export function limitChange({
+  limit,
+  window,
+  policy = TUNER,
+  at,
+}: {
+  limit: number;
+  window: readonly { id: string; decision: 'approve' | 'reject' }[];
+  policy?: Tuner;
+  at: number;
+}): LimitChange | undefined {
   const recent = window.slice(-policy.window);
   const approvals = recent.map((verdict) => verdict.decision === 'approve');
   const to = tuneLimit({ limit, verdicts: approvals, policy });
@@ -75,11 +85,28 @@ export function limitChange({ limit, window, policy = TUNER, at }: { limit: numb
 }
 
 /** The limit moved into new bounds, if they exclude it: `window` is the newest verdicts, oldest first. */
-export function boundLimit({ limit, window, policy, at }: { limit: number; window: readonly { id: string; decision: 'approve' | 'reject' }[]; policy: Tuner; at: number }): LimitChange | undefined {
+export function boundLimit({
+  limit,
+  window,
+  policy,
+  at,
+}: {
+  limit: number;
+  window: readonly { id: string; decision: 'approve' | 'reject' }[];
+  policy: Tuner;
+  at: number;
+}): LimitChange | undefined {
   const to = Math.min(policy.max, Math.max(policy.min, limit));
   if (to === limit) return undefined;
   const recent = window.slice(-policy.window);
-  return { from: limit, to, approveRate: recent.length === 0 ? 0 : approveRate(recent.map((verdict) => verdict.decision === 'approve')), verdictIds: recent.map((verdict) => verdict.id), at, cause: 'settings' };
+  return {
+    from: limit,
+    to,
+    approveRate: recent.length === 0 ? 0 : approveRate(recent.map((verdict) => verdict.decision === 'approve')),
+    verdictIds: recent.map((verdict) => verdict.id),
+    at,
+    cause: 'settings',
+  };
 }
 
 function approveRate(approvals: readonly boolean[]): number {

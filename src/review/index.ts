@@ -1,11 +1,56 @@
 // The review queue (SPEC §5): briefs for people, backpressure, verdicts, the feedback tuner and alerts.
 // Backends: `MemoryReviewQueue`, `SqliteReviewQueue`, `PostgresReviewQueue` (on the ledger's storage).
-export type { ReviewQueue, ReviewItem, ReviewEntry, ReviewStatus, ReviewClaim, ReviewStats, Verdict, VerdictDecision, VerdictInput, VerdictResult, EnqueueOptions, EnqueueResult, ClaimOptions, DroppedItem, Page } from './review-queue.js';
+export type {
+  ReviewQueue,
+  ReviewItem,
+  ReviewEntry,
+  ReviewStatus,
+  ReviewClaim,
+  ReviewStats,
+  Verdict,
+  VerdictDecision,
+  VerdictInput,
+  VerdictResult,
+  EnqueueOptions,
+  EnqueueResult,
+  ClaimOptions,
+  DroppedItem,
+  Page,
+} from './review-queue.js';
 export { resolveReviewOptions, type ReviewQueueOptions, type ReviewConfig, type ReviewRuntime } from './config.js';
-export { BACKPRESSURE, backpressure, watermark, nextMode, dropVictim, admit, release, type Backpressure, type QueueMode, type Ranked, type ModeChange, type DepthChange, type Admission } from './backpressure.js';
+export {
+  BACKPRESSURE,
+  backpressure,
+  watermark,
+  nextMode,
+  dropVictim,
+  admit,
+  release,
+  type Backpressure,
+  type QueueMode,
+  type Ranked,
+  type ModeChange,
+  type DepthChange,
+  type Admission,
+} from './backpressure.js';
 export { TUNER, tuner, tuneLimit, limitChange, type Tuner, type LimitChange } from './feedback-tuner.js';
 export { VERDICT_LABELS, labelPolicy, countLabels, suggestFilters, type LabelPolicy, type FilterSuggestion } from './labels.js';
-export { ALERTS, alertPolicy, alertStep, alertLine, budgetAlerts, type AlertPolicy, type AlertStep, type Alert, type RunReport, type WebhookDelivery, type WebhookOptions, type AlertLogger, type BudgetAlerts, type BudgetAlertsOptions } from './alerts.js';
+export {
+  ALERTS,
+  alertPolicy,
+  alertStep,
+  alertLine,
+  budgetAlerts,
+  type AlertPolicy,
+  type AlertStep,
+  type Alert,
+  type RunReport,
+  type WebhookDelivery,
+  type WebhookOptions,
+  type AlertLogger,
+  type BudgetAlerts,
+  type BudgetAlertsOptions,
+} from './alerts.js';
 export { ReviewError } from './review-error.js';
 export { REVIEW_MIGRATIONS } from './migrations.js';
 export { MemoryReviewQueue } from './memory/memory-review-queue.js';

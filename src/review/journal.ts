@@ -65,7 +65,10 @@ export function journalBodyAround(type: JournalType, at: number, data: object): 
 }
 
 /** Appends entries after `head`: the rows to store and the new head. */
-export function chainJournal(head: JournalHead, entries: readonly { type: JournalType; at: number; data: object }[]): { rows: JournalRow[]; head: JournalHead } {
+export function chainJournal(
+  head: JournalHead,
+  entries: readonly { type: JournalType; at: number; data: object }[],
+): { rows: JournalRow[]; head: JournalHead } {
   let { count, lastHash } = head;
   const rows: JournalRow[] = [];
   for (const { type, at, data } of entries) {
@@ -90,12 +93,21 @@ export function parseJournalRow(row: JournalRow): JournalEntry {
 export function verifyJournal(rows: readonly JournalRow[], head: JournalHead): JournalVerification {
   let prevHash = GENESIS;
   let bytes = 0;
-  const bad = (seq: number, problem: ChainProblem, detail: string): JournalVerification => ({ ok: false, records: rows.length, bytes, firstBad: { seq, problem, detail } });
+  const bad = (seq: number, problem: ChainProblem, detail: string): JournalVerification => ({
+    ok: false,
+    records: rows.length,
+    bytes,
+    firstBad: { seq, problem, detail },
+  });
   for (const [index, row] of rows.entries()) {
     bytes += row.body.length;
     if (row.seq !== index) {
       return row.seq > index
-        ? bad(index, 'missing', `journal entry ${index}${row.seq - index > 1 ? `–${row.seq - 1}` : ''} is missing (next stored is ${row.seq})`)
+        ? bad(
+            index,
+            'missing',
+            `journal entry ${index}${row.seq - index > 1 ? `–${row.seq - 1}` : ''} is missing (next stored is ${row.seq})`,
+          )
         : bad(row.seq, 'reordered', `journal entry ${row.seq} is stored out of order`);
     }
     if (chainHash(row.prevHash, row.body) !== row.hash) return bad(row.seq, 'modified', `journal entry ${row.seq} does not match its hash`);
@@ -106,12 +118,16 @@ export function verifyJournal(rows: readonly JournalRow[], head: JournalHead): J
       return bad(row.seq, 'modified', `journal entry ${row.seq} is not JSON`);
     }
     if (body.seq !== row.seq) return bad(row.seq, 'reordered', `journal entry ${row.seq} holds entry ${String(body.seq)}`);
-    if (body.chain !== 'review' || body.type !== row.type) return bad(row.seq, 'modified', `journal entry ${row.seq} is stored as ${row.type} but holds ${String(body.type)}`);
+    if (body.chain !== 'review' || body.type !== row.type)
+      return bad(row.seq, 'modified', `journal entry ${row.seq} is stored as ${row.type} but holds ${String(body.type)}`);
     if (row.prevHash !== prevHash) return bad(row.seq, 'reordered', `journal entry ${row.seq} does not follow entry ${row.seq - 1}`);
     prevHash = row.hash;
   }
-  if (rows.length < head.count) return bad(rows.length, 'truncated', `${head.count} journal entries were appended, ${rows.length} are stored`);
-  if (rows.length > head.count) return bad(head.count, 'appended', `${rows.length} journal entries are stored, ${head.count} were appended`);
-  if (prevHash !== head.lastHash) return bad(Math.max(0, rows.length - 1), 'modified', `journal entry ${rows.length - 1} is not the last entry appended`);
+  if (rows.length < head.count)
+    return bad(rows.length, 'truncated', `${head.count} journal entries were appended, ${rows.length} are stored`);
+  if (rows.length > head.count)
+    return bad(head.count, 'appended', `${rows.length} journal entries are stored, ${head.count} were appended`);
+  if (prevHash !== head.lastHash)
+    return bad(Math.max(0, rows.length - 1), 'modified', `journal entry ${rows.length - 1} is not the last entry appended`);
   return { ok: true, records: rows.length, bytes };
 }

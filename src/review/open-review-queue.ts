@@ -11,7 +11,8 @@ import type { ReviewQueue } from './review-queue.js';
  * const queue = await openReviewQueue('postgres://redline@db/redline?schema=team_a');
  */
 export async function openReviewQueue(location: string, options: ReviewQueueOptions = {}): Promise<ReviewQueue> {
-  if (typeof location !== 'string' || location.length === 0) throw new TypeError(`Expected a SQLite file or a postgres:// URL, got ${JSON.stringify(location)}`);
+  if (typeof location !== 'string' || location.length === 0)
+    throw new TypeError(`Expected a SQLite file or a postgres:// URL, got ${JSON.stringify(location)}`);
   if (/^postgres(ql)?:\/\//.test(location)) {
     const { PostgresReviewQueue } = await import('./postgres/postgres-review-queue.js');
     const url = new URL(location);
@@ -41,7 +42,9 @@ export async function verifyStoredJournal(location: string): Promise<JournalVeri
     try {
       // One snapshot: the journal, its head and the tables agree even while reviewers append.
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const { rows: found } = await client.query<{ found: string | null }>('SELECT to_regclass($1)::text AS found', [`${schema}.review_journal`]);
+      const { rows: found } = await client.query<{ found: string | null }>('SELECT to_regclass($1)::text AS found', [
+        `${schema}.review_journal`,
+      ]);
       if (found[0]?.found === null || found[0]?.found === undefined) return undefined;
       return verifyStoredQueue(await readPostgresQueue(client, schema));
     } finally {

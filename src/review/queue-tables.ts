@@ -2,7 +2,15 @@ import { canonicalJson } from '../loop/canonical-json.js';
 import type { Alert } from './alerts.js';
 import type { ModeChange, QueueMode } from './backpressure.js';
 import type { LimitChange } from './feedback-tuner.js';
-import { parseJournalRow, verifyJournal, type JournalEntry, type JournalHead, type JournalRow, type JournalType, type JournalVerification } from './journal.js';
+import {
+  parseJournalRow,
+  verifyJournal,
+  type JournalEntry,
+  type JournalHead,
+  type JournalRow,
+  type JournalType,
+  type JournalVerification,
+} from './journal.js';
 import type { DroppedItem, Verdict } from './review-queue.js';
 
 /** What a SQL queue's tables hold, read in one snapshot with its journal, to be checked against it. */
@@ -65,7 +73,12 @@ interface Kind {
 
 const KINDS: Partial<Record<JournalType, Kind>> = {
   verdict: { table: 'review_verdicts', noun: 'verdict', project: (value) => ({ ...value }), key: (value) => String(value.id) },
-  drop: { table: 'review_breaker_log', noun: 'dropped item', project: (value) => ({ ...value }), key: (value) => String((value.item as { id?: unknown } | undefined)?.id) },
+  drop: {
+    table: 'review_breaker_log',
+    noun: 'dropped item',
+    project: (value) => ({ ...value }),
+    key: (value) => String((value.item as { id?: unknown } | undefined)?.id),
+  },
   alert: {
     table: 'review_alerts',
     noun: 'alert',
@@ -87,7 +100,13 @@ type Rows = Record<'verdict' | 'drop' | 'alert' | 'mode_change' | 'limit_change'
  * are the journal's latest (and, where kept, its depth the count of open items). Undefined when they agree.
  */
 export function checkQueueTables(entries: readonly JournalEntry[], tables: QueueTables): TableDisagreement | undefined {
-  const rows: Rows = { verdict: tables.verdicts, drop: tables.dropped, alert: tables.alerts, mode_change: tables.modeChanges, limit_change: tables.limitChanges };
+  const rows: Rows = {
+    verdict: tables.verdicts,
+    drop: tables.dropped,
+    alert: tables.alerts,
+    mode_change: tables.modeChanges,
+    limit_change: tables.limitChanges,
+  };
   return checkRows(entries, rows) ?? checkItems(entries, tables) ?? checkState(entries, tables);
 }
 
@@ -112,19 +131,23 @@ function checkRows(entries: readonly JournalEntry[], rows: Rows): TableDisagreem
       matched.get(entry.type)?.add(key);
       name = `${kind.noun} ${key}`;
     }
-    if (row === undefined) return { table: kind.table, seq: entry.seq, detail: `${name} of journal entry ${entry.seq} is missing from ${kind.table}` };
+    if (row === undefined)
+      return { table: kind.table, seq: entry.seq, detail: `${name} of journal entry ${entry.seq} is missing from ${kind.table}` };
     const field = firstDifference(kind.project(entry.data), kind.project(row));
-    if (field !== undefined) return { table: kind.table, seq: entry.seq, detail: `${name} in ${kind.table} differs from journal entry ${entry.seq}: ${field}` };
+    if (field !== undefined)
+      return { table: kind.table, seq: entry.seq, detail: `${name} in ${kind.table} differs from journal entry ${entry.seq}: ${field}` };
   }
   for (const [type, kind] of Object.entries(KINDS) as [keyof Rows, Kind][]) {
     const stored = rows[type] as readonly Readonly<Record<string, unknown>>[];
     if (kind.key === undefined) {
       const journaled = positions.get(type) ?? 0;
-      if (stored.length > journaled) return { table: kind.table, detail: `${kind.table} holds ${stored.length} ${kind.noun}s, the journal records ${journaled}` };
+      if (stored.length > journaled)
+        return { table: kind.table, detail: `${kind.table} holds ${stored.length} ${kind.noun}s, the journal records ${journaled}` };
       continue;
     }
     const extra = stored.find((row) => !(matched.get(type)?.has(kind.key?.(row) ?? '') ?? false));
-    if (extra !== undefined) return { table: kind.table, detail: `${kind.table} holds ${kind.noun} ${kind.key(extra)}, which no journal entry records` };
+    if (extra !== undefined)
+      return { table: kind.table, detail: `${kind.table} holds ${kind.noun} ${kind.key(extra)}, which no journal entry records` };
   }
   return undefined;
 }
@@ -138,31 +161,57 @@ function checkItems(entries: readonly JournalEntry[], tables: QueueTables): Tabl
     const expected = entry.type === 'verdict' ? 'decided' : 'dropped';
     ended.set(id, expected);
     const state = states.get(id);
-    if (state !== expected) return { table: 'review_items', seq: entry.seq, detail: `item ${id} is ${state ?? `not ${expected}`} in review_items, but journal entry ${entry.seq} says ${expected}` };
+    if (state !== expected)
+      return {
+        table: 'review_items',
+        seq: entry.seq,
+        detail: `item ${id} is ${state ?? `not ${expected}`} in review_items, but journal entry ${entry.seq} says ${expected}`,
+      };
   }
   const unexplained = tables.closedItems.find((item) => ended.get(item.id) !== item.state);
-  if (unexplained !== undefined) return { table: 'review_items', detail: `item ${unexplained.id} is ${unexplained.state} in review_items, but no journal entry says so` };
+  if (unexplained !== undefined)
+    return {
+      table: 'review_items',
+      detail: `item ${unexplained.id} is ${unexplained.state} in review_items, but no journal entry says so`,
+    };
   return undefined;
 }
 
 function checkState(entries: readonly JournalEntry[], { state, openItems }: QueueTables): TableDisagreement | undefined {
   const last = (type: JournalType): JournalEntry | undefined => entries.findLast((entry) => entry.type === type);
-  if (state === undefined) return entries.length === 0 ? undefined : { table: 'review_state', detail: `review_state has no row, but the journal holds ${entries.length} entries` };
+  if (state === undefined)
+    return entries.length === 0
+      ? undefined
+      : { table: 'review_state', detail: `review_state has no row, but the journal holds ${entries.length} entries` };
   const mode = last('mode_change');
   const expectedMode = (mode?.data.to as QueueMode | undefined) ?? 'normal';
-  if (state.mode !== expectedMode) return { table: 'review_state', ...seqOf(mode), detail: `the mode is ${state.mode} in review_state, but the journal's ${mode === undefined ? 'start' : `entry ${mode.seq}`} says ${expectedMode}` };
+  if (state.mode !== expectedMode)
+    return {
+      table: 'review_state',
+      ...seqOf(mode),
+      detail: `the mode is ${state.mode} in review_state, but the journal's ${mode === undefined ? 'start' : `entry ${mode.seq}`} says ${expectedMode}`,
+    };
   const limit = last('limit_change');
   const first = entries.find((entry) => entry.type === 'settings');
   const initial = (first?.data.to as { tuner?: { initial?: unknown } } | undefined)?.tuner?.initial;
   const expectedLimit = limit === undefined ? initial : limit.data.to;
   if (expectedLimit !== undefined && state.attemptLimit !== expectedLimit) {
-    return { table: 'review_state', ...seqOf(limit ?? first), detail: `the attempt limit is ${state.attemptLimit} in review_state, but journal entry ${(limit ?? first)?.seq} says ${String(expectedLimit)}` };
+    return {
+      table: 'review_state',
+      ...seqOf(limit ?? first),
+      detail: `the attempt limit is ${state.attemptLimit} in review_state, but journal entry ${(limit ?? first)?.seq} says ${String(expectedLimit)}`,
+    };
   }
   const settings = last('settings');
   if (settings !== undefined && (state.settings === null || canonicalJson(parse(state.settings)) !== canonicalJson(settings.data.to))) {
-    return { table: 'review_state', seq: settings.seq, detail: `the settings in review_state are not the ones journal entry ${settings.seq} put in force` };
+    return {
+      table: 'review_state',
+      seq: settings.seq,
+      detail: `the settings in review_state are not the ones journal entry ${settings.seq} put in force`,
+    };
   }
-  if (state.depth !== undefined && state.depth !== openItems) return { table: 'review_state', detail: `the depth is ${state.depth} in review_state, but review_items holds ${openItems} open items` };
+  if (state.depth !== undefined && state.depth !== openItems)
+    return { table: 'review_state', detail: `the depth is ${state.depth} in review_state, but review_items holds ${openItems} open items` };
   return undefined;
 }
 

@@ -10,7 +10,19 @@ export class ReviewError extends RedlineError {
   /** The verdict already given, when a conflicting one was refused. */
   readonly firstVerdict?: Verdict;
 
-  constructor({ code, message, itemId, firstVerdict, cause }: { code: string; message: string; itemId?: string; firstVerdict?: Verdict; cause?: unknown }) {
+  constructor({
+    code,
+    message,
+    itemId,
+    firstVerdict,
+    cause,
+  }: {
+    code: string;
+    message: string;
+    itemId?: string;
+    firstVerdict?: Verdict;
+    cause?: unknown;
+  }) {
     super({ code, message, cause });
     this.name = 'ReviewError';
     if (itemId !== undefined) this.itemId = itemId;

@@ -5,7 +5,10 @@ import type { ReviewClaim, ReviewEntry, ReviewItem, ReviewStatus, Verdict } from
 const VERIFICATIONS: readonly Verification[] = ['verified', 'sampled', 'unverified'];
 
 /** The item a brief becomes; refuses a malformed brief with "Expected X, got Y". */
-export function briefItem(brief: Brief, { id, tags = [], enqueuedAt }: { id: string; tags?: readonly string[]; enqueuedAt: number }): ReviewItem {
+export function briefItem(
+  brief: Brief,
+  { id, tags = [], enqueuedAt }: { id: string; tags?: readonly string[]; enqueuedAt: number },
+): ReviewItem {
   const expect = (ok: boolean, what: string, got: unknown): void => {
     if (!ok) throw new TypeError(`Expected ${what}, got ${JSON.stringify(got)}`);
   };
@@ -17,13 +20,23 @@ export function briefItem(brief: Brief, { id, tags = [], enqueuedAt }: { id: str
   expect(Number.isFinite(brief.priority), 'brief.priority to be a finite number', brief.priority);
   expect(Number.isInteger(brief.attempts) && brief.attempts >= 0, 'brief.attempts to be a whole number', brief.attempts);
   expect(VERIFICATIONS.includes(brief.verification), `brief.verification to be one of ${VERIFICATIONS.join(', ')}`, brief.verification);
-  expect(typeof brief.finalOutput === 'object' && brief.finalOutput !== null && typeof brief.finalOutput.files === 'object' && brief.finalOutput.files !== null, 'brief.finalOutput.files to be an object', brief.finalOutput);
+  expect(
+    typeof brief.finalOutput === 'object' &&
+      brief.finalOutput !== null &&
+      typeof brief.finalOutput.files === 'object' &&
+      brief.finalOutput.files !== null,
+    'brief.finalOutput.files to be an object',
+    brief.finalOutput,
+  );
   expect(Array.isArray(tags) && tags.every((tag) => typeof tag === 'string' && tag.length > 0), 'tags to be non-empty strings', tags);
   return {
     id,
     runId: brief.runId,
     task: brief.task,
-    finalOutput: { files: { ...brief.finalOutput.files }, ...(brief.finalOutput.value === undefined ? {} : { value: brief.finalOutput.value }) },
+    finalOutput: {
+      files: { ...brief.finalOutput.files },
+      ...(brief.finalOutput.value === undefined ? {} : { value: brief.finalOutput.value }),
+    },
     cutoffReason: brief.cutoffReason,
     ...(brief.lastError === undefined ? {} : { lastError: brief.lastError }),
     attempts: brief.attempts,
@@ -35,14 +48,29 @@ export function briefItem(brief: Brief, { id, tags = [], enqueuedAt }: { id: str
 }
 
 /** Where a stored item stands at `now`: open items are `claimed` only while their lease runs. */
-export function entryOf({ item, state, claims, claim, verdict, now }: { item: ReviewItem; state: 'open' | 'decided' | 'dropped'; claims: number; claim?: ReviewClaim; verdict?: Verdict; now: number }): ReviewEntry {
+export function entryOf({
+  item,
+  state,
+  claims,
+  claim,
+  verdict,
+  now,
+}: {
+  item: ReviewItem;
+  state: 'open' | 'decided' | 'dropped';
+  claims: number;
+  claim?: ReviewClaim;
+  verdict?: Verdict;
+  now: number;
+}): ReviewEntry {
   const live = state === 'open' && claim !== undefined && claim.leaseUntil > now;
   const status: ReviewStatus = state === 'open' ? (live ? 'claimed' : 'queued') : state;
   return { item, status, claims, ...(live ? { claim } : {}), ...(verdict === undefined ? {} : { verdict }) };
 }
 
 export function assertReviewer(reviewer: unknown): asserts reviewer is string {
-  if (typeof reviewer !== 'string' || reviewer.trim().length === 0) throw new TypeError(`Expected the reviewer to be a non-empty string, got ${JSON.stringify(reviewer)}`);
+  if (typeof reviewer !== 'string' || reviewer.trim().length === 0)
+    throw new TypeError(`Expected the reviewer to be a non-empty string, got ${JSON.stringify(reviewer)}`);
 }
 
 /** The lease of a claim, validated. */
@@ -54,6 +82,7 @@ export function leaseOf(leaseMs: number | undefined): number {
 
 /** Optional page size, validated. */
 export function limitOf(limit: number | undefined): number | undefined {
-  if (limit !== undefined && (!Number.isInteger(limit) || limit < 0)) throw new TypeError(`Expected limit to be a non-negative integer, got ${limit}`);
+  if (limit !== undefined && (!Number.isInteger(limit) || limit < 0))
+    throw new TypeError(`Expected limit to be a non-negative integer, got ${limit}`);
   return limit;
 }

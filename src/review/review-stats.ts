@@ -17,7 +17,10 @@ export interface StatsInput {
 }
 
 export function reviewStats(config: ReviewConfig, input: StatsInput): ReviewStats {
-  const labelCounts = countLabels(config.labels, input.recent.map((verdict) => verdict.label));
+  const labelCounts = countLabels(
+    config.labels,
+    input.recent.map((verdict) => verdict.label),
+  );
   const approvals = input.recent.filter((verdict) => verdict.decision === 'approve').length;
   return {
     depth: input.depth,

@@ -71,7 +71,8 @@ export interface AlertRow {
 }
 
 /** The columns of a verdict joined to its item, for {@link ItemVerdictRow}. */
-export const VERDICT_JOIN_COLUMNS = 'v.id AS v_id, v.item_id AS v_item_id, v.run_id AS v_run_id, v.reviewer AS v_reviewer, v.decision AS v_decision, v.label AS v_label, v.comment AS v_comment, v.decided_at AS v_decided_at';
+export const VERDICT_JOIN_COLUMNS =
+  'v.id AS v_id, v.item_id AS v_item_id, v.run_id AS v_run_id, v.reviewer AS v_reviewer, v.decision AS v_decision, v.label AS v_label, v.comment AS v_comment, v.decided_at AS v_decided_at';
 
 export const toVerdict = (row: VerdictRow): Verdict => ({
   id: row.id,
@@ -86,14 +87,25 @@ export const toVerdict = (row: VerdictRow): Verdict => ({
 
 function joinedVerdict(row: Partial<ItemVerdictRow>): Verdict | undefined {
   if (row.v_id === null || row.v_id === undefined) return undefined;
-  return toVerdict({ id: row.v_id, item_id: row.v_item_id as string, run_id: row.v_run_id as string, reviewer: row.v_reviewer as string, decision: row.v_decision as VerdictDecision, label: row.v_label as string, comment: row.v_comment ?? null, decided_at: row.v_decided_at as Num });
+  return toVerdict({
+    id: row.v_id,
+    item_id: row.v_item_id as string,
+    run_id: row.v_run_id as string,
+    reviewer: row.v_reviewer as string,
+    decision: row.v_decision as VerdictDecision,
+    label: row.v_label as string,
+    comment: row.v_comment ?? null,
+    decided_at: row.v_decided_at as Num,
+  });
 }
 
 export const toItem = (row: Pick<ItemRow, 'item'>): ReviewItem => JSON.parse(row.item) as ReviewItem;
 
 /** The claim columns of a row, when it was ever claimed. */
 export function claimOf(row: ItemRow): { reviewer: string; claimedAt: number; leaseUntil: number } | undefined {
-  return row.claimed_by === null ? undefined : { reviewer: row.claimed_by, claimedAt: Number(row.claimed_at), leaseUntil: Number(row.lease_until) };
+  return row.claimed_by === null
+    ? undefined
+    : { reviewer: row.claimed_by, claimedAt: Number(row.claimed_at), leaseUntil: Number(row.lease_until) };
 }
 
 /** What a verdict needs to know of the item row it locked. */
@@ -108,12 +120,29 @@ export function verdictTarget(row: (ItemRow & ItemVerdictRow) | undefined): Verd
 export function toEntry(row: ItemRow & Partial<ItemVerdictRow>, now: number): ReviewEntry {
   const claim = claimOf(row);
   const verdict = joinedVerdict(row);
-  return entryOf({ item: toItem(row), state: row.state, claims: Number(row.claims), ...(claim === undefined ? {} : { claim }), ...(verdict === undefined ? {} : { verdict }), now });
+  return entryOf({
+    item: toItem(row),
+    state: row.state,
+    claims: Number(row.claims),
+    ...(claim === undefined ? {} : { claim }),
+    ...(verdict === undefined ? {} : { verdict }),
+    now,
+  });
 }
 
-export const toDropped = (row: BreakerRow): DroppedItem => ({ item: toItem(row), droppedAt: Number(row.dropped_at), depth: Number(row.depth), displacedBy: row.displaced_by });
+export const toDropped = (row: BreakerRow): DroppedItem => ({
+  item: toItem(row),
+  droppedAt: Number(row.dropped_at),
+  depth: Number(row.depth),
+  displacedBy: row.displaced_by,
+});
 
-export const toModeChange = (row: ModeChangeRow): ModeChange => ({ from: row.from_mode, to: row.to_mode, depth: Number(row.depth), at: Number(row.changed_at) });
+export const toModeChange = (row: ModeChangeRow): ModeChange => ({
+  from: row.from_mode,
+  to: row.to_mode,
+  depth: Number(row.depth),
+  at: Number(row.changed_at),
+});
 
 export const toLimitChange = (row: LimitChangeRow): LimitChange => ({
   from: Number(row.from_limit),
@@ -143,4 +172,10 @@ export interface JournalSqlRow {
   hash: string;
 }
 
-export const toJournalRow = (row: JournalSqlRow): JournalRow => ({ seq: Number(row.seq), type: row.type, body: row.body, prevHash: row.prev_hash, hash: row.hash });
+export const toJournalRow = (row: JournalSqlRow): JournalRow => ({
+  seq: Number(row.seq),
+  type: row.type,
+  body: row.body,
+  prevHash: row.prev_hash,
+  hash: row.hash,
+});

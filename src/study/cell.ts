@@ -43,7 +43,8 @@ export function summary(attempt: number, score: number): AttemptSummary {
 /** Judge scores of `task` at noise `sigma` from its draws `noise`. */
 function scoresOf(task: Task, sigma: number, noise: Float64Array): number[] {
   const scores = new Array<number>(task.quality.length);
-  for (let index = 0; index < scores.length; index += 1) scores[index] = observe(task.quality[index] as number, noise[index] as number, sigma);
+  for (let index = 0; index < scores.length; index += 1)
+    scores[index] = observe(task.quality[index] as number, noise[index] as number, sigma);
   return scores;
 }
 

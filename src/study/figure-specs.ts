@@ -11,7 +11,12 @@ const frame: Pick<Spec, 'padding' | 'autosize' | 'background'> & { config: Confi
   padding: 12,
   autosize: 'pad',
   background: 'white',
-  config: { text: { font: FONT }, title: { font: FONT }, axis: { labelFont: FONT, titleFont: FONT }, legend: { labelFont: FONT, titleFont: FONT } },
+  config: {
+    text: { font: FONT },
+    title: { font: FONT },
+    axis: { labelFont: FONT, titleFont: FONT },
+    legend: { labelFont: FONT, titleFont: FONT },
+  },
 };
 
 /** The reach axis: percent of test tasks, always 0–100 so that figures compare. */
@@ -29,7 +34,9 @@ export function reachSpec(study: StopRulesStudy): Spec {
     { panel: 'Observed reach (saw a score ≥ bar)', order: 1, metric: 'observedReach' },
   ] as const;
   const values = panels.flatMap(({ panel, order, metric }) =>
-    [...study.results].sort((a, b) => a.sigma - b.sigma).map((row) => ({ panel, order, strategy: row.strategy, sigma: row.sigma, value: row[metric].mean })),
+    [...study.results]
+      .sort((a, b) => a.sigma - b.sigma)
+      .map((row) => ({ panel, order, strategy: row.strategy, sigma: row.sigma, value: row[metric].mean })),
   );
   const point = { x: { scale: 'x', field: 'sigma' }, y: { scale: 'y', field: 'value' } };
   return {
@@ -59,8 +66,16 @@ export function reachSpec(study: StopRulesStudy): Spec {
             type: 'group',
             from: { facet: { name: 'series', data: 'panel', groupby: 'strategy' } },
             marks: [
-              { type: 'line', from: { data: 'series' }, encode: { enter: { ...point, stroke: { scale: 'color', field: 'strategy' }, strokeWidth: { value: 1.5 } } } },
-              { type: 'symbol', from: { data: 'series' }, encode: { enter: { ...point, fill: { scale: 'color', field: 'strategy' }, size: { value: 20 } } } },
+              {
+                type: 'line',
+                from: { data: 'series' },
+                encode: { enter: { ...point, stroke: { scale: 'color', field: 'strategy' }, strokeWidth: { value: 1.5 } } },
+              },
+              {
+                type: 'symbol',
+                from: { data: 'series' },
+                encode: { enter: { ...point, fill: { scale: 'color', field: 'strategy' }, size: { value: 20 } } },
+              },
             ],
           },
         ],
@@ -75,7 +90,12 @@ export function reachSpec(study: StopRulesStudy): Spec {
  */
 export function coldStartSpec(study: StopRulesStudy): Spec {
   const { coldStartSigma, seeds } = study.config;
-  const values = study.coldStart.map((row) => ({ warmup: row.warmupTasks, mean: row.trueReach.mean, low: row.trueReach.mean - row.trueReach.sd, high: row.trueReach.mean + row.trueReach.sd }));
+  const values = study.coldStart.map((row) => ({
+    warmup: row.warmupTasks,
+    mean: row.trueReach.mean,
+    low: row.trueReach.mean - row.trueReach.sd,
+    high: row.trueReach.mean + row.trueReach.sd,
+  }));
   const threshold = study.results.find((row) => row.strategy === 'threshold' && row.sigma === coldStartSigma);
   const x = { scale: 'x', field: 'warmup' };
   return {
@@ -83,7 +103,10 @@ export function coldStartSpec(study: StopRulesStudy): Spec {
     width: WIDTH,
     height: HEIGHT,
     title: { text: `Adaptive's cold start at σ = ${coldStartSigma} (mean ± sd of ${seeds} seeds)`, anchor: 'start' },
-    data: [{ name: 'points', values }, { name: 'reference', values: threshold === undefined ? [] : [{ value: threshold.trueReach.mean }] }],
+    data: [
+      { name: 'points', values },
+      { name: 'reference', values: threshold === undefined ? [] : [{ value: threshold.trueReach.mean }] },
+    ],
     scales: [{ name: 'x', type: 'point', domain: study.coldStart.map((row) => row.warmupTasks), range: 'width', padding: 0.5 }, reachScale],
     axes: [
       { orient: 'bottom', scale: 'x', title: 'warm-up tasks (training runs learned from)' },
@@ -93,16 +116,45 @@ export function coldStartSpec(study: StopRulesStudy): Spec {
       {
         type: 'rule',
         from: { data: 'reference' },
-        encode: { enter: { x: { value: 0 }, x2: { signal: 'width' }, y: { scale: 'y', field: 'value' }, stroke: { value: '#888' }, strokeDash: { value: [4, 4] } } },
+        encode: {
+          enter: {
+            x: { value: 0 },
+            x2: { signal: 'width' },
+            y: { scale: 'y', field: 'value' },
+            stroke: { value: '#888' },
+            strokeDash: { value: [4, 4] },
+          },
+        },
       },
       {
         type: 'text',
         from: { data: 'reference' },
-        encode: { enter: { x: { signal: 'width' }, y: { scale: 'y', field: 'value', offset: -4 }, text: { value: 'threshold' }, align: { value: 'right' }, fill: { value: '#666' }, fontSize: { value: 10 } } },
+        encode: {
+          enter: {
+            x: { signal: 'width' },
+            y: { scale: 'y', field: 'value', offset: -4 },
+            text: { value: 'threshold' },
+            align: { value: 'right' },
+            fill: { value: '#666' },
+            fontSize: { value: 10 },
+          },
+        },
       },
-      { type: 'rule', from: { data: 'points' }, encode: { enter: { x, y: { scale: 'y', field: 'low' }, y2: { scale: 'y', field: 'high' }, stroke: { value: '#4e79a7' } } } },
-      { type: 'line', from: { data: 'points' }, encode: { enter: { x, y: { scale: 'y', field: 'mean' }, stroke: { value: '#4e79a7' }, strokeWidth: { value: 2 } } } },
-      { type: 'symbol', from: { data: 'points' }, encode: { enter: { x, y: { scale: 'y', field: 'mean' }, fill: { value: '#4e79a7' }, size: { value: 30 } } } },
+      {
+        type: 'rule',
+        from: { data: 'points' },
+        encode: { enter: { x, y: { scale: 'y', field: 'low' }, y2: { scale: 'y', field: 'high' }, stroke: { value: '#4e79a7' } } },
+      },
+      {
+        type: 'line',
+        from: { data: 'points' },
+        encode: { enter: { x, y: { scale: 'y', field: 'mean' }, stroke: { value: '#4e79a7' }, strokeWidth: { value: 2 } } },
+      },
+      {
+        type: 'symbol',
+        from: { data: 'points' },
+        encode: { enter: { x, y: { scale: 'y', field: 'mean' }, fill: { value: '#4e79a7' }, size: { value: 30 } } },
+      },
     ],
   };
 }

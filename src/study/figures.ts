@@ -17,7 +17,7 @@ export interface Figure {
  * here, so the study itself never pays for it.
  */
 export async function renderFigures(study: StopRulesStudy): Promise<Figure[]> {
-  const vega = await MissingPeerError.load(() => import('vega'), { packageName: 'vega', purpose: 'draw the study\'s SVG figures' });
+  const vega = await MissingPeerError.load(() => import('vega'), { packageName: 'vega', purpose: "draw the study's SVG figures" });
   const render = async (spec: Spec): Promise<string> => {
     const view = new vega.View(vega.parse(spec), { renderer: 'none' });
     try {
@@ -28,7 +28,11 @@ export async function renderFigures(study: StopRulesStudy): Promise<Figure[]> {
   };
   return [
     { file: 'reach-vs-sigma.svg', title: 'True and observed reach vs judge noise σ, per strategy', svg: await render(reachSpec(study)) },
-    { file: 'cold-start.svg', title: `Adaptive's cold start: true reach vs warm-up tasks at σ = ${study.config.coldStartSigma}`, svg: await render(coldStartSpec(study)) },
+    {
+      file: 'cold-start.svg',
+      title: `Adaptive's cold start: true reach vs warm-up tasks at σ = ${study.config.coldStartSigma}`,
+      svg: await render(coldStartSpec(study)),
+    },
   ];
 }
 
@@ -36,7 +40,13 @@ export async function renderFigures(study: StopRulesStudy): Promise<Figure[]> {
  * Renders the figures into `dir` (created if missing) and returns them with the paths written.
  * @throws {StudyOptionError} for option `out` when `dir` is a file, lies under one, or cannot be written.
  */
-export async function writeFigures({ study, dir }: { study: StopRulesStudy; dir: string }): Promise<(Figure & { readonly path: string })[]> {
+export async function writeFigures({
+  study,
+  dir,
+}: {
+  study: StopRulesStudy;
+  dir: string;
+}): Promise<(Figure & { readonly path: string })[]> {
   const figures = await renderFigures(study);
   const paths = await writeOutFiles({ dir, files: Object.fromEntries(figures.map((figure) => [figure.file, figure.svg])) });
   return figures.map((figure, index) => ({ ...figure, path: paths[index] as string }));

@@ -51,12 +51,15 @@ export interface StudyConfig {
 
 export const DEFAULT_SIGMAS = Object.freeze([0.02, 0.05, 0.1, 0.15, 0.2]);
 export const DEFAULT_WARMUP = Object.freeze([0, 3, 6, 12, 30, 60, 150, 300]);
-export const DEFAULT_CONFIDENCES = Object.freeze([0.5, 0.6, 0.7, 0.75, 0.8, 0.825, 0.85, 0.875, 0.9, 0.925, 0.95, 0.975, 0.99, 0.995, 0.999]);
+export const DEFAULT_CONFIDENCES = Object.freeze([
+  0.5, 0.6, 0.7, 0.75, 0.8, 0.825, 0.85, 0.875, 0.9, 0.925, 0.95, 0.975, 0.99, 0.995, 0.999,
+]);
 const MAX_SEED = 2 ** 31 - 1;
 /** Noise-aware reads at most 64 attempts; a larger cap would cut its history. */
 const MAX_CAP = 64;
 
-const describe = (value: unknown): string => (Array.isArray(value) ? `[${value.map(describe).join(', ')}]` : typeof value === 'string' ? JSON.stringify(value) : String(value));
+const describe = (value: unknown): string =>
+  Array.isArray(value) ? `[${value.map(describe).join(', ')}]` : typeof value === 'string' ? JSON.stringify(value) : String(value);
 
 function integer(option: string, value: number, min: number, max: number): number {
   if (Number.isInteger(value) && value >= min && value <= max) return value;
@@ -69,7 +72,13 @@ function unit(option: string, value: number, { closed }: { closed: boolean }): n
 }
 
 /** A list (non-empty unless `empty`), each item checked by `check`, sorted ascending without repeats. */
-function list(option: string, values: readonly number[], expected: string, check: (value: number) => boolean, { empty = false } = {}): number[] {
+function list(
+  option: string,
+  values: readonly number[],
+  expected: string,
+  check: (value: number) => boolean,
+  { empty = false } = {},
+): number[] {
   if (!Array.isArray(values) || (values.length === 0 && !empty) || !values.every((value) => typeof value === 'number' && check(value))) {
     throw new StudyOptionError({ option, expected: `${empty ? 'a list' : 'a non-empty list'} of ${expected}`, got: describe(values) });
   }
@@ -84,7 +93,12 @@ export function resolveOptions(options: StopRulesStudyOptions): StudyConfig & { 
   const warmup =
     options.warmup === undefined
       ? DEFAULT_WARMUP.filter((size) => size <= trainTasks)
-      : list('warmup', options.warmup, `integers in [0, ${trainTasks}] (the training half)`, (size) => Number.isInteger(size) && size >= 0 && size <= trainTasks);
+      : list(
+          'warmup',
+          options.warmup,
+          `integers in [0, ${trainTasks}] (the training half)`,
+          (size) => Number.isInteger(size) && size >= 0 && size <= trainTasks,
+        );
   return {
     bar: unit('bar', options.bar ?? 0.8, { closed: true }),
     cap,
@@ -98,7 +112,13 @@ export function resolveOptions(options: StopRulesStudyOptions): StudyConfig & { 
     noiseAwareConfidence: 0.9,
     coldStartSigma: 0.1,
     warmup,
-    confidences: list('confidences', options.confidences ?? DEFAULT_CONFIDENCES, 'numbers in (0, 1)', (confidence) => confidence > 0 && confidence < 1, { empty: true }),
+    confidences: list(
+      'confidences',
+      options.confidences ?? DEFAULT_CONFIDENCES,
+      'numbers in (0, 1)',
+      (confidence) => confidence > 0 && confidence < 1,
+      { empty: true },
+    ),
     random: options.random ?? sfc32,
   };
 }

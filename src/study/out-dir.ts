@@ -29,7 +29,11 @@ export async function assertOutDir(dir: string): Promise<void> {
       throw new StudyOptionError({ option: 'out', expected: EXPECTED, got: `${JSON.stringify(dir)} (${codeOf(error)} on ${current})` });
     }
     if (isDirectory) return;
-    throw new StudyOptionError({ option: 'out', expected: EXPECTED, got: current === target ? `${JSON.stringify(dir)}, which is a file` : `${JSON.stringify(dir)}, under the file ${current}` });
+    throw new StudyOptionError({
+      option: 'out',
+      expected: EXPECTED,
+      got: current === target ? `${JSON.stringify(dir)}, which is a file` : `${JSON.stringify(dir)}, under the file ${current}`,
+    });
   }
 }
 
@@ -50,7 +54,11 @@ export async function writeOutFiles({ dir, files }: { dir: string; files: Readon
       try {
         await writeFile(file, text);
       } catch (error) {
-        throw new StudyOptionError({ option: 'out', expected: 'a directory the study can write its figures into', got: `${JSON.stringify(dir)} (${codeOf(error)} writing ${name})` });
+        throw new StudyOptionError({
+          option: 'out',
+          expected: 'a directory the study can write its figures into',
+          got: `${JSON.stringify(dir)} (${codeOf(error)} writing ${name})`,
+        });
       }
       return file;
     }),

@@ -9,7 +9,10 @@ export interface FigureLink {
   readonly path: string;
 }
 
-const fixed = (digits: number) => ({ mean, sd }: MeanSd): string => `${mean.toFixed(digits)} ± ${sd.toFixed(digits)}`;
+const fixed =
+  (digits: number) =>
+  ({ mean, sd }: MeanSd): string =>
+    `${mean.toFixed(digits)} ± ${sd.toFixed(digits)}`;
 const attempts = fixed(2);
 const percent = fixed(1);
 const quality = fixed(3);
@@ -36,8 +39,12 @@ function matches(values: readonly number[], nearest: NearMiss | undefined, confi
   const reach = visibleDigits(nearest.reachShort, 1);
   const steps = visibleDigits(nearest.attemptsOver, 2);
   const misses = [
-    nearest.reachShort > 0 ? `${nearest.reachShort.toFixed(reach)} points of true reach (${nearest.trueReach.toFixed(reach)}% < ${confirm2.trueReach.toFixed(reach)}%)` : '',
-    nearest.attemptsOver > 0 ? `${nearest.attemptsOver.toFixed(steps)} attempts (${nearest.meanSteps.toFixed(steps)} > ${confirm2.meanSteps.toFixed(steps)})` : '',
+    nearest.reachShort > 0
+      ? `${nearest.reachShort.toFixed(reach)} points of true reach (${nearest.trueReach.toFixed(reach)}% < ${confirm2.trueReach.toFixed(reach)}%)`
+      : '',
+    nearest.attemptsOver > 0
+      ? `${nearest.attemptsOver.toFixed(steps)} attempts (${nearest.meanSteps.toFixed(steps)} > ${confirm2.meanSteps.toFixed(steps)})`
+      : '',
   ].filter(Boolean);
   const other = nearest.reachShort > 0 ? `in ${nearest.meanSteps.toFixed(2)} attempts` : `at ${nearest.trueReach.toFixed(1)}% true reach`;
   return `none: no confidence matches; the closest, c = ${nearest.confidence}, misses by ${misses.join(' and ')}${misses.length === 1 ? `, ${other}` : ''}`;
@@ -50,7 +57,8 @@ export function verdictLines(verdict: NoiseAwareVerdict): string[] {
     const digits = visibleDigits(item.short, 1);
     return `${item.noise} c = ${item.confidence} short by ${item.short.toFixed(digits)} points (${item.trueReach.toFixed(digits)}% < ${item.required.toFixed(digits)}%)`;
   });
-  const calibration = calibrated.configured && calibrated.estimated ? 'calibrated, σ configured and estimated' : `not calibrated: ${short.join('; ')}`;
+  const calibration =
+    calibrated.configured && calibrated.estimated ? 'calibrated, σ configured and estimated' : `not calibrated: ${short.join('; ')}`;
   return [
     `- σ = ${sigma}: ${calibration}.`,
     `  Matches confirm-2 (≥ ${confirm2.trueReach.toFixed(1)}% true reach in ≤ ${confirm2.meanSteps.toFixed(2)} attempts): σ configured ${matches(beatsConfirm2.configured, closest.configured, confirm2)}; σ estimated ${matches(beatsConfirm2.estimated, closest.estimated, confirm2)}.`,
@@ -70,7 +78,7 @@ export function renderMarkdown({ study, figures = [] }: { study: StopRulesStudy;
     `Task model of SPEC §8.1: per seed, ${config.tasksPerType} easy, ${config.tasksPerType} medium and ${config.tasksPerType} hard tasks, shuffled; ` +
       `the first ${config.trainTasks} warm the learned priors and the other ${config.testTasks} are the test set. ` +
       `Bar ${config.bar}, cap ${config.cap} attempts, seeds ${config.seed === lastSeed ? config.seed : `${config.seed}–${lastSeed}`}; every number is the mean ± sd over seeds. ` +
-      'Every strategy is the library\'s own guard stack and sees the same noisy scores (one N(0, 1) draw per task and attempt, scaled by σ; min-of-two adds a second judge with its own draws).',
+      "Every strategy is the library's own guard stack and sees the same noisy scores (one N(0, 1) draw per task and attempt, scaled by σ; min-of-two adds a second judge with its own draws).",
     '',
     '- attempts: mean attempts used per test task.',
     '- observed reach: % of test tasks where the loop saw a score ≥ bar at or before its stop.',
@@ -79,8 +87,15 @@ export function renderMarkdown({ study, figures = [] }: { study: StopRulesStudy;
     `- noise-aware: confidence ${config.noiseAwareConfidence}, told the true σ.`,
   ];
   for (const sigma of config.sigmas) {
-    const rows = study.results.filter((row) => row.sigma === sigma).map((row) => [row.strategy, attempts(row.meanSteps), percent(row.observedReach), percent(row.trueReach), quality(row.finalScore)]);
-    out.push('', `## σ = ${sigma}`, '', table(['strategy', 'attempts', 'observed reach %', 'true reach %', 'final score'], ['l', 'r', 'r', 'r', 'r'], rows));
+    const rows = study.results
+      .filter((row) => row.sigma === sigma)
+      .map((row) => [row.strategy, attempts(row.meanSteps), percent(row.observedReach), percent(row.trueReach), quality(row.finalScore)]);
+    out.push(
+      '',
+      `## σ = ${sigma}`,
+      '',
+      table(['strategy', 'attempts', 'observed reach %', 'true reach %', 'final score'], ['l', 'r', 'r', 'r', 'r'], rows),
+    );
   }
   out.push(
     '',
@@ -88,14 +103,26 @@ export function renderMarkdown({ study, figures = [] }: { study: StopRulesStudy;
     '',
     'Adaptive warmed on the first N training tasks, without learning online; until a task type has 3 finished runs it is `threshold`.',
     '',
-    table(['warm-up tasks', 'attempts', 'true reach %'], ['r', 'r', 'r'], study.coldStart.map((row) => [String(row.warmupTasks), attempts(row.meanSteps), percent(row.trueReach)])),
+    table(
+      ['warm-up tasks', 'attempts', 'true reach %'],
+      ['r', 'r', 'r'],
+      study.coldStart.map((row) => [String(row.warmupTasks), attempts(row.meanSteps), percent(row.trueReach)]),
+    ),
   );
-  const point = (sigma: number, noise: string, confidence: number) => study.noiseAware.find((row) => row.sigma === sigma && row.noise === noise && row.confidence === confidence);
+  const point = (sigma: number, noise: string, confidence: number) =>
+    study.noiseAware.find((row) => row.sigma === sigma && row.noise === noise && row.confidence === confidence);
   const rows = config.sigmas.flatMap((sigma) =>
     config.confidences.map((confidence) => {
       const known = point(sigma, 'configured', confidence);
       const estimated = point(sigma, 'estimated', confidence);
-      return [String(sigma), String(confidence), known ? attempts(known.meanSteps) : '—', known ? percent(known.trueReach) : '—', estimated ? attempts(estimated.meanSteps) : '—', estimated ? percent(estimated.trueReach) : '—'];
+      return [
+        String(sigma),
+        String(confidence),
+        known ? attempts(known.meanSteps) : '—',
+        known ? percent(known.trueReach) : '—',
+        estimated ? attempts(estimated.meanSteps) : '—',
+        estimated ? percent(estimated.trueReach) : '—',
+      ];
     }),
   );
   out.push(
@@ -104,7 +131,11 @@ export function renderMarkdown({ study, figures = [] }: { study: StopRulesStudy;
     '',
     `The noise-aware rule at each confidence c, told the true σ (configured) or estimating it from the scores. Calibrated: true reach ≥ 100·c with σ configured, ≥ 100·c − ${ESTIMATED_TOLERANCE} with σ estimated (judged on the means).`,
     '',
-    table(['σ', 'c', 'configured attempts', 'configured true reach %', 'estimated attempts', 'estimated true reach %'], ['r', 'r', 'r', 'r', 'r', 'r'], rows),
+    table(
+      ['σ', 'c', 'configured attempts', 'configured true reach %', 'estimated attempts', 'estimated true reach %'],
+      ['r', 'r', 'r', 'r', 'r', 'r'],
+      rows,
+    ),
     '',
     ...study.verdicts.flatMap(verdictLines),
   );

@@ -3,7 +3,15 @@ import { buildCell, type Cell } from './cell.js';
 import { resolveOptions, type StopRulesStudyOptions, type StudyConfig } from './options.js';
 import { simulate, simulateAll, type Tally } from './simulate.js';
 import { meanSd, type MeanSd } from './stats.js';
-import { adaptiveStrategy, buildStrategy, noiseAwareStrategy, STRATEGY_NAMES, warmPriors, type Strategy, type StrategyName } from './strategies.js';
+import {
+  adaptiveStrategy,
+  buildStrategy,
+  noiseAwareStrategy,
+  STRATEGY_NAMES,
+  warmPriors,
+  type Strategy,
+  type StrategyName,
+} from './strategies.js';
 import { generateTasks } from './task-model.js';
 import { NOISE_MODES, noiseAwareVerdicts, type NoiseAwareResult, type NoiseAwareVerdict } from './verdicts.js';
 
@@ -83,9 +91,18 @@ export async function runStopRulesStudy(options: StopRulesStudyOptions = {}): Pr
       let warm: AdaptivePriors | undefined;
       const context = { bar, cap, cell, confidence: noiseAwareConfidence, warmPriors: () => (warm ??= warmPriors({ cell })) };
       // Every strategy of the cell in one pass: the noise-aware rules then share each posterior.
-      const runs: { key: readonly (string | number)[]; tallies: Tallies; strategy: Strategy }[] = STRATEGY_NAMES.map((name) => ({ key: [name, sigma], tallies: strategies, strategy: buildStrategy(name, context) }));
+      const runs: { key: readonly (string | number)[]; tallies: Tallies; strategy: Strategy }[] = STRATEGY_NAMES.map((name) => ({
+        key: [name, sigma],
+        tallies: strategies,
+        strategy: buildStrategy(name, context),
+      }));
       for (const noise of NOISE_MODES) {
-        for (const confidence of confidences) runs.push({ key: [noise, confidence, sigma], tallies: calibration, strategy: noiseAwareStrategy({ bar, cap, cell, confidence, noise }) });
+        for (const confidence of confidences)
+          runs.push({
+            key: [noise, confidence, sigma],
+            tallies: calibration,
+            strategy: noiseAwareStrategy({ bar, cap, cell, confidence, noise }),
+          });
       }
       const tallies = await simulateAll({ strategies: runs.map((run) => run.strategy), tasks: cell.test, bar });
       runs.forEach((run, at) => run.tallies.add(run.key, tallies[at] as Tally));
@@ -106,7 +123,14 @@ export async function runStopRulesStudy(options: StopRulesStudyOptions = {}): Pr
   const results = sigmas.flatMap((sigma) =>
     STRATEGY_NAMES.map((strategy): StrategyResult => {
       const tallies = strategies.get([strategy, sigma]);
-      return { strategy, sigma, meanSteps: over(tallies, 'meanSteps'), observedReach: over(tallies, 'observedReach'), trueReach: over(tallies, 'trueReach'), finalScore: over(tallies, 'finalScore') };
+      return {
+        strategy,
+        sigma,
+        meanSteps: over(tallies, 'meanSteps'),
+        observedReach: over(tallies, 'observedReach'),
+        trueReach: over(tallies, 'trueReach'),
+        finalScore: over(tallies, 'finalScore'),
+      };
     }),
   );
   const noiseAware = sigmas.flatMap((sigma) =>

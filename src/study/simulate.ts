@@ -84,7 +84,13 @@ class Runner {
 
   tally(): Tally {
     const count = this.#tasks;
-    return { meanSteps: this.#steps / count, observedReach: (100 * this.#observedReach) / count, trueReach: (100 * this.#trueReach) / count, finalScore: this.#finalScore / count, stops: this.#stops };
+    return {
+      meanSteps: this.#steps / count,
+      observedReach: (100 * this.#observedReach) / count,
+      trueReach: (100 * this.#trueReach) / count,
+      finalScore: this.#finalScore / count,
+      stops: this.#stops,
+    };
   }
 }
 
@@ -132,11 +138,21 @@ const scoreOf = (result: ScoreResult): number => (typeof result === 'number' ? r
  * Tasks finish in the order the strategy sees them, so a strategy learning online must read one judge.
  */
 async function simulateTwoJudges(strategy: Strategy, tasks: readonly CellTask[], bar: number): Promise<Tally> {
-  if (strategy.finished !== undefined) throw new TypeError('Expected a two-judge strategy without online learning, got one with a `finished` hook');
+  if (strategy.finished !== undefined)
+    throw new TypeError('Expected a two-judge strategy without online learning, got one with a `finished` hook');
   const runner = new Runner(strategy, bar, tasks.length);
   const signal = new AbortController().signal;
-  const judge = (scores: readonly number[]): ScoreFunction => ({ attempt }) => scores[attempt - 1] as number;
-  let running = tasks.map((task, index) => ({ index, task, score: minOfTwo(judge(task.observed), judge(task.secondObserved)), recent: [] as AttemptSummary[], seen: false }));
+  const judge =
+    (scores: readonly number[]): ScoreFunction =>
+    ({ attempt }) =>
+      scores[attempt - 1] as number;
+  let running = tasks.map((task, index) => ({
+    index,
+    task,
+    score: minOfTwo(judge(task.observed), judge(task.secondObserved)),
+    recent: [] as AttemptSummary[],
+    seen: false,
+  }));
   for (let attempt = 1; running.length > 0; attempt += 1) {
     const context: CheckContext = { attempt, candidate: EMPTY_CANDIDATE, goal: 'simulated task', signal };
     const scores = await Promise.all(running.map((run) => run.score(context)));
@@ -163,11 +179,20 @@ export async function simulate({ strategy, tasks, bar }: { strategy: Strategy; t
  * {@link simulate} for several strategies on the same tasks, their tallies in order: the same tallies as
  * one by one, but the strategies that read one judge run side by side, attempt by attempt.
  */
-export async function simulateAll({ strategies, tasks, bar }: { strategies: readonly Strategy[]; tasks: readonly CellTask[]; bar: number }): Promise<Tally[]> {
+export async function simulateAll({
+  strategies,
+  tasks,
+  bar,
+}: {
+  strategies: readonly Strategy[];
+  tasks: readonly CellTask[];
+  bar: number;
+}): Promise<Tally[]> {
   const single = strategies.filter((strategy) => strategy.scores === 'single');
   const tallies = single.length > 0 ? simulateOneJudge(single, tasks, bar) : [];
   const result: Tally[] = [];
   let next = 0;
-  for (const strategy of strategies) result.push(strategy.scores === 'single' ? (tallies[next++] as Tally) : await simulateTwoJudges(strategy, tasks, bar));
+  for (const strategy of strategies)
+    result.push(strategy.scores === 'single' ? (tallies[next++] as Tally) : await simulateTwoJudges(strategy, tasks, bar));
   return result;
 }

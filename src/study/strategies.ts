@@ -72,7 +72,19 @@ export function buildStrategy(name: StrategyName, context: StrategyContext): Str
 }
 
 /** The noise-aware rule at `confidence`, told the true σ (`configured`) or estimating it from the scores. */
-export function noiseAwareStrategy({ bar, cap, cell, confidence, noise }: { bar: number; cap: number; cell: Cell; confidence: number; noise: 'configured' | 'estimated' }): Strategy {
+export function noiseAwareStrategy({
+  bar,
+  cap,
+  cell,
+  confidence,
+  noise,
+}: {
+  bar: number;
+  cap: number;
+  cell: Cell;
+  confidence: number;
+  noise: 'configured' | 'estimated';
+}): Strategy {
   return rule(cap, noiseAware({ bar, confidence, noise: noise === 'configured' ? cell.sigma : 'estimate' }));
 }
 
@@ -88,7 +100,17 @@ export function adaptiveStrategy({ bar, cap, priors }: { bar: number; cap: numbe
  * @example
  * warmPriors({ cell }) // priors warmed on the whole training half
  */
-export function warmPriors({ cell, from = 0, to = cell.train.length, priors = new AdaptivePriors() }: { cell: Cell; from?: number; to?: number; priors?: AdaptivePriors }): AdaptivePriors {
+export function warmPriors({
+  cell,
+  from = 0,
+  to = cell.train.length,
+  priors = new AdaptivePriors(),
+}: {
+  cell: Cell;
+  from?: number;
+  to?: number;
+  priors?: AdaptivePriors;
+}): AdaptivePriors {
   for (const { type, observed } of cell.train.slice(from, to)) priors.record(type, observed);
   return priors;
 }

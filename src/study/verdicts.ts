@@ -57,24 +57,39 @@ export const NOISE_MODES: readonly NoiseMode[] = ['configured', 'estimated'];
 export const ESTIMATED_TOLERANCE = 2;
 
 /** Judges calibration and the match against confirm-2 at each σ, from the rounded reported means. */
-export function noiseAwareVerdicts({ sigmas, noiseAware, confirm2 }: { sigmas: readonly number[]; noiseAware: readonly NoiseAwareResult[]; confirm2: (sigma: number) => { meanSteps: number; trueReach: number } }): NoiseAwareVerdict[] {
+export function noiseAwareVerdicts({
+  sigmas,
+  noiseAware,
+  confirm2,
+}: {
+  sigmas: readonly number[];
+  noiseAware: readonly NoiseAwareResult[];
+  confirm2: (sigma: number) => { meanSteps: number; trueReach: number };
+}): NoiseAwareVerdict[] {
   return sigmas.map((sigma) => {
     const points = noiseAware.filter((point) => point.sigma === sigma);
     const target = confirm2(sigma);
     const shortfalls = points.flatMap((point): CalibrationShortfall[] => {
       const required = round(100 * point.confidence - (point.noise === 'estimated' ? ESTIMATED_TOLERANCE : 0));
       const trueReach = point.trueReach.mean;
-      return trueReach >= required ? [] : [{ noise: point.noise, confidence: point.confidence, required, trueReach, short: round(required - trueReach) }];
+      return trueReach >= required
+        ? []
+        : [{ noise: point.noise, confidence: point.confidence, required, trueReach, short: round(required - trueReach) }];
     });
     const beating = (noise: NoiseMode): number[] =>
-      points.filter((point) => point.noise === noise && point.trueReach.mean >= target.trueReach && point.meanSteps.mean <= target.meanSteps).map((point) => point.confidence);
+      points
+        .filter((point) => point.noise === noise && point.trueReach.mean >= target.trueReach && point.meanSteps.mean <= target.meanSteps)
+        .map((point) => point.confidence);
     const beatsConfirm2 = { configured: beating('configured'), estimated: beating('estimated') };
     const closest: { configured?: NearMiss; estimated?: NearMiss } = {};
     for (const noise of NOISE_MODES) {
       if (beatsConfirm2[noise].length > 0) continue;
       const candidates = points.filter((point) => point.noise === noise);
       const within = candidates.filter((point) => point.meanSteps.mean <= target.meanSteps);
-      const nearest = within.length > 0 ? within.reduce((best, point) => (point.trueReach.mean > best.trueReach.mean ? point : best)) : candidates.reduce((best, point) => (point.meanSteps.mean < best.meanSteps.mean ? point : best));
+      const nearest =
+        within.length > 0
+          ? within.reduce((best, point) => (point.trueReach.mean > best.trueReach.mean ? point : best))
+          : candidates.reduce((best, point) => (point.meanSteps.mean < best.meanSteps.mean ? point : best));
       closest[noise] = {
         confidence: nearest.confidence,
         meanSteps: nearest.meanSteps.mean,
@@ -85,7 +100,10 @@ export function noiseAwareVerdicts({ sigmas, noiseAware, confirm2 }: { sigmas: r
     }
     return {
       sigma,
-      calibrated: { configured: !shortfalls.some((item) => item.noise === 'configured'), estimated: !shortfalls.some((item) => item.noise === 'estimated') },
+      calibrated: {
+        configured: !shortfalls.some((item) => item.noise === 'configured'),
+        estimated: !shortfalls.some((item) => item.noise === 'estimated'),
+      },
       shortfalls,
       confirm2: target,
       beatsConfirm2,

@@ -55,7 +55,10 @@ export async function startOpenAIStub({ replies }: { replies: readonly StubReply
       (body) => {
         const index = requests.push(body) - 1;
         const scripted = replies[index];
-        const reply: Exclude<StubReply, string> = typeof scripted === 'string' ? { content: scripted } : (scripted ?? { status: 500, content: `no scripted reply left for call ${index + 1}` });
+        const reply: Exclude<StubReply, string> =
+          typeof scripted === 'string'
+            ? { content: scripted }
+            : (scripted ?? { status: 500, content: `no scripted reply left for call ${index + 1}` });
         const answer = (): void => {
           const { content = '', status = 200, usage = { prompt_tokens: 0, completion_tokens: 0 } } = reply;
           if (status >= 400) {
@@ -75,7 +78,8 @@ export async function startOpenAIStub({ replies }: { replies: readonly StubReply
         const timer = setTimeout(answer, reply.delayMs);
         response.on('close', () => clearTimeout(timer));
       },
-      (error: Error) => send(response, 400, { error: { message: `the request body is not JSON: ${error.message}`, type: 'invalid_request_error' } }),
+      (error: Error) =>
+        send(response, 400, { error: { message: `the request body is not JSON: ${error.message}`, type: 'invalid_request_error' } }),
     );
   });
   await new Promise<void>((resolve, reject) => {

@@ -48,7 +48,7 @@ export class BlobPack {
   }
 
   #write(bytes: Uint8Array, length: number, at: number): void {
-    for (let written = 0; written < length; ) written += writeSync(this.#fd, bytes, written, length - written, at + written);
+    for (let written = 0; written < length;) written += writeSync(this.#fd, bytes, written, length - written, at + written);
   }
 
   /** Writes the buffered bytes to the file. */

@@ -113,7 +113,19 @@ export class CopyWriter {
   }
 
   /** Queues a file (its bytes are copied now); waits when too many batches are in flight. */
-  async write({ target, file, bytes, mode, packOffset }: { target: string; file: string; bytes: Uint8Array; mode: number; packOffset?: number }): Promise<void> {
+  async write({
+    target,
+    file,
+    bytes,
+    mode,
+    packOffset,
+  }: {
+    target: string;
+    file: string;
+    bytes: Uint8Array;
+    mode: number;
+    packOffset?: number;
+  }): Promise<void> {
     if (this.#error !== undefined) throw this.#error;
     if (this.#used + bytes.length > BATCH_BYTES) await this.#send();
     this.#data.set(bytes, this.#used);

@@ -8,7 +8,16 @@ import { RedlineError } from '../errors/redline-error.js';
 // checked-out branch are never read or written. A new tree is built in a temporary index.
 
 /** Variables that would point git at another repository, index or object store than the one at hand. */
-const REDIRECTS = ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_COMMON_DIR', 'GIT_OBJECT_DIRECTORY', 'GIT_ALTERNATE_OBJECT_DIRECTORIES', 'GIT_NAMESPACE', 'GIT_PREFIX'];
+const REDIRECTS = [
+  'GIT_DIR',
+  'GIT_WORK_TREE',
+  'GIT_INDEX_FILE',
+  'GIT_COMMON_DIR',
+  'GIT_OBJECT_DIRECTORY',
+  'GIT_ALTERNATE_OBJECT_DIRECTORIES',
+  'GIT_NAMESPACE',
+  'GIT_PREFIX',
+];
 
 /** The repository holding a directory, as of its HEAD commit. */
 export interface Repository {
@@ -24,7 +33,13 @@ export interface Repository {
 export type TreeLookup =
   | { readonly kind: 'missing' }
   /** `bytes` only for regular files (mode 0o100644 or 0o100755). */
-  | { readonly kind: 'entry'; readonly type: 'blob' | 'tree' | 'commit'; readonly mode: number; readonly oid: string; readonly bytes?: Buffer }
+  | {
+      readonly kind: 'entry';
+      readonly type: 'blob' | 'tree' | 'commit';
+      readonly mode: number;
+      readonly oid: string;
+      readonly bytes?: Buffer;
+    }
   /** An ancestor of the path is not a tree (a file, a symlink or a submodule). */
   | { readonly kind: 'below'; readonly ancestor: string; readonly type: 'blob' | 'commit'; readonly mode: number };
 
@@ -34,7 +49,11 @@ interface Entry {
   readonly oid: string;
 }
 
-async function git(cwd: string, args: readonly string[], { input, env = {} }: { input?: Uint8Array | string; env?: Readonly<Record<string, string>> } = {}): Promise<Buffer> {
+async function git(
+  cwd: string,
+  args: readonly string[],
+  { input, env = {} }: { input?: Uint8Array | string; env?: Readonly<Record<string, string>> } = {},
+): Promise<Buffer> {
   const base = { ...process.env };
   for (const name of REDIRECTS) delete base[name];
   const child = spawn('git', args, { cwd, env: { ...base, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -45,7 +64,9 @@ async function git(cwd: string, args: readonly string[], { input, env = {} }: { 
   child.stdin.on('error', () => undefined);
   child.stdin.end(input ?? '');
   const code = await new Promise<number | null>((resolve, reject) => {
-    child.on('error', (error) => reject(new RedlineError({ code: 'git.unavailable', message: `cannot run git: ${error.message}`, cause: error })));
+    child.on('error', (error) =>
+      reject(new RedlineError({ code: 'git.unavailable', message: `cannot run git: ${error.message}`, cause: error })),
+    );
     child.on('close', resolve);
   });
   if (code !== 0) {
@@ -63,7 +84,8 @@ const text = async (cwd: string, args: readonly string[]): Promise<string> => (a
  */
 export async function openRepository(dir: string): Promise<Repository> {
   const top = await text(dir, ['rev-parse', '--show-toplevel']).catch((error: unknown) => {
-    if (RedlineError.isInstance(error) && error.code === 'git.failed') throw new RedlineError({ code: 'git.not_repository', message: `${dir} is not inside a git working tree` });
+    if (RedlineError.isInstance(error) && error.code === 'git.failed')
+      throw new RedlineError({ code: 'git.not_repository', message: `${dir} is not inside a git working tree` });
     throw error;
   });
   const prefix = await text(dir, ['rev-parse', '--show-prefix']);
@@ -138,7 +160,12 @@ export async function lookUpHead(repository: Repository, files: readonly string[
     for (let index = 0; index < parts.length && result === undefined; index += 1) {
       if (current.type !== 'tree') {
         // An ancestor at or above the directory itself is named '.'.
-        result = { kind: 'below', ancestor: index <= prefixParts.length ? '.' : parts.slice(prefixParts.length, index).join('/'), type: current.type, mode: current.mode };
+        result = {
+          kind: 'below',
+          ancestor: index <= prefixParts.length ? '.' : parts.slice(prefixParts.length, index).join('/'),
+          type: current.type,
+          mode: current.mode,
+        };
         break;
       }
       const next = (await tree(current.oid)).get(parts[index] as string);
@@ -146,7 +173,8 @@ export async function lookUpHead(repository: Repository, files: readonly string[
       else current = next;
     }
     if (result === undefined) {
-      const bytes = current.type === 'blob' && REGULAR.has(current.mode) ? await git(repository.top, ['cat-file', 'blob', current.oid]) : undefined;
+      const bytes =
+        current.type === 'blob' && REGULAR.has(current.mode) ? await git(repository.top, ['cat-file', 'blob', current.oid]) : undefined;
       result = { kind: 'entry', ...current, ...(bytes === undefined ? {} : { bytes }) };
     }
     found.set(file, result);
@@ -159,7 +187,9 @@ const FALLBACK = { NAME: 'redline', EMAIL: 'redline@localhost' } as const;
 
 /** Environment for `commit-tree`: git's configured identity, else {@link FALLBACK} for each part missing. */
 async function identity(repository: Repository): Promise<Record<string, string>> {
-  const listed = await git(repository.top, ['config', '-z', '--get-regexp', '^(user|author|committer)\\.(name|email)$']).catch(() => Buffer.alloc(0));
+  const listed = await git(repository.top, ['config', '-z', '--get-regexp', '^(user|author|committer)\\.(name|email)$']).catch(() =>
+    Buffer.alloc(0),
+  );
   const configured = new Set(
     listed
       .toString('utf8')
@@ -171,7 +201,11 @@ async function identity(repository: Repository): Promise<Record<string, string>>
     for (const field of ['NAME', 'EMAIL'] as const) {
       const variable = `GIT_${role.toUpperCase()}_${field}`;
       const key = field.toLowerCase();
-      const known = process.env[variable] !== undefined || configured.has(`${role}.${key}`) || configured.has(`user.${key}`) || (field === 'EMAIL' && process.env.EMAIL !== undefined);
+      const known =
+        process.env[variable] !== undefined ||
+        configured.has(`${role}.${key}`) ||
+        configured.has(`user.${key}`) ||
+        (field === 'EMAIL' && process.env.EMAIL !== undefined);
       if (!known) env[variable] = FALLBACK[field];
     }
   }
@@ -220,7 +254,11 @@ export async function commitBranch({
     }
     await git(top, ['update-index', '-z', '--index-info'], { env, input: info });
     const tree = (await git(top, ['write-tree'], { env })).toString('utf8').trim();
-    const commit = (await git(top, ['commit-tree', tree, '-p', head, '-F', '-'], { env: { ...env, ...(await identity(repository)) }, input: message })).toString('utf8').trim();
+    const commit = (
+      await git(top, ['commit-tree', tree, '-p', head, '-F', '-'], { env: { ...env, ...(await identity(repository)) }, input: message })
+    )
+      .toString('utf8')
+      .trim();
     await git(top, ['branch', branch, commit]);
     return { branch, commit, tree };
   } finally {

@@ -16,7 +16,8 @@ function hashOf(target: string, buffer: Buffer): string | undefined {
   }
   try {
     const digest = createHash('sha256');
-    for (let n = readSync(fd, buffer, 0, buffer.length, null); n > 0; n = readSync(fd, buffer, 0, buffer.length, null)) digest.update(buffer.subarray(0, n));
+    for (let n = readSync(fd, buffer, 0, buffer.length, null); n > 0; n = readSync(fd, buffer, 0, buffer.length, null))
+      digest.update(buffer.subarray(0, n));
     return digest.digest('hex');
   } finally {
     closeSync(fd);

@@ -29,7 +29,8 @@ export function malformedPath(file: string): string | undefined {
   const parts = normal.split('/');
   if (parts.some((part) => foldedName(part) === '.git')) return `a path inside .git ${JSON.stringify(file)}`;
   if (parts.some((part) => part === '__proto__')) return `a path with a component named __proto__ ${JSON.stringify(file)}`;
-  if (parts.some((part) => Buffer.byteLength(part) > NAME_MAX)) return `a path with a component longer than ${NAME_MAX} bytes ${JSON.stringify(`${file.slice(0, 80)}…`)}`;
+  if (parts.some((part) => Buffer.byteLength(part) > NAME_MAX))
+    return `a path with a component longer than ${NAME_MAX} bytes ${JSON.stringify(`${file.slice(0, 80)}…`)}`;
   return undefined;
 }
 
@@ -44,7 +45,12 @@ export function normalPath(file: string): string {
  * through a symlink, through a file the candidate keeps, or through another file the candidate writes.
  * Checked for every path of a candidate before any of it is written anywhere.
  */
-export function candidatePathProblem(file: string, files: Readonly<Record<string, string | null>>, manifest: Manifest, ignored: IgnoreRule): string | undefined {
+export function candidatePathProblem(
+  file: string,
+  files: Readonly<Record<string, string | null>>,
+  manifest: Manifest,
+  ignored: IgnoreRule,
+): string | undefined {
   const malformed = malformedPath(file);
   if (malformed !== undefined) return malformed;
   if (normalPath(file) !== file) return `a path not in normal form ${JSON.stringify(file)} (${JSON.stringify(normalPath(file))})`;

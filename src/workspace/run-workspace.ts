@@ -33,7 +33,8 @@ export function runsRoot(scratchDir = process.env.REDLINE_SCRATCH ?? os.tmpdir()
 
 /** The directory a run keeps its snapshot and copies in. */
 export function runDirectory(runId: string, scratchDir?: string): string {
-  if (!/^[A-Za-z0-9_-][A-Za-z0-9._-]*$/.test(runId)) throw new TypeError(`Expected a run id of letters, digits, ".", "_" and "-", got ${JSON.stringify(runId)}`);
+  if (!/^[A-Za-z0-9_-][A-Za-z0-9._-]*$/.test(runId))
+    throw new TypeError(`Expected a run id of letters, digits, ".", "_" and "-", got ${JSON.stringify(runId)}`);
   return path.join(runsRoot(scratchDir), runId);
 }
 
@@ -106,9 +107,19 @@ export class RunWorkspace {
     writeFileSync(path.join(runDir, 'owner.json'), JSON.stringify(thisOwner()));
     let taken: Awaited<ReturnType<typeof takeSnapshot>> | undefined;
     try {
-      taken = await takeSnapshot({ workspace, ignored: ignoredFor(workspace, runDir, ignore), runDir, copyDir: path.join(runDir, 'check') });
+      taken = await takeSnapshot({
+        workspace,
+        ignored: ignoredFor(workspace, runDir, ignore),
+        runDir,
+        copyDir: path.join(runDir, 'check'),
+      });
       saveSnapshot(taken.snapshot, path.join(runDir, 'snapshot.json'));
-      return new RunWorkspace(runDir, taken.snapshot, WorkCopy.adopt(path.join(runDir, 'check'), taken.snapshot, taken.copyStamps), _internal?.foldsNames);
+      return new RunWorkspace(
+        runDir,
+        taken.snapshot,
+        WorkCopy.adopt(path.join(runDir, 'check'), taken.snapshot, taken.copyStamps),
+        _internal?.foldsNames,
+      );
     } catch (error) {
       taken?.snapshot.pack.close();
       await removeTree(runDir);
@@ -142,7 +153,9 @@ export class RunWorkspace {
     const fresh = await RunWorkspace.start(options);
     if (fresh.snapshot.hash === options.manifestHash) return fresh;
     await fresh.dispose();
-    throw new SnapshotGoneError(`the run's snapshot is gone (${saved.missing}) and the workspace ${options.workspace} no longer matches its baseline (manifest ${options.manifestHash.slice(0, 12)}…, now ${fresh.snapshot.hash.slice(0, 12)}…)`);
+    throw new SnapshotGoneError(
+      `the run's snapshot is gone (${saved.missing}) and the workspace ${options.workspace} no longer matches its baseline (manifest ${options.manifestHash.slice(0, 12)}…, now ${fresh.snapshot.hash.slice(0, 12)}…)`,
+    );
   }
 
   /**
@@ -159,7 +172,8 @@ export class RunWorkspace {
       else if (this.#folded !== undefined) {
         const folded = foldedPath(file);
         const other = this.#folded.get(folded) ?? seen.get(folded);
-        if (other !== undefined && other !== file) problems.push(`a path ${JSON.stringify(file)} that names ${JSON.stringify(other)} on this case-insensitive file system`);
+        if (other !== undefined && other !== file)
+          problems.push(`a path ${JSON.stringify(file)} that names ${JSON.stringify(other)} on this case-insensitive file system`);
         seen.set(folded, file);
       }
     }

@@ -1,5 +1,19 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, constants, fchmodSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  fchmodSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { chmod, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { EscapeError } from '../errors/escape-error.js';
@@ -15,12 +29,22 @@ function kind(target: string): Kind {
   return info.isFile() ? 'file' : info.isDirectory() ? 'dir' : info.isSymbolicLink() ? 'symlink' : 'special';
 }
 
-const describe: Readonly<Record<Kind, string>> = { missing: 'missing', file: 'a file', dir: 'a directory', symlink: 'a symlink', special: 'a FIFO, socket or device' };
+const describe: Readonly<Record<Kind, string>> = {
+  missing: 'missing',
+  file: 'a file',
+  dir: 'a directory',
+  symlink: 'a symlink',
+  special: 'a FIFO, socket or device',
+};
 
 /** Refuses a path that is not a plain, normal relative path below the root (`''`, `.`, `..`, absolute, empty segments). */
 function assertBelow(file: string): void {
   const parts = file.split('/');
-  if (file.length === 0 || path.isAbsolute(file) || parts.some((part) => part === '' || part === '.' || part === '..' || part.includes('\0'))) {
+  if (
+    file.length === 0 ||
+    path.isAbsolute(file) ||
+    parts.some((part) => part === '' || part === '.' || part === '..' || part.includes('\0'))
+  ) {
     throw new EscapeError(file, `${JSON.stringify(file)} is not a plain relative path below the root; nothing is written or removed`);
   }
 }
@@ -38,7 +62,8 @@ function ensureParents(root: string, file: string, onObstacle: OnObstacle): void
     const found = kind(current);
     if (found === 'dir') continue;
     if (found !== 'missing') {
-      if (onObstacle === 'refuse') throw new EscapeError(file, `${file}: ${path.relative(root, current)} is ${describe[found]}; nothing is written through it`);
+      if (onObstacle === 'refuse')
+        throw new EscapeError(file, `${file}: ${path.relative(root, current)} is ${describe[found]}; nothing is written through it`);
       rmSync(current, { force: true, recursive: true });
     }
     mkdirSync(current, { mode: 0o755 });
@@ -51,7 +76,12 @@ function ensureParents(root: string, file: string, onObstacle: OnObstacle): void
  * the target, which then replaces the target by a rename. A hard link, FIFO or symlink at the target is
  * replaced, never written through. `root` itself must be trusted. Without `mode`, an existing file keeps its mode.
  */
-export function writeInside(root: string, file: string, content: Uint8Array | string, { mode: asked, onObstacle = 'refuse' }: { mode?: number; onObstacle?: OnObstacle } = {}): void {
+export function writeInside(
+  root: string,
+  file: string,
+  content: Uint8Array | string,
+  { mode: asked, onObstacle = 'refuse' }: { mode?: number; onObstacle?: OnObstacle } = {},
+): void {
   assertBelow(file);
   ensureParents(root, file, onObstacle);
   const target = path.join(root, file);
@@ -69,7 +99,7 @@ export function writeInside(root: string, file: string, content: Uint8Array | st
       // The mode is set exactly, whatever the umask.
       fchmodSync(fd, mode);
       const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
-      for (let written = 0; written < bytes.length; ) written += writeSync(fd, bytes, written, bytes.length - written);
+      for (let written = 0; written < bytes.length;) written += writeSync(fd, bytes, written, bytes.length - written);
     } finally {
       closeSync(fd);
     }
@@ -91,7 +121,8 @@ export function removeInside(root: string, file: string, { onObstacle = 'refuse'
     // Nothing below a missing directory or a non-directory exists inside the root.
     if (found === 'missing' || found === 'file' || found === 'special') return;
     if (found === 'symlink') {
-      if (onObstacle === 'refuse') throw new EscapeError(file, `${file}: ${path.relative(root, current)} is a symlink; nothing is deleted through it`);
+      if (onObstacle === 'refuse')
+        throw new EscapeError(file, `${file}: ${path.relative(root, current)} is a symlink; nothing is deleted through it`);
       return;
     }
   }
@@ -148,7 +179,8 @@ export async function removeTree(target: string): Promise<void> {
     if (code !== 'EACCES' && code !== 'EPERM') throw error;
     const open = async (dir: string): Promise<void> => {
       await chmod(dir, 0o700).catch(() => undefined);
-      for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) if (entry.isDirectory()) await open(path.join(dir, entry.name));
+      for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => []))
+        if (entry.isDirectory()) await open(path.join(dir, entry.name));
     };
     await open(target);
     await rm(target, { recursive: true, force: true });

@@ -1,5 +1,22 @@
 import { createHash } from 'node:crypto';
-import { chmodSync, closeSync, constants, fchmodSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, renameSync, symlinkSync, writeFileSync, writeSync, lstatSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  readSync,
+  renameSync,
+  symlinkSync,
+  writeFileSync,
+  writeSync,
+  lstatSync,
+} from 'node:fs';
 import { WorkspaceUnreadableError } from '../errors/workspace-unreadable-error.js';
 import path from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
@@ -47,7 +64,15 @@ class PackedSnapshot implements Snapshot {
   readonly live: ReadonlyMap<string, Stamp>;
   readonly pack: BlobPack;
 
-  constructor(fields: { workspace: string; manifest: Manifest; ignored: IgnoreRule; rootMode: number; live: ReadonlyMap<string, Stamp>; pack: BlobPack; hash?: string }) {
+  constructor(fields: {
+    workspace: string;
+    manifest: Manifest;
+    ignored: IgnoreRule;
+    rootMode: number;
+    live: ReadonlyMap<string, Stamp>;
+    pack: BlobPack;
+    hash?: string;
+  }) {
     this.workspace = fields.workspace;
     this.rootMode = fields.rootMode;
     this.manifest = fields.manifest;
@@ -60,7 +85,8 @@ class PackedSnapshot implements Snapshot {
   /** Checked against its hash on every read: a damaged pack never reaches a copy. */
   blob(hash: string): Buffer {
     const bytes = this.pack.read(hash);
-    if (contentHash(bytes) !== hash) throw new Error(`the snapshot's pack ${this.pack.file} is damaged: blob ${hash.slice(0, 12)}… does not match its content`);
+    if (contentHash(bytes) !== hash)
+      throw new Error(`the snapshot's pack ${this.pack.file} is damaged: blob ${hash.slice(0, 12)}… does not match its content`);
     return bytes;
   }
 
@@ -76,7 +102,16 @@ class PackedSnapshot implements Snapshot {
  * use); a large one is written to `copy` here, chunk by chunk. Undefined when the file is gone (or was
  * swapped for a symlink) since its directory was read; the error code when it cannot be read.
  */
-function captureFile(source: string, copy: string | undefined, pack: BlobPack, buffer: Buffer, umask: number): { entry: Extract<ManifestEntry, { type: 'file' }>; live: Stamp; copied?: Stamp; small?: Buffer; packOffset?: number } | { unreadable: string } | undefined {
+function captureFile(
+  source: string,
+  copy: string | undefined,
+  pack: BlobPack,
+  buffer: Buffer,
+  umask: number,
+):
+  | { entry: Extract<ManifestEntry, { type: 'file' }>; live: Stamp; copied?: Stamp; small?: Buffer; packOffset?: number }
+  | { unreadable: string }
+  | undefined {
   let input: number;
   try {
     // O_NOFOLLOW: a file swapped for a symlink since the directory was read is not followed.
@@ -112,12 +147,16 @@ function captureFile(source: string, copy: string | undefined, pack: BlobPack, b
       for (let n = first; n > 0; n = readSync(input, buffer, 0, buffer.length, null)) {
         digest.update(buffer.subarray(0, n));
         pack.append(buffer, n);
-        if (output !== undefined) for (let done = 0; done < n; ) done += writeSync(output, buffer, done, n - done);
+        if (output !== undefined) for (let done = 0; done < n;) done += writeSync(output, buffer, done, n - done);
         size += n;
       }
       const hash = digest.digest('hex');
       pack.commit(hash);
-      return { entry: { type: 'file', mode, size, hash }, live: stampOf(info), ...(output === undefined ? {} : { copied: stampOf(fstatSync(output)) }) };
+      return {
+        entry: { type: 'file', mode, size, hash },
+        live: stampOf(info),
+        ...(output === undefined ? {} : { copied: stampOf(fstatSync(output)) }),
+      };
     } finally {
       if (output !== undefined) closeSync(output);
     }
@@ -131,7 +170,17 @@ function captureFile(source: string, copy: string | undefined, pack: BlobPack, b
  * `runDir`, in one pass that also writes the run's first isolated copy (`copyDir`, which must not exist).
  * Ignored paths are left out; sockets, FIFOs and devices are left out too.
  */
-export async function takeSnapshot({ workspace, ignored, runDir, copyDir }: { workspace: string; ignored: IgnoreRule; runDir: string; copyDir?: string }): Promise<TakenSnapshot> {
+export async function takeSnapshot({
+  workspace,
+  ignored,
+  runDir,
+  copyDir,
+}: {
+  workspace: string;
+  ignored: IgnoreRule;
+  runDir: string;
+  copyDir?: string;
+}): Promise<TakenSnapshot> {
   const manifest = new Map<string, ManifestEntry>();
   const live = new Map<string, Stamp>();
   const copyStamps = new Map<string, Stamp>();
@@ -187,7 +236,13 @@ export async function takeSnapshot({ workspace, ignored, runDir, copyDir }: { wo
           live.set(file, captured.live);
           if (captured.copied !== undefined) copyStamps.set(file, captured.copied);
           if (captured.small !== undefined && writer !== undefined && copy !== undefined) {
-            await writer.write({ target: copy, file, bytes: captured.small, mode: captured.entry.mode, ...(captured.packOffset === undefined ? {} : { packOffset: captured.packOffset }) });
+            await writer.write({
+              target: copy,
+              file,
+              bytes: captured.small,
+              mode: captured.entry.mode,
+              ...(captured.packOffset === undefined ? {} : { packOffset: captured.packOffset }),
+            });
           }
         }
         handled += 1;
@@ -227,7 +282,15 @@ interface StoredSnapshot {
 
 /** Writes what {@link loadSnapshot} needs to rebuild a snapshot (for a resumed run). */
 export function saveSnapshot(snapshot: Snapshot & { readonly pack: BlobPack }, file: string): void {
-  const stored: StoredSnapshot = { version: 1, workspace: snapshot.workspace, hash: snapshot.hash, rootMode: snapshot.rootMode, entries: [...snapshot.manifest], blobs: [...snapshot.pack.slots()], live: [...snapshot.live] };
+  const stored: StoredSnapshot = {
+    version: 1,
+    workspace: snapshot.workspace,
+    hash: snapshot.hash,
+    rootMode: snapshot.rootMode,
+    entries: [...snapshot.manifest],
+    blobs: [...snapshot.pack.slots()],
+    live: [...snapshot.live],
+  };
   snapshot.pack.sync();
   // Whole or absent: a process killed while writing it leaves no half file for recovery to trust.
   writeFileSync(`${file}.partial`, JSON.stringify(stored));
@@ -238,7 +301,12 @@ export function saveSnapshot(snapshot: Snapshot & { readonly pack: BlobPack }, f
  * A snapshot saved by {@link saveSnapshot}, checked against the hash the run recorded: undefined (with
  * why) when it is missing, unreadable, or not the recorded one.
  */
-export function loadSnapshot(file: string, packFile: string, expectedHash: string, ignored: IgnoreRule): { snapshot: Snapshot & { readonly pack: BlobPack } } | { missing: string } {
+export function loadSnapshot(
+  file: string,
+  packFile: string,
+  expectedHash: string,
+  ignored: IgnoreRule,
+): { snapshot: Snapshot & { readonly pack: BlobPack } } | { missing: string } {
   let stored: StoredSnapshot;
   try {
     stored = JSON.parse(readFileSync(file, 'utf8')) as StoredSnapshot;
@@ -253,5 +321,15 @@ export function loadSnapshot(file: string, packFile: string, expectedHash: strin
   } catch (error) {
     return { missing: `${packFile} cannot be opened (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
   }
-  return { snapshot: new PackedSnapshot({ workspace: stored.workspace, manifest, ignored, rootMode: stored.rootMode, live: new Map(stored.live), pack, hash: expectedHash }) };
+  return {
+    snapshot: new PackedSnapshot({
+      workspace: stored.workspace,
+      manifest,
+      ignored,
+      rootMode: stored.rootMode,
+      live: new Map(stored.live),
+      pack,
+      hash: expectedHash,
+    }),
+  };
 }

@@ -48,7 +48,9 @@ export function processUmask(): number {
 }
 
 export function sameStamp(a: Stamp, b: Stamp): boolean {
-  return a.kind === b.kind && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.mode === b.mode;
+  return (
+    a.kind === b.kind && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.mode === b.mode
+  );
 }
 
 /**

@@ -37,7 +37,13 @@ function alive({ host, pid }: RunDirectoryOwner): boolean {
  * run never got into a ledger. A directory of a recorded run this ledger does not know is kept: it
  * may be another ledger's run, waiting to be resumed. Returns the run ids removed.
  */
-export async function sweepRunDirectories({ root, runState }: { root: string; runState: (runId: string) => Promise<'unsealed' | 'sealed' | 'unknown'> }): Promise<string[]> {
+export async function sweepRunDirectories({
+  root,
+  runState,
+}: {
+  root: string;
+  runState: (runId: string) => Promise<'unsealed' | 'sealed' | 'unknown'>;
+}): Promise<string[]> {
   let names: string[];
   try {
     names = await readdir(root);
@@ -60,7 +66,10 @@ export async function sweepRunDirectories({ root, runState }: { root: string; ru
     if (alive(owner)) continue;
     const state = await runState(name);
     if (state === 'unsealed') continue;
-    const recorded = await readFile(path.join(dir, RECORDED)).then(() => true, () => false);
+    const recorded = await readFile(path.join(dir, RECORDED)).then(
+      () => true,
+      () => false,
+    );
     if (state === 'sealed' || !recorded) {
       await removeTree(dir);
       removed.push(name);

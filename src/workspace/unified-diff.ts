@@ -38,7 +38,10 @@ function shortestEdit(a: readonly number[], b: readonly number[]): ('=' | '-' | 
   for (let d = 0; d <= Math.min(n + m, MAX_EDITS) && found < 0; d += 1) {
     trace.push(v.slice(offset - d, offset + d + 1));
     for (let k = -d; k <= d; k += 2) {
-      let x = k === -d || (k !== d && (v[offset + k - 1] as number) < (v[offset + k + 1] as number)) ? (v[offset + k + 1] as number) : (v[offset + k - 1] as number) + 1;
+      let x =
+        k === -d || (k !== d && (v[offset + k - 1] as number) < (v[offset + k + 1] as number))
+          ? (v[offset + k + 1] as number)
+          : (v[offset + k - 1] as number) + 1;
       let y = x - k;
       while (x < n && y < m && a[x] === b[y]) {
         x += 1;
@@ -76,12 +79,16 @@ function edit(before: readonly string[], after: readonly string[]): Op[] {
   let head = 0;
   while (head < before.length && head < after.length && before[head] === after[head]) head += 1;
   let tail = 0;
-  while (tail < before.length - head && tail < after.length - head && before[before.length - 1 - tail] === after[after.length - 1 - tail]) tail += 1;
+  while (tail < before.length - head && tail < after.length - head && before[before.length - 1 - tail] === after[after.length - 1 - tail])
+    tail += 1;
   const oldMiddle = before.slice(head, before.length - tail);
   const newMiddle = after.slice(head, after.length - tail);
   const ids = new Map<string, number>();
   const id = (line: string): number => ids.get(line) ?? (ids.set(line, ids.size), ids.size - 1);
-  const script = shortestEdit(oldMiddle.map(id), newMiddle.map(id)) ?? [...oldMiddle.map(() => '-' as const), ...newMiddle.map(() => '+' as const)];
+  const script = shortestEdit(oldMiddle.map(id), newMiddle.map(id)) ?? [
+    ...oldMiddle.map(() => '-' as const),
+    ...newMiddle.map(() => '+' as const),
+  ];
   const ops: Op[] = before.slice(0, head).map((line) => [' ', line]);
   let i = 0;
   let j = 0;
@@ -118,14 +125,25 @@ function hunks(ops: readonly Op[]): string {
   return out;
 }
 
-const ESCAPES: Readonly<Record<number, string>> = { 7: '\\a', 8: '\\b', 9: '\\t', 10: '\\n', 11: '\\v', 12: '\\f', 13: '\\r', 34: '\\"', 92: '\\\\' };
+const ESCAPES: Readonly<Record<number, string>> = {
+  7: '\\a',
+  8: '\\b',
+  9: '\\t',
+  10: '\\n',
+  11: '\\v',
+  12: '\\f',
+  13: '\\r',
+  34: '\\"',
+  92: '\\\\',
+};
 
 /** `prefix` + `file` as git writes a name in a patch: C-quoted (octal for bytes outside printable ASCII) when needed. */
 export function gitPathName(prefix: string, file: string): string {
   const bytes = Buffer.from(`${prefix}${file}`, 'utf8');
   if (bytes.every((byte) => byte >= 0x20 && byte < 0x7f && byte !== 0x22 && byte !== 0x5c)) return `${prefix}${file}`;
   let quoted = '"';
-  for (const byte of bytes) quoted += ESCAPES[byte] ?? (byte >= 0x20 && byte < 0x7f ? String.fromCharCode(byte) : `\\${byte.toString(8).padStart(3, '0')}`);
+  for (const byte of bytes)
+    quoted += ESCAPES[byte] ?? (byte >= 0x20 && byte < 0x7f ? String.fromCharCode(byte) : `\\${byte.toString(8).padStart(3, '0')}`);
   return `${quoted}"`;
 }
 

@@ -1,4 +1,18 @@
-import { chmodSync, closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readlinkSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  symlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import path from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { contentHash, type ManifestEntry } from './manifest.js';
@@ -14,7 +28,8 @@ function parentOf(file: string): string {
 }
 
 /** A file a candidate writes, as the copy should hold it. */
-type Wanted = ManifestEntry | { readonly type: 'file'; readonly mode: number; readonly size: number; readonly hash: string; readonly text: string };
+type Wanted =
+  ManifestEntry | { readonly type: 'file'; readonly mode: number; readonly size: number; readonly hash: string; readonly text: string };
 
 /** Candidate files: new content by path, `null` deletes the snapshot's file. */
 export type CandidateFiles = Readonly<Record<string, string | null>>;
@@ -73,7 +88,7 @@ async function fill(dir: string, snapshot: Snapshot): Promise<Map<string, Stamp>
       try {
         if ((entry.mode & umask) !== 0) fchmodSync(fd, entry.mode);
         const bytes = snapshot.blob(entry.hash);
-        for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
+        for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done);
         stamps.set(file, stampOf(fstatSync(fd)));
       } finally {
         closeSync(fd);
@@ -224,7 +239,13 @@ export class WorkCopy {
       }
       const before = this.#snapshot.manifest.get(file);
       const size = Buffer.byteLength(content, 'utf8');
-      overlay.set(file, { type: 'file', mode: before?.type === 'file' ? before.mode : 0o644, size, hash: contentHash(content), text: content });
+      overlay.set(file, {
+        type: 'file',
+        mode: before?.type === 'file' ? before.mode : 0o644,
+        size,
+        hash: contentHash(content),
+        text: content,
+      });
     }
     // The directories new files need: missing from the snapshot, or a snapshot file the candidate deletes.
     for (const [file, wanted] of [...overlay]) {
@@ -232,7 +253,8 @@ export class WorkCopy {
       const parts = file.split('/');
       for (let end = 1; end < parts.length; end += 1) {
         const ancestor = parts.slice(0, end).join('/');
-        if (this.#snapshot.manifest.get(ancestor)?.type !== 'dir' && overlay.get(ancestor)?.type !== 'dir') overlay.set(ancestor, { type: 'dir', mode: 0o755 });
+        if (this.#snapshot.manifest.get(ancestor)?.type !== 'dir' && overlay.get(ancestor)?.type !== 'dir')
+          overlay.set(ancestor, { type: 'dir', mode: 0o755 });
       }
     }
     return overlay;
@@ -247,7 +269,11 @@ export class WorkCopy {
     }
     if (wanted.type === 'dir') mkdirInside(this.dir, file, wanted.mode);
     else if (wanted.type === 'symlink') symlinkInside(this.dir, file, wanted.target);
-    else writeInside(this.dir, file, 'text' in wanted ? wanted.text : this.#snapshot.blob(wanted.hash), { mode: wanted.mode, onObstacle: 'replace' });
+    else
+      writeInside(this.dir, file, 'text' in wanted ? wanted.text : this.#snapshot.blob(wanted.hash), {
+        mode: wanted.mode,
+        onObstacle: 'replace',
+      });
   }
 
   /**
@@ -282,10 +308,11 @@ export class WorkCopy {
       if (this.#wanted(file)?.type !== 'dir') continue;
       const info = lstatOrNothing(path.join(this.dir, file));
       if (info === undefined || !info.isDirectory()) for (const below of this.#below(file)) targets.add(below);
-      else for (const name of readdirSync(path.join(this.dir, file))) {
-        const child = file === '' ? name : `${file}/${name}`;
-        if (this.#wanted(child) === undefined) targets.add(child);
-      }
+      else
+        for (const name of readdirSync(path.join(this.dir, file))) {
+          const child = file === '' ? name : `${file}/${name}`;
+          if (this.#wanted(child) === undefined) targets.add(child);
+        }
     }
     const ordered = [...targets].sort();
     const touchedDirs = new Set<string>();
@@ -337,7 +364,10 @@ export class WorkCopy {
       if (ignored(file)) return;
       const info = lstatOrNothing(path.join(this.dir, file));
       if (info === undefined) return;
-      if (info.isSymbolicLink()) throw new TypeError(`${file} is a symlink to ${JSON.stringify(readlinkSync(path.join(this.dir, file)))}; a candidate holds files only`);
+      if (info.isSymbolicLink())
+        throw new TypeError(
+          `${file} is a symlink to ${JSON.stringify(readlinkSync(path.join(this.dir, file)))}; a candidate holds files only`,
+        );
       if (info.isFile()) readText(file, info.size);
       else if (info.isDirectory()) for (const name of readdirSync(path.join(this.dir, file)).sort()) take(`${file}/${name}`);
     };

@@ -18,7 +18,12 @@ const evidence: Evidence = {
 
 describe('modelJudge', () => {
   it('returns the scripted decision, asked from the complete evidence', async () => {
-    const decision = { transition: 'fail', reason: 'budget_attempts', cites: ['tests#test.failed'], detail: 'out of attempts with a failing test' };
+    const decision = {
+      transition: 'fail',
+      reason: 'budget_attempts',
+      cites: ['tests#test.failed'],
+      detail: 'out of attempts with a failing test',
+    };
     const stub = await startOpenAIStub({ replies: [JSON.stringify(decision)] });
     try {
       const judge = modelJudge({ baseURL: stub.baseURL, model: 'stub-judge', maxRetries: 0 });
@@ -30,7 +35,13 @@ describe('modelJudge', () => {
       const body = stub.requests[0] as { response_format: { json_schema: { schema: { properties: { transition: { enum: string[] } } } } } };
       assert.deepEqual(body.response_format.json_schema.schema.properties.transition.enum, ['retry', 'accept', 'noop', 'block', 'fail']);
       const prompt = promptOf(body);
-      for (const expected of ['# Attempt 2', '- tests [fail] test.failed: expected add(2, 2) to be 4, got 5', 'Guard budget(attempts) stopped with outcome "failed_with_evidence"', '- required check tests did not pass', 'src/add.js']) {
+      for (const expected of [
+        '# Attempt 2',
+        '- tests [fail] test.failed: expected add(2, 2) to be 4, got 5',
+        'Guard budget(attempts) stopped with outcome "failed_with_evidence"',
+        '- required check tests did not pass',
+        'src/add.js',
+      ]) {
         assert.ok(prompt.includes(expected), `the prompt names ${expected}`);
       }
     } finally {
@@ -42,7 +53,9 @@ describe('modelJudge', () => {
     const stub = await startOpenAIStub({ replies: ['{"transition":"merge","reason":"x","cites":[],"detail":""}'] });
     try {
       const judge = modelJudge({ baseURL: stub.baseURL, model: 'stub-judge', maxRetries: 0 });
-      await assert.rejects(async () => judge.decide(evidence, { signal: new AbortController().signal }), { name: 'AI_NoObjectGeneratedError' });
+      await assert.rejects(async () => judge.decide(evidence, { signal: new AbortController().signal }), {
+        name: 'AI_NoObjectGeneratedError',
+      });
     } finally {
       await stub.close();
     }

@@ -39,7 +39,9 @@ describe('modelProposer', () => {
     let stub: OpenAIStub;
     const files = { 'src/add.js': 'export const add = (a, b) => a + b;\n' };
     before(async () => {
-      stub = await startOpenAIStub({ replies: [{ content: JSON.stringify({ files }), usage: { prompt_tokens: 1200, completion_tokens: 300 } }] });
+      stub = await startOpenAIStub({
+        replies: [{ content: JSON.stringify({ files }), usage: { prompt_tokens: 1200, completion_tokens: 300 } }],
+      });
     });
     after(() => stub.close());
 
@@ -71,7 +73,10 @@ describe('modelProposer', () => {
     try {
       const proposer = modelProposer({ baseURL: stub.baseURL, model: 'stub-model', maxRetries: 0 });
       assert.deepEqual(proposer.capabilities, { reportsTokens: true, reportsCost: false });
-      assert.deepEqual(await proposer.propose(proposalRequest({ workspaceDir }), { signal }), { files: {}, usage: { inputTokens: 5, outputTokens: 2 } });
+      assert.deepEqual(await proposer.propose(proposalRequest({ workspaceDir }), { signal }), {
+        files: {},
+        usage: { inputTokens: 5, outputTokens: 2 },
+      });
     } finally {
       await stub.close();
     }
@@ -80,7 +85,11 @@ describe('modelProposer', () => {
   it('shows the latest candidate first and names the binary files and those left out of a small context', async () => {
     const stub = await startOpenAIStub({ replies: ['{"files":{}}'] });
     try {
-      const candidate = { ...EMPTY_CANDIDATE, files: { 'src/add.js': 'export const add = (a, b) => a - b;\n', 'old.js': null }, footprint: ['old.js', 'src/add.js'] };
+      const candidate = {
+        ...EMPTY_CANDIDATE,
+        files: { 'src/add.js': 'export const add = (a, b) => a - b;\n', 'old.js': null },
+        footprint: ['old.js', 'src/add.js'],
+      };
       const proposer = modelProposer({ baseURL: stub.baseURL, model: 'stub-model', maxContextBytes: 40, maxRetries: 0 });
       await proposer.propose(proposalRequest({ workspaceDir, candidate }), { signal });
       const prompt = promptOf(stub.requests[0]);
@@ -96,7 +105,9 @@ describe('modelProposer', () => {
   it('answers a mission without a workspace with a value', async () => {
     const stub = await startOpenAIStub({ replies: ['{"files":{},"value":{"sum":4}}'] });
     try {
-      const proposal = await modelProposer({ baseURL: stub.baseURL, model: 'stub-model', maxRetries: 0 }).propose(proposalRequest({}), { signal });
+      const proposal = await modelProposer({ baseURL: stub.baseURL, model: 'stub-model', maxRetries: 0 }).propose(proposalRequest({}), {
+        signal,
+      });
       assert.deepEqual(proposal.value, { sum: 4 });
       assert.match(promptOf(stub.requests[0]), /This mission has no workspace/);
     } finally {
@@ -121,7 +132,9 @@ describe('modelProposer', () => {
   it('turns a failed model call into proposer.model_error', async () => {
     const stub = await startOpenAIStub({ replies: [{ status: 500, content: 'the model is overloaded' }] });
     try {
-      const error = await rejection(modelProposer({ baseURL: stub.baseURL, model: 'stub-model', maxRetries: 0 }).propose(proposalRequest({ workspaceDir }), { signal }));
+      const error = await rejection(
+        modelProposer({ baseURL: stub.baseURL, model: 'stub-model', maxRetries: 0 }).propose(proposalRequest({ workspaceDir }), { signal }),
+      );
       assert.equal(error.code, 'proposer.model_error');
       assert.match(error.message, /HTTP 500/);
       assert.match(error.message, /the model is overloaded/);
@@ -136,7 +149,11 @@ describe('modelProposer', () => {
     try {
       const controller = new AbortController();
       setTimeout(() => controller.abort(), 50);
-      const error = await rejection(modelProposer({ baseURL: stub.baseURL, model: 'stub-model', maxRetries: 0 }).propose(proposalRequest({ workspaceDir }), { signal: controller.signal }));
+      const error = await rejection(
+        modelProposer({ baseURL: stub.baseURL, model: 'stub-model', maxRetries: 0 }).propose(proposalRequest({ workspaceDir }), {
+          signal: controller.signal,
+        }),
+      );
       assert.equal(error.code, 'proposer.aborted');
     } finally {
       await stub.close();
@@ -146,7 +163,10 @@ describe('modelProposer', () => {
   it('takes an AI SDK model instead of an endpoint and is named after its id', async () => {
     const stub = await startOpenAIStub({ replies: ['{"files":{}}'] });
     try {
-      const proposer = modelProposer({ languageModel: openAICompatibleModel({ baseURL: stub.baseURL, model: 'other-model' }), maxRetries: 0 });
+      const proposer = modelProposer({
+        languageModel: openAICompatibleModel({ baseURL: stub.baseURL, model: 'other-model' }),
+        maxRetries: 0,
+      });
       assert.equal(proposer.name, 'model:other-model');
       assert.deepEqual((await proposer.propose(proposalRequest({ workspaceDir }), { signal })).files, {});
     } finally {
@@ -156,7 +176,9 @@ describe('modelProposer', () => {
 
   it('in a run, shows the model the run snapshot, not what the live workspace became meanwhile', async () => {
     const dir = await workspaceWith({ 'src/add.js': 'export const add = (a, b) => a - b;\n', 'test.sh': 'grep -q "a + b" src/add.js\n' });
-    const stub = await startOpenAIStub({ replies: ['{"files":{"src/other.js":"x"}}', '{"files":{"src/add.js":"export const add = (a, b) => a + b;\\n"}}'] });
+    const stub = await startOpenAIStub({
+      replies: ['{"files":{"src/other.js":"x"}}', '{"files":{"src/add.js":"export const add = (a, b) => a + b;\\n"}}'],
+    });
     try {
       const proposer = modelProposer({ baseURL: stub.baseURL, model: 'stub-model', maxRetries: 0 });
       let calls = 0;
@@ -169,7 +191,15 @@ describe('modelProposer', () => {
           return proposer.propose(request, options);
         },
       };
-      const mission = defineMission({ id: 'snap', goal: 'fix add', workspace: dir, scope: ['src/**'], budgets: { maxAttempts: 2 }, stopPolicy: { guards: [] }, checks: [{ name: 't', kind: 'command', tier: 'demand', command: 'sh test.sh' }] });
+      const mission = defineMission({
+        id: 'snap',
+        goal: 'fix add',
+        workspace: dir,
+        scope: ['src/**'],
+        budgets: { maxAttempts: 2 },
+        stopPolicy: { guards: [] },
+        checks: [{ name: 't', kind: 'command', tier: 'demand', command: 'sh test.sh' }],
+      });
       const result = await runMission({ mission, proposer: spy, ledger: new MemoryLedger() });
       assert.equal(result.outcome, 'complete');
       const second = promptOf(stub.requests[1]);

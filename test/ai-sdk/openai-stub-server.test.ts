@@ -10,7 +10,9 @@ describe('startOpenAIStub', () => {
     const stub = await startOpenAIStub({ replies: ['first', { content: 'second', usage: { prompt_tokens: 3, completion_tokens: 4 } }] });
     try {
       assert.match(stub.baseURL, /^http:\/\/127\.0\.0\.1:\d+\/v1$/);
-      const first = (await (await chat(stub.baseURL, { model: 'm', messages: [] })).json()) as { choices: Array<{ message: { content: string } }> };
+      const first = (await (await chat(stub.baseURL, { model: 'm', messages: [] })).json()) as {
+        choices: Array<{ message: { content: string } }>;
+      };
       assert.equal(first.choices[0]?.message.content, 'first');
       const second = (await (await chat(stub.baseURL, { model: 'm', n: 2 })).json()) as { usage: unknown };
       assert.deepEqual(second.usage, { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 });

@@ -27,9 +27,24 @@ export const failingTest: Finding = {
 };
 
 /** A proposal request for attempt 2 of a mission over `workspaceDir` (a value mission without one). */
-export function proposalRequest({ workspaceDir, candidate = null, findings = [failingTest], scope }: { workspaceDir?: string; candidate?: Candidate | null; findings?: Finding[]; scope?: string[] }): ProposalRequest {
+export function proposalRequest({
+  workspaceDir,
+  candidate = null,
+  findings = [failingTest],
+  scope,
+}: {
+  workspaceDir?: string;
+  candidate?: Candidate | null;
+  findings?: Finding[];
+  scope?: string[];
+}): ProposalRequest {
   const mission = defineMission(
-    { id: 'fix-add', goal: 'Make add() return the sum of its arguments', ...(workspaceDir === undefined ? {} : { workspace: workspaceDir }), ...(scope === undefined ? {} : { scope }) },
+    {
+      id: 'fix-add',
+      goal: 'Make add() return the sum of its arguments',
+      ...(workspaceDir === undefined ? {} : { workspace: workspaceDir }),
+      ...(scope === undefined ? {} : { scope }),
+    },
     { baseDir: workspaceDir ?? tmpdir() },
   );
   return {

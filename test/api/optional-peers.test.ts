@@ -13,7 +13,12 @@ const HIDE = path.join(ROOT, 'test/api/hide-peers.mjs');
 
 /** Runs node (the built CLI or a script) in `cwd` as an install without `pg` and `vega` would. */
 function withoutPeers(args: readonly string[], cwd: string): { status: number | null; stdout: string; stderr: string } {
-  const { status, stdout, stderr } = spawnSync(process.execPath, ['--import', pathToFileURL(HIDE).href, ...args], { cwd, encoding: 'utf8', timeout: 60_000, env: { ...process.env, REDLINE_TEST_HIDE: 'pg,vega' } });
+  const { status, stdout, stderr } = spawnSync(process.execPath, ['--import', pathToFileURL(HIDE).href, ...args], {
+    cwd,
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { ...process.env, REDLINE_TEST_HIDE: 'pg,vega' },
+  });
   return { status, stdout, stderr };
 }
 
@@ -48,27 +53,43 @@ describe('optional peers (pg, vega) missing', () => {
   it('a postgres:// ledger says to install pg, in one line, exit 2', () =>
     inTempDir(async (dir) => {
       const run = withoutPeers([BIN, 'ledger', 'verify', '--ledger', 'postgres://postgres@127.0.0.1:5432/test'], dir);
-      assert.deepEqual([run.status, run.stderr], [2, 'redline: install pg to use a postgres:// ledger (npm i pg): it is an optional peer dependency of redline\n']);
+      assert.deepEqual(
+        [run.status, run.stderr],
+        [2, 'redline: install pg to use a postgres:// ledger (npm i pg): it is an optional peer dependency of redline\n'],
+      );
     }));
 
   it("the studies' figures say to install vega, in one line, exit 2", () =>
     inTempDir(async (dir) => {
       const run = withoutPeers([BIN, 'study', 'handoff', '--minutes', '5', '--out', path.join(dir, 'figures')], dir);
-      assert.deepEqual([run.status, run.stderr], [2, "redline: install vega to draw the study's SVG figures (npm i vega): it is an optional peer dependency of redline\n"]);
+      assert.deepEqual(
+        [run.status, run.stderr],
+        [2, "redline: install vega to draw the study's SVG figures (npm i vega): it is an optional peer dependency of redline\n"],
+      );
     }));
 
   it('MissingPeerError.load names the package, and rethrows any other failure as it is', async () => {
     const peer = { packageName: 'pg', purpose: 'use a postgres:// ledger' };
-    const notFound = (name: string) => Object.assign(new Error(`Cannot find package '${name}' imported from file:///x.js`), { code: 'ERR_MODULE_NOT_FOUND' });
-    await assert.rejects(MissingPeerError.load(() => Promise.reject(notFound('pg')), peer), (error: unknown) => {
-      assert.ok(error instanceof MissingPeerError);
-      assert.deepEqual([error.code, error.packageName, error.purpose], ['dependency.missing', 'pg', 'use a postgres:// ledger']);
-      return true;
-    });
+    const notFound = (name: string) =>
+      Object.assign(new Error(`Cannot find package '${name}' imported from file:///x.js`), { code: 'ERR_MODULE_NOT_FOUND' });
+    await assert.rejects(
+      MissingPeerError.load(() => Promise.reject(notFound('pg')), peer),
+      (error: unknown) => {
+        assert.ok(error instanceof MissingPeerError);
+        assert.deepEqual([error.code, error.packageName, error.purpose], ['dependency.missing', 'pg', 'use a postgres:// ledger']);
+        return true;
+      },
+    );
     const other = notFound('pg-types');
-    await assert.rejects(MissingPeerError.load(() => Promise.reject(other), peer), (error: unknown) => error === other);
+    await assert.rejects(
+      MissingPeerError.load(() => Promise.reject(other), peer),
+      (error: unknown) => error === other,
+    );
     const broken = new SyntaxError('Unexpected token');
-    await assert.rejects(MissingPeerError.load(() => Promise.reject(broken), peer), (error: unknown) => error === broken);
+    await assert.rejects(
+      MissingPeerError.load(() => Promise.reject(broken), peer),
+      (error: unknown) => error === broken,
+    );
     assert.equal(await MissingPeerError.load(async () => 42, peer), 42);
   });
 });

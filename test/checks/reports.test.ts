@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { parseJUnit, parseNodeSpec, parseReport, parseTap, ReportParseError, type ReportFormat, type TestResult } from '../../src/checks/reports/index.js';
+import {
+  parseJUnit,
+  parseNodeSpec,
+  parseReport,
+  parseTap,
+  ReportParseError,
+  type ReportFormat,
+  type TestResult,
+} from '../../src/checks/reports/index.js';
 
 const fixtures = new URL('../fixtures/reports/', import.meta.url);
 
@@ -31,46 +39,99 @@ interface FixtureCase {
   readonly todo?: string;
 }
 
-const nodeFailing = ['subtracts two numbers', 'parses numbers > floats', 'strings > trim > keeps inner spaces', 'strings > throws on purpose'];
+const nodeFailing = [
+  'subtracts two numbers',
+  'parses numbers > floats',
+  'strings > trim > keeps inner spaces',
+  'strings > throws on purpose',
+];
 
 const cases: readonly FixtureCase[] = [
   {
-    fixture: 'node-test-junit.xml', format: 'junit', failing: nodeFailing, passes: 4, skips: 4, todo: 'divides by zero',
+    fixture: 'node-test-junit.xml',
+    format: 'junit',
+    failing: nodeFailing,
+    passes: 4,
+    skips: 4,
+    todo: 'divides by zero',
     failure: { id: 'strings > trim > keeps inner spaces', message: /^Expected values to be strictly equal:'a b' !== 'ab'$/ },
   },
   {
-    fixture: 'mocha-junit-reporter.xml', format: 'junit', passes: 3, skips: 2,
+    fixture: 'mocha-junit-reporter.xml',
+    format: 'junit',
+    passes: 3,
+    skips: 2,
     failing: ['strings > strings throws on purpose', 'trim > strings trim keeps inner spaces'],
     failure: { id: 'strings > strings throws on purpose', message: /^boom$/, file: '/tmp/redline-fixtures/mocha/strings.spec.cjs' },
   },
   {
-    fixture: 'node-test-tap.tap', format: 'tap', failing: nodeFailing, passes: 4, skips: 4, todo: 'divides by zero',
-    failure: { id: 'parses numbers > floats', message: /^Expected values to be strictly equal:\n\n1\.5 !== 1\.25$/, file: '/tmp/redline-fixtures/node/math.test.mjs', line: 22 },
+    fixture: 'node-test-tap.tap',
+    format: 'tap',
+    failing: nodeFailing,
+    passes: 4,
+    skips: 4,
+    todo: 'divides by zero',
+    failure: {
+      id: 'parses numbers > floats',
+      message: /^Expected values to be strictly equal:\n\n1\.5 !== 1\.25$/,
+      file: '/tmp/redline-fixtures/node/math.test.mjs',
+      line: 22,
+    },
   },
   {
-    fixture: 'tape.tap', format: 'tap', passes: 3, skips: 2, todo: 'TODO divides by zero > one over zero',
+    fixture: 'tape.tap',
+    format: 'tap',
+    passes: 3,
+    skips: 2,
+    todo: 'TODO divides by zero > one over zero',
     failing: ['subtracts two numbers > five minus two', 'trim > keeps inner spaces'],
     failure: { id: 'subtracts two numbers > five minus two', file: '/tmp/redline-fixtures/tape/math.tape.cjs', line: 9 },
   },
   {
-    fixture: 'tapjs.tap', format: 'tap', passes: 3, skips: 2,
+    fixture: 'tapjs.tap',
+    format: 'tap',
+    passes: 3,
+    skips: 2,
     failing: ['subtracts two numbers > should be equal', 'strings > trim > keeps inner spaces'],
     failure: { id: 'strings > trim > keeps inner spaces', file: 'math.tap.cjs', line: 21 },
   },
   {
-    fixture: 'node-test-hooks-tap.tap', format: 'tap', passes: 1, skips: 0, failing: ['db > reads', 'db', 'cache'],
+    fixture: 'node-test-hooks-tap.tap',
+    format: 'tap',
+    passes: 1,
+    skips: 0,
+    failing: ['db > reads', 'db', 'cache'],
     failure: { id: 'cache', message: /^flush failed$/, file: '/tmp/redline-fixtures/node-hooks/hooks.test.mjs', line: 11 },
   },
   {
-    fixture: 'node-test-spec.txt', format: 'node-spec', failing: nodeFailing, passes: 4, skips: 4, todo: 'divides by zero',
+    fixture: 'node-test-spec.txt',
+    format: 'node-spec',
+    failing: nodeFailing,
+    passes: 4,
+    skips: 4,
+    todo: 'divides by zero',
     failure: { id: 'strings > throws on purpose', message: /^Error: boom$/, file: 'strings.test.mjs', line: 19 },
   },
   {
-    fixture: 'node-test-spec-color.txt', format: 'node-spec', failing: nodeFailing, passes: 4, skips: 4, todo: 'divides by zero',
-    failure: { id: 'subtracts two numbers', message: /^AssertionError \[ERR_ASSERTION\]: Expected values to be strictly equal:\n\n3 !== 4$/, file: 'math.test.mjs', line: 8 },
+    fixture: 'node-test-spec-color.txt',
+    format: 'node-spec',
+    failing: nodeFailing,
+    passes: 4,
+    skips: 4,
+    todo: 'divides by zero',
+    failure: {
+      id: 'subtracts two numbers',
+      message: /^AssertionError \[ERR_ASSERTION\]: Expected values to be strictly equal:\n\n3 !== 4$/,
+      file: 'math.test.mjs',
+      line: 8,
+    },
   },
   {
-    fixture: 'node-test-hooks-spec.txt', format: 'node-spec', passes: 1, skips: 0, failing: ['db > reads', 'db', 'cache'],
+    fixture: 'node-test-hooks-spec.txt',
+    format: 'node-spec',
+    passes: 1,
+    skips: 0,
+    failing: ['db > reads', 'db', 'cache'],
     failure: { id: 'db', message: /^Error: no db$/, file: 'hooks.test.mjs', line: 3 },
   },
 ];
@@ -82,7 +143,13 @@ describe('parseReport on real reports', () => {
       const count = (status: TestResult['status']): number => results.filter((result) => result.status === status).length;
 
       it('finds exactly the failing tests', () => {
-        assert.deepEqual(results.filter((result) => result.status === 'fail').map(id).sort(), [...failing].sort());
+        assert.deepEqual(
+          results
+            .filter((result) => result.status === 'fail')
+            .map(id)
+            .sort(),
+          [...failing].sort(),
+        );
       });
 
       it('counts passes and skips', () => {
@@ -162,7 +229,14 @@ describe('parseTap', () => {
 
   it('unescapes \\# in names and treats TODO failures and SKIPs as skipped', () => {
     const results = parseTap('1..3\nok 1 - issue \\#12 # skip flaky\nnot ok 2 - later # TODO not yet\nnot ok 3 - now\n');
-    assert.deepEqual(results.map((result) => [result.name, result.status]), [['issue #12', 'skip'], ['later', 'skip'], ['now', 'fail']]);
+    assert.deepEqual(
+      results.map((result) => [result.name, result.status]),
+      [
+        ['issue #12', 'skip'],
+        ['later', 'skip'],
+        ['now', 'fail'],
+      ],
+    );
   });
 
   it('accepts an empty plan as zero tests', () => {

@@ -14,7 +14,17 @@ const LOADS = path.join(ROOT, 'test/fixtures/cli/record-loads.mjs');
 async function answerMission(extra: Record<string, unknown> = {}): Promise<string> {
   const dir = await tempWorkspace({ 'ws/src/answer.txt': '0\n' });
   const file = path.join(dir, 'mission.json');
-  await writeFile(file, JSON.stringify({ id: 'answer', goal: 'write the answer', workspace: 'ws', scope: ['src/**'], checks: [{ name: 'answer', kind: 'expected-output', command: 'cat src/answer.txt', expected: '42' }], ...extra }));
+  await writeFile(
+    file,
+    JSON.stringify({
+      id: 'answer',
+      goal: 'write the answer',
+      workspace: 'ws',
+      scope: ['src/**'],
+      checks: [{ name: 'answer', kind: 'expected-output', command: 'cat src/answer.txt', expected: '42' }],
+      ...extra,
+    }),
+  );
   return file;
 }
 
@@ -35,7 +45,10 @@ describe('redline CLI', () => {
     assert.equal(lines.length, 1);
     const summary = JSON.parse(lines[0] as string);
     assert.deepEqual(Object.keys(summary), ['runId', 'mission', 'outcome', 'verification', 'stopReason', 'attempts']);
-    assert.deepEqual([summary.mission, summary.outcome, summary.verification, summary.stopReason, summary.attempts], ['answer', 'complete', 'verified', 'demand_passed', 2]);
+    assert.deepEqual(
+      [summary.mission, summary.outcome, summary.verification, summary.stopReason, summary.attempts],
+      ['answer', 'complete', 'verified', 'demand_passed', 2],
+    );
   });
 
   it('prints a readable table with the evidence file for people', async () => {
@@ -76,7 +89,15 @@ describe('redline CLI', () => {
   });
 
   it('has --help for every command', async () => {
-    for (const args of [['--help'], ['run', '--help'], ['demo', '--help'], ['ledger', '--help'], ['ledger', 'verify', '--help'], ['replay', '--help'], ['admit', '--help']]) {
+    for (const args of [
+      ['--help'],
+      ['run', '--help'],
+      ['demo', '--help'],
+      ['ledger', '--help'],
+      ['ledger', 'verify', '--help'],
+      ['replay', '--help'],
+      ['admit', '--help'],
+    ]) {
       const { code, stdout } = await redline(args);
       assert.equal(code, 0);
       assert.match(stdout, /Usage: redline/);
@@ -91,18 +112,33 @@ describe('redline CLI', () => {
     await (await SqliteLedger.open({ database: ledger })).close();
     const loop = /\/dist\/(loop\/run-mission|mission\/schema|study\/)|\/node_modules\/(zod|pg|vega|ai|@ai-sdk)\//;
     const help = await modulesLoaded(['--help']);
-    assert.deepEqual(help.filter((url) => loop.test(url) || /better-sqlite3/.test(url)), []);
-    assert.ok(help.some((url) => url.endsWith('/dist/cli/main.js')), 'the hook saw the CLI load');
+    assert.deepEqual(
+      help.filter((url) => loop.test(url) || /better-sqlite3/.test(url)),
+      [],
+    );
+    assert.ok(
+      help.some((url) => url.endsWith('/dist/cli/main.js')),
+      'the hook saw the CLI load',
+    );
     const verify = await modulesLoaded(['ledger', 'verify', '--ledger', ledger]);
-    assert.deepEqual(verify.filter((url) => loop.test(url)), []);
-    assert.ok(verify.some((url) => /better-sqlite3/.test(url)), 'the hook saw the SQLite driver load');
+    assert.deepEqual(
+      verify.filter((url) => loop.test(url)),
+      [],
+    );
+    assert.ok(
+      verify.some((url) => /better-sqlite3/.test(url)),
+      'the hook saw the SQLite driver load',
+    );
   });
 
   it('demo runs every bundled mission as documented and exits 0', async () => {
     const dir = await tempWorkspace({});
     const { code, stdout, stderr } = await redline(['demo', '--json', '--ledger', path.join(dir, 'demo.db')]);
     assert.equal(code, 0, stderr);
-    const runs = stdout.trim().split('\n').map((line) => JSON.parse(line) as { outcome: string; verification: string });
+    const runs = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { outcome: string; verification: string });
     assert.deepEqual(new Set(runs.map((run) => run.outcome)), new Set(['complete', 'complete_noop', 'blocked', 'failed_with_evidence']));
     assert.deepEqual(new Set(runs.map((run) => run.verification)), new Set(['verified', 'sampled', 'unverified']));
   });

@@ -10,7 +10,11 @@ const OTHER_PROGRAMS: Readonly<Record<string, string>> = { '--test': 'node' };
 /** Every `--flag` the CLI declares, read from its commander definitions. */
 function declaredFlags(): Set<string> {
   const dir = path.join(ROOT, 'src/cli');
-  return new Set(readdirSync(dir).flatMap((file) => [...readFileSync(path.join(dir, file), 'utf8').matchAll(/[oO]ption\('(--[a-z][a-z-]*)/g)].map((match) => match[1] as string)));
+  return new Set(
+    readdirSync(dir).flatMap((file) =>
+      [...readFileSync(path.join(dir, file), 'utf8').matchAll(/[oO]ption\('(--[a-z][a-z-]*)/g)].map((match) => match[1] as string),
+    ),
+  );
 }
 
 /** The flags a document gives redline: in code spans and lines of a redline command, and code spans that are a flag alone. */
@@ -25,7 +29,9 @@ describe('documented CLI options', () => {
   for (const doc of ['README.md', 'examples/README.md']) {
     it(`${doc} names only options the CLI has`, () => {
       const declared = declaredFlags();
-      const unknown = [...documentedFlags(readFileSync(path.join(ROOT, doc), 'utf8'))].filter((flag) => !declared.has(flag) && OTHER_PROGRAMS[flag] === undefined);
+      const unknown = [...documentedFlags(readFileSync(path.join(ROOT, doc), 'utf8'))].filter(
+        (flag) => !declared.has(flag) && OTHER_PROGRAMS[flag] === undefined,
+      );
       assert.deepEqual(unknown, []);
     });
   }

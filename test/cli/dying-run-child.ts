@@ -22,9 +22,17 @@ function replacing<T extends object>(target: T, key: string, replacement: unknow
     },
   });
 }
-const dying = replacing<Ledger>(ledger, 'append', async (record: Parameters<Ledger['append']>[0]) => (appended++ < 3 ? ledger.append(record) : Promise.reject(new Error('process killed'))));
+const dying = replacing<Ledger>(ledger, 'append', async (record: Parameters<Ledger['append']>[0]) =>
+  appended++ < 3 ? ledger.append(record) : Promise.reject(new Error('process killed')),
+);
 const deadQueue = replacing<ReviewQueue>(queue, 'enqueue', async () => Promise.reject(new Error('process killed')));
 const mission = defineMission({ id: 'dies', goal: 'make it pass', budgets: { maxAttempts: 3 } });
-await runMission({ mission, proposer: functionProposer(() => ({ value: 'x' })), checks: [], ledger: dying, handoff: { queue: deadQueue } }).catch(() => undefined);
+await runMission({
+  mission,
+  proposer: functionProposer(() => ({ value: 'x' })),
+  checks: [],
+  ledger: dying,
+  handoff: { queue: deadQueue },
+}).catch(() => undefined);
 // Dies without closing anything, as a killed process would.
 process.exit(0);

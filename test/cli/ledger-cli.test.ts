@@ -14,7 +14,12 @@ const PG_URL = 'postgres://postgres@127.0.0.1:5432/test';
 const schema = `redline_cli_${process.pid}`;
 const EXAMPLES = path.join(ROOT, 'test/fixtures/ledger/examples.jsonl');
 /** The runs of examples.jsonl by mission. */
-const RUN = { isEven: '61bf9221-d2de-4a62-a2c5-00af3636f4ca', fizzbuzz: '13b295cb-035e-40aa-9b44-37512c315d94', groupBy: 'd7c82ef9-14cd-4622-abe9-8b9d6eb954ac', budgetCutoff: 'bffc19ee-bb84-484b-a7b5-e8297e10264c' } as const;
+const RUN = {
+  isEven: '61bf9221-d2de-4a62-a2c5-00af3636f4ca',
+  fizzbuzz: '13b295cb-035e-40aa-9b44-37512c315d94',
+  groupBy: 'd7c82ef9-14cd-4622-abe9-8b9d6eb954ac',
+  budgetCutoff: 'bffc19ee-bb84-484b-a7b5-e8297e10264c',
+} as const;
 
 const runIdOf = (stdout: string): string => (JSON.parse(stdout.trim().split('\n').at(-1) as string) as { runId: string }).runId;
 
@@ -44,7 +49,12 @@ describe('redline ledger, replay and admit', () => {
     // Someone with write access to the file edits a finding, bypassing the append-only triggers.
     const raw = new Database(db);
     raw.exec('DROP TRIGGER records_refuse_update');
-    assert.equal(raw.prepare("UPDATE records SET body = replace(body, 'FizzBuzz', 'Fizzbuzz') WHERE run_id = ? AND seq = 3 AND body LIKE '%FizzBuzz%'").run(runId).changes, 1);
+    assert.equal(
+      raw
+        .prepare("UPDATE records SET body = replace(body, 'FizzBuzz', 'Fizzbuzz') WHERE run_id = ? AND seq = 3 AND body LIKE '%FizzBuzz%'")
+        .run(runId).changes,
+      1,
+    );
     raw.close();
     const verify = await redline(['ledger', 'verify', '--ledger', db]);
     assert.equal(verify.code, 1);
@@ -90,7 +100,9 @@ describe('redline ledger, replay and admit', () => {
     await cp(path.join(ROOT, 'examples/fizzbuzz/workspace'), target, { recursive: true });
     const admitted = await redline(['admit', RUN.fizzbuzz, '--to', target, '--ledger', db]);
     assert.equal(admitted.code, 0, admitted.stderr);
-    const recorded = JSON.parse(await readFile(path.join(ROOT, 'examples/fizzbuzz/attempts.json'), 'utf8')) as { files: Record<string, string> }[];
+    const recorded = JSON.parse(await readFile(path.join(ROOT, 'examples/fizzbuzz/attempts.json'), 'utf8')) as {
+      files: Record<string, string>;
+    }[];
     assert.equal(await readFile(path.join(target, 'src/fizzbuzz.js'), 'utf8'), recorded.at(-1)?.files['src/fizzbuzz.js']);
 
     const refused = await redline(['admit', RUN.budgetCutoff, '--to', target, '--ledger', db]);
@@ -104,9 +116,15 @@ describe('redline ledger, replay and admit', () => {
     await writeFile(policy, 'policies:\n  - name: patient\n    guards: []\n  - name: one-strike\n    guards: [{ humanGate: { n: 1 } }]\n');
     const replay = await redline(['replay', '--policy', policy, '--json', '--ledger', db]);
     assert.equal(replay.code, 0, replay.stderr);
-    const [patient, oneStrike] = replay.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, number>);
+    const [patient, oneStrike] = replay.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, number>);
     // Recorded: is-even 2, fizzbuzz 3, group-by 2 (all complete), budget-cutoff 3 (failed).
-    assert.deepEqual([patient?.runs, patient?.recordedAttempts, patient?.attempts, patient?.stoppedSame, patient?.reached, patient?.recordedReached], [4, 10, 10, 4, 3, 3]);
+    assert.deepEqual(
+      [patient?.runs, patient?.recordedAttempts, patient?.attempts, patient?.stoppedSame, patient?.reached, patient?.recordedReached],
+      [4, 10, 10, 4, 3, 3],
+    );
     // Stopping at the first failing attempt stops every run at attempt 1, where none had passed yet.
     assert.deepEqual([oneStrike?.attempts, oneStrike?.stoppedEarlier, oneStrike?.reached], [4, 4, 0]);
     const bad = path.join(dir, 'bad.yaml');
@@ -134,7 +152,10 @@ await runMission({ mission: await loadMission(${JSON.stringify(path.join(ROOT, '
     assert.equal(killed.signal, 'SIGKILL');
     const recover = await redline(['ledger', 'recover', '--json', '--ledger', db]);
     assert.equal(recover.code, 0, recover.stderr);
-    const [recovery] = recover.stdout.trim().split('\n').map((line) => JSON.parse(line) as { action: string; detail: string });
+    const [recovery] = recover.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { action: string; detail: string });
     assert.deepEqual(recovery, { ...recovery, action: 'resumed', detail: 'complete / demand_passed' });
     assert.equal((await redline(['ledger', 'verify', '--ledger', db])).code, 0);
   });

@@ -38,14 +38,21 @@ describe('opening the ledger', () => {
     await assert.rejects(reviewStatsCommand({ ledger: missing }, silent), notFound);
     await assert.rejects(reviewJournalCommand({ ledger: missing }, silent), notFound);
     const progress: string[] = [];
-    assert.equal(await admitCommand('run-1', { to: dir, ledger: missing }, { print: () => {}, progress: (line) => progress.push(line) }), 2);
+    assert.equal(
+      await admitCommand('run-1', { to: dir, ledger: missing }, { print: () => {}, progress: (line) => progress.push(line) }),
+      2,
+    );
     assert.match(progress.join('\n'), new RegExp(`^redline: no ledger at ${missing}: the file does not exist`));
     assert.equal(existsSync(path.join(dir, 'no')), false, 'no file or folder was created');
   });
 
   it('refuses a file that is not a ledger with one clear error', async () => {
     const dir = await tempWorkspace({ 'notes.txt': 'not a database\n'.repeat(100) });
-    await assert.rejects(verifyCommand({ ledger: path.join(dir, 'notes.txt') }, silent), { name: 'LedgerError', code: 'ledger.unreadable', message: `${path.join(dir, 'notes.txt')} is not a ledger this redline can read: file is not a database` });
+    await assert.rejects(verifyCommand({ ledger: path.join(dir, 'notes.txt') }, silent), {
+      name: 'LedgerError',
+      code: 'ledger.unreadable',
+      message: `${path.join(dir, 'notes.txt')} is not a ledger this redline can read: file is not a database`,
+    });
   });
 
   it('names an unreachable PostgreSQL server in one line without the password', async () => {
@@ -55,14 +62,19 @@ describe('opening the ledger', () => {
   });
 
   it('exits 2 with one line on stderr and no stack trace (built CLI)', async () => {
-    const dir = await tempWorkspace({ 'mission.json': JSON.stringify({ id: 'm', goal: 'g', checks: [{ name: 'ok', kind: 'command', command: 'true' }] }) });
+    const dir = await tempWorkspace({
+      'mission.json': JSON.stringify({ id: 'm', goal: 'g', checks: [{ name: 'ok', kind: 'command', command: 'true' }] }),
+    });
     const missing = path.join(dir, 'no', 'such', 'x.db');
     const verify = redline(['ledger', 'verify', '--ledger', missing]);
     assert.deepEqual([verify.code, verify.stdout], [2, '']);
     assert.match(verify.stderr, new RegExp(`^redline: no ledger at ${missing}: [^\\n]*\\n$`));
     assert.equal(existsSync(path.join(dir, 'no')), false);
 
-    for (const args of [['ledger', 'verify'], ['run', path.join(dir, 'mission.json')]]) {
+    for (const args of [
+      ['ledger', 'verify'],
+      ['run', path.join(dir, 'mission.json')],
+    ]) {
       const refused = redline([...args, '--ledger', UNREACHABLE]);
       assert.equal(refused.code, 2, refused.stderr);
       assert.match(refused.stderr, /^redline: cannot connect to PostgreSQL at 127\.0\.0\.1:1\/test: [^\n]*ECONNREFUSED[^\n]*\n$/);

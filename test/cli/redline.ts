@@ -29,7 +29,10 @@ export async function redline(args: readonly string[]): Promise<CliResult> {
  * Runs the built CLI (`npm test` builds first) in a child process: only for what the process boundary
  * decides — the exit code a shell sees, stderr without a stack trace, the modules a command loads.
  */
-export function spawnRedline(args: readonly string[], { cwd = ROOT, env = process.env, node = [] }: { cwd?: string; env?: NodeJS.ProcessEnv; node?: readonly string[] } = {}): CliResult {
+export function spawnRedline(
+  args: readonly string[],
+  { cwd = ROOT, env = process.env, node = [] }: { cwd?: string; env?: NodeJS.ProcessEnv; node?: readonly string[] } = {},
+): CliResult {
   const result = spawnSync(process.execPath, [...node, BIN, ...args], { cwd, encoding: 'utf8', timeout: 60_000, env });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }

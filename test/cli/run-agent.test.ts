@@ -29,11 +29,23 @@ async function mathMission(): Promise<{ file: string; ws: string }> {
   const dir = await tempWorkspace({
     'ws/src/math.js': 'export const add = (a, b) => a - b;\n',
     'ws/src/obsolete.js': 'export {};\n',
-    'ws/test/math.test.js': "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { add } from '../src/math.js';\ntest('add', () => assert.equal(add(2, 3), 5));\n",
+    'ws/test/math.test.js':
+      "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { add } from '../src/math.js';\ntest('add', () => assert.equal(add(2, 3), 5));\n",
     'ws/package.json': '{"type":"module"}\n',
   });
   const file = path.join(dir, 'mission.json');
-  await writeFile(file, JSON.stringify({ id: 'math', goal: 'fix add', workspace: 'ws', scope: ['src/**'], budgets: { maxAttempts: 3 }, stopPolicy: { guards: [] }, checks: [{ name: 'tests', kind: 'test-runner', format: 'tap', command: 'node --test --test-reporter=tap test/' }] }));
+  await writeFile(
+    file,
+    JSON.stringify({
+      id: 'math',
+      goal: 'fix add',
+      workspace: 'ws',
+      scope: ['src/**'],
+      budgets: { maxAttempts: 3 },
+      stopPolicy: { guards: [] },
+      checks: [{ name: 'tests', kind: 'test-runner', format: 'tap', command: 'node --test --test-reporter=tap test/' }],
+    }),
+  );
   return { file, ws: path.join(dir, 'ws') };
 }
 
@@ -63,14 +75,17 @@ describe('redline run --agent', () => {
     assert.equal(await runCommand(file, { proposer: cheat }, output), 1);
     const text = output.out.join('\n');
     assert.match(text, /workspace\s+changed during the run \(not seen by the checks\): src\/\\x1b\[31mred\.js/);
-    assert.ok(!text.includes("\u001b"), "no raw escape reaches the terminal");
+    assert.ok(!text.includes('\u001b'), 'no raw escape reaches the terminal');
     assert.ok(Object.keys(await tree(ws)).includes(evil));
   });
 
   it('a verified run that saw the workspace change: the seal, ledger show and admit all say so', async () => {
     const { file, ws } = await mathMission();
     const script = path.join(scratch, 'fix-and-tamper.cjs');
-    await writeFile(script, "require('fs').writeFileSync('test/extra.js', 'x'); console.log(JSON.stringify({ files: { 'src/math.js': 'export const add = (a, b) => a + b;\\n' } }));");
+    await writeFile(
+      script,
+      "require('fs').writeFileSync('test/extra.js', 'x'); console.log(JSON.stringify({ files: { 'src/math.js': 'export const add = (a, b) => a + b;\\n' } }));",
+    );
     const output = capture();
     assert.equal(await runCommand(file, { proposer: `node ${script}`, json: true }, output), 0);
     const { runId, workspaceChanged } = JSON.parse(output.out[0] as string) as { runId: string; workspaceChanged: number };
@@ -92,6 +107,9 @@ describe('redline run --agent', () => {
     await symlink(scratch, path.join(ws, 'src/outside'));
     const output = capture();
     await runCommand(file, { agent: SED_AGENT }, output);
-    assert.match(output.err.join('\n'), /note: 1 symlink\(s\) of the workspace lead outside it \(src\/outside\); .* unless the mission sets sandbox: bwrap/);
+    assert.match(
+      output.err.join('\n'),
+      /note: 1 symlink\(s\) of the workspace lead outside it \(src\/outside\); .* unless the mission sets sandbox: bwrap/,
+    );
   });
 });

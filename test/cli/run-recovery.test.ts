@@ -38,7 +38,14 @@ async function missionFile(dir: string, id: string): Promise<string> {
   const file = path.join(dir, `${id}.json`);
   await writeFile(
     file,
-    JSON.stringify({ id, goal: 'shape a value', budgets: { maxAttempts: 2 }, stopPolicy: { guards: [] }, proposer: { kind: 'replay', file: `${id}.replay.json` }, checks: [{ name: 'shape', kind: 'json-schema', schema: { type: 'object', required: ['name'] } }] }),
+    JSON.stringify({
+      id,
+      goal: 'shape a value',
+      budgets: { maxAttempts: 2 },
+      stopPolicy: { guards: [] },
+      proposer: { kind: 'replay', file: `${id}.replay.json` },
+      checks: [{ name: 'shape', kind: 'json-schema', schema: { type: 'object', required: ['name'] } }],
+    }),
   );
   return file;
 }
@@ -46,7 +53,10 @@ async function missionFile(dir: string, id: string): Promise<string> {
 /** Starts a run of the mission in `file` that "dies" (this process's pid: a gone process to recovery) after two records. */
 async function crashedRun(ledger: Ledger, file: string): Promise<string> {
   let runId = '';
-  await assert.rejects(runMission({ mission: await loadMission(file), ledger: dyingAfter(ledger, 2), onRecord: (record) => (runId = record.runId) }), /process killed/);
+  await assert.rejects(
+    runMission({ mission: await loadMission(file), ledger: dyingAfter(ledger, 2), onRecord: (record) => (runId = record.runId) }),
+    /process killed/,
+  );
   return runId;
 }
 
@@ -69,7 +79,10 @@ describe('redline run: recovery before the run', () => {
     const output: Output = { print: (line) => print.push(line), progress: (line) => progress.push(line) };
     assert.equal(await runCommand(mine, { ledger: location, json: true }, output), 1);
 
-    assert.ok(progress.includes(`recovered run ${crashedMine}: resumed, sealed failed_with_evidence / budget_attempts`), progress.join('\n'));
+    assert.ok(
+      progress.includes(`recovered run ${crashedMine}: resumed, sealed failed_with_evidence / budget_attempts`),
+      progress.join('\n'),
+    );
     assert.ok(progress.includes(`2 other unsealed runs: run \`redline ledger recover --ledger ${location}\``), progress.join('\n'));
     assert.ok(!progress.some((line) => line.includes(crashedOther) || line.includes('remote')), progress.join('\n'));
     const after = await SqliteLedger.open({ database: location });

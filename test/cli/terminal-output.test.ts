@@ -41,9 +41,27 @@ function assertSafe(where: string, lines: readonly string[]): void {
   for (const line of lines) assert.deepEqual(rawControls(line), [], `${where} printed a raw control character: ${JSON.stringify(line)}`);
 }
 
-const control = fc.oneof(fc.integer({ min: 0, max: 0x1f }), fc.integer({ min: 0x7f, max: 0x9f }), fc.constantFrom(...BIDI)).map((code) => String.fromCodePoint(code));
-const sequence = fc.constantFrom('\x1b]0;owned\x07', '\x1b[2J', '\x1b[31m', '\x1b[8m', '\x1b[1A\x1b[K', '\x9b2J', '\x1bP+q\x1b\\', '\r', '\u202egnp.exe', '\x1b]8;;http://x\x07link\x1b]8;;\x07');
-const hostile = fc.array(fc.oneof(control, sequence, fc.string({ maxLength: 4 }), fc.string({ unit: 'binary', maxLength: 3 })), { minLength: 1, maxLength: 10 }).map((parts) => parts.join(''));
+const control = fc
+  .oneof(fc.integer({ min: 0, max: 0x1f }), fc.integer({ min: 0x7f, max: 0x9f }), fc.constantFrom(...BIDI))
+  .map((code) => String.fromCodePoint(code));
+const sequence = fc.constantFrom(
+  '\x1b]0;owned\x07',
+  '\x1b[2J',
+  '\x1b[31m',
+  '\x1b[8m',
+  '\x1b[1A\x1b[K',
+  '\x9b2J',
+  '\x1bP+q\x1b\\',
+  '\r',
+  '\u202egnp.exe',
+  '\x1b]8;;http://x\x07link\x1b]8;;\x07',
+);
+const hostile = fc
+  .array(fc.oneof(control, sequence, fc.string({ maxLength: 4 }), fc.string({ unit: 'binary', maxLength: 3 })), {
+    minLength: 1,
+    maxLength: 10,
+  })
+  .map((parts) => parts.join(''));
 /** A file name an agent may propose that the path rules accept: no `/`, NUL, `.` or `..`. */
 const fileName = hostile.map((text) => `f${text.replace(/[/\0]/g, '_').slice(0, 60)}`);
 const bytes = fc.uint8Array({ minLength: 1, maxLength: 24 }).map((array) => Buffer.from(array));
@@ -59,7 +77,16 @@ interface Hostile {
   readonly json: boolean;
 }
 
-const hostileRun: fc.Arbitrary<Hostile> = fc.record({ goal: hostile, expected: hostile, output: hostile, file: fileName, testName: hostile, testBytes: bytes, proposerStderr: bytes, json: fc.boolean() });
+const hostileRun: fc.Arbitrary<Hostile> = fc.record({
+  goal: hostile,
+  expected: hostile,
+  output: hostile,
+  file: fileName,
+  testName: hostile,
+  testBytes: bytes,
+  proposerStderr: bytes,
+  json: fc.boolean(),
+});
 
 // The proposer: attempt 1 proposes hostile content, attempt 2 fails with hostile stderr, attempt 3 adds a file with a hostile name.
 // Shell builtins where they do, to keep the runs fast: a proposal is one line of JSON.
@@ -81,7 +108,11 @@ async function hostileMission(text: Hostile): Promise<{ file: string; ledger: st
   await writeFile(path.join(dir, 'proposal-1.json'), JSON.stringify({ files: { 'src/out.txt': text.output } }));
   await writeFile(path.join(dir, 'proposal-3.json'), JSON.stringify({ files: { [`src/${text.file}`]: text.output } }));
   await writeFile(path.join(dir, 'proposer-stderr'), text.proposerStderr);
-  const tap = Buffer.concat([Buffer.from(`TAP version 13\n1..3\nok 1 - fine\nnot ok 2 - ${text.testName}\nnot ok 3 - `), text.testBytes, Buffer.from('\n')]);
+  const tap = Buffer.concat([
+    Buffer.from(`TAP version 13\n1..3\nok 1 - fine\nnot ok 2 - ${text.testName}\nnot ok 3 - `),
+    text.testBytes,
+    Buffer.from('\n'),
+  ]);
   await writeFile(path.join(dir, 'report.tap'), tap);
   const file = path.join(dir, 'mission.json');
   await writeFile(
@@ -179,14 +210,20 @@ describe('the built CLI with hostile agent and mission text', () => {
     const listed = capture();
     await reviewListCommand({ json: true, ledger }, listed);
     const { item } = JSON.parse(listed.out[0] as string) as { item: { id: string; runId: string } };
-    for (const args of [['review', 'show', item.id], ['ledger', 'show', item.runId]]) {
+    for (const args of [
+      ['review', 'show', item.id],
+      ['ledger', 'show', item.runId],
+    ]) {
       const shown = redline([...args, '--ledger', ledger]);
       assert.equal(shown.code, 0, shown.stderr.toString());
       assertSafeBytes(`${args.join(' ')} stdout`, shown.stdout);
       assertSafeBytes(`${args.join(' ')} stderr`, shown.stderr);
     }
     // An error quoting the input (redline's own, and commander's usage error).
-    for (const args of [['ledger', 'show', '\x1b]0;owned\x07\x1b[2J', '--ledger', ledger], ['run', file, '--\x1b[2Jevil']]) {
+    for (const args of [
+      ['ledger', 'show', '\x1b]0;owned\x07\x1b[2J', '--ledger', ledger],
+      ['run', file, '--\x1b[2Jevil'],
+    ]) {
       const refused = redline(args);
       assert.equal(refused.code, 2, refused.stderr.toString());
       assert.match(refused.stderr.toString(), /\\x1b\[2J/);

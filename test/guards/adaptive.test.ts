@@ -6,7 +6,11 @@ import { AdaptivePriors } from '../../src/guards/adaptive-priors.js';
 import { threshold } from '../../src/guards/score.js';
 import { history } from './history.js';
 
-const scoresOf = (scores: readonly number[], maxAttempts = 8) => history(scores.map((score) => ({ score })), { budgets: { maxAttempts } });
+const scoresOf = (scores: readonly number[], maxAttempts = 8) =>
+  history(
+    scores.map((score) => ({ score })),
+    { budgets: { maxAttempts } },
+  );
 
 describe('AdaptivePriors', () => {
   it('learns the mean and sample variance of the gain at each attempt', () => {
@@ -38,13 +42,17 @@ describe('AdaptivePriors', () => {
 describe('adaptive', () => {
   it('behaves exactly as threshold until the task type has 3 finished runs', () => {
     fc.assert(
-      fc.property(fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 8 }), fc.integer({ min: 0, max: 2 }), (scores, runs) => {
-        const priors = new AdaptivePriors();
-        // Learned runs that would make the rule give up at once, if it used them.
-        for (let run = 0; run < runs; run += 1) priors.record('t', [0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1]);
-        const input = { ...scoresOf(scores), taskType: 't' };
-        assert.equal(adaptive({ bar: 0.8, priors }).evaluate(input)?.outcome, threshold(0.8).evaluate(input)?.outcome);
-      }),
+      fc.property(
+        fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 8 }),
+        fc.integer({ min: 0, max: 2 }),
+        (scores, runs) => {
+          const priors = new AdaptivePriors();
+          // Learned runs that would make the rule give up at once, if it used them.
+          for (let run = 0; run < runs; run += 1) priors.record('t', [0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1]);
+          const input = { ...scoresOf(scores), taskType: 't' };
+          assert.equal(adaptive({ bar: 0.8, priors }).evaluate(input)?.outcome, threshold(0.8).evaluate(input)?.outcome);
+        },
+      ),
     );
   });
 

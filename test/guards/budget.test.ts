@@ -41,7 +41,10 @@ describe('wallClockBudget', () => {
   });
 
   test('does not stop below the limit', () => {
-    assert.equal(wallClockBudget().evaluate(history([], { counters: { elapsedMs: 59_999 }, budgets: { maxWallClockMs: 60_000 } })), undefined);
+    assert.equal(
+      wallClockBudget().evaluate(history([], { counters: { elapsedMs: 59_999 }, budgets: { maxWallClockMs: 60_000 } })),
+      undefined,
+    );
   });
 });
 

@@ -35,7 +35,11 @@ describe('anyOf', () => {
 
 describe('allOf', () => {
   test('stops only when every guard stops, with the first reason and outcome and every detail', () => {
-    const first: Guard = { name: 'first', lookback: 1, evaluate: () => ({ guard: 'first', reason: 'r1', detail: 'd1', outcome: 'complete' }) };
+    const first: Guard = {
+      name: 'first',
+      lookback: 1,
+      evaluate: () => ({ guard: 'first', reason: 'r1', detail: 'd1', outcome: 'complete' }),
+    };
     const guard = allOf(first, fixed('b', true, 4));
     assert.deepEqual(guard.evaluate(input), {
       guard: 'allOf(first, b)',

@@ -52,13 +52,27 @@ describe('guardSpecSchema', () => {
     assert.deepEqual(issues({ adaptive: { bar: 0.8, minRuns: -1 } }), ['adaptive.minRuns: Too small: expected number to be >=0']);
     assert.deepEqual(issues({ adaptive: { bar: 0.8, minRuns: 2.5 } }), ['adaptive.minRuns: Invalid input: expected int, received number']);
     assert.deepEqual(issues({ adaptive: { bar: 0.8, priors: {} } }), ['adaptive: Unrecognized key: "priors"']);
-    assert.deepEqual(issues({ noiseAware: { bar: 0.8, confidence: 0.9 } }), ['noiseAware.noise: Expected a number in [0.000001, 1] or "estimate"']);
-    assert.deepEqual(issues({ noiseAware: { bar: 0.8, confidence: 0.9, noise: 'guess' } }), ['noiseAware.noise: Expected a number in [0.000001, 1] or "estimate"']);
-    assert.deepEqual(issues({ noiseAware: { bar: 0.8, confidence: 0.9, noise: 2 } }), ['noiseAware.noise: Too big: expected number to be <=1']);
-    assert.deepEqual(issues({ noiseAware: { bar: 0.8, confidence: 0.9, noise: 0 } }), ['noiseAware.noise: Too small: expected number to be >=0.000001']);
-    assert.deepEqual(issues({ noiseAware: { bar: 0.8, confidence: 1.1, noise: 0.1 } }), ['noiseAware.confidence: Too big: expected number to be <=1']);
-    assert.deepEqual(issues({ noiseAware: { bar: -0.1, confidence: 0.9, noise: 0.1 } }), ['noiseAware.bar: Too small: expected number to be >=0']);
-    assert.deepEqual(issues({ noiseAware: { bar: 0.8, confidence: 0.9, noise: 0.1, sigma: 0.1 } }), ['noiseAware: Unrecognized key: "sigma"']);
+    assert.deepEqual(issues({ noiseAware: { bar: 0.8, confidence: 0.9 } }), [
+      'noiseAware.noise: Expected a number in [0.000001, 1] or "estimate"',
+    ]);
+    assert.deepEqual(issues({ noiseAware: { bar: 0.8, confidence: 0.9, noise: 'guess' } }), [
+      'noiseAware.noise: Expected a number in [0.000001, 1] or "estimate"',
+    ]);
+    assert.deepEqual(issues({ noiseAware: { bar: 0.8, confidence: 0.9, noise: 2 } }), [
+      'noiseAware.noise: Too big: expected number to be <=1',
+    ]);
+    assert.deepEqual(issues({ noiseAware: { bar: 0.8, confidence: 0.9, noise: 0 } }), [
+      'noiseAware.noise: Too small: expected number to be >=0.000001',
+    ]);
+    assert.deepEqual(issues({ noiseAware: { bar: 0.8, confidence: 1.1, noise: 0.1 } }), [
+      'noiseAware.confidence: Too big: expected number to be <=1',
+    ]);
+    assert.deepEqual(issues({ noiseAware: { bar: -0.1, confidence: 0.9, noise: 0.1 } }), [
+      'noiseAware.bar: Too small: expected number to be >=0',
+    ]);
+    assert.deepEqual(issues({ noiseAware: { bar: 0.8, confidence: 0.9, noise: 0.1, sigma: 0.1 } }), [
+      'noiseAware: Unrecognized key: "sigma"',
+    ]);
   });
 
   test('an unknown guard kind is an error naming it', () => {
@@ -106,7 +120,10 @@ describe('guardSpecSchema', () => {
     const schema = JSON.stringify(z.toJSONSchema(guardSpecSchema, { io: 'input' }));
     assert.match(schema, /"additionalProperties":false/);
     assert.match(schema, /"threshold"/);
-    assert.match(schema, /"noise":\{"anyOf":\[\{"type":"number","minimum":0.000001,"maximum":1\},\{"type":"string","const":"estimate"\}\]\}/);
+    assert.match(
+      schema,
+      /"noise":\{"anyOf":\[\{"type":"number","minimum":0.000001,"maximum":1\},\{"type":"string","const":"estimate"\}\]\}/,
+    );
   });
 });
 
@@ -142,11 +159,19 @@ describe('buildGuard', () => {
 
   test('passes the not verdict through', () => {
     const guard = buildGuard({ not: { guard: { threshold: { bar: 0.5 } }, reason: 'too_low', outcome: 'blocked', detail: 'below 0.5' } });
-    assert.deepEqual(guard.evaluate(scored(0.2)), { guard: 'not(threshold(0.5))', reason: 'too_low', outcome: 'blocked', detail: 'below 0.5' });
+    assert.deepEqual(guard.evaluate(scored(0.2)), {
+      guard: 'not(threshold(0.5))',
+      reason: 'too_low',
+      outcome: 'blocked',
+      detail: 'below 0.5',
+    });
   });
 
   test('rejects a spec without exactly one kind', () => {
-    assert.throws(() => buildGuard({} as GuardSpec), { name: 'TypeError', message: /^Expected a guard spec with exactly one of threshold, .*, got \{\}$/ });
+    assert.throws(() => buildGuard({} as GuardSpec), {
+      name: 'TypeError',
+      message: /^Expected a guard spec with exactly one of threshold, .*, got \{\}$/,
+    });
     assert.throws(() => buildGuard({ tresh: {} } as unknown as GuardSpec), { name: 'TypeError', message: /^Unknown guard "tresh"/ });
   });
 
@@ -192,10 +217,20 @@ describe('buildPolicy and defaultGuards', () => {
     assert.equal(needsPriors(defaultGuards()), false);
     assert.equal(needsPriors([{ noiseAware: { bar: 0.8, confidence: 0.9, noise: 'estimate' } }]), false);
     assert.equal(needsPriors([guardSpecSchema.parse({ adaptive: { bar: 0.8 } })]), true);
-    assert.equal(needsPriors([guardSpecSchema.parse({ allOf: [{ rejectRepeat: {} }, { anyOf: [{ not: { guard: { adaptive: { bar: 0.8 } }, reason: 'x', outcome: 'blocked' } }] }] })]), true);
+    assert.equal(
+      needsPriors([
+        guardSpecSchema.parse({
+          allOf: [{ rejectRepeat: {} }, { anyOf: [{ not: { guard: { adaptive: { bar: 0.8 } }, reason: 'x', outcome: 'blocked' } }] }],
+        }),
+      ]),
+      true,
+    );
   });
 
   test('rejects a non-array', () => {
-    assert.throws(() => buildPolicy({} as readonly GuardSpec[]), { name: 'TypeError', message: 'Expected an array of guard specs, got object' });
+    assert.throws(() => buildPolicy({} as readonly GuardSpec[]), {
+      name: 'TypeError',
+      message: 'Expected an array of guard specs, got object',
+    });
   });
 });

@@ -1,13 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import {
-  DEFAULT_WINDOW_LOOKBACK,
-  humanGate,
-  noProgress,
-  oscillation,
-  rejectRepeat,
-  repeatedOutput,
-} from '../../src/guards/thrash.js';
+import { DEFAULT_WINDOW_LOOKBACK, humanGate, noProgress, oscillation, rejectRepeat, repeatedOutput } from '../../src/guards/thrash.js';
 import { history, states } from './history.js';
 
 const infra = { infraError: true } as const;
@@ -120,12 +113,7 @@ describe('rejectRepeat', () => {
   });
 
   test('ignores infrastructure-error attempts', () => {
-    const input = history([
-      { rejection: 'lint' },
-      { rejection: 'tests' },
-      { rejection: 'lint', ...infra },
-      { rejection: 'tests' },
-    ]);
+    const input = history([{ rejection: 'lint' }, { rejection: 'tests' }, { rejection: 'lint', ...infra }, { rejection: 'tests' }]);
     assert.equal(rejectRepeat().evaluate(input), undefined);
   });
 });

@@ -21,10 +21,21 @@ async function setup(capacity = 10) {
   return { ledger, queue, close: async () => (await queue.close(), await ledger.close()) };
 }
 
-const never: Check = { name: 'tests', stage: 'fast', tier: 'demand', required: true, run: async () => [finding(never, 'fail', ['test.failed:adds'], 'adds failed: expected 3, got 4')] };
+const never: Check = {
+  name: 'tests',
+  stage: 'fast',
+  tier: 'demand',
+  required: true,
+  run: async () => [finding(never, 'fail', ['test.failed:adds'], 'adds failed: expected 3, got 4')],
+};
 const judge = (score: number): Check => {
   const check = { name: 'judge', stage: 'fast' as const, tier: 'semantic' as const, required: false };
-  return { ...check, run: async () => [finding(check, score >= 0.8 ? 'pass' : 'fail', score >= 0.8 ? [] : ['score.below_pass'], `score ${score}`, { score })] };
+  return {
+    ...check,
+    run: async () => [
+      finding(check, score >= 0.8 ? 'pass' : 'fail', score >= 0.8 ? [] : ['score.below_pass'], `score ${score}`, { score }),
+    ],
+  };
 };
 
 /** The ledger of a process that dies after `limit` appends: every later append throws. */
@@ -43,7 +54,8 @@ function dyingAfter(inner: Ledger, limit: number): Ledger {
   });
 }
 
-const failing = (id: string, maxAttempts = 10) => defineMission({ id, goal: `make ${id} pass`, budgets: { maxAttempts }, stopPolicy: { guards: [] } });
+const failing = (id: string, maxAttempts = 10) =>
+  defineMission({ id, goal: `make ${id} pass`, budgets: { maxAttempts }, stopPolicy: { guards: [] } });
 const proposer = functionProposer(({ attempt }) => ({ value: `try ${attempt}` }));
 
 describe('handoff to the review queue', () => {
@@ -51,7 +63,10 @@ describe('handoff to the review queue', () => {
     const { ledger, queue, close } = await setup();
     const handoff: Handoff = { queue };
     const result = await runMission({ mission: failing('cutoff', 3), proposer, checks: [never], ledger, handoff });
-    assert.deepEqual([result.outcome, result.verification, result.stopReason, result.attempts], ['failed_with_evidence', 'unverified', 'budget_attempts', 3]);
+    assert.deepEqual(
+      [result.outcome, result.verification, result.stopReason, result.attempts],
+      ['failed_with_evidence', 'unverified', 'budget_attempts', 3],
+    );
     const [entry] = await queue.list();
     assert.equal(entry?.item.runId, result.runId);
     assert.deepEqual([entry?.item.task, entry?.item.attempts, entry?.item.verification], ['make cutoff pass', 3, 'unverified']);
@@ -63,7 +78,7 @@ describe('handoff to the review queue', () => {
     await close();
   });
 
-  it('lets verdicts move the feedback tuner, whose limit becomes the next run\'s attempt budget', async () => {
+  it("lets verdicts move the feedback tuner, whose limit becomes the next run's attempt budget", async () => {
     const { ledger, queue, close } = await setup(50);
     const handoff: Handoff = { queue };
     for (let run = 0; run < 10; run += 1) await runMission({ mission: failing(`r${run}`, 10), proposer, checks: [never], ledger, handoff });
@@ -80,7 +95,10 @@ describe('handoff to the review queue', () => {
     assert.deepEqual((await ledger.records(next.runId))[0]?.data.handoff, { mode: 'normal', attemptLimit: 6, maxAttempts: 6, tags: [] });
     // The verdicts and the change they caused are in the queue's hash-chained journal, with the window.
     const journal = (await queue.journal()).map((row) => JSON.parse(row.body) as { type: string; data: { verdictIds?: string[] } });
-    assert.deepEqual(journal.map((entry) => entry.type), ['settings', ...Array(10).fill('verdict'), 'limit_change']);
+    assert.deepEqual(
+      journal.map((entry) => entry.type),
+      ['settings', ...Array(10).fill('verdict'), 'limit_change'],
+    );
     assert.equal(journal.at(-1)?.data.verdictIds?.length, 10);
     assert.equal((await queue.verifyJournal()).ok, true);
     await close();
@@ -89,7 +107,8 @@ describe('handoff to the review queue', () => {
   it('turns a new run into a single draft attempt in degraded mode', async () => {
     const { ledger, queue, close } = await setup(10);
     const handoff: Handoff = { queue };
-    for (let run = 0; run < 9; run += 1) await runMission({ mission: failing(`fill${run}`, 1), proposer, checks: [never], ledger, handoff });
+    for (let run = 0; run < 9; run += 1)
+      await runMission({ mission: failing(`fill${run}`, 1), proposer, checks: [never], ledger, handoff });
     assert.equal(await queue.mode(), 'degraded');
     const draft = await runMission({ mission: failing('while-degraded', 10), proposer, checks: [never], ledger, handoff });
     assert.deepEqual([draft.attempts, draft.stopReason], [1, 'budget_attempts']);
@@ -102,7 +121,8 @@ describe('handoff to the review queue', () => {
     const { ledger, queue, close } = await setup(10);
     const handoff: Handoff = { queue };
     // Fill the queue to degraded: the next run starts with a one-attempt draft plan, then its process dies.
-    for (let run = 0; run < 9; run += 1) await runMission({ mission: failing(`fill${run}`, 1), proposer, checks: [never], ledger, handoff });
+    for (let run = 0; run < 9; run += 1)
+      await runMission({ mission: failing(`fill${run}`, 1), proposer, checks: [never], ledger, handoff });
     assert.equal(await queue.mode(), 'degraded');
     // The process dies before anything reaches the queue: its ledger and its queue stop answering.
     const deadQueue = new Proxy(queue, {
@@ -112,21 +132,45 @@ describe('handoff to the review queue', () => {
         return typeof value === 'function' ? value.bind(target) : value;
       },
     });
-    await assert.rejects(runMission({ mission: failing('dies', 10), proposer, checks: [never], ledger: dyingAfter(ledger, 3), handoff: { queue: deadQueue } }), /process killed/);
+    await assert.rejects(
+      runMission({ mission: failing('dies', 10), proposer, checks: [never], ledger: dyingAfter(ledger, 3), handoff: { queue: deadQueue } }),
+      /process killed/,
+    );
     assert.equal((await queue.list()).length, 9, 'nothing of the dead run reached the queue');
     const [crashed] = await ledger.runs({ unsealed: true });
-    assert.deepEqual((await ledger.records(crashed?.runId ?? ''))[0]?.data.handoff, { mode: 'degraded', attemptLimit: 5, maxAttempts: 1, tags: ['draft'] });
+    assert.deepEqual((await ledger.records(crashed?.runId ?? ''))[0]?.data.handoff, {
+      mode: 'degraded',
+      attemptLimit: 5,
+      maxAttempts: 1,
+      tags: ['draft'],
+    });
     // Its proposer was a function: recovery cannot rebuild it and seals the run crashed, into the queue.
     const [recovery] = await recoverRuns({ ledger, handoff });
     assert.equal(recovery?.action, 'sealed_crashed');
     const seal = (await ledger.records(crashed?.runId ?? '')).at(-1);
-    assert.deepEqual([seal?.data.stopReason, (seal?.data.handoff as { enqueued?: boolean; tags?: string[] }).enqueued, (seal?.data.handoff as { tags?: string[] }).tags], ['crashed', true, ['draft']]);
+    assert.deepEqual(
+      [
+        seal?.data.stopReason,
+        (seal?.data.handoff as { enqueued?: boolean; tags?: string[] }).enqueued,
+        (seal?.data.handoff as { tags?: string[] }).tags,
+      ],
+      ['crashed', true, ['draft']],
+    );
     const entry = (await queue.list()).find((item) => item.item.runId === crashed?.runId);
     assert.match(entry?.item.cutoffReason ?? '', /^crashed: /);
 
     // Another dies the same way; recovered with its proposer and no queue at hand, it resumes within the
     // one-attempt budget it started with, not the mission's ten.
-    await assert.rejects(runMission({ mission: failing('dies-again', 10), proposer, checks: [never], ledger: dyingAfter(ledger, 2), handoff: { queue: deadQueue } }), /process killed/);
+    await assert.rejects(
+      runMission({
+        mission: failing('dies-again', 10),
+        proposer,
+        checks: [never],
+        ledger: dyingAfter(ledger, 2),
+        handoff: { queue: deadQueue },
+      }),
+      /process killed/,
+    );
     const [resumed] = await recoverRuns({ ledger, proposer, checks: [never] });
     assert.deepEqual([resumed?.action, resumed?.result?.attempts, resumed?.result?.stopReason], ['resumed', 1, 'budget_attempts']);
     await close();
@@ -147,14 +191,29 @@ describe('handoff to the review queue', () => {
     try {
       const result = await runMission({ mission: failing('queue-down', 2), proposer, checks: [never], ledger, handoff: { queue: broken } });
       assert.deepEqual([result.outcome, result.verification], ['failed_with_evidence', 'unverified']);
-      assert.deepEqual((await ledger.records(result.runId)).at(-1)?.data.handoff, { enqueued: false, reason: 'queue error', error: 'connection refused', tags: [] });
+      assert.deepEqual((await ledger.records(result.runId)).at(-1)?.data.handoff, {
+        enqueued: false,
+        reason: 'queue error',
+        error: 'connection refused',
+        tags: [],
+      });
       // Two runs die; recovery with the failing queue seals both all the same.
-      for (const id of ['a', 'b']) await assert.rejects(runMission({ mission: failing(id, 5), proposer, checks: [never], ledger: dyingAfter(ledger, 3), handoff: { queue: broken } }), /process killed/);
+      for (const id of ['a', 'b'])
+        await assert.rejects(
+          runMission({ mission: failing(id, 5), proposer, checks: [never], ledger: dyingAfter(ledger, 3), handoff: { queue: broken } }),
+          /process killed/,
+        );
       const recoveries = await recoverRuns({ ledger, handoff: { queue: broken } });
-      assert.deepEqual(recoveries.map((recovery) => recovery.action), ['sealed_crashed', 'sealed_crashed']);
+      assert.deepEqual(
+        recoveries.map((recovery) => recovery.action),
+        ['sealed_crashed', 'sealed_crashed'],
+      );
       assert.deepEqual(await ledger.runs({ unsealed: true }), []);
       await new Promise((resolve) => setImmediate(resolve));
-      assert.ok(warnings.some((message) => /did not take the report of run .* connection refused/.test(message)), warnings.join('\n'));
+      assert.ok(
+        warnings.some((message) => /did not take the report of run .* connection refused/.test(message)),
+        warnings.join('\n'),
+      );
     } finally {
       process.off('warning', onWarning);
     }
@@ -170,7 +229,13 @@ describe('handoff to the review queue', () => {
     const runs = (await queue.list()).map((entry) => [entry.item.runId, entry.item.tags]);
     assert.deepEqual(runs, [[always.runId, ['sample']]]);
 
-    const gated = await runMission({ mission: defineMission({ id: 'gated', goal: 'needs a person', stopPolicy: { guards: [{ humanGate: { n: 2 } }] } }), proposer, checks: [never], ledger, handoff: { queue } });
+    const gated = await runMission({
+      mission: defineMission({ id: 'gated', goal: 'needs a person', stopPolicy: { guards: [{ humanGate: { n: 2 } }] } }),
+      proposer,
+      checks: [never],
+      ledger,
+      handoff: { queue },
+    });
     assert.deepEqual([gated.outcome, gated.stopReason, gated.attempts], ['blocked', 'human_gate', 2]);
     const brief = (await queue.list()).find((entry) => entry.item.runId === gated.runId)?.item;
     assert.match(brief?.cutoffReason ?? '', /^human_gate/);

@@ -22,7 +22,9 @@ async function judged(decision: unknown, onRejectedDecision: 'fail' | 'block' = 
     proposer: functionProposer(() => ({ value: 1 })),
     checks: [failing],
     // The baseline decision is the routing table's; the judge under test decides attempt 1.
-    judge: functionJudge((evidence) => (evidence.attempt === 0 ? { transition: 'retry', reason: 'baseline' } : typeof decision === 'function' ? decision() : decision)),
+    judge: functionJudge((evidence) =>
+      evidence.attempt === 0 ? { transition: 'retry', reason: 'baseline' } : typeof decision === 'function' ? decision() : decision,
+    ),
     ledger,
   });
   const rejected = (await ledger.records(result.runId)).find((record) => record.type === 'decision' && record.data.rejection !== undefined);
@@ -38,7 +40,13 @@ describe('judge decisions are validated before they are applied', () => {
     ['names an undeclared transition', { transition: 'escalate', reason: 'r' }, 'decision.undeclared_transition'],
     ['tries to admit the candidate', { transition: 'admit', reason: 'ship_it' }, 'decision.admit_attempt'],
     ['returns something that is not a decision', 'accept', 'decision.malformed'],
-    ['throws', () => { throw new Error('judge down'); }, 'decision.judge_failed'],
+    [
+      'throws',
+      () => {
+        throw new Error('judge down');
+      },
+      'decision.judge_failed',
+    ],
   ];
   for (const [what, decision, code] of cases) {
     it(`rejects and records a judge that ${what} (${code}), and seals the run`, async () => {

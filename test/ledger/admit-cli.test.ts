@@ -33,39 +33,73 @@ function recorder(): Output & { stdout: string[]; stderr: string[] } {
 /** The CLI from source, in a child process (the built one may be older). */
 function redline(args: string[]) {
   const script = `const { main } = await import(${JSON.stringify(path.join(ROOT, 'src/cli/main.ts'))}); process.exitCode = await main(${JSON.stringify(args)});`;
-  const result = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+  const result = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
 describe('redline admit', () => {
   it('prints what it wrote, deleted and left unchanged, or one JSON line with --json', async () => {
-    const { db, dir, runId } = await setUp({ files: { 'a.txt': 'new\n', 'gone.txt': null, 'same.txt': 'same\n' }, baseline: { 'a.txt': 'old\n', 'gone.txt': 'x\n' } }, { 'a.txt': 'old\n', 'gone.txt': 'x\n', 'same.txt': 'same\n' });
+    const { db, dir, runId } = await setUp(
+      { files: { 'a.txt': 'new\n', 'gone.txt': null, 'same.txt': 'same\n' }, baseline: { 'a.txt': 'old\n', 'gone.txt': 'x\n' } },
+      { 'a.txt': 'old\n', 'gone.txt': 'x\n', 'same.txt': 'same\n' },
+    );
     const output = recorder();
     assert.equal(await admitCommand(runId, { to: dir, ledger: db }, output), 0);
-    assert.deepEqual(output.stdout, [`admitted run ${runId} into ${dir}: 1 written, 1 deleted, 1 unchanged`, '  wrote     a.txt', '  deleted   gone.txt', '  unchanged same.txt']);
+    assert.deepEqual(output.stdout, [
+      `admitted run ${runId} into ${dir}: 1 written, 1 deleted, 1 unchanged`,
+      '  wrote     a.txt',
+      '  deleted   gone.txt',
+      '  unchanged same.txt',
+    ]);
     const json = recorder();
     assert.equal(await admitCommand(runId, { to: dir, ledger: db, json: true }, json), 0);
     assert.equal(json.stdout.length, 1);
-    assert.deepEqual(JSON.parse(json.stdout[0] as string), { runId, mode: 'files', dir, written: [], deleted: [], unchanged: ['a.txt', 'gone.txt', 'same.txt'], forced: [], checked: true });
+    assert.deepEqual(JSON.parse(json.stdout[0] as string), {
+      runId,
+      mode: 'files',
+      dir,
+      written: [],
+      deleted: [],
+      unchanged: ['a.txt', 'gone.txt', 'same.txt'],
+      forced: [],
+      checked: true,
+    });
   });
 
   it('refuses conflicts with exit 2 and one path per line, and admits over them with --force', async () => {
-    const { db, dir, runId } = await setUp({ files: { 'a.txt': 'new\n', 'b.txt': 'new\n' }, baseline: { 'a.txt': 'old\n' } }, { 'a.txt': 'edited\n', 'b.txt': 'created\n' });
+    const { db, dir, runId } = await setUp(
+      { files: { 'a.txt': 'new\n', 'b.txt': 'new\n' }, baseline: { 'a.txt': 'old\n' } },
+      { 'a.txt': 'edited\n', 'b.txt': 'created\n' },
+    );
     const output = recorder();
     assert.equal(await admitCommand(runId, { to: dir, ledger: db }, output), 2);
-    assert.deepEqual(output.stderr, [`redline: run ${runId}: 2 path(s) of ${dir} changed since the run started; nothing was written (--force admits over them)`, '  a.txt: changed since the run started', '  b.txt: created since the run started']);
+    assert.deepEqual(output.stderr, [
+      `redline: run ${runId}: 2 path(s) of ${dir} changed since the run started; nothing was written (--force admits over them)`,
+      '  a.txt: changed since the run started',
+      '  b.txt: created since the run started',
+    ]);
     assert.equal(await readFile(path.join(dir, 'a.txt'), 'utf8'), 'edited\n');
     const json = recorder();
     assert.equal(await admitCommand(runId, { to: dir, ledger: db, json: true }, json), 2);
     assert.deepEqual((JSON.parse(json.stdout[0] as string) as { refused: string; problems: unknown[] }).refused, 'admit.conflict');
     const forced = recorder();
     assert.equal(await admitCommand(runId, { to: dir, ledger: db, force: true }, forced), 0);
-    assert.deepEqual(forced.stdout.slice(1), ['  wrote     a.txt (forced: changed since the run started)', '  wrote     b.txt (forced: created since the run started)']);
+    assert.deepEqual(forced.stdout.slice(1), [
+      '  wrote     a.txt (forced: changed since the run started)',
+      '  wrote     b.txt (forced: created since the run started)',
+    ]);
   });
 
   it('spells out control characters in agent-supplied file names', async () => {
     const evil = 'evil\x1b[2J\r\u202etxt.exe';
-    const { db, dir, runId } = await setUp({ files: { [evil]: 'x\n', 'ok\x07.txt': 'y\n' }, baseline: {} }, { 'ok\x07.txt': 'there already\n' });
+    const { db, dir, runId } = await setUp(
+      { files: { [evil]: 'x\n', 'ok\x07.txt': 'y\n' }, baseline: {} },
+      { 'ok\x07.txt': 'there already\n' },
+    );
     const refused = recorder();
     assert.equal(await admitCommand(runId, { to: dir, ledger: db }, refused), 2);
     assert.equal(refused.stderr[1], '  ok\\x07.txt: created since the run started');
@@ -75,7 +109,8 @@ describe('redline admit', () => {
     const json = recorder();
     await admitCommand(runId, { to: dir, ledger: db, json: true }, json);
     assert.ok(json.stdout[0]?.includes('evil\\u001b[2J\\r\\u202etxt.exe'), json.stdout[0]);
-    const raw = (line: string): boolean => [...line].some((char) => (char.codePointAt(0) as number) < 0x20 || char === '\x7f' || char === '\u202e');
+    const raw = (line: string): boolean =>
+      [...line].some((char) => (char.codePointAt(0) as number) < 0x20 || char === '\x7f' || char === '\u202e');
     for (const line of [...refused.stderr, ...output.stdout, ...json.stdout]) assert.ok(!raw(line), JSON.stringify(line));
   });
 
@@ -85,7 +120,11 @@ describe('redline admit', () => {
     const patch = path.join(path.dirname(db), 'change.diff');
     const output = recorder();
     assert.equal(await admitCommand(withWorkspace.runId, { patch, ledger: withWorkspace.db }, output), 0);
-    assert.deepEqual(output.stdout, [`wrote the patch of run ${withWorkspace.runId} against ${dir} to ${patch}: 1 written, 0 deleted, 0 unchanged`, '  writes    a.txt', `apply it with: git -C ${dir} apply ${patch}`]);
+    assert.deepEqual(output.stdout, [
+      `wrote the patch of run ${withWorkspace.runId} against ${dir} to ${patch}: 1 written, 0 deleted, 0 unchanged`,
+      '  writes    a.txt',
+      `apply it with: git -C ${dir} apply ${patch}`,
+    ]);
     assert.match(await readFile(patch, 'utf8'), /^-old\n\+new\n/m);
     const noWorkspace = recorder();
     assert.equal(await admitCommand(runId, { patch, ledger: db }, noWorkspace), 2);
@@ -110,19 +149,29 @@ describe('redline admit', () => {
 
   it('takes exactly one of --to alone, --patch or --git-branch', async () => {
     const { db, runId } = await setUp({ files: {} });
-    await assert.rejects(admitCommand(runId, { ledger: db }, recorder()), { name: 'TypeError', message: 'Expected --to DIR, --patch FILE or --git-branch NAME, got none' });
-    await assert.rejects(admitCommand(runId, { patch: 'p', gitBranch: 'b', ledger: db }, recorder()), { name: 'TypeError', message: 'Expected one of --patch FILE or --git-branch NAME, got both' });
+    await assert.rejects(admitCommand(runId, { ledger: db }, recorder()), {
+      name: 'TypeError',
+      message: 'Expected --to DIR, --patch FILE or --git-branch NAME, got none',
+    });
+    await assert.rejects(admitCommand(runId, { patch: 'p', gitBranch: 'b', ledger: db }, recorder()), {
+      name: 'TypeError',
+      message: 'Expected one of --patch FILE or --git-branch NAME, got both',
+    });
   });
 
   it('through main: exit 2 with the message and no stack trace, and accurate --help', async () => {
     const { db, dir, runId } = await setUp({ files: { 'a.txt': 'new\n' }, baseline: {} }, { 'a.txt': 'edited\n' });
     const conflict = redline(['admit', runId, '--to', dir, '--ledger', db]);
     assert.equal(conflict.code, 2);
-    assert.equal(conflict.stderr, `redline: run ${runId}: 1 path(s) of ${dir} changed since the run started; nothing was written (--force admits over them)\n  a.txt: created since the run started\n`);
+    assert.equal(
+      conflict.stderr,
+      `redline: run ${runId}: 1 path(s) of ${dir} changed since the run started; nothing was written (--force admits over them)\n  a.txt: created since the run started\n`,
+    );
     const both = redline(['admit', runId, '--patch', 'p', '--git-branch', 'b', '--ledger', db]);
     assert.deepEqual([both.code, both.stderr], [2, 'redline: Expected one of --patch FILE or --git-branch NAME, got both\n']);
     const help = redline(['admit', '--help']);
     assert.equal(help.code, 0);
-    for (const option of ['--to <dir>', '--patch <file>', '--git-branch <name>', '--force', '--json', '--ledger <location>']) assert.ok(help.stdout.includes(option), option);
+    for (const option of ['--to <dir>', '--patch <file>', '--git-branch <name>', '--force', '--json', '--ledger <location>'])
+      assert.ok(help.stdout.includes(option), option);
   });
 });

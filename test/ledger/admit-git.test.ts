@@ -14,7 +14,8 @@ before(async () => {
   await writeFile(path.join(home, 'gitconfig'), '');
   process.env.GIT_CONFIG_GLOBAL = path.join(home, 'gitconfig');
   process.env.GIT_CONFIG_NOSYSTEM = '1';
-  for (const name of ['GIT_AUTHOR_NAME', 'GIT_AUTHOR_EMAIL', 'GIT_COMMITTER_NAME', 'GIT_COMMITTER_EMAIL', 'EMAIL']) delete process.env[name];
+  for (const name of ['GIT_AUTHOR_NAME', 'GIT_AUTHOR_EMAIL', 'GIT_COMMITTER_NAME', 'GIT_COMMITTER_EMAIL', 'EMAIL'])
+    delete process.env[name];
 });
 
 function git(dir: string, ...args: string[]): string {
@@ -50,13 +51,18 @@ function treeAt(dir: string, commit: string): Record<string, string> {
 
 /** What must not change: the working tree's status, the real index's bytes, HEAD and the checked-out branch. */
 async function untouched(dir: string): Promise<string> {
-  return JSON.stringify([git(dir, 'status', '--porcelain', '--untracked-files=all'), (await readFile(path.join(dir, '.git/index'))).toString('hex'), git(dir, 'rev-parse', 'HEAD'), git(dir, 'symbolic-ref', 'HEAD')]);
+  return JSON.stringify([
+    git(dir, 'status', '--porcelain', '--untracked-files=all'),
+    (await readFile(path.join(dir, '.git/index'))).toString('hex'),
+    git(dir, 'rev-parse', 'HEAD'),
+    git(dir, 'symbolic-ref', 'HEAD'),
+  ]);
 }
 
 const BASE = { 'src/app.js': 'app v1\n', 'src/old.js': 'old\n', 'run.sh': '#!/bin/sh\n', 'README.md': 'readme\n' };
 
 describe('admitRun --git-branch', () => {
-  it("commits the candidate on HEAD to a new branch without touching the working tree or the real index", async () => {
+  it('commits the candidate on HEAD to a new branch without touching the working tree or the real index', async () => {
     const dir = await repository(BASE);
     await chmod(path.join(dir, 'run.sh'), 0o755);
     git(dir, 'add', 'run.sh');
@@ -70,15 +76,41 @@ describe('admitRun --git-branch', () => {
     const state = await untouched(dir);
 
     const ledger = new MemoryLedger();
-    const runId = await recordRun(ledger, { files: { 'src/app.js': 'app v2\n', 'src/old.js': null, 'run.sh': '#!/bin/sh\necho v2\n', 'docs/new file.md': 'new\n', 'README.md': 'readme\n' }, baseline: BASE, workspaceDir: dir });
+    const runId = await recordRun(ledger, {
+      files: {
+        'src/app.js': 'app v2\n',
+        'src/old.js': null,
+        'run.sh': '#!/bin/sh\necho v2\n',
+        'docs/new file.md': 'new\n',
+        'README.md': 'readme\n',
+      },
+      baseline: BASE,
+      workspaceDir: dir,
+    });
     const admission = await admitRun({ ledger, runId, gitBranch: 'redline/admit-1' });
     assert.equal(await untouched(dir), state);
-    assert.deepEqual([admission.mode, admission.written, admission.deleted, admission.unchanged], ['git-branch', ['docs/new file.md', 'run.sh', 'src/app.js'], ['src/old.js'], ['README.md']]);
+    assert.deepEqual(
+      [admission.mode, admission.written, admission.deleted, admission.unchanged],
+      ['git-branch', ['docs/new file.md', 'run.sh', 'src/app.js'], ['src/old.js'], ['README.md']],
+    );
     const commit = git(dir, 'rev-parse', 'refs/heads/redline/admit-1').trim();
-    assert.deepEqual(admission.branch, { branch: 'redline/admit-1', commit, tree: git(dir, 'rev-parse', `${commit}^{tree}`).trim(), parent: head });
+    assert.deepEqual(admission.branch, {
+      branch: 'redline/admit-1',
+      commit,
+      tree: git(dir, 'rev-parse', `${commit}^{tree}`).trim(),
+      parent: head,
+    });
     assert.equal(git(dir, 'rev-parse', `${commit}^`).trim(), head);
-    assert.deepEqual(treeAt(dir, commit), { 'README.md': '100644 readme\n', 'docs/new file.md': '100644 new\n', 'run.sh': '100755 #!/bin/sh\necho v2\n', 'src/app.js': '100644 app v2\n' });
-    assert.equal(git(dir, 'log', '-1', '--format=%an <%ae>%n%B', commit), `Tester <tester@example.com>\nredline: admit run ${runId}\n\nmission: admit-test\ngoal: make the change\n\n`);
+    assert.deepEqual(treeAt(dir, commit), {
+      'README.md': '100644 readme\n',
+      'docs/new file.md': '100644 new\n',
+      'run.sh': '100755 #!/bin/sh\necho v2\n',
+      'src/app.js': '100644 app v2\n',
+    });
+    assert.equal(
+      git(dir, 'log', '-1', '--format=%an <%ae>%n%B', commit),
+      `Tester <tester@example.com>\nredline: admit run ${runId}\n\nmission: admit-test\ngoal: make the change\n\n`,
+    );
   });
 
   it('refuses a branch that exists and an invalid branch name, creating nothing', async () => {
@@ -87,7 +119,12 @@ describe('admitRun --git-branch', () => {
     const ledger = new MemoryLedger();
     const runId = await recordRun(ledger, { files: { 'src/app.js': 'app v2\n' }, baseline: BASE });
     const refs = git(dir, 'show-ref');
-    for (const [gitBranch, code] of [['taken', 'admit.branch_exists'], ['bad..name', 'admit.bad_branch'], ['-x', 'admit.bad_branch'], ['@{-1}', 'admit.bad_branch']] as const) {
+    for (const [gitBranch, code] of [
+      ['taken', 'admit.branch_exists'],
+      ['bad..name', 'admit.bad_branch'],
+      ['-x', 'admit.bad_branch'],
+      ['@{-1}', 'admit.bad_branch'],
+    ] as const) {
       const error: unknown = await admitRun({ ledger, runId, dir, gitBranch }).catch((thrown: unknown) => thrown);
       assert.ok(error instanceof AdmitError && error.code === code, `${gitBranch}: ${String(error)}`);
     }
@@ -119,7 +156,12 @@ describe('admitRun --git-branch', () => {
     await layOut(dir, { 'src/app.js': started['src/app.js'], 'notes.txt': started['notes.txt'] });
     await rm(path.join(dir, 'README.md'));
     const ledger = new MemoryLedger();
-    const files = { 'src/app.js': 'app v2\nlocal edit\n', 'notes.txt': 'untracked\nmore\n', 'README.md': 'rewritten\n', 'src/old.js': 'old v3\n' };
+    const files = {
+      'src/app.js': 'app v2\nlocal edit\n',
+      'notes.txt': 'untracked\nmore\n',
+      'README.md': 'rewritten\n',
+      'src/old.js': 'old v3\n',
+    };
     const runId = await recordRun(ledger, { files, baseline: started });
     const error: unknown = await admitRun({ ledger, runId, dir, gitBranch: 'b' }).catch((thrown: unknown) => thrown);
     assert.ok(error instanceof AdmitError && error.code === 'admit.conflict', String(error));
@@ -130,19 +172,36 @@ describe('admitRun --git-branch', () => {
       { file: 'src/app.js', reason: uncommitted },
       { file: 'src/old.js', reason: 'changed since the run started' },
     ]);
-    assert.match(error.headline, /: 4 path\(s\) of HEAD of .* differ from the files the run started from; nothing was written \(--force admits over them, committing the uncommitted changes the run started from\)$/);
+    assert.match(
+      error.headline,
+      /: 4 path\(s\) of HEAD of .* differ from the files the run started from; nothing was written \(--force admits over them, committing the uncommitted changes the run started from\)$/,
+    );
     const forced = await admitRun({ ledger, runId, dir, gitBranch: 'b', force: true });
-    assert.deepEqual(forced.forced.map(({ file, change }) => `${change} ${file}`), ['uncommitted README.md', 'uncommitted notes.txt', 'uncommitted src/app.js', 'changed src/old.js']);
+    assert.deepEqual(
+      forced.forced.map(({ file, change }) => `${change} ${file}`),
+      ['uncommitted README.md', 'uncommitted notes.txt', 'uncommitted src/app.js', 'changed src/old.js'],
+    );
     // The commit carries each candidate file whole, the uncommitted edit it started from included.
     const tree = treeAt(dir, forced.branch?.commit as string);
-    assert.deepEqual([tree['src/app.js'], tree['notes.txt'], tree['README.md'], tree['src/old.js']], ['100644 app v2\nlocal edit\n', '100644 untracked\nmore\n', '100644 rewritten\n', '100644 old v3\n']);
+    assert.deepEqual(
+      [tree['src/app.js'], tree['notes.txt'], tree['README.md'], tree['src/old.js']],
+      ['100644 app v2\nlocal edit\n', '100644 untracked\nmore\n', '100644 rewritten\n', '100644 old v3\n'],
+    );
   });
 
-  it("refuses paths that are or go through a symlink in HEAD, and works from a subdirectory of the repository", async () => {
-    const dir = await repository({ 'ws/a.txt': 'a\n', 'ws/link': { symlink: '/etc' }, 'ws/file-link': { symlink: 'a.txt' }, 'other.txt': 'o\n' });
+  it('refuses paths that are or go through a symlink in HEAD, and works from a subdirectory of the repository', async () => {
+    const dir = await repository({
+      'ws/a.txt': 'a\n',
+      'ws/link': { symlink: '/etc' },
+      'ws/file-link': { symlink: 'a.txt' },
+      'other.txt': 'o\n',
+    });
     const workspace = path.join(dir, 'ws');
     const ledger = new MemoryLedger();
-    const bad = await recordRun(ledger, { files: { 'link/passwd': 'x\n', 'file-link': 'x\n', 'a.txt': 'b\n' }, baseline: { 'a.txt': 'a\n' } });
+    const bad = await recordRun(ledger, {
+      files: { 'link/passwd': 'x\n', 'file-link': 'x\n', 'a.txt': 'b\n' },
+      baseline: { 'a.txt': 'a\n' },
+    });
     const error: unknown = await admitRun({ ledger, runId: bad, dir: workspace, gitBranch: 'b' }).catch((thrown: unknown) => thrown);
     assert.ok(error instanceof AdmitError && error.code === 'admit.bad_path', String(error));
     assert.deepEqual(error.problems, [
@@ -152,7 +211,10 @@ describe('admitRun --git-branch', () => {
     const good = await recordRun(ledger, { files: { 'a.txt': 'b\n', 'sub/c.txt': 'c\n' }, baseline: { 'a.txt': 'a\n' } });
     const admission = await admitRun({ ledger, runId: good, dir: workspace, gitBranch: 'b' });
     const tree = treeAt(dir, admission.branch?.commit as string);
-    assert.deepEqual([tree['ws/a.txt'], tree['ws/sub/c.txt'], tree['other.txt'], tree['ws/link']], ['100644 b\n', '100644 c\n', '100644 o\n', '120000 /etc']);
+    assert.deepEqual(
+      [tree['ws/a.txt'], tree['ws/sub/c.txt'], tree['other.txt'], tree['ws/link']],
+      ['100644 b\n', '100644 c\n', '100644 o\n', '120000 /etc'],
+    );
   });
 
   it('commits as redline <redline@localhost> when git has no identity configured', async () => {
@@ -160,7 +222,10 @@ describe('admitRun --git-branch', () => {
     const ledger = new MemoryLedger();
     const runId = await recordRun(ledger, { files: { 'src/app.js': 'app v2\n' }, baseline: BASE });
     const admission = await admitRun({ ledger, runId, dir, gitBranch: 'b' });
-    assert.equal(git(dir, 'log', '-1', '--format=%an <%ae> / %cn <%ce>', admission.branch?.commit as string).trim(), 'redline <redline@localhost> / redline <redline@localhost>');
+    assert.equal(
+      git(dir, 'log', '-1', '--format=%an <%ae> / %cn <%ce>', admission.branch?.commit as string).trim(),
+      'redline <redline@localhost> / redline <redline@localhost>',
+    );
   });
 
   it('refuses a directory outside any repository, and a repository without a commit', async () => {

@@ -37,7 +37,10 @@ describe('redline admit --to a directory that does not exist', () => {
     const to = path.join(root, 'out/deep/admitted');
     const output = recorder();
     assert.equal(await admitCommand(runId, { to, ledger: db }, output), 0, output.stderr.join('\n'));
-    assert.deepEqual(output.stdout, [`admitted run ${runId} into ${to} (created): 1 written, 0 deleted, 0 unchanged`, '  wrote     src/a.txt']);
+    assert.deepEqual(output.stdout, [
+      `admitted run ${runId} into ${to} (created): 1 written, 0 deleted, 0 unchanged`,
+      '  wrote     src/a.txt',
+    ]);
     assert.equal(await readFile(path.join(to, 'src/a.txt'), 'utf8'), 'new\n');
   });
 
@@ -67,8 +70,14 @@ describe('redline admit --to a directory that does not exist', () => {
     const { db, root, runId } = await setUp(RUN, { dangling: { symlink: '../elsewhere' }, 'file.txt': 'x\n' });
     const before = await treeOf(root);
     for (const [to, message] of [
-      [path.join(root, 'dangling/new'), `redline: cannot admit into ${path.join(root, 'dangling/new')}: ${path.join(root, 'dangling')} is a symlink to a missing target; nothing is created through it`],
-      [path.join(root, 'file.txt/new'), `redline: cannot admit into ${path.join(root, 'file.txt/new')}: ${path.join(root, 'file.txt')} is a file`],
+      [
+        path.join(root, 'dangling/new'),
+        `redline: cannot admit into ${path.join(root, 'dangling/new')}: ${path.join(root, 'dangling')} is a symlink to a missing target; nothing is created through it`,
+      ],
+      [
+        path.join(root, 'file.txt/new'),
+        `redline: cannot admit into ${path.join(root, 'file.txt/new')}: ${path.join(root, 'file.txt')} is a file`,
+      ],
     ] as const) {
       const output = recorder();
       assert.equal(await admitCommand(runId, { to, ledger: db }, output), 2);
@@ -87,7 +96,11 @@ describe('redline admit --to a directory that does not exist', () => {
 
   it('through the built CLI: exit 0 and the files in the new directory', async () => {
     const { db, root, runId } = await setUp(RUN);
-    const result = spawnSync(process.execPath, [BIN, 'admit', runId, '--to', 'fresh/dir', '--ledger', db], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+    const result = spawnSync(process.execPath, [BIN, 'admit', runId, '--to', 'fresh/dir', '--ledger', db], {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     assert.equal(result.status, 0, result.stderr);
     assert.equal(result.stdout.split('\n')[0], `admitted run ${runId} into fresh/dir (created): 1 written, 0 deleted, 0 unchanged`);
     assert.equal(await readFile(path.join(root, 'fresh/dir/src/a.txt'), 'utf8'), 'new\n');

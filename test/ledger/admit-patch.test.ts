@@ -14,8 +14,15 @@ const scratch = (): Promise<string> => mkdtemp(path.join(os.tmpdir(), 'redline-p
 
 /** `git apply` (with `--check` first) of `patch` in `dir`, outside any repository. */
 function gitApply(dir: string, patch: string): void {
-  for (const args of [['apply', '--check', patch], ['apply', patch]]) {
-    const result = spawnSync('git', args, { cwd: dir, encoding: 'utf8', env: { ...process.env, GIT_CEILING_DIRECTORIES: path.dirname(dir) } });
+  for (const args of [
+    ['apply', '--check', patch],
+    ['apply', patch],
+  ]) {
+    const result = spawnSync('git', args, {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...process.env, GIT_CEILING_DIRECTORIES: path.dirname(dir) },
+    });
     assert.equal(result.status, 0, `git ${args.join(' ')}: ${result.stderr}`);
   }
 }
@@ -62,7 +69,9 @@ describe('unifiedDiff', () => {
   // Texts made of few distinct lines, with CRLF, blank lines, and with or without a final newline, so
   // that edits land next to each other, at both ends and in repeated lines.
   const line = fc.constantFrom('a', 'b', 'c', '', 'a\r', 'dé');
-  const text = fc.tuple(fc.array(line, { maxLength: 40 }), fc.boolean()).map(([lines, newline]) => (lines.length === 0 ? '' : `${lines.join('\n')}${newline ? '\n' : ''}`));
+  const text = fc
+    .tuple(fc.array(line, { maxLength: 40 }), fc.boolean())
+    .map(([lines, newline]) => (lines.length === 0 ? '' : `${lines.join('\n')}${newline ? '\n' : ''}`));
   const side = fc.option(text, { nil: null, freq: 5 });
   const NAMES = ['plain.txt', 'with space.txt', 'sub dir/ta\tb "q".md', 'ünï/cödé'];
 
@@ -72,8 +81,15 @@ describe('unifiedDiff', () => {
         const root = await scratch();
         try {
           const dir = path.join(root, 'tree');
-          const changes: FileChange[] = sides.map(([before, after], index) => ({ file: NAMES[index] as string, before: before === null ? null : Buffer.from(before), after: after === null ? null : Buffer.from(after) }));
-          await layOut(dir, Object.fromEntries(changes.flatMap(({ file, before }) => (before === null ? [] : [[file, before.toString()]]))));
+          const changes: FileChange[] = sides.map(([before, after], index) => ({
+            file: NAMES[index] as string,
+            before: before === null ? null : Buffer.from(before),
+            after: after === null ? null : Buffer.from(after),
+          }));
+          await layOut(
+            dir,
+            Object.fromEntries(changes.flatMap(({ file, before }) => (before === null ? [] : [[file, before.toString()]]))),
+          );
           await layOut(dir, { '.keep': '' });
           const patch = unifiedDiff(changes);
           if (patch.length > 0) {
@@ -102,7 +118,16 @@ describe('unifiedDiff', () => {
 });
 
 describe('admitRun --patch', () => {
-  const BASE = { 'crlf.txt': 'one\r\ntwo\r\nthree\r\n', 'no-eol.txt': 'alpha\nbeta', 'empty.txt': '', 'gone.txt': 'bye\n', 'tool.sh': '#!/bin/sh\necho hi\n', 'with space/a b.txt': 'x\n', 'same.txt': 'same\n', doc: 'a file\n' };
+  const BASE = {
+    'crlf.txt': 'one\r\ntwo\r\nthree\r\n',
+    'no-eol.txt': 'alpha\nbeta',
+    'empty.txt': '',
+    'gone.txt': 'bye\n',
+    'tool.sh': '#!/bin/sh\necho hi\n',
+    'with space/a b.txt': 'x\n',
+    'same.txt': 'same\n',
+    doc: 'a file\n',
+  };
   const CANDIDATE = {
     'crlf.txt': 'one\r\nTWO\r\nthree\r\n',
     'no-eol.txt': 'alpha\nbeta\ngamma',
@@ -150,7 +175,11 @@ describe('admitRun --patch', () => {
   it('reads the mission workspace by default, refuses conflicts without writing the patch, and writes an empty patch when nothing is left to change', async () => {
     const dir = await workspace();
     const ledger = new MemoryLedger();
-    const runId = await recordRun(ledger, { files: { 'crlf.txt': 'changed\n' }, baseline: { 'crlf.txt': 'what the run saw\n' }, workspaceDir: dir });
+    const runId = await recordRun(ledger, {
+      files: { 'crlf.txt': 'changed\n' },
+      baseline: { 'crlf.txt': 'what the run saw\n' },
+      workspaceDir: dir,
+    });
     const out = path.join(await scratch(), 'change.diff');
     const error: unknown = await admitRun({ ledger, runId, patch: out }).catch((thrown: unknown) => thrown);
     assert.ok(error instanceof AdmitError && error.code === 'admit.conflict', String(error));

@@ -21,17 +21,38 @@ export interface RecordedRun {
 let runs = 0;
 
 /** Appends a sealed run to `ledger` and returns its id. */
-export async function recordRun(ledger: Ledger, { files, baseline = {}, workspaceDir, outcome = 'complete', runId = `admit-${process.pid}-${(runs += 1)}` }: RecordedRun): Promise<string> {
+export async function recordRun(
+  ledger: Ledger,
+  { files, baseline = {}, workspaceDir, outcome = 'complete', runId = `admit-${process.pid}-${(runs += 1)}` }: RecordedRun,
+): Promise<string> {
   const hash = contentHash(JSON.stringify(files));
   const candidate = { files, footprint: Object.keys(files).sort(), hash };
-  const mission = { id: 'admit-test', goal: 'make the change', taskType: 'default', ...(workspaceDir === undefined ? {} : { workspaceDir }) };
-  const hashes = baseline === 'unrecorded' ? undefined : Object.fromEntries(Object.keys(files).map((file) => [file, baseline[file] === undefined ? null : contentHash(baseline[file] as string)]));
+  const mission = {
+    id: 'admit-test',
+    goal: 'make the change',
+    taskType: 'default',
+    ...(workspaceDir === undefined ? {} : { workspaceDir }),
+  };
+  const hashes =
+    baseline === 'unrecorded'
+      ? undefined
+      : Object.fromEntries(
+          Object.keys(files).map((file) => [file, baseline[file] === undefined ? null : contentHash(baseline[file] as string)]),
+        );
   const records = [
     { type: 'run.started', data: { mission } },
     { type: 'attempt', data: { attempt: 1, candidate, candidateHash: hash } },
     {
       type: 'run.sealed',
-      data: { outcome, verification: 'verified', stopReason: outcome === 'complete' ? 'demand_passed' : 'budget_attempts', detail: '', attempts: 1, candidateHash: hash, ...(hashes === undefined ? {} : { baseline: { manifest: contentHash('manifest'), files: hashes } }) },
+      data: {
+        outcome,
+        verification: 'verified',
+        stopReason: outcome === 'complete' ? 'demand_passed' : 'budget_attempts',
+        detail: '',
+        attempts: 1,
+        candidateHash: hash,
+        ...(hashes === undefined ? {} : { baseline: { manifest: contentHash('manifest'), files: hashes } }),
+      },
     },
   ] as const;
   for (const [seq, { type, data }] of records.entries()) await ledger.append({ runId, seq, type, at: 1_000 + seq, data });

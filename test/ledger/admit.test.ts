@@ -34,7 +34,10 @@ describe('admitRun into a directory', () => {
       baseline: { 'src/a.js': 'old a\n', 'src/gone.js': 'bye\n', 'same.txt': 'before\n' },
     });
     const admission = await admitRun({ ledger, runId, dir });
-    assert.deepEqual([admission.mode, admission.written, admission.deleted, admission.unchanged, admission.forced, admission.checked], ['files', ['new/deep/b.txt', 'src/a.js'], ['src/gone.js'], ['same.txt'], [], true]);
+    assert.deepEqual(
+      [admission.mode, admission.written, admission.deleted, admission.unchanged, admission.forced, admission.checked],
+      ['files', ['new/deep/b.txt', 'src/a.js'], ['src/gone.js'], ['same.txt'], [], true],
+    );
     const after = await treeOf(dir);
     assert.equal(await readFile(path.join(dir, 'src/a.js'), 'utf8'), 'new a\n');
     assert.equal(await readFile(path.join(dir, 'new/deep/b.txt'), 'utf8'), 'b');
@@ -61,12 +64,19 @@ describe('admitRun into a directory', () => {
       { file: 'edited.txt', reason: 'changed since the run started' },
       { file: 'removed.txt', reason: 'deleted since the run started' },
     ]);
-    assert.match(error.message, /3 path\(s\) of .* changed since the run started; nothing was written \(--force admits over them\)\n {2}created\.txt: created since/);
+    assert.match(
+      error.message,
+      /3 path\(s\) of .* changed since the run started; nothing was written \(--force admits over them\)\n {2}created\.txt: created since/,
+    );
     assert.deepEqual(await treeOf(dir), before);
 
     const forced = await admitRun({ ledger, runId, dir, force: true });
-    assert.deepEqual(forced.forced.map(({ file, change }) => `${change} ${file}`), ['created created.txt', 'changed edited.txt', 'deleted removed.txt']);
-    for (const file of ['edited.txt', 'created.txt', 'removed.txt', 'clean.txt']) assert.equal(await readFile(path.join(dir, file), 'utf8'), 'candidate\n');
+    assert.deepEqual(
+      forced.forced.map(({ file, change }) => `${change} ${file}`),
+      ['created created.txt', 'changed edited.txt', 'deleted removed.txt'],
+    );
+    for (const file of ['edited.txt', 'created.txt', 'removed.txt', 'clean.txt'])
+      assert.equal(await readFile(path.join(dir, file), 'utf8'), 'candidate\n');
   });
 
   it('requires force for a run recorded without baseline hashes, unless the directory already holds the candidate', async () => {
@@ -95,12 +105,20 @@ describe('admitRun into a directory', () => {
     const root = await scratch();
     const dir = path.join(root, 'dir');
     const outside = path.join(root, 'outside');
-    await layOut(root, { 'outside/secret.txt': 'secret\n', 'dir/ok.txt': 'ok\n', 'dir/linkdir': { symlink: outside }, 'dir/linkfile': { symlink: path.join(outside, 'secret.txt') }, 'dir/up': { symlink: '..' }, 'dir/sub': { dir: true }, 'dir/plain': 'file\n' });
+    await layOut(root, {
+      'outside/secret.txt': 'secret\n',
+      'dir/ok.txt': 'ok\n',
+      'dir/linkdir': { symlink: outside },
+      'dir/linkfile': { symlink: path.join(outside, 'secret.txt') },
+      'dir/up': { symlink: '..' },
+      'dir/sub': { dir: true },
+      'dir/plain': 'file\n',
+    });
     const ledger = new MemoryLedger();
     const files = {
       'ok.txt': 'changed\n',
       'linkdir/secret.txt': 'pwned\n',
-      'linkfile': 'pwned\n',
+      linkfile: 'pwned\n',
       'up/outside/new.txt': 'pwned\n',
       sub: 'not a dir\n',
       'plain/below.txt': 'x\n',
@@ -132,7 +150,15 @@ describe('admitRun into a directory', () => {
     await layOut(dir, { '.redline/ledger.db': 'the ledger\n', 'ok.txt': 'ok\n' });
     const long = 'x'.repeat(300);
     const ledger = new MemoryLedger();
-    const files = { 'ok.txt': 'changed\n', '.GIT/config': 'x\n', 'a/.Git./hooks/pre-commit': 'x\n', '.redline/ledger.db': 'x\n', 'sub/.REDLINE/x': 'x\n', '.Redline': null, [`dir/${long}`]: 'x\n' };
+    const files = {
+      'ok.txt': 'changed\n',
+      '.GIT/config': 'x\n',
+      'a/.Git./hooks/pre-commit': 'x\n',
+      '.redline/ledger.db': 'x\n',
+      'sub/.REDLINE/x': 'x\n',
+      '.Redline': null,
+      [`dir/${long}`]: 'x\n',
+    };
     const runId = await recordRun(ledger, { files, baseline: { 'ok.txt': 'ok\n', '.redline/ledger.db': 'the ledger\n' } });
     const before = await treeOf(dir);
     const error = await refusal(admitRun({ ledger, runId, dir, force: true }));
@@ -178,11 +204,24 @@ describe('admitRun stopped partway through writing', () => {
       const runId = await recordRun(ledger, { files, baseline: { 'gone.txt': 'bye\\n', 'a.txt': 'old a\\n' } });
       const error = await admitRun({ ledger, runId, dir: ${JSON.stringify(dir)} }).then(() => undefined, (thrown) => thrown);
       console.log(JSON.stringify({ runId, name: error?.name, code: error?.code, message: error?.message, problems: error?.problems }));`;
-    const child = spawnSync('sh', ['-c', 'ulimit -f 2048 && exec "$0" "$@"', process.execPath, '--import', 'tsx', '--input-type=module', '-e', script], { cwd: source, encoding: 'utf8', timeout: 60_000 });
+    const child = spawnSync(
+      'sh',
+      ['-c', 'ulimit -f 2048 && exec "$0" "$@"', process.execPath, '--import', 'tsx', '--input-type=module', '-e', script],
+      { cwd: source, encoding: 'utf8', timeout: 60_000 },
+    );
     assert.equal(child.status, 0, child.stderr);
-    const { runId, ...error } = JSON.parse(child.stdout.trim().split('\n').at(-1) as string) as { runId: string; name: string; code: string; message: string; problems: unknown };
+    const { runId, ...error } = JSON.parse(child.stdout.trim().split('\n').at(-1) as string) as {
+      runId: string;
+      name: string;
+      code: string;
+      message: string;
+      problems: unknown;
+    };
     assert.deepEqual([error.name, error.code], ['AdmitError', 'admit.partial'], error.message);
-    assert.equal(error.message.split('\n')[0], `run ${runId}: admission into ${dir} stopped at "b.bin" (EFBIG); 2 path(s) were changed before it, 2 were not`);
+    assert.equal(
+      error.message.split('\n')[0],
+      `run ${runId}: admission into ${dir} stopped at "b.bin" (EFBIG); 2 path(s) were changed before it, 2 were not`,
+    );
     assert.deepEqual(error.problems, [
       { file: 'gone.txt', reason: 'deleted' },
       { file: 'a.txt', reason: 'written' },
@@ -210,7 +249,10 @@ describe('admitRun on a run of the loop', () => {
 
     await writeFile(path.join(workspace, 'src/fizzbuzz.js'), 'edited after the run\n');
     const error = await refusal(admitRun({ ledger, runId: result.runId, patch: path.join(root, 'change.diff') }));
-    assert.deepEqual([error.code, error.problems], ['admit.conflict', [{ file: 'src/fizzbuzz.js', reason: 'changed since the run started' }]]);
+    assert.deepEqual(
+      [error.code, error.problems],
+      ['admit.conflict', [{ file: 'src/fizzbuzz.js', reason: 'changed since the run started' }]],
+    );
   });
 });
 
@@ -220,16 +262,43 @@ describe('admitRun on a run of the loop', () => {
 describe('admitRun never writes outside the directory (property)', () => {
   const NAMES = ['a', 'b', 'c', 'x'];
   type Kind = { kind: 'file' } | { kind: 'dir' } | { kind: 'symlink'; target: number };
-  const TARGETS = (root: string): string[] => [`${root}/outside`, `${root}/outside/secret.txt`, `${root}/outside/missing.txt`, root, '..', '../outside', '../outside/secret.txt', '../../outside', 'a', 'b/a'];
-  const kind: fc.Arbitrary<Kind | undefined> = fc.oneof(fc.constant(undefined), fc.constant({ kind: 'file' as const }), fc.constant({ kind: 'dir' as const }), fc.integer({ min: 0, max: 9 }).map((target) => ({ kind: 'symlink' as const, target })));
-  const tree = fc.record({ top: fc.array(kind, { minLength: 3, maxLength: 3 }), children: fc.array(fc.array(kind, { minLength: 3, maxLength: 3 }), { minLength: 3, maxLength: 3 }) });
+  const TARGETS = (root: string): string[] => [
+    `${root}/outside`,
+    `${root}/outside/secret.txt`,
+    `${root}/outside/missing.txt`,
+    root,
+    '..',
+    '../outside',
+    '../outside/secret.txt',
+    '../../outside',
+    'a',
+    'b/a',
+  ];
+  const kind: fc.Arbitrary<Kind | undefined> = fc.oneof(
+    fc.constant(undefined),
+    fc.constant({ kind: 'file' as const }),
+    fc.constant({ kind: 'dir' as const }),
+    fc.integer({ min: 0, max: 9 }).map((target) => ({ kind: 'symlink' as const, target })),
+  );
+  const tree = fc.record({
+    top: fc.array(kind, { minLength: 3, maxLength: 3 }),
+    children: fc.array(fc.array(kind, { minLength: 3, maxLength: 3 }), { minLength: 3, maxLength: 3 }),
+  });
   const goodPath = fc.array(fc.constantFrom(...NAMES), { minLength: 1, maxLength: 3 }).map((parts) => parts.join('/'));
-  const candidatePath = fc.oneof({ weight: 6, arbitrary: goodPath }, { weight: 1, arbitrary: fc.constantFrom('../outside/secret.txt', 'a/../../outside/z', '/OUTSIDE/abs.txt') });
+  const candidatePath = fc.oneof(
+    { weight: 6, arbitrary: goodPath },
+    { weight: 1, arbitrary: fc.constantFrom('../outside/secret.txt', 'a/../../outside/z', '/OUTSIDE/abs.txt') },
+  );
   const candidate = fc.dictionary(candidatePath, fc.option(fc.constantFrom('pwned\n', 'x'), { nil: null }), { minKeys: 1, maxKeys: 4 });
 
   function layoutOf(root: string, { top, children }: { top: (Kind | undefined)[]; children: (Kind | undefined)[][] }): Layout {
     const layout: Record<string, Layout[string]> = {};
-    const entry = (file: string, item: Kind): Layout[string] => (item.kind === 'file' ? `content of ${file}\n` : item.kind === 'dir' ? { dir: true } : { symlink: TARGETS(root)[item.target] as string });
+    const entry = (file: string, item: Kind): Layout[string] =>
+      item.kind === 'file'
+        ? `content of ${file}\n`
+        : item.kind === 'dir'
+          ? { dir: true }
+          : { symlink: TARGETS(root)[item.target] as string };
     top.forEach((item, index) => {
       const name = NAMES[index] as string;
       if (item === undefined) return;
@@ -270,11 +339,16 @@ describe('admitRun never writes outside the directory (property)', () => {
           await mkdir(dir);
           const layout = layoutOf(root, shape);
           await layOut(dir, layout);
-          const files = Object.fromEntries(Object.entries(proposed).map(([file, content]) => [file.replace('/OUTSIDE', path.join(root, 'outside')), content]));
-          const baseline = Object.fromEntries(Object.keys(files).flatMap((file) => (typeof layout[file] === 'string' ? [[file, layout[file]]] : [])));
+          const files = Object.fromEntries(
+            Object.entries(proposed).map(([file, content]) => [file.replace('/OUTSIDE', path.join(root, 'outside')), content]),
+          );
+          const baseline = Object.fromEntries(
+            Object.keys(files).flatMap((file) => (typeof layout[file] === 'string' ? [[file, layout[file]]] : [])),
+          );
           const ledger = new MemoryLedger();
           const runId = await recordRun(ledger, { files, baseline });
-          const sentinel = async (): Promise<Record<string, string>> => Object.fromEntries(Object.entries(await treeOf(root)).filter(([file]) => file !== 'dir' && !file.startsWith(`dir${path.sep}`)));
+          const sentinel = async (): Promise<Record<string, string>> =>
+            Object.fromEntries(Object.entries(await treeOf(root)).filter(([file]) => file !== 'dir' && !file.startsWith(`dir${path.sep}`)));
           const outsideBefore = await sentinel();
           const insideBefore = await treeOf(dir);
           const outcome = await admitRun({ ledger, runId, dir }).then(
@@ -291,7 +365,11 @@ describe('admitRun never writes outside the directory (property)', () => {
           else {
             const after = await treeOf(dir);
             // A deleted path holds no file afterwards (a directory when the candidate writes below it).
-            for (const [file, content] of Object.entries(files)) assert.equal(after[file]?.startsWith('file') === true ? after[file] : undefined, content === null ? undefined : `file 644 ${Buffer.from(content).toString('hex')}`);
+            for (const [file, content] of Object.entries(files))
+              assert.equal(
+                after[file]?.startsWith('file') === true ? after[file] : undefined,
+                content === null ? undefined : `file 644 ${Buffer.from(content).toString('hex')}`,
+              );
           }
         } finally {
           await rm(root, { recursive: true, force: true });

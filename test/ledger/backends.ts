@@ -89,7 +89,9 @@ export async function withLedger<T extends OpenedLedger>(open: () => Promise<T>,
 
 /** Opens (and migrates) the ledger at a location from {@link SqlBackend.storage}. */
 export function openLedgerAt(name: SqlBackendName, location: string): Promise<Ledger> {
-  return name === 'sqlite' ? SqliteLedger.open({ database: location, synchronous: 'off' }) : PostgresLedger.open({ connection: POSTGRES_URL, schema: location });
+  return name === 'sqlite'
+    ? SqliteLedger.open({ database: location, synchronous: 'off' })
+    : PostgresLedger.open({ connection: POSTGRES_URL, schema: location });
 }
 
 function expectChanged(what: string, changed: number | null, expected: number): void {
@@ -97,14 +99,27 @@ function expectChanged(what: string, changed: number | null, expected: number): 
 }
 
 function sqliteRaw(db: Database.Database): RawAccess {
-  const select = db.prepare<[string, number], { type: string; body: string; prev_hash: string; hash: string }>('SELECT type, body, prev_hash, hash FROM records WHERE run_id = ? AND seq = ?');
+  const select = db.prepare<[string, number], { type: string; body: string; prev_hash: string; hash: string }>(
+    'SELECT type, body, prev_hash, hash FROM records WHERE run_id = ? AND seq = ?',
+  );
   const overwrite = db.prepare('UPDATE records SET type = ?, body = ?, prev_hash = ?, hash = ? WHERE run_id = ? AND seq = ?');
   return {
     async insert(row) {
-      db.prepare('INSERT INTO records (run_id, seq, type, body, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?)').run(row.runId, row.seq, row.type, row.body, row.prevHash, row.hash);
+      db.prepare('INSERT INTO records (run_id, seq, type, body, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?)').run(
+        row.runId,
+        row.seq,
+        row.type,
+        row.body,
+        row.prevHash,
+        row.hash,
+      );
     },
     async updateColumn(runId, seq, column, value) {
-      expectChanged(`update of ${column}`, db.prepare(`UPDATE records SET ${column} = ? WHERE run_id = ? AND seq = ?`).run(value, runId, seq).changes, 1);
+      expectChanged(
+        `update of ${column}`,
+        db.prepare(`UPDATE records SET ${column} = ? WHERE run_id = ? AND seq = ?`).run(value, runId, seq).changes,
+        1,
+      );
     },
     async delete(runId, seq) {
       expectChanged('delete', db.prepare('DELETE FROM records WHERE run_id = ? AND seq = ?').run(runId, seq).changes, 1);
@@ -113,11 +128,20 @@ function sqliteRaw(db: Database.Database): RawAccess {
       db.transaction(() => {
         const [a, b] = [select.get(runId, seqA), select.get(runId, seqB)];
         if (a === undefined || b === undefined) throw new Error(`raw swap: run ${runId} has no record ${a === undefined ? seqA : seqB}`);
-        expectChanged('swap', overwrite.run(b.type, b.body, b.prev_hash, b.hash, runId, seqA).changes + overwrite.run(a.type, a.body, a.prev_hash, a.hash, runId, seqB).changes, 2);
+        expectChanged(
+          'swap',
+          overwrite.run(b.type, b.body, b.prev_hash, b.hash, runId, seqA).changes +
+            overwrite.run(a.type, a.body, a.prev_hash, a.hash, runId, seqB).changes,
+          2,
+        );
       })();
     },
     async disableGuards() {
-      const triggers = db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'trigger' AND (name GLOB 'records_refuse_*' OR name GLOB 'runs_refuse_*')").all();
+      const triggers = db
+        .prepare<[], { name: string }>(
+          "SELECT name FROM sqlite_master WHERE type = 'trigger' AND (name GLOB 'records_refuse_*' OR name GLOB 'runs_refuse_*')",
+        )
+        .all();
       for (const { name } of triggers) db.exec(`DROP TRIGGER "${name}"`);
     },
   };
@@ -125,10 +149,18 @@ function sqliteRaw(db: Database.Database): RawAccess {
 
 function postgresRaw(client: pg.Client, schema: string): RawAccess {
   const table = `"${schema}".records`;
-  const run = async (what: string, sql: string, values: unknown[], expected: number): Promise<void> => expectChanged(what, (await client.query(sql, values)).rowCount, expected);
+  const run = async (what: string, sql: string, values: unknown[], expected: number): Promise<void> =>
+    expectChanged(what, (await client.query(sql, values)).rowCount, expected);
   return {
-    insert: (row) => run('insert', `INSERT INTO ${table} (run_id, seq, type, body, prev_hash, hash) VALUES ($1, $2, $3, $4, $5, $6)`, [row.runId, row.seq, row.type, row.body, row.prevHash, row.hash], 1),
-    updateColumn: (runId, seq, column, value) => run(`update of ${column}`, `UPDATE ${table} SET ${column} = $1 WHERE run_id = $2 AND seq = $3`, [value, runId, seq], 1),
+    insert: (row) =>
+      run(
+        'insert',
+        `INSERT INTO ${table} (run_id, seq, type, body, prev_hash, hash) VALUES ($1, $2, $3, $4, $5, $6)`,
+        [row.runId, row.seq, row.type, row.body, row.prevHash, row.hash],
+        1,
+      ),
+    updateColumn: (runId, seq, column, value) =>
+      run(`update of ${column}`, `UPDATE ${table} SET ${column} = $1 WHERE run_id = $2 AND seq = $3`, [value, runId, seq], 1),
     delete: (runId, seq) => run('delete', `DELETE FROM ${table} WHERE run_id = $1 AND seq = $2`, [runId, seq], 1),
     // One statement: `other` is read from the snapshot taken before the update, so the two rows trade places.
     swap: (runId, seqA, seqB) =>
@@ -152,7 +184,10 @@ async function connectPostgres(): Promise<pg.Client> {
   try {
     await client.connect();
   } catch (error) {
-    throw new Error(`The ledger suites need PostgreSQL at ${POSTGRES_URL} and skip nothing, but it is not reachable (${(error as Error).message}). Start it and run again.`, { cause: error });
+    throw new Error(
+      `The ledger suites need PostgreSQL at ${POSTGRES_URL} and skip nothing, but it is not reachable (${(error as Error).message}). Start it and run again.`,
+      { cause: error },
+    );
   }
   return client;
 }

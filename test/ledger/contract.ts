@@ -45,7 +45,9 @@ const valueCheck = { name: 'value', stage: 'fast', tier: 'demand', required: tru
 const valueIsOk: Check = {
   ...valueCheck,
   async run({ candidate }) {
-    return candidate.value === 'ok' ? [finding(valueCheck, 'pass', [], 'the value is ok')] : [finding(valueCheck, 'fail', ['value.not_ok'], `the value is ${String(candidate.value)}`)];
+    return candidate.value === 'ok'
+      ? [finding(valueCheck, 'pass', [], 'the value is ok')]
+      : [finding(valueCheck, 'fail', ['value.not_ok'], `the value is ${String(candidate.value)}`)];
   },
 };
 
@@ -76,7 +78,10 @@ async function writeFromProcesses(name: SqlBackendName, location: string, runIds
   await Promise.all(children.map(({ ready }) => ready));
   for (const { child } of children) if (child.exitCode === null) child.stdin.end('go\n');
   const outcomes = await Promise.all(children.map(({ closed }) => closed));
-  assert.deepEqual(outcomes, runIds.map((runId) => ({ runId, code: 0, stderr: '' })));
+  assert.deepEqual(
+    outcomes,
+    runIds.map((runId) => ({ runId, code: 0, stderr: '' })),
+  );
 }
 
 /**
@@ -91,7 +96,10 @@ export function ledgerContract(backend: Backend): void {
       withLedger(open, async ({ ledger }) => {
         const records = story('run', { steps: 3 });
         const stored = await appendAll(ledger, records);
-        assert.equal(stored[0]?.body, '{"at":1000,"data":{"mission":{"id":"contract","taskType":"default"}},"runId":"run","seq":0,"type":"run.started"}');
+        assert.equal(
+          stored[0]?.body,
+          '{"at":1000,"data":{"mission":{"id":"contract","taskType":"default"}},"runId":"run","seq":0,"type":"run.started"}',
+        );
         let prevHash = GENESIS;
         for (const [seq, record] of records.entries()) {
           const body = canonicalJson({ runId: record.runId, seq: record.seq, type: record.type, at: record.at, data: record.data });
@@ -102,7 +110,12 @@ export function ledgerContract(backend: Backend): void {
         assert.deepEqual(await ledger.records('run'), records);
         const [run] = await ledger.runs({ runId: 'run' });
         assert.ok(run);
-        assert.deepEqual(verifyRun(run, await ledger.stored('run')), { runId: 'run', ok: true, records: stored.length, bytes: stored.reduce((sum, row) => sum + row.body.length, 0) });
+        assert.deepEqual(verifyRun(run, await ledger.stored('run')), {
+          runId: 'run',
+          ok: true,
+          records: stored.length,
+          bytes: stored.reduce((sum, row) => sum + row.body.length, 0),
+        });
       }));
 
     it('answers for a run it does not have with nothing', () =>
@@ -148,19 +161,54 @@ export function ledgerContract(backend: Backend): void {
         assert.deepEqual(await ids({ since: 2_000 }), ['b', 'd', 'c']);
         assert.deepEqual(await ids({ runId: 'd' }), ['d']);
         assert.deepEqual(await ids({ unsealed: true, taskType: 'b', since: 2_000 }), ['d']);
-        assert.deepEqual(await ledger.runs({ runId: 'c' }), [{ runId: 'c', missionId: 'contract', taskType: 'b', startedAt: 3_000, recordCount: c.length, lastHash: c.at(-1)?.hash, sealed: true, ...SEAL }]);
-        assert.deepEqual(await ledger.runs({ runId: 'b' }), [{ runId: 'b', missionId: 'contract', taskType: 'a', startedAt: 2_000, recordCount: b.length, lastHash: b.at(-1)?.hash, sealed: false }]);
+        assert.deepEqual(await ledger.runs({ runId: 'c' }), [
+          {
+            runId: 'c',
+            missionId: 'contract',
+            taskType: 'b',
+            startedAt: 3_000,
+            recordCount: c.length,
+            lastHash: c.at(-1)?.hash,
+            sealed: true,
+            ...SEAL,
+          },
+        ]);
+        assert.deepEqual(await ledger.runs({ runId: 'b' }), [
+          {
+            runId: 'b',
+            missionId: 'contract',
+            taskType: 'a',
+            startedAt: 2_000,
+            recordCount: b.length,
+            lastHash: b.at(-1)?.hash,
+            sealed: false,
+          },
+        ]);
       }));
 
     it('records a run of the loop that verifies, its run row carrying outcome, verification and stop reason', () =>
       withLedger(open, async ({ ledger }) => {
         const result = await missionRun(ledger, 'mission', 10_000);
-        assert.deepEqual([result.outcome, result.verification, result.stopReason, result.attempts], ['complete', 'verified', 'demand_passed', 3]);
+        assert.deepEqual(
+          [result.outcome, result.verification, result.stopReason, result.attempts],
+          ['complete', 'verified', 'demand_passed', 3],
+        );
         const stored = await ledger.stored('mission');
         const [started] = await ledger.records('mission');
         assert.deepEqual([started?.type, stored.at(-1)?.type], ['run.started', 'run.sealed']);
         assert.deepEqual(await ledger.runs({ runId: 'mission' }), [
-          { runId: 'mission', missionId: 'contract-mission', taskType: 'greeting', startedAt: started?.at, recordCount: stored.length, lastHash: stored.at(-1)?.hash, sealed: true, outcome: 'complete', verification: 'verified', stopReason: 'demand_passed' },
+          {
+            runId: 'mission',
+            missionId: 'contract-mission',
+            taskType: 'greeting',
+            startedAt: started?.at,
+            recordCount: stored.length,
+            lastHash: stored.at(-1)?.hash,
+            sealed: true,
+            outcome: 'complete',
+            verification: 'verified',
+            stopReason: 'demand_passed',
+          },
         ]);
         await assertVerified(ledger, ['mission']);
       }));
@@ -249,12 +297,28 @@ export function ledgerContract(backend: Backend): void {
         const { run, records } = exported;
         const row = (seq: number): StoredRecord => records[seq] as StoredRecord;
         const broken: [string, RunRow, StoredRecord[]][] = [
-          ['a modified body', run, records.map((item) => (item.seq === 2 ? { ...item, body: item.body.replace('retry', 'accept') } : item))],
+          [
+            'a modified body',
+            run,
+            records.map((item) => (item.seq === 2 ? { ...item, body: item.body.replace('retry', 'accept') } : item)),
+          ],
           ['a missing record', run, records.filter((item) => item.seq !== 2)],
-          ['two records trading places', run, records.map((item) => (item.seq === 1 ? { ...row(2), seq: 1 } : item.seq === 2 ? { ...row(1), seq: 2 } : item))],
-          ['a record chained to the wrong predecessor', run, records.map((item) => (item.seq === 3 ? chainRecord(row(1).hash, parseRecord(item)) : item))],
+          [
+            'two records trading places',
+            run,
+            records.map((item) => (item.seq === 1 ? { ...row(2), seq: 1 } : item.seq === 2 ? { ...row(1), seq: 2 } : item)),
+          ],
+          [
+            'a record chained to the wrong predecessor',
+            run,
+            records.map((item) => (item.seq === 3 ? chainRecord(row(1).hash, parseRecord(item)) : item)),
+          ],
           ['a lost tail', run, records.slice(0, -1)],
-          ['a record after the seal', { ...run, recordCount: run.recordCount + 1 }, [...records, chainRecord(row(records.length - 1).hash, recordOf('source', records.length, 'attempt'))]],
+          [
+            'a record after the seal',
+            { ...run, recordCount: run.recordCount + 1 },
+            [...records, chainRecord(row(records.length - 1).hash, recordOf('source', records.length, 'attempt'))],
+          ],
           ['a run row whose last hash is not the last record’s', { ...run, lastHash: row(1).hash }, [...records]],
         ];
         for (const [what, brokenRun, rows] of broken) {
@@ -291,7 +355,10 @@ function sqlContract(backend: SqlBackend): void {
         const stored = await appendAll(ledger, story('sealed'));
         const seal = stored.at(-1) as StoredRecord;
         await assert.rejects(raw.insert(chainRecord(seal.hash, recordOf('sealed', stored.length, 'attempt'))), /redline\.ledger\.sealed/);
-        await assert.rejects(raw.insert(chainRecord(seal.hash, recordOf('sealed', stored.length, 'run.sealed'))), /redline\.ledger\.sealed/);
+        await assert.rejects(
+          raw.insert(chainRecord(seal.hash, recordOf('sealed', stored.length, 'run.sealed'))),
+          /redline\.ledger\.sealed/,
+        );
         assert.deepEqual(await ledger.stored('sealed'), stored);
         await assertVerified(ledger, ['sealed']);
       }));
@@ -301,9 +368,21 @@ function sqlContract(backend: SqlBackend): void {
         const stored = await appendAll(ledger, story('open', { sealed: false }));
         const last = stored.at(-1) as StoredRecord;
         const next = stored.length;
-        await assert.rejects(raw.insert(chainRecord(stored[0]?.hash ?? '', recordOf('open', next, 'attempt'))), /redline\.ledger\.out_of_order/, 'wrong prevHash');
-        await assert.rejects(raw.insert(chainRecord(stored[0]?.hash ?? '', recordOf('open', 1, 'attempt'))), /redline\.ledger\.out_of_order/, 'duplicate seq');
-        await assert.rejects(raw.insert(chainRecord(last.hash, recordOf('open', next + 1, 'attempt'))), /redline\.ledger\.out_of_order/, 'skipped seq');
+        await assert.rejects(
+          raw.insert(chainRecord(stored[0]?.hash ?? '', recordOf('open', next, 'attempt'))),
+          /redline\.ledger\.out_of_order/,
+          'wrong prevHash',
+        );
+        await assert.rejects(
+          raw.insert(chainRecord(stored[0]?.hash ?? '', recordOf('open', 1, 'attempt'))),
+          /redline\.ledger\.out_of_order/,
+          'duplicate seq',
+        );
+        await assert.rejects(
+          raw.insert(chainRecord(last.hash, recordOf('open', next + 1, 'attempt'))),
+          /redline\.ledger\.out_of_order/,
+          'skipped seq',
+        );
         assert.deepEqual(await ledger.stored('open'), stored);
         const row = chainRecord(last.hash, recordOf('open', next, 'attempt'));
         await raw.insert(row);
@@ -316,7 +395,10 @@ function sqlContract(backend: SqlBackend): void {
       withLedger(open, async ({ ledger, raw }) => {
         const sealed = await appendAll(ledger, story('sealed', { at: 1_000 }));
         const open = await appendAll(ledger, story('open', { at: 2_000, sealed: false }));
-        for (const [runId, stored] of [['sealed', sealed], ['open', open]] as const) {
+        for (const [runId, stored] of [
+          ['sealed', sealed],
+          ['open', open],
+        ] as const) {
           for (const seq of [0, stored.length - 1]) {
             for (const column of ['body', 'hash', 'prev_hash'] as const) {
               await assert.rejects(raw.updateColumn(runId, seq, column, 'x'), /redline\.ledger\.append_only/, `${runId} ${seq} ${column}`);

@@ -65,7 +65,10 @@ async function killAfter({ child, stderr }: { child: Writer; stderr: () => strin
   child.stdin.write('go\n');
   await reached;
   child.kill('SIGKILL');
-  const [, signal] = child.exitCode === null && child.signalCode === null ? ((await once(child, 'exit')) as [number | null, string | null]) : [child.exitCode, child.signalCode];
+  const [, signal] =
+    child.exitCode === null && child.signalCode === null
+      ? ((await once(child, 'exit')) as [number | null, string | null])
+      : [child.exitCode, child.signalCode];
   assert.equal(signal, 'SIGKILL', `the writer ended on its own: ${stderr()}`);
 }
 
@@ -81,7 +84,9 @@ interface Backend {
   settled(tag: string): Promise<void>;
 }
 
-async function crashRecoverVerify(backend: Backend): Promise<{ resumed: number; sealedCrashed: number; alreadySealed: number; runs: number }> {
+async function crashRecoverVerify(
+  backend: Backend,
+): Promise<{ resumed: number; sealedCrashed: number; alreadySealed: number; runs: number }> {
   const random = sfc32(SEED);
   let resumed = 0;
   let sealedCrashed = 0;
@@ -92,7 +97,11 @@ async function crashRecoverVerify(backend: Backend): Promise<{ resumed: number; 
     for (const run of await ledger.runs()) {
       if (verifiedSealed.has(run.runId)) continue;
       const results = await verifyLedger(ledger, { runId: run.runId });
-      assert.deepEqual(results.filter((result) => !result.ok), [], when);
+      assert.deepEqual(
+        results.filter((result) => !result.ok),
+        [],
+        when,
+      );
       if (run.sealed) verifiedSealed.add(run.runId);
     }
   };
@@ -138,7 +147,11 @@ async function crashRecoverVerify(backend: Backend): Promise<{ resumed: number; 
   const ledger = await backend.open();
   try {
     const results = await verifyLedger(ledger);
-    assert.deepEqual(results.filter((result) => !result.ok), [], 'the whole ledger at the end');
+    assert.deepEqual(
+      results.filter((result) => !result.ok),
+      [],
+      'the whole ledger at the end',
+    );
     return { resumed, sealedCrashed, alreadySealed, runs: results.length };
   } finally {
     await ledger.close();
@@ -148,7 +161,17 @@ async function crashRecoverVerify(backend: Backend): Promise<{ resumed: number; 
 async function replayFile(): Promise<string> {
   const dir = await tempWorkspace({});
   const file = path.join(dir, 'replay.json');
-  await writeFile(file, JSON.stringify([{ value: { nom: 1 } }, { value: { name: 'a' } }, { value: 3 }, { value: { name: 'b' } }, { value: {} }, { value: { name: 'c' } }]));
+  await writeFile(
+    file,
+    JSON.stringify([
+      { value: { nom: 1 } },
+      { value: { name: 'a' } },
+      { value: 3 },
+      { value: { name: 'b' } },
+      { value: {} },
+      { value: { name: 'c' } },
+    ]),
+  );
   return file;
 }
 
@@ -157,8 +180,14 @@ describe(`crash safety: a writer killed with SIGKILL at random moments (seed ${S
   it(`leaves a SQLite ledger that verifies and recovers, ${KILLS} times`, async (t) => {
     const replay = await replayFile();
     const file = path.join(path.dirname(replay), 'crash.db');
-    const totals = await crashRecoverVerify({ open: () => SqliteLedger.open({ database: file }), writerArgs: () => [file, '', replay], settled: async () => {} });
-    t.diagnostic(`sqlite: ${KILLS} kills (seed ${SEED}), ${totals.runs} runs, ${totals.resumed} resumed, ${totals.sealedCrashed} sealed crashed, ${totals.alreadySealed} already sealed`);
+    const totals = await crashRecoverVerify({
+      open: () => SqliteLedger.open({ database: file }),
+      writerArgs: () => [file, '', replay],
+      settled: async () => {},
+    });
+    t.diagnostic(
+      `sqlite: ${KILLS} kills (seed ${SEED}), ${totals.runs} runs, ${totals.resumed} resumed, ${totals.sealedCrashed} sealed crashed, ${totals.alreadySealed} already sealed`,
+    );
     assert.ok(totals.resumed > 0 && totals.sealedCrashed > 0, JSON.stringify(totals));
   });
 
@@ -174,14 +203,18 @@ describe(`crash safety: a writer killed with SIGKILL at random moments (seed ${S
         writerArgs: (tag) => [`${PG_URL}&application_name=${application(tag)}`, schema, replay],
         async settled(tag) {
           for (let polls = 0; ; polls += 1) {
-            const { rows } = await admin.query<{ count: string }>('SELECT count(*) FROM pg_stat_activity WHERE application_name = $1', [application(tag)]);
+            const { rows } = await admin.query<{ count: string }>('SELECT count(*) FROM pg_stat_activity WHERE application_name = $1', [
+              application(tag),
+            ]);
             if (rows[0]?.count === '0') return;
             assert.ok(polls < 2000, `the killed writer's connections are still open after ${polls} polls`);
             await sleep(5);
           }
         },
       });
-      t.diagnostic(`postgres: ${KILLS} kills (seed ${SEED}), ${totals.runs} runs, ${totals.resumed} resumed, ${totals.sealedCrashed} sealed crashed, ${totals.alreadySealed} already sealed`);
+      t.diagnostic(
+        `postgres: ${KILLS} kills (seed ${SEED}), ${totals.runs} runs, ${totals.resumed} resumed, ${totals.sealedCrashed} sealed crashed, ${totals.alreadySealed} already sealed`,
+      );
       assert.ok(totals.resumed > 0 && totals.sealedCrashed > 0, JSON.stringify(totals));
     } finally {
       await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);

@@ -10,7 +10,16 @@ import type { Ledger, TaskPriors } from '../../src/ledger/ledger.js';
 import { MIGRATIONS } from '../../src/ledger/migrations.js';
 import { POSTGRES_MIGRATIONS } from '../../src/ledger/postgres/migrations.js';
 import { SQLITE_MIGRATIONS } from '../../src/ledger/sqlite/migrations.js';
-import { openLedgerAt, POSTGRES_URL, withLedger, type Backend, type OpenedLedger, type SqlBackend, type SqlBackendName, type Storage } from './backends.js';
+import {
+  openLedgerAt,
+  POSTGRES_URL,
+  withLedger,
+  type Backend,
+  type OpenedLedger,
+  type SqlBackend,
+  type SqlBackendName,
+  type Storage,
+} from './backends.js';
 import { learnedRun } from './records.js';
 
 const CHILD = fileURLToPath(new URL('./learn-child.ts', import.meta.url));
@@ -24,7 +33,8 @@ function assertLearnedAll(priors: TaskPriors | undefined, count: number): void {
     priors.gains.map((gain) => gain.n),
     [0, count, count],
   );
-  const meanGain = Array.from({ length: count }, (_, index) => (learnedRun(index)[1] as number) - 0.1).reduce((sum, gain) => sum + gain, 0) / count;
+  const meanGain =
+    Array.from({ length: count }, (_, index) => (learnedRun(index)[1] as number) - 0.1).reduce((sum, gain) => sum + gain, 0) / count;
   assert.ok(Math.abs((priors.gains[1]?.mean ?? NaN) - meanGain) < 1e-12, `mean gain ${priors.gains[1]?.mean}, expected ${meanGain}`);
 }
 
@@ -32,9 +42,18 @@ function assertLearnedAll(priors: TaskPriors | undefined, count: number): void {
  * Starts one process per learner on the ledger at `location`; each opens it and says `ready`, then all are
  * told to go at once and each learns `count` runs of the same task type.
  */
-async function learnFromProcesses(name: SqlBackendName, location: string, taskType: string, processes: number, count: number): Promise<void> {
+async function learnFromProcesses(
+  name: SqlBackendName,
+  location: string,
+  taskType: string,
+  processes: number,
+  count: number,
+): Promise<void> {
   const children = Array.from({ length: processes }, () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, name, location, taskType, String(count)], { cwd: ROOT, stdio: 'pipe' });
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, name, location, taskType, String(count)], {
+      cwd: ROOT,
+      stdio: 'pipe',
+    });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const closed = once(child, 'close').then(([code]) => ({ code: code as number | null, stderr }));
@@ -43,7 +62,10 @@ async function learnFromProcesses(name: SqlBackendName, location: string, taskTy
   await Promise.all(children.map(({ ready }) => ready));
   for (const { child } of children) if (child.exitCode === null) child.stdin.end('go\n');
   const outcomes = await Promise.all(children.map(({ closed }) => closed));
-  assert.deepEqual(outcomes, children.map(() => ({ code: 0, stderr: '' })));
+  assert.deepEqual(
+    outcomes,
+    children.map(() => ({ code: 0, stderr: '' })),
+  );
 }
 
 /** Writes a ledger at schema version 1 only, as a release before the priors table left it. */
@@ -64,7 +86,9 @@ async function createAtVersion1(name: SqlBackendName, location: string): Promise
   try {
     const S = `"${location}"`;
     await client.query(`CREATE SCHEMA ${S}`);
-    await client.query(`CREATE TABLE ${S}.redline_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`);
+    await client.query(
+      `CREATE TABLE ${S}.redline_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`,
+    );
     await client.query(POSTGRES_MIGRATIONS[1](S));
     await client.query(`INSERT INTO ${S}.redline_migrations (version, name, applied_at) VALUES (1, $1, 0)`, [MIGRATIONS[0].name]);
   } finally {
@@ -140,7 +164,11 @@ export function priorsContract(backend: Backend): void {
           ['essay', 0.5],
         ];
         for (const [taskType, scores] of bad) {
-          await assert.rejects(ledger.learn(taskType, scores as number[]), { name: 'TypeError', message: /^Expected `(taskType|scores)`/ }, JSON.stringify([taskType, scores]));
+          await assert.rejects(
+            ledger.learn(taskType, scores as number[]),
+            { name: 'TypeError', message: /^Expected `(taskType|scores)`/ },
+            JSON.stringify([taskType, scores]),
+          );
         }
         assert.equal(await ledger.priors('essay'), undefined);
         assert.equal(await ledger.priors(''), undefined);
@@ -182,9 +210,11 @@ function sqlPriorsContract(backend: SqlBackend): void {
       () => backend.open(),
       async ({ ledger, reopen }) => {
         await closing(await reopen(), async (other) => {
-          await Promise.all([ledger, other].map(async (learner) => {
-            for (let index = 0; index < 50; index += 1) await learner.learn('essay', learnedRun(index));
-          }));
+          await Promise.all(
+            [ledger, other].map(async (learner) => {
+              for (let index = 0; index < 50; index += 1) await learner.learn('essay', learnedRun(index));
+            }),
+          );
         });
         assertLearnedAll(await ledger.priors('essay'), 100);
       },
@@ -195,6 +225,8 @@ function sqlPriorsContract(backend: SqlBackend): void {
       // Migrated before the race, so that the learners, not the migrations, contend.
       await (await openLedgerAt(backend.name, storage.location)).close();
       await learnFromProcesses(backend.name, storage.location, 'essay', 2, 50);
-      await closing(await openLedgerAt(backend.name, storage.location), async (ledger) => assertLearnedAll(await ledger.priors('essay'), 100));
+      await closing(await openLedgerAt(backend.name, storage.location), async (ledger) =>
+        assertLearnedAll(await ledger.priors('essay'), 100),
+      );
     }));
 }

@@ -17,7 +17,12 @@ export interface RecordOptions {
  * Record `seq` of a run with plausible data for its type. Attempts carry text outside ASCII, a float and
  * nested keys out of order, so a body only round-trips if it is stored exactly.
  */
-export function recordOf(runId: string, seq: number, type: StoryType, { at = 1_000 + seq, taskType = 'default' }: RecordOptions = {}): LedgerRecord {
+export function recordOf(
+  runId: string,
+  seq: number,
+  type: StoryType,
+  { at = 1_000 + seq, taskType = 'default' }: RecordOptions = {},
+): LedgerRecord {
   const data: Record<StoryType, Record<string, unknown>> = {
     'run.started': { mission: { taskType, id: 'contract' } },
     attempt: { attempt: seq, value: 'naïve “quotes” ✓ 🧪', score: 0.1 + 0.2, nested: { z: [1, { b: true, a: null }], a: 'x' } },
@@ -40,7 +45,11 @@ export interface StoryOptions {
 
 /** The records of a plausible run: `run.started`, alternating attempts and decisions, and (by default) the seal. */
 export function story(runId: string, { at = 1_000, taskType = 'default', steps = 2, sealed = true }: StoryOptions = {}): LedgerRecord[] {
-  const types: StoryType[] = ['run.started', ...Array.from({ length: steps }, (_, step): StoryType => (step % 2 === 0 ? 'attempt' : 'decision')), ...(sealed ? ['run.sealed' as const] : [])];
+  const types: StoryType[] = [
+    'run.started',
+    ...Array.from({ length: steps }, (_, step): StoryType => (step % 2 === 0 ? 'attempt' : 'decision')),
+    ...(sealed ? ['run.sealed' as const] : []),
+  ];
   return types.map((type, seq) => recordOf(runId, seq, type, { at: at + seq, taskType }));
 }
 

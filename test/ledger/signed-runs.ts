@@ -47,7 +47,11 @@ export function sealedRun(ledger: Ledger, { at, signer, runId }: { at: number; s
  * What someone with write access and no private key can do: rewrite record `seq`'s data and recompute
  * every hash after it and the run row, so the chain verifies again. The seal keeps its signature.
  */
-export function forge({ run, records }: ExportedRun, seq: number, edit: (data: Record<string, unknown>) => Record<string, unknown>): ExportedRun {
+export function forge(
+  { run, records }: ExportedRun,
+  seq: number,
+  edit: (data: Record<string, unknown>) => Record<string, unknown>,
+): ExportedRun {
   let prevHash = seq === 0 ? GENESIS : (records[seq - 1]?.hash as string);
   const forged = records.map((row) => {
     if (row.seq < seq) return row;

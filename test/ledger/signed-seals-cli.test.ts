@@ -48,7 +48,15 @@ async function withSqlite<T>(file: string, work: (ledger: Ledger) => Promise<T>)
 }
 
 async function importRuns(file: string, runs: readonly ExportedRun[]): Promise<void> {
-  await withSqlite(file, (ledger) => importJsonl(ledger, runs.flatMap(({ run, records }) => [JSON.stringify({ kind: 'run', ...run }), ...records.map((record) => JSON.stringify({ kind: 'record', ...record }))])));
+  await withSqlite(file, (ledger) =>
+    importJsonl(
+      ledger,
+      runs.flatMap(({ run, records }) => [
+        JSON.stringify({ kind: 'run', ...run }),
+        ...records.map((record) => JSON.stringify({ kind: 'record', ...record })),
+      ]),
+    ),
+  );
 }
 
 /** Two runs of the mission through `redline run` (in process), in a ledger at `<dir>/.redline/redline.db`. */
@@ -71,7 +79,10 @@ describe('redline ledger verify, head and show with signed seals', () => {
 
     const verified = capture();
     assert.equal(await verifyCommand({ ledger: db }, verified), 0);
-    assert.match(verified.out.join('\n'), /^2 of 2 runs verify \(\d+ records\) in \S+; seal signatures: 2 valid, 0 invalid, 0 unsigned — checked with the local key\(s\) \S+signing-key\.pub \(key [0-9a-f]{16}\)$/);
+    assert.match(
+      verified.out.join('\n'),
+      /^2 of 2 runs verify \(\d+ records\) in \S+; seal signatures: 2 valid, 0 invalid, 0 unsigned — checked with the local key\(s\) \S+signing-key\.pub \(key [0-9a-f]{16}\)$/,
+    );
     const head = capture();
     assert.equal(await headCommand({ ledger: db }, head), 0);
     const digest = head.out[0] as string;
@@ -84,28 +95,51 @@ describe('redline ledger verify, head and show with signed seals', () => {
     // A copy beside it (so the same local key applies): the first run's failing attempt rewritten as passing, every hash recomputed.
     const exported = await withSqlite(db, exportAll);
     const forgedDb = path.join(dir, '.redline', 'forged.db');
-    await importRuns(forgedDb, exported.map((run) => (run.run.runId === runIds[0] ? forge(run, 1, (data) => ({ ...data, findings: [] })) : run)));
+    await importRuns(
+      forgedDb,
+      exported.map((run) => (run.run.runId === runIds[0] ? forge(run, 1, (data) => ({ ...data, findings: [] })) : run)),
+    );
     const forged = capture();
     assert.equal(await verifyCommand({ ledger: forgedDb }, forged), 1);
-    assert.match(forged.out[0] ?? '', new RegExp(`^BROKEN run ${runIds[0]}: seal signature — the seal signature does not verify with key [0-9a-f]{16}: the run was changed after it was signed$`));
+    assert.match(
+      forged.out[0] ?? '',
+      new RegExp(
+        `^BROKEN run ${runIds[0]}: seal signature — the seal signature does not verify with key [0-9a-f]{16}: the run was changed after it was signed$`,
+      ),
+    );
     assert.match(forged.out[1] ?? '', /^1 of 2 runs verify/);
     const warned = capture();
     assert.equal(await showCommand(runIds[0] as string, { ledger: forgedDb }, warned), 0);
-    assert.match(warned.out[0] ?? '', new RegExp(`^WARNING: run ${runIds[0]} does not verify \\(seal signature — .*\\); what follows may have been altered$`));
+    assert.match(
+      warned.out[0] ?? '',
+      new RegExp(`^WARNING: run ${runIds[0]} does not verify \\(seal signature — .*\\); what follows may have been altered$`),
+    );
     const warnedJson = capture();
     assert.equal(await showCommand(runIds[0] as string, { ledger: forgedDb, json: true }, warnedJson), 0);
     assert.match(warnedJson.err[0] ?? '', /^WARNING: run/);
-    assert.ok(warnedJson.out.every((line) => JSON.parse(line) !== undefined), 'with --json stdout stays JSON lines');
+    assert.ok(
+      warnedJson.out.every((line) => JSON.parse(line) !== undefined),
+      'with --json stdout stays JSON lines',
+    );
 
     // A copy without the first run: every run in it verifies, the digest taken before does not.
     const deletedDb = path.join(dir, '.redline', 'deleted.db');
     await importRuns(deletedDb, exported.slice(1));
     const against = capture();
     assert.equal(await verifyCommand({ ledger: deletedDb, against: digest }, against), 1);
-    assert.match(against.out.join('\n'), /^1 of 1 runs verify [^\n]*; seal signatures: 1 valid[^\n]*\nBROKEN ledger head 2:[0-9a-f]{64}: the digest covers 2 run\(s\), the ledger holds 1: runs were deleted$/);
+    assert.match(
+      against.out.join('\n'),
+      /^1 of 1 runs verify [^\n]*; seal signatures: 1 valid[^\n]*\nBROKEN ledger head 2:[0-9a-f]{64}: the digest covers 2 run\(s\), the ledger holds 1: runs were deleted$/,
+    );
     const unchanged = capture();
     assert.equal(await verifyCommand({ ledger: db, against: digest, json: true }, unchanged), 0);
-    assert.deepEqual(JSON.parse(unchanged.out.at(-1) as string), { against: digest, ok: true, count: 2, total: 2, detail: 'the first 2 run(s) match the digest; 0 run(s) were added since' });
+    assert.deepEqual(JSON.parse(unchanged.out.at(-1) as string), {
+      against: digest,
+      ok: true,
+      count: 2,
+      total: 2,
+      detail: 'the first 2 run(s) match the digest; 0 run(s) were added since',
+    });
   });
 
   it('fails runs signed by a key not given with --public-key, requires signatures on demand, and refuses bad keys and digests', async () => {
@@ -115,7 +149,10 @@ describe('redline ledger verify, head and show with signed seals', () => {
     await writeFile(otherPub, other.publicKey.key.export({ type: 'spki', format: 'pem' }));
     const wrongKey = capture();
     assert.equal(await verifyCommand({ ledger: db, publicKey: [otherPub] }, wrongKey), 1);
-    assert.match(wrongKey.out[0] ?? '', /^BROKEN run \S+: seal signature — the seal is signed by key [0-9a-f]{16}, which is not one of the 1 public key\(s\) given$/);
+    assert.match(
+      wrongKey.out[0] ?? '',
+      /^BROKEN run \S+: seal signature — the seal is signed by key [0-9a-f]{16}, which is not one of the 1 public key\(s\) given$/,
+    );
     const both = capture();
     assert.equal(await verifyCommand({ ledger: db, publicKey: [otherPub, path.join(dir, '.redline', 'signing-key.pub')] }, both), 0);
 
@@ -125,14 +162,26 @@ describe('redline ledger verify, head and show with signed seals', () => {
     await withSqlite(oldDb, (ledger) => sealedRun(ledger, { at: 1_000 }));
     const unsigned = capture();
     assert.equal(await verifyCommand({ ledger: oldDb }, unsigned), 0);
-    assert.match(unsigned.out[0] ?? '', /^1 of 1 runs verify \(\d+ records\) in \S+; seal signatures: 0 valid, 0 invalid, 1 unsigned — checked with no public key given and none in /);
-    await assert.rejects(verifyCommand({ ledger: oldDb, requireSignatures: true }, capture()), /^TypeError: Expected --public-key FILE with --require-signatures, got none/);
+    assert.match(
+      unsigned.out[0] ?? '',
+      /^1 of 1 runs verify \(\d+ records\) in \S+; seal signatures: 0 valid, 0 invalid, 1 unsigned — checked with no public key given and none in /,
+    );
+    await assert.rejects(
+      verifyCommand({ ledger: oldDb, requireSignatures: true }, capture()),
+      /^TypeError: Expected --public-key FILE with --require-signatures, got none/,
+    );
     const required = capture();
     assert.equal(await verifyCommand({ ledger: oldDb, requireSignatures: true, publicKey: [otherPub] }, required), 1);
     assert.match(required.out[0] ?? '', /seal signature — the seal is not signed \(signatures are required\)$/);
 
-    await assert.rejects(verifyCommand({ ledger: db, against: '2:abc' }, capture()), /^TypeError: Expected a ledger digest COUNT:SHA256 \(as `redline ledger head` prints it\), got "2:abc"$/);
-    await assert.rejects(verifyCommand({ ledger: db, publicKey: [path.join(dir, 'mission.json')] }, capture()), /^TypeError: Expected an Ed25519 public key \(PEM\) in .*mission\.json, got something else/);
+    await assert.rejects(
+      verifyCommand({ ledger: db, against: '2:abc' }, capture()),
+      /^TypeError: Expected a ledger digest COUNT:SHA256 \(as `redline ledger head` prints it\), got "2:abc"$/,
+    );
+    await assert.rejects(
+      verifyCommand({ ledger: db, publicKey: [path.join(dir, 'mission.json')] }, capture()),
+      /^TypeError: Expected an Ed25519 public key \(PEM\) in .*mission\.json, got something else/,
+    );
   });
 
   it('escapes a run id with control characters in the warning of show', async () => {
@@ -154,13 +203,16 @@ describe('redline ledger verify, head and show with signed seals', () => {
     const warned = capture();
     await showCommand(runId, { ledger: path.join(dir, 'forged.db'), publicKey: [keyFile] }, warned);
     assert.match(warned.out[0] ?? '', /^WARNING: run evil\\x1b\]0;title\\x07\\x1b\[2J does not verify/);
-    const raw = [...shown.out, ...warned.out].filter((line) => [...line].some((char) => (char.codePointAt(0) as number) < 0x20 || char === '\x7f'));
+    const raw = [...shown.out, ...warned.out].filter((line) =>
+      [...line].some((char) => (char.codePointAt(0) as number) < 0x20 || char === '\x7f'),
+    );
     assert.deepEqual(raw, [], 'no raw control character reaches the terminal');
   });
 
   it('spawned: ledger head prints only the digest on stdout; verify --against exits 0, 1 once a run is deleted, 2 on a bad digest, without a stack', async () => {
     const { db, runIds } = await twoRuns();
-    const redline = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args, '--ledger', db], { encoding: 'utf8', timeout: 60_000 });
+    const redline = (...args: string[]) =>
+      spawnSync(process.execPath, [BIN, ...args, '--ledger', db], { encoding: 'utf8', timeout: 60_000 });
     const head = redline('ledger', 'head');
     assert.equal(head.status, 0, head.stderr);
     const digest = head.stdout.trim();
@@ -169,7 +221,10 @@ describe('redline ledger verify, head and show with signed seals', () => {
 
     // Someone with write access to the file deletes the first run, row and records, past the append-only triggers.
     const raw = new Database(db);
-    for (const { name } of raw.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name GLOB '*refuse*'").all()) raw.exec(`DROP TRIGGER "${name}"`);
+    for (const { name } of raw
+      .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name GLOB '*refuse*'")
+      .all())
+      raw.exec(`DROP TRIGGER "${name}"`);
     raw.prepare('DELETE FROM records WHERE run_id = ?').run(runIds[0]);
     raw.prepare('DELETE FROM runs WHERE run_id = ?').run(runIds[0]);
     raw.close();

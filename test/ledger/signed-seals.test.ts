@@ -14,7 +14,10 @@ import { forge, keyPair, sealedRun } from './signed-runs.js';
 
 /** Writes exported runs into another ledger through `ledger import`'s own path (JSONL), as a forger would hand them over. */
 async function importRuns(ledger: Ledger, runs: readonly ExportedRun[]): Promise<void> {
-  const lines = runs.flatMap(({ run, records }) => [JSON.stringify({ kind: 'run', ...run }), ...records.map((record) => JSON.stringify({ kind: 'record', ...record }))]);
+  const lines = runs.flatMap(({ run, records }) => [
+    JSON.stringify({ kind: 'run', ...run }),
+    ...records.map((record) => JSON.stringify({ kind: 'record', ...record })),
+  ]);
   await importJsonl(ledger, lines);
 }
 
@@ -25,22 +28,39 @@ for (const backend of sqlBackends) {
       await withLedger(backend.open, async ({ ledger }) => {
         const honest = await sealedRun(ledger, { at: 1_000, signer: key.signer });
         const other = await sealedRun(ledger, { at: 2_000, signer: key.signer });
-        assert.deepEqual((await verifyLedger(ledger, { signatures: { keys: [key.publicKey] } })).map((item) => [item.ok, item.signature?.status]), [[true, 'valid'], [true, 'valid']]);
+        assert.deepEqual(
+          (await verifyLedger(ledger, { signatures: { keys: [key.publicKey] } })).map((item) => [item.ok, item.signature?.status]),
+          [
+            [true, 'valid'],
+            [true, 'valid'],
+          ],
+        );
 
         // Attempt 1 (record 1) becomes the candidate that passed; every later hash and the run row follow.
         const exported = await exportAll(ledger);
-        const forged = exported.map((run) => (run.run.runId === honest.runId ? forge(run, 1, (data) => ({ ...data, candidate: { ...(data.candidate as object), value: 'ok' } })) : run));
+        const forged = exported.map((run) =>
+          run.run.runId === honest.runId
+            ? forge(run, 1, (data) => ({ ...data, candidate: { ...(data.candidate as object), value: 'ok' } }))
+            : run,
+        );
         await withLedger(backend.open, async ({ ledger: copy }) => {
           await importRuns(copy, forged);
           const chainsOnly = await verifyLedger(copy);
-          assert.ok(chainsOnly.every((item) => item.ok), 'without signatures the forgery is invisible: every chain verifies');
+          assert.ok(
+            chainsOnly.every((item) => item.ok),
+            'without signatures the forgery is invisible: every chain verifies',
+          );
           const results = await verifyLedger(copy, { signatures: { keys: [key.publicKey] } });
           const bad = results.find((item) => item.runId === honest.runId);
           assert.equal(bad?.ok, false);
           assert.equal(bad?.firstBad, undefined, 'the chain itself verifies');
           assert.deepEqual(bad?.signature, { status: 'invalid', keyId: key.publicKey.keyId });
           assert.match(bad?.signatureProblem ?? '', /signature does not verify with key [0-9a-f]{16}/);
-          assert.deepEqual(results.find((item) => item.runId === other.runId)?.signature, { status: 'valid', keyId: key.publicKey.keyId, source: 'key.pub' });
+          assert.deepEqual(results.find((item) => item.runId === other.runId)?.signature, {
+            status: 'valid',
+            keyId: key.publicKey.keyId,
+            source: 'key.pub',
+          });
         });
       });
     });
@@ -61,8 +81,16 @@ for (const backend of sqlBackends) {
         const exported = await exportAll(ledger);
         const second = runs[1]?.runId;
         const variants: Record<string, (copy: Ledger) => Promise<unknown>> = {
-          deleted: (copy) => importRuns(copy, exported.filter((run) => run.run.runId !== second)),
-          altered: (copy) => importRuns(copy, exported.map((run) => (run.run.runId === second ? forge(run, 1, (data) => ({ ...data, note: 'x' })) : run))),
+          deleted: (copy) =>
+            importRuns(
+              copy,
+              exported.filter((run) => run.run.runId !== second),
+            ),
+          altered: (copy) =>
+            importRuns(
+              copy,
+              exported.map((run) => (run.run.runId === second ? forge(run, 1, (data) => ({ ...data, note: 'x' })) : run)),
+            ),
           // A whole new run, signed and verifying, back-dated among the covered ones.
           backdated: async (copy) => {
             await importRuns(copy, exported);
@@ -72,7 +100,10 @@ for (const backend of sqlBackends) {
         for (const [what, write] of Object.entries(variants)) {
           await withLedger(backend.open, async ({ ledger: copy }) => {
             await write(copy);
-            assert.ok((await verifyLedger(copy, { signatures: { keys: [key.publicKey] } })).every((item) => item.ok || what === 'altered'), `${what}: every other run verifies, signature and all`);
+            assert.ok(
+              (await verifyLedger(copy, { signatures: { keys: [key.publicKey] } })).every((item) => item.ok || what === 'altered'),
+              `${what}: every other run verifies, signature and all`,
+            );
             const check = checkDigest(await copy.runs(), head.digest);
             assert.equal(check.ok, false, what);
             assert.match(check.detail, /deleted, altered or inserted/);
@@ -90,7 +121,13 @@ for (const backend of sqlBackends) {
         await sealedRun(ledger, { at: 3_000, signer: key.signer });
         const head = ledgerDigest(await ledger.runs());
         assert.deepEqual([head.count, head.total, head.firstUnsealed], [1, 3, 'running']);
-        await ledger.append({ runId: 'running', seq: 1, type: 'run.sealed', at: 2_500, data: { outcome: 'failed_with_evidence', verification: 'unverified', stopReason: 'aborted' } });
+        await ledger.append({
+          runId: 'running',
+          seq: 1,
+          type: 'run.sealed',
+          at: 2_500,
+          data: { outcome: 'failed_with_evidence', verification: 'unverified', stopReason: 'aborted' },
+        });
         assert.equal(checkDigest(await ledger.runs(), head.digest).ok, true);
         assert.equal(ledgerDigest(await ledger.runs()).count, 3);
       });
@@ -100,26 +137,43 @@ for (const backend of sqlBackends) {
       const [first, second] = [keyPair('first.pub'), keyPair('second.pub')];
       await withLedger(backend.open, async ({ ledger }) => {
         const unsigned = await sealedRun(ledger, { at: 500 });
-        const old = [await sealedRun(ledger, { at: 1_000, signer: first.signer }), await sealedRun(ledger, { at: 2_000, signer: first.signer })];
+        const old = [
+          await sealedRun(ledger, { at: 1_000, signer: first.signer }),
+          await sealedRun(ledger, { at: 2_000, signer: first.signer }),
+        ];
         const fresh = await sealedRun(ledger, { at: 3_000, signer: second.signer });
 
         const both = await verifyLedger(ledger, { signatures: { keys: [first.publicKey, second.publicKey] } });
         assert.ok(both.every((item) => item.ok));
-        assert.deepEqual(both.map((item) => [item.runId, item.signature?.status, item.signature?.source]), [
-          [unsigned.runId, 'unsigned', undefined],
-          [old[0]?.runId, 'valid', 'first.pub'],
-          [old[1]?.runId, 'valid', 'first.pub'],
-          [fresh.runId, 'valid', 'second.pub'],
-        ]);
+        assert.deepEqual(
+          both.map((item) => [item.runId, item.signature?.status, item.signature?.source]),
+          [
+            [unsigned.runId, 'unsigned', undefined],
+            [old[0]?.runId, 'valid', 'first.pub'],
+            [old[1]?.runId, 'valid', 'first.pub'],
+            [fresh.runId, 'valid', 'second.pub'],
+          ],
+        );
 
         const onlySecond = await verifyLedger(ledger, { signatures: { keys: [second.publicKey] } });
-        assert.deepEqual(onlySecond.filter((item) => !item.ok).map((item) => [item.runId, item.signature?.status, item.signature?.keyId]), old.map((run) => [run.runId, 'unknown_key', first.publicKey.keyId]));
-        assert.match(onlySecond[1]?.signatureProblem ?? '', new RegExp(`signed by key ${first.publicKey.keyId}, which is not one of the 1 public key`));
+        assert.deepEqual(
+          onlySecond.filter((item) => !item.ok).map((item) => [item.runId, item.signature?.status, item.signature?.keyId]),
+          old.map((run) => [run.runId, 'unknown_key', first.publicKey.keyId]),
+        );
+        assert.match(
+          onlySecond[1]?.signatureProblem ?? '',
+          new RegExp(`signed by key ${first.publicKey.keyId}, which is not one of the 1 public key`),
+        );
 
         // Keys found locally rather than given: other keys are reported, not failed — unless signatures are required.
-        assert.ok((await verifyLedger(ledger, { signatures: { keys: [second.publicKey], allowOtherKeys: true } })).every((item) => item.ok));
+        assert.ok(
+          (await verifyLedger(ledger, { signatures: { keys: [second.publicKey], allowOtherKeys: true } })).every((item) => item.ok),
+        );
         const required = await verifyLedger(ledger, { signatures: { keys: [first.publicKey, second.publicKey], require: true } });
-        assert.deepEqual(required.filter((item) => !item.ok).map((item) => [item.runId, item.signatureProblem]), [[unsigned.runId, 'the seal is not signed (signatures are required)']]);
+        assert.deepEqual(
+          required.filter((item) => !item.ok).map((item) => [item.runId, item.signatureProblem]),
+          [[unsigned.runId, 'the seal is not signed (signatures are required)']],
+        );
       });
     });
 
@@ -128,9 +182,15 @@ for (const backend of sqlBackends) {
       await withLedger(backend.open, async ({ ledger }) => {
         let appended = 0;
         // The run's process dies after its third record: its seal is never written.
-        const dying: Ledger = { ...bind(ledger), append: async (record) => (appended++ < 3 ? ledger.append(record) : Promise.reject(new Error('process killed'))) };
+        const dying: Ledger = {
+          ...bind(ledger),
+          append: async (record) => (appended++ < 3 ? ledger.append(record) : Promise.reject(new Error('process killed'))),
+        };
         const mission = defineMission({ id: 'library', goal: 'g', budgets: { maxAttempts: 5 } });
-        await assert.rejects(runMission({ mission, ledger: dying, signer: runner.signer, proposer: functionProposer(({ attempt }) => ({ value: attempt })) }), /process killed/);
+        await assert.rejects(
+          runMission({ mission, ledger: dying, signer: runner.signer, proposer: functionProposer(({ attempt }) => ({ value: attempt })) }),
+          /process killed/,
+        );
         const [recovery] = await recoverRuns({ ledger, signer: recoverer.signer });
         assert.equal(recovery?.action, 'sealed_crashed');
         const [result] = await verifyLedger(ledger, { signatures: { keys: [runner.publicKey, recoverer.publicKey] } });

@@ -17,7 +17,11 @@ describe('signing keys', () => {
     const file = path.join(dir, '.redline', 'signing-key.pem');
     assert.equal(opened[0]?.file, file);
     assert.equal((await stat(file)).mode & 0o777, 0o600);
-    assert.deepEqual((await readdir(path.join(dir, '.redline'))).sort(), ['signing-key.pem', 'signing-key.pub'], 'no file written aside is left');
+    assert.deepEqual(
+      (await readdir(path.join(dir, '.redline'))).sort(),
+      ['signing-key.pem', 'signing-key.pub'],
+      'no file written aside is left',
+    );
     const publicKey = await readPublicKey(path.join(dir, '.redline', 'signing-key.pub'));
     assert.equal(publicKey.keyId, opened[0]?.signer.keyId);
     const again = await openSigner({ location, baseDir: dir });
@@ -36,18 +40,31 @@ describe('signing keys', () => {
     await writeFile(path.join(dir, 'mine.pem'), privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
     const named = await openSigner({ explicit: path.join(dir, 'mine.pem'), location, baseDir: dir });
     assert.equal(named.signer.keyId, keyIdOf(privateKey));
-    await assert.rejects(openSigner({ explicit: path.join(dir, 'missing.pem'), location, baseDir: dir }), (error: Error) => error instanceof TypeError && /^Expected an Ed25519 private key \(PEM\) at .*missing\.pem, got ENOENT$/.test(error.message));
+    await assert.rejects(
+      openSigner({ explicit: path.join(dir, 'missing.pem'), location, baseDir: dir }),
+      (error: Error) =>
+        error instanceof TypeError && /^Expected an Ed25519 private key \(PEM\) at .*missing\.pem, got ENOENT$/.test(error.message),
+    );
     const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey;
     await writeFile(path.join(dir, 'rsa.pem'), rsa.export({ type: 'pkcs8', format: 'pem' }));
-    await assert.rejects(openSigner({ explicit: path.join(dir, 'rsa.pem'), location, baseDir: dir }), /^TypeError: Expected an Ed25519 key in .*rsa\.pem, got a rsa key$/);
+    await assert.rejects(
+      openSigner({ explicit: path.join(dir, 'rsa.pem'), location, baseDir: dir }),
+      /^TypeError: Expected an Ed25519 key in .*rsa\.pem, got a rsa key$/,
+    );
     await writeFile(path.join(dir, 'junk.pem'), 'not a key');
-    await assert.rejects(openSigner({ explicit: path.join(dir, 'junk.pem'), location, baseDir: dir }), /^TypeError: Expected an Ed25519 private key \(PEM\) in .*junk\.pem, got something else/);
+    await assert.rejects(
+      openSigner({ explicit: path.join(dir, 'junk.pem'), location, baseDir: dir }),
+      /^TypeError: Expected an Ed25519 private key \(PEM\) in .*junk\.pem, got something else/,
+    );
     assert.equal(existsSync(path.join(dir, 'signing-key.pem')), false);
 
     process.env[SIGNING_KEY_ENV] = path.join(dir, 'mine.pem');
     try {
       assert.equal((await openSigner({ location, baseDir: dir })).signer.keyId, keyIdOf(privateKey));
-      assert.deepEqual((await localPublicKeys({ location, baseDir: dir })).keys.map((key) => key.keyId), [keyIdOf(privateKey)]);
+      assert.deepEqual(
+        (await localPublicKeys({ location, baseDir: dir })).keys.map((key) => key.keyId),
+        [keyIdOf(privateKey)],
+      );
     } finally {
       delete process.env[SIGNING_KEY_ENV];
     }
@@ -60,13 +77,19 @@ describe('signing keys', () => {
     await rename(path.join(dir, 'keys', 'signing-key.pem'), path.join(dir, 'old.pem'));
     const second = await openSigner({ location, baseDir: dir });
     assert.equal(second.created, true);
-    await writeFile(path.join(dir, 'keys', 'signing-key-2023.pub'), await readFile(path.join(dir, 'keys', `signing-key-${first.signer.keyId}.pub`)));
+    await writeFile(
+      path.join(dir, 'keys', 'signing-key-2023.pub'),
+      await readFile(path.join(dir, 'keys', `signing-key-${first.signer.keyId}.pub`)),
+    );
     const { keys } = await localPublicKeys({ location, baseDir: dir });
-    assert.deepEqual(keys.map((key) => [path.basename(key.source), key.keyId]), [
-      ['signing-key-2023.pub', first.signer.keyId],
-      [`signing-key-${first.signer.keyId}.pub`, first.signer.keyId],
-      ['signing-key.pub', second.signer.keyId],
-    ]);
+    assert.deepEqual(
+      keys.map((key) => [path.basename(key.source), key.keyId]),
+      [
+        ['signing-key-2023.pub', first.signer.keyId],
+        [`signing-key-${first.signer.keyId}.pub`, first.signer.keyId],
+        ['signing-key.pub', second.signer.keyId],
+      ],
+    );
     const none = await localPublicKeys({ location: path.join(dir, 'nowhere', 'l.db'), baseDir: dir });
     assert.deepEqual(none.keys, []);
     assert.equal(existsSync(path.join(dir, 'nowhere')), false);

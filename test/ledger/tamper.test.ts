@@ -25,14 +25,28 @@ type Edit =
 
 const text = fc.string({ unit: 'grapheme', maxLength: 16 });
 const step = fc.oneof(
-  fc.record({ type: fc.constant('attempt' as const), data: fc.record({ value: text, score: fc.double({ min: 0, max: 1, noNaN: true }), nested: fc.record({ z: fc.array(fc.integer(), { maxLength: 3 }), a: text }) }) }),
-  fc.record({ type: fc.constant('decision' as const), data: fc.record({ decision: fc.record({ transition: fc.constantFrom('retry', 'accept', 'block', 'fail'), reason: text }) }) }),
+  fc.record({
+    type: fc.constant('attempt' as const),
+    data: fc.record({
+      value: text,
+      score: fc.double({ min: 0, max: 1, noNaN: true }),
+      nested: fc.record({ z: fc.array(fc.integer(), { maxLength: 3 }), a: text }),
+    }),
+  }),
+  fc.record({
+    type: fc.constant('decision' as const),
+    data: fc.record({ decision: fc.record({ transition: fc.constantFrom('retry', 'accept', 'block', 'fail'), reason: text }) }),
+  }),
 );
 /** A sealed run of 4–15 records: `run.started`, attempts and decisions, `run.sealed`. */
 const story = fc.record({
   taskType: fc.constantFrom('default', 'refactor'),
   steps: fc.array(step, { minLength: 2, maxLength: 13 }),
-  seal: fc.record({ outcome: fc.constantFrom('complete', 'failed_with_evidence', 'blocked'), verification: fc.constantFrom('verified', 'sampled', 'unverified'), stopReason: text }),
+  seal: fc.record({
+    outcome: fc.constantFrom('complete', 'failed_with_evidence', 'blocked'),
+    verification: fc.constantFrom('verified', 'sampled', 'unverified'),
+    stopReason: text,
+  }),
 });
 type Story = typeof story extends fc.Arbitrary<infer T> ? T : never;
 
@@ -40,11 +54,24 @@ type Story = typeof story extends fc.Arbitrary<infer T> ? T : never;
 function editOf(n: number): fc.Arbitrary<Edit> {
   const seq = fc.integer({ min: 0, max: n - 1 });
   return fc.oneof(
-    fc.record({ kind: fc.constant('flip' as const), seq, column: fc.constantFrom<RawColumn>('body', 'hash', 'prev_hash'), position: fc.nat(), shift: fc.integer({ min: 1, max: PRINTABLE.length - 1 }) }),
+    fc.record({
+      kind: fc.constant('flip' as const),
+      seq,
+      column: fc.constantFrom<RawColumn>('body', 'hash', 'prev_hash'),
+      position: fc.nat(),
+      shift: fc.integer({ min: 1, max: PRINTABLE.length - 1 }),
+    }),
     fc.record({ kind: fc.constant('delete' as const), seq }),
-    fc.integer({ min: 0, max: n - 2 }).chain((first) => fc.record({ kind: fc.constant('swap' as const), first: fc.constant(first), second: fc.integer({ min: first + 1, max: n - 1 }) })),
+    fc
+      .integer({ min: 0, max: n - 2 })
+      .chain((first) =>
+        fc.record({ kind: fc.constant('swap' as const), first: fc.constant(first), second: fc.integer({ min: first + 1, max: n - 1 }) }),
+      ),
     fc.record({ kind: fc.constant('truncate' as const), count: fc.integer({ min: 1, max: n }) }),
-    fc.record({ kind: fc.constant('append' as const), type: fc.constantFrom('attempt' as const, 'decision' as const, 'run.sealed' as const) }),
+    fc.record({
+      kind: fc.constant('append' as const),
+      type: fc.constantFrom('attempt' as const, 'decision' as const, 'run.sealed' as const),
+    }),
   );
 }
 
@@ -71,7 +98,8 @@ function flip(value: string, position: number, shift: number): string {
   return characters.join('');
 }
 
-const columnOf = (row: StoredRecord, column: RawColumn): string => (column === 'body' ? row.body : column === 'hash' ? row.hash : row.prevHash);
+const columnOf = (row: StoredRecord, column: RawColumn): string =>
+  column === 'body' ? row.body : column === 'hash' ? row.hash : row.prevHash;
 
 async function apply(raw: RawAccess, rows: readonly StoredRecord[], edit: Edit): Promise<void> {
   const seal = rows.at(-1) as StoredRecord;
@@ -88,7 +116,9 @@ async function apply(raw: RawAccess, rows: readonly StoredRecord[], edit: Edit):
       for (let seq = rows.length - edit.count; seq < rows.length; seq++) await raw.delete(seal.runId, seq);
       return;
     case 'append':
-      return raw.insert(chainRecord(seal.hash, { runId: seal.runId, seq: rows.length, type: edit.type, at: 9_999, data: { appended: 'after the seal' } }));
+      return raw.insert(
+        chainRecord(seal.hash, { runId: seal.runId, seq: rows.length, type: edit.type, at: 9_999, data: { appended: 'after the seal' } }),
+      );
   }
 }
 

@@ -13,10 +13,17 @@ for (const backend of sqlBackends) {
       const writer = await opened.reopen();
       try {
         const runId = 'live';
-        await writer.append({ runId, seq: 0, type: 'run.started', at: 1, data: { mission: { id: 'm', taskType: 't' }, pad: 'x'.repeat(200) } });
+        await writer.append({
+          runId,
+          seq: 0,
+          type: 'run.started',
+          at: 1,
+          data: { mission: { id: 'm', taskType: 't' }, pad: 'x'.repeat(200) },
+        });
         let done = false;
         const writing = (async () => {
-          for (let seq = 1; seq <= 400; seq += 1) await writer.append({ runId, seq, type: 'attempt', at: 1 + seq, data: { attempt: seq, pad: 'y'.repeat(200) } });
+          for (let seq = 1; seq <= 400; seq += 1)
+            await writer.append({ runId, seq, type: 'attempt', at: 1 + seq, data: { attempt: seq, pad: 'y'.repeat(200) } });
           done = true;
         })();
         let checks = 0;

@@ -25,7 +25,13 @@ const HOPELESS = [0.3, 0.34, 0.38, 0.42, 0.46, 0.5];
 /** One run of an `essay` mission whose attempts propose (and score) `trajectory`, under `guard`. */
 function essay(ledger: Ledger, trajectory: readonly unknown[], guard: GuardSpecInput = { adaptive: { bar: 0.8 } }): Promise<RunResult> {
   return runMission({
-    mission: defineMission({ id: 'essay', goal: 'write the essay', taskType: 'essay', budgets: { maxAttempts: 6 }, stopPolicy: { guards: [guard] } }),
+    mission: defineMission({
+      id: 'essay',
+      goal: 'write the essay',
+      taskType: 'essay',
+      budgets: { maxAttempts: 6 },
+      stopPolicy: { guards: [guard] },
+    }),
     proposer: functionProposer(({ attempt }) => ({ value: trajectory[Math.min(attempt, trajectory.length) - 1] })),
     checks: [quality],
     ledger,
@@ -80,7 +86,11 @@ describe('adaptive in missions: priors learned through the ledger', () => {
   it('learns from every scored run, whatever its policy, up to the first attempt without a score', async () => {
     const ledger = new MemoryLedger();
     const expected = new AdaptivePriors();
-    assert.deepEqual(stop(await essay(ledger, [0.2, 0.4, 0.5], { threshold: { bar: 0.45 } })), { outcome: 'complete', stopReason: 'threshold', attempts: 3 });
+    assert.deepEqual(stop(await essay(ledger, [0.2, 0.4, 0.5], { threshold: { bar: 0.45 } })), {
+      outcome: 'complete',
+      stopReason: 'threshold',
+      attempts: 3,
+    });
     expected.record('essay', [0.2, 0.4, 0.5]);
     assert.deepEqual(await ledger.priors('essay'), expected.toJSON().essay);
     // A proposal that is not a number leaves attempt 2 unscored (the score check reports an error): the run teaches [0.3].
@@ -88,7 +98,11 @@ describe('adaptive in missions: priors learned through the ledger', () => {
     expected.record('essay', [0.3]);
     assert.deepEqual(await ledger.priors('essay'), expected.toJSON().essay);
     const unscored = new MemoryLedger();
-    await runMission({ mission: defineMission({ id: 'plain', goal: 'g', taskType: 'essay', budgets: { maxAttempts: 2 }, stopPolicy: { guards: [] } }), proposer: functionProposer(() => ({ value: 'x' })), ledger: unscored });
+    await runMission({
+      mission: defineMission({ id: 'plain', goal: 'g', taskType: 'essay', budgets: { maxAttempts: 2 }, stopPolicy: { guards: [] } }),
+      proposer: functionProposer(() => ({ value: 'x' })),
+      ledger: unscored,
+    });
     assert.equal(await unscored.priors('essay'), undefined, 'a run without scores teaches nothing');
   });
 
@@ -117,6 +131,9 @@ describe('adaptive in missions: priors learned through the ledger', () => {
     const ledger = new MemoryLedger();
     await essay(ledger, [0.5, 0.9]);
     const policy = replayPolicySchema.parse({ name: 'learned', guards: [{ anyOf: [{ adaptive: { bar: 0.8 } }] }] });
-    await assert.rejects(replayPolicies(ledger, [policy]), { name: 'TypeError', message: /without an `adaptive` guard .* got one in "learned"/ });
+    await assert.rejects(replayPolicies(ledger, [policy]), {
+      name: 'TypeError',
+      message: /without an `adaptive` guard .* got one in "learned"/,
+    });
   });
 });

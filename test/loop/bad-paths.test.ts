@@ -10,13 +10,25 @@ import { tempWorkspace } from '../helpers/workspace.js';
 const FILES = { 'src/a.js': 'a\n', 'src/lib/b.js': 'b\n', 'notes.txt': 'n\n' };
 
 /** The reason codes of the first attempt's proposer finding and how the run ended. */
-async function firstAttempt(files: Record<string, string | null>, viaProgram: boolean): Promise<{ codes: unknown; message: unknown; outcome: string; stopReason: string }> {
+async function firstAttempt(
+  files: Record<string, string | null>,
+  viaProgram: boolean,
+): Promise<{ codes: unknown; message: unknown; outcome: string; stopReason: string }> {
   const dir = await tempWorkspace(FILES);
   const ledger = new MemoryLedger();
   // A program speaks the protocol in JSON, where a NUL is `\u0000`; a function proposer hands the string over as it is.
-  const proposer = viaProgram ? commandProposer({ command: ['node', '-e', `process.stdout.write(${JSON.stringify(JSON.stringify({ files }))})`], cwd: dir }) : functionProposer(() => ({ files }));
+  const proposer = viaProgram
+    ? commandProposer({ command: ['node', '-e', `process.stdout.write(${JSON.stringify(JSON.stringify({ files }))})`], cwd: dir })
+    : functionProposer(() => ({ files }));
   const result = await runMission({
-    mission: defineMission({ id: 'bad-path', goal: 'g', workspace: dir, budgets: { maxAttempts: 1 }, checks: [{ name: 't', kind: 'command', tier: 'demand', command: 'false' }], stopPolicy: { guards: [] } }),
+    mission: defineMission({
+      id: 'bad-path',
+      goal: 'g',
+      workspace: dir,
+      budgets: { maxAttempts: 1 },
+      checks: [{ name: 't', kind: 'command', tier: 'demand', command: 'false' }],
+      stopPolicy: { guards: [] },
+    }),
     proposer,
     ledger,
   });
@@ -33,7 +45,11 @@ describe('proposal paths that cannot be written seal proposer.bad_path, never ru
     ['a path naming a directory of the baseline', { 'src/lib': 'x' }, /directory "src\/lib"/],
     ['a deletion naming a directory of the baseline', { src: null }, /directory "src"/],
     ['a path whose parent is a file of the baseline', { 'notes.txt/inner.txt': 'x' }, /under the file "notes.txt"/],
-    ['a path whose parent is a file the proposal writes', { 'new.txt': 'x', 'new.txt/inner.txt': 'y' }, /under the proposed file "new.txt"/],
+    [
+      'a path whose parent is a file the proposal writes',
+      { 'new.txt': 'x', 'new.txt/inner.txt': 'y' },
+      /under the proposed file "new.txt"/,
+    ],
   ];
   for (const viaProgram of [false, true]) {
     for (const [what, files, message] of cases) {

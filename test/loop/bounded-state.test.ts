@@ -22,7 +22,12 @@ describe('bounded working state', () => {
     };
     const ledger = new MemoryLedger();
     const result = await runMission({
-      mission: defineMission({ id: 'long', goal: 'g', budgets: { maxAttempts: ATTEMPTS }, stopPolicy: { guards: [{ oscillation: { window: 3 } }, { repeatedOutput: { window: 3, repeats: 3 } }] } }),
+      mission: defineMission({
+        id: 'long',
+        goal: 'g',
+        budgets: { maxAttempts: ATTEMPTS },
+        stopPolicy: { guards: [{ oscillation: { window: 3 } }, { repeatedOutput: { window: 3, repeats: 3 } }] },
+      }),
       proposer: functionProposer((request) => {
         requestSizes.push(JSON.stringify(request.state).length);
         return { value: String(request.attempt % 89).padStart(2, '0') };
@@ -31,7 +36,9 @@ describe('bounded working state', () => {
       ledger,
     });
     assert.deepEqual([result.stopReason, result.attempts], ['budget_attempts', ATTEMPTS]);
-    const stateSizes = (await ledger.records(result.runId)).filter((record) => record.type === 'decision' && (record.data.attempt as number) > 0).map((record) => JSON.stringify(record.data.state).length);
+    const stateSizes = (await ledger.records(result.runId))
+      .filter((record) => record.type === 'decision' && (record.data.attempt as number) > 0)
+      .map((record) => JSON.stringify(record.data.state).length);
     assert.equal(stateSizes.length, ATTEMPTS);
     // After the first attempts fill the windows, the recorded working state and the proposer's view stay within a few bytes (counters gain digits).
     const settle = 20;

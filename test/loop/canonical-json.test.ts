@@ -21,9 +21,22 @@ function reference(value: unknown): string {
 
 /** JSON values with undefined members and array items mixed in, and keys that need escaping. */
 const value = fc.letrec((tie) => ({
-  any: fc.oneof({ depthSize: 'small' }, fc.constant(null), fc.boolean(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer(), fc.string({ unit: 'binary' }), tie('array'), tie('object')),
+  any: fc.oneof(
+    { depthSize: 'small' },
+    fc.constant(null),
+    fc.boolean(),
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+    fc.integer(),
+    fc.string({ unit: 'binary' }),
+    tie('array'),
+    tie('object'),
+  ),
   array: fc.oneof(fc.array(fc.oneof(tie('any'), fc.constant(undefined)), { maxLength: 5 }), fc.sparseArray(tie('any'), { maxLength: 5 })),
-  object: fc.dictionary(fc.oneof(fc.string({ unit: 'binary' }), fc.constantFrom('a', 'b-c', '$x', 'q"uote', 'back\\slash', 'line\nbreak', '')), fc.oneof(tie('any'), fc.constant(undefined)), { maxKeys: 6 }),
+  object: fc.dictionary(
+    fc.oneof(fc.string({ unit: 'binary' }), fc.constantFrom('a', 'b-c', '$x', 'q"uote', 'back\\slash', 'line\nbreak', '')),
+    fc.oneof(tie('any'), fc.constant(undefined)),
+    { maxKeys: 6 },
+  ),
 })).any;
 
 describe('canonicalJson', () => {
@@ -37,13 +50,17 @@ describe('canonicalJson', () => {
   });
 
   it('round-trips through JSON.parse, sorted and without undefined members', () => {
-    assert.equal(canonicalJson({ b: 1, a: [undefined, 'x', { d: undefined, c: -0 }], 'é': 'ü', 'q"': 1e21 }), '{"a":[null,"x",{"c":0}],"b":1,"q\\"":1e+21,"é":"ü"}');
+    assert.equal(
+      canonicalJson({ b: 1, a: [undefined, 'x', { d: undefined, c: -0 }], é: 'ü', 'q"': 1e21 }),
+      '{"a":[null,"x",{"c":0}],"b":1,"q\\"":1e+21,"é":"ü"}',
+    );
     assert.deepEqual(JSON.parse(canonicalJson({ z: { y: [1, 2] }, a: true })), { a: true, z: { y: [1, 2] } });
     // eslint-disable-next-line no-sparse-arrays
     assert.equal(canonicalJson([1, , 3]), '[1,null,3]');
   });
 
   it('refuses numbers JSON cannot hold', () => {
-    for (const bad of [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]) assert.throws(() => canonicalJson({ x: [bad] }), { name: 'TypeError', message: `Expected a finite number, got ${bad}` });
+    for (const bad of [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY])
+      assert.throws(() => canonicalJson({ x: [bad] }), { name: 'TypeError', message: `Expected a finite number, got ${bad}` });
   });
 });

@@ -20,7 +20,13 @@ describe('durations beyond 24.8 days', () => {
   it('a 597h wall-clock budget lets the run complete', async () => {
     const dir = await tempWorkspace({ 'a.txt': 'a\n' });
     const result = await runMission({
-      mission: defineMission({ id: 'long-budget', goal: 'g', workspace: dir, budgets: { maxAttempts: 2, maxWallClock: '597h' }, checks: [{ name: 't', kind: 'command', tier: 'demand', command: 'grep -q b a.txt' }] }),
+      mission: defineMission({
+        id: 'long-budget',
+        goal: 'g',
+        workspace: dir,
+        budgets: { maxAttempts: 2, maxWallClock: '597h' },
+        checks: [{ name: 't', kind: 'command', tier: 'demand', command: 'grep -q b a.txt' }],
+      }),
       // The proposer takes a moment: a budget that fired at once would end the run here.
       proposer: functionProposer(async () => {
         await new Promise((resolve) => setTimeout(resolve, 20));
@@ -35,12 +41,25 @@ describe('durations beyond 24.8 days', () => {
     const dir = await tempWorkspace({ 'a.txt': 'a\n' });
     const ledger = new MemoryLedger();
     const result = await runMission({
-      mission: defineMission({ id: 'long-check', goal: 'g', workspace: dir, budgets: { maxAttempts: 1 }, checks: [{ name: 't', kind: 'command', tier: 'demand', command: 'sleep 0.1 && grep -q b a.txt', timeout: '600h' }] }),
+      mission: defineMission({
+        id: 'long-check',
+        goal: 'g',
+        workspace: dir,
+        budgets: { maxAttempts: 1 },
+        checks: [{ name: 't', kind: 'command', tier: 'demand', command: 'sleep 0.1 && grep -q b a.txt', timeout: '600h' }],
+      }),
       proposer: functionProposer(() => ({ files: { 'a.txt': 'b\n' } })),
       ledger,
     });
-    const findings = (await ledger.records(result.runId)).find((record) => record.type === 'attempt')?.data.findings as { check: string; status: string; reasonCodes: string[] }[];
-    assert.deepEqual(findings.find((item) => item.check === 't'), { ...findings.find((item) => item.check === 't'), status: 'pass' });
+    const findings = (await ledger.records(result.runId)).find((record) => record.type === 'attempt')?.data.findings as {
+      check: string;
+      status: string;
+      reasonCodes: string[];
+    }[];
+    assert.deepEqual(
+      findings.find((item) => item.check === 't'),
+      { ...findings.find((item) => item.check === 't'), status: 'pass' },
+    );
     assert.equal(result.outcome, 'complete');
     assert.deepEqual(warnings, []);
   });
@@ -49,8 +68,18 @@ describe('durations beyond 24.8 days', () => {
     const dir = await tempWorkspace({ 'a.txt': 'a\n' });
     const answer = JSON.stringify({ files: { 'a.txt': 'b\n' } });
     const result = await runMission({
-      mission: defineMission({ id: 'long-proposer', goal: 'g', workspace: dir, budgets: { maxAttempts: 1 }, checks: [{ name: 't', kind: 'command', tier: 'demand', command: 'grep -q b a.txt' }] }),
-      proposer: commandProposer({ command: ['node', '-e', `setTimeout(() => process.stdout.write(${JSON.stringify(answer)}), 100)`], cwd: dir, timeoutMs: 600 * 3_600_000 }),
+      mission: defineMission({
+        id: 'long-proposer',
+        goal: 'g',
+        workspace: dir,
+        budgets: { maxAttempts: 1 },
+        checks: [{ name: 't', kind: 'command', tier: 'demand', command: 'grep -q b a.txt' }],
+      }),
+      proposer: commandProposer({
+        command: ['node', '-e', `setTimeout(() => process.stdout.write(${JSON.stringify(answer)}), 100)`],
+        cwd: dir,
+        timeoutMs: 600 * 3_600_000,
+      }),
     });
     assert.deepEqual([result.outcome, result.attempts], ['complete', 1]);
     assert.deepEqual(warnings, []);
@@ -62,11 +91,26 @@ describe('durations beyond 24.8 days', () => {
     try {
       const ledger = new MemoryLedger();
       const result = await runMission({
-        mission: defineMission({ id: 'long-model', goal: 'g', budgets: { maxAttempts: 1 }, checks: [{ name: 'judge', kind: 'score', timeout: '600h', model: { baseURL: stub.baseURL, model: 'stub-judge', apiKeyEnv: 'REDLINE_TEST_LONG_KEY', rubric: 'r' } }] }),
+        mission: defineMission({
+          id: 'long-model',
+          goal: 'g',
+          budgets: { maxAttempts: 1 },
+          checks: [
+            {
+              name: 'judge',
+              kind: 'score',
+              timeout: '600h',
+              model: { baseURL: stub.baseURL, model: 'stub-judge', apiKeyEnv: 'REDLINE_TEST_LONG_KEY', rubric: 'r' },
+            },
+          ],
+        }),
         proposer: functionProposer(() => ({ value: { answer: 42 } })),
         ledger,
       });
-      const findings = (await ledger.records(result.runId)).find((record) => record.type === 'attempt')?.data.findings as { check: string; status: string }[];
+      const findings = (await ledger.records(result.runId)).find((record) => record.type === 'attempt')?.data.findings as {
+        check: string;
+        status: string;
+      }[];
       assert.equal(findings.find((item) => item.check === 'judge')?.status, 'pass', JSON.stringify(findings));
       assert.deepEqual(warnings, []);
     } finally {

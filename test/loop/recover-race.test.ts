@@ -39,12 +39,21 @@ async function mission(declared: boolean): Promise<Mission> {
 async function reference(target: Mission, runId: string): Promise<readonly StoredRecord[]> {
   const ledger = new MemoryLedger();
   let attempt = 0;
-  await runMission({ mission: target, ledger, proposer: functionProposer(() => ({ value: VALUES[attempt++] })), _internal: { generateId: () => runId } });
+  await runMission({
+    mission: target,
+    ledger,
+    proposer: functionProposer(() => ({ value: VALUES[attempt++] })),
+    _internal: { generateId: () => runId },
+  });
   return ledger.stored(runId);
 }
 
 /** A transaction on its own connection that has inserted `row` and not committed yet. */
-async function heldOpen(name: SqlBackendName, location: string, row: StoredRecord): Promise<{ commit(): Promise<void>; close(): Promise<void> }> {
+async function heldOpen(
+  name: SqlBackendName,
+  location: string,
+  row: StoredRecord,
+): Promise<{ commit(): Promise<void>; close(): Promise<void> }> {
   const values = [row.runId, row.seq, row.type, row.body, row.prevHash, row.hash];
   if (name === 'sqlite') {
     const db = new Database(location);
@@ -55,7 +64,10 @@ async function heldOpen(name: SqlBackendName, location: string, row: StoredRecor
   const client = new pg.Client({ connectionString: POSTGRES_URL });
   await client.connect();
   await client.query('BEGIN');
-  await client.query(`INSERT INTO "${location}".records (run_id, seq, type, body, prev_hash, hash) VALUES ($1, $2, $3, $4, $5, $6)`, values);
+  await client.query(
+    `INSERT INTO "${location}".records (run_id, seq, type, body, prev_hash, hash) VALUES ($1, $2, $3, $4, $5, $6)`,
+    values,
+  );
   return { commit: async () => void (await client.query('COMMIT')), close: () => client.end() };
 }
 
@@ -85,7 +97,11 @@ function committingLate(inner: Ledger, beforeFirstWrite: () => Promise<void>): L
  * holds row `crashAt` open on another connection, and recovers through a ledger that commits it just
  * before recovery writes. Returns what recovery reported and the run's records after it.
  */
-async function raceRecovery(name: SqlBackendName, target: Mission, crashAt: number): Promise<{ recovery: Recovery; reference: readonly StoredRecord[]; after: readonly LedgerRecord[] }> {
+async function raceRecovery(
+  name: SqlBackendName,
+  target: Mission,
+  crashAt: number,
+): Promise<{ recovery: Recovery; reference: readonly StoredRecord[]; after: readonly LedgerRecord[] }> {
   const runId = `race-${target.id}`;
   const rows = await reference(target, runId);
   const storage = await sqlBackends.find((backend) => backend.name === name)!.storage();
@@ -101,7 +117,10 @@ async function raceRecovery(name: SqlBackendName, target: Mission, crashAt: numb
         await writer.close();
       }
       assert.equal(recoveries.length, 1, JSON.stringify(recoveries));
-      assert.deepEqual((await verifyLedger(ledger)).filter((result) => !result.ok), []);
+      assert.deepEqual(
+        (await verifyLedger(ledger)).filter((result) => !result.ok),
+        [],
+      );
       assert.deepEqual(await ledger.runs({ unsealed: true }), []);
       return { recovery: recoveries[0] as Recovery, reference: rows, after: await ledger.records(runId) };
     } finally {
@@ -117,7 +136,10 @@ for (const { name } of sqlBackends) {
     it('seals crashed after the late record instead of failing out of order', async () => {
       const { recovery, after } = await raceRecovery(name, await mission(false), 3);
       assert.equal(recovery.action, 'sealed_crashed', JSON.stringify(recovery));
-      assert.deepEqual(after.map((record) => record.type), ['run.started', 'attempt', 'decision', 'attempt', 'run.sealed']);
+      assert.deepEqual(
+        after.map((record) => record.type),
+        ['run.started', 'attempt', 'decision', 'attempt', 'run.sealed'],
+      );
       assert.match(String(after.at(-1)?.data.detail), /stopped after record 3;/);
       assert.equal(recovery.detail, 'its proposer cannot be rebuilt (it was not declared in the mission)');
     });
@@ -126,7 +148,10 @@ for (const { name } of sqlBackends) {
       const { recovery, reference: rows, after } = await raceRecovery(name, await mission(true), 3);
       assert.equal(recovery.action, 'resumed', JSON.stringify(recovery));
       assert.equal(recovery.detail, 'failed_with_evidence / budget_attempts');
-      assert.deepEqual(after.map((record) => record.type), ['run.started', 'attempt', 'decision', 'attempt', 'run.resumed', 'decision', 'run.sealed']);
+      assert.deepEqual(
+        after.map((record) => record.type),
+        ['run.started', 'attempt', 'decision', 'attempt', 'run.resumed', 'decision', 'run.sealed'],
+      );
       assert.equal(after[3]?.data.attempt, 2);
       assert.equal(rows.length, 6);
     });
@@ -135,7 +160,10 @@ for (const { name } of sqlBackends) {
       const { recovery, after } = await raceRecovery(name, await mission(true), 5);
       assert.equal(recovery.action, 'already_sealed', JSON.stringify(recovery));
       assert.equal(recovery.detail, 'failed_with_evidence / budget_attempts by another process');
-      assert.deepEqual(after.map((record) => record.type), ['run.started', 'attempt', 'decision', 'attempt', 'decision', 'run.sealed']);
+      assert.deepEqual(
+        after.map((record) => record.type),
+        ['run.started', 'attempt', 'decision', 'attempt', 'decision', 'run.sealed'],
+      );
     });
   });
 }

@@ -61,9 +61,12 @@ function story(records: readonly LedgerRecord[]): unknown[] {
     .filter((record) => record.type !== 'run.resumed')
     .map((record) => {
       const { type, data } = record;
-      if (type === 'attempt') return { type, attempt: data.attempt, candidate: (data.candidate as { hash: string }).hash, summary: data.summary };
-      if (type === 'decision') return { type, attempt: data.attempt, verdict: data.verdict, decision: data.decision, overridden: data.overridden };
-      if (type === 'run.sealed') return { type, outcome: data.outcome, verification: data.verification, stopReason: data.stopReason, attempts: data.attempts };
+      if (type === 'attempt')
+        return { type, attempt: data.attempt, candidate: (data.candidate as { hash: string }).hash, summary: data.summary };
+      if (type === 'decision')
+        return { type, attempt: data.attempt, verdict: data.verdict, decision: data.decision, overridden: data.overridden };
+      if (type === 'run.sealed')
+        return { type, outcome: data.outcome, verification: data.verification, stopReason: data.stopReason, attempts: data.attempts };
       return { type };
     });
 }
@@ -85,7 +88,11 @@ describe('recovery', () => {
       const [unsealed] = await ledger.runs({ unsealed: true });
       assert.ok(unsealed !== undefined, `crash after ${limit} records leaves an unsealed run`);
       const recoveries = await recoverRuns({ ledger });
-      assert.deepEqual(recoveries.map((item) => item.action), ['resumed'], `crash after ${limit}: ${JSON.stringify(recoveries)}`);
+      assert.deepEqual(
+        recoveries.map((item) => item.action),
+        ['resumed'],
+        `crash after ${limit}: ${JSON.stringify(recoveries)}`,
+      );
       assert.deepEqual(story(await ledger.records(unsealed.runId)), expected, `crash after ${limit} records`);
       assert.ok((await verifyLedger(ledger)).every((item) => item.ok));
       assert.deepEqual(await ledger.runs({ unsealed: true }), []);
@@ -99,7 +106,11 @@ describe('recovery', () => {
     const mission = await scenario();
     const dir = await tempWorkspace({});
     const scratchDir = path.join(dir, 'scratch');
-    for (const [what, expected] of [['kept', 'resumed'], ['gone', 'resumed'], ['gone+changed', 'sealed_crashed']] as const) {
+    for (const [what, expected] of [
+      ['kept', 'resumed'],
+      ['gone', 'resumed'],
+      ['gone+changed', 'sealed_crashed'],
+    ] as const) {
       const ledger = await SqliteLedger.open({ database: path.join(dir, `${what}.db`), synchronous: 'off' });
       await assert.rejects(runMission({ mission, ledger: crashingAfter(ledger, 6), scratchDir }), /process killed/);
       const [unsealed] = await ledger.runs({ unsealed: true });
@@ -120,11 +131,17 @@ describe('recovery', () => {
     const dir = await tempWorkspace({});
     const ledger = await SqliteLedger.open({ database: path.join(dir, 'l.db'), synchronous: 'off' });
     const mission = defineMission({ id: 'library', goal: 'g', budgets: { maxAttempts: 5 } });
-    await assert.rejects(runMission({ mission, ledger: crashingAfter(ledger, 4), proposer: functionProposer(({ attempt }) => ({ value: attempt })) }), /process killed/);
+    await assert.rejects(
+      runMission({ mission, ledger: crashingAfter(ledger, 4), proposer: functionProposer(({ attempt }) => ({ value: attempt })) }),
+      /process killed/,
+    );
     const [recovery] = await recoverRuns({ ledger });
     assert.equal(recovery?.action, 'sealed_crashed');
     const [run] = await ledger.runs({ runId: recovery?.runId as string });
-    assert.deepEqual([run?.sealed, run?.outcome, run?.verification, run?.stopReason], [true, 'failed_with_evidence', 'unverified', 'crashed']);
+    assert.deepEqual(
+      [run?.sealed, run?.outcome, run?.verification, run?.stopReason],
+      [true, 'failed_with_evidence', 'unverified', 'crashed'],
+    );
     const records = await ledger.records(recovery?.runId as string);
     assert.equal(records.length, 5);
     assert.match(String(records.at(-1)?.data.detail), /proposer cannot be rebuilt/);

@@ -15,7 +15,9 @@ function valueIs(expected: unknown, name = 'value'): Check {
   return {
     ...check,
     async run({ candidate }) {
-      return candidate.value === expected ? [finding(check, 'pass', [], 'matches')] : [finding(check, 'fail', [`value.is:${String(candidate.value)}`], 'differs')];
+      return candidate.value === expected
+        ? [finding(check, 'pass', [], 'matches')]
+        : [finding(check, 'fail', [`value.is:${String(candidate.value)}`], 'differs')];
     },
   };
 }
@@ -35,27 +37,54 @@ describe('runMission', () => {
     assert.equal(result.stopReason, 'demand_passed');
     assert.equal(result.attempts, 3);
     const types = (await ledger.records(result.runId)).map((record) => record.type);
-    assert.deepEqual(types, ['run.started', 'baseline', 'decision', 'attempt', 'decision', 'attempt', 'decision', 'attempt', 'decision', 'run.sealed']);
+    assert.deepEqual(types, [
+      'run.started',
+      'baseline',
+      'decision',
+      'attempt',
+      'decision',
+      'attempt',
+      'decision',
+      'attempt',
+      'decision',
+      'run.sealed',
+    ]);
   });
 
   it('seals complete_noop when the baseline already passes, without calling the proposer', async () => {
     const dir = await tempWorkspace({ 'ok.txt': 'yes' });
     let calls = 0;
     const result = await runMission({
-      mission: defineMission({ id: 'noop', goal: 'g', workspace: dir, checks: [{ name: 'exists', kind: 'command', tier: 'demand', command: 'test -f ok.txt' }] }),
+      mission: defineMission({
+        id: 'noop',
+        goal: 'g',
+        workspace: dir,
+        checks: [{ name: 'exists', kind: 'command', tier: 'demand', command: 'test -f ok.txt' }],
+      }),
       proposer: functionProposer(() => {
         calls += 1;
         return {};
       }),
     });
-    assert.deepEqual([result.outcome, result.verification, result.stopReason, result.attempts, calls], ['complete_noop', 'verified', 'baseline_passed', 0, 0]);
+    assert.deepEqual(
+      [result.outcome, result.verification, result.stopReason, result.attempts, calls],
+      ['complete_noop', 'verified', 'baseline_passed', 0, 0],
+    );
   });
 
   it('checks candidates in an isolated copy and never modifies the workspace', async () => {
     const dir = await tempWorkspace({ 'src/a.txt': 'old', 'keep.txt': 'keep' });
     const before = await snapshot(dir);
     const result = await runMission({
-      mission: defineMission({ id: 'iso', goal: 'g', workspace: dir, scope: ['src/**'], checks: [{ name: 'new', kind: 'command', tier: 'demand', command: 'grep -q new src/a.txt && test ! -e keep.txt || grep -q new src/a.txt' }] }),
+      mission: defineMission({
+        id: 'iso',
+        goal: 'g',
+        workspace: dir,
+        scope: ['src/**'],
+        checks: [
+          { name: 'new', kind: 'command', tier: 'demand', command: 'grep -q new src/a.txt && test ! -e keep.txt || grep -q new src/a.txt' },
+        ],
+      }),
       proposer: functionProposer(() => ({ files: { 'src/a.txt': 'new' } })),
     });
     assert.equal(result.outcome, 'complete');
@@ -66,7 +95,13 @@ describe('runMission', () => {
   it('blocks a candidate that leaves the scope', async () => {
     const dir = await tempWorkspace({ 'src/a.js': '', 'test/a.test.js': '' });
     const result = await runMission({
-      mission: defineMission({ id: 'scope', goal: 'g', workspace: dir, scope: ['src/**'], checks: [{ name: 'c', kind: 'command', tier: 'demand', command: 'false' }] }),
+      mission: defineMission({
+        id: 'scope',
+        goal: 'g',
+        workspace: dir,
+        scope: ['src/**'],
+        checks: [{ name: 'c', kind: 'command', tier: 'demand', command: 'false' }],
+      }),
       proposer: functionProposer(() => ({ files: { 'test/a.test.js': 'cheat' } })),
     });
     assert.deepEqual([result.outcome, result.stopReason, result.verification], ['blocked', 'scope_violation', 'unverified']);
@@ -79,7 +114,10 @@ describe('runMission', () => {
       proposer: functionProposer(({ attempt }) => ({ value: attempt })),
       checks: [valueIs('never')],
     });
-    assert.deepEqual([result.outcome, result.stopReason, result.attempts, result.verification], ['failed_with_evidence', 'budget_attempts', 2, 'unverified']);
+    assert.deepEqual(
+      [result.outcome, result.stopReason, result.attempts, result.verification],
+      ['failed_with_evidence', 'budget_attempts', 2, 'unverified'],
+    );
     assert.equal(result.brief?.attempts, 2);
   });
 
@@ -99,7 +137,12 @@ describe('runMission', () => {
     const result = await runMission({
       mission: defineMission({ id: 'score', goal: 'g', stopPolicy: { guards: [{ threshold: { bar: 0.8 } }] } }),
       proposer: functionProposer(({ attempt }) => ({ value: `v${attempt}` })),
-      checks: [{ ...check, run: async ({ attempt }) => [finding(check, 'fail', ['score.below_pass'], '', { score: scores[attempt - 1] as number })] }],
+      checks: [
+        {
+          ...check,
+          run: async ({ attempt }) => [finding(check, 'fail', ['score.below_pass'], '', { score: scores[attempt - 1] as number })],
+        },
+      ],
     });
     assert.deepEqual([result.outcome, result.verification, result.stopReason, result.attempts], ['complete', 'sampled', 'threshold', 3]);
   });
@@ -153,7 +196,13 @@ describe('runMission checks', () => {
   it('turns a hanging check into an error finding at its timeout and still seals the run', async () => {
     const dir = await tempWorkspace({ 'a.txt': '' });
     const result = await runMission({
-      mission: defineMission({ id: 'hang', goal: 'g', workspace: dir, budgets: { maxAttempts: 1 }, checks: [{ name: 'hang', kind: 'command', tier: 'demand', command: 'sleep 30', timeout: '300ms' }] }),
+      mission: defineMission({
+        id: 'hang',
+        goal: 'g',
+        workspace: dir,
+        budgets: { maxAttempts: 1 },
+        checks: [{ name: 'hang', kind: 'command', tier: 'demand', command: 'sleep 30', timeout: '300ms' }],
+      }),
       proposer: functionProposer(() => ({ files: { 'a.txt': 'x' } })),
     });
     const hang = result.findings.find((item) => item.check === 'hang');
@@ -162,8 +211,20 @@ describe('runMission checks', () => {
   });
 
   it('turns a crashing custom check into an error finding and still seals the run', async () => {
-    const crash: Check = { name: 'crash', stage: 'fast', tier: 'demand', required: true, run: async () => { throw new Error('boom'); } };
-    const result = await runMission({ mission: defineMission({ id: 'crash', goal: 'g', budgets: { maxAttempts: 1 } }), proposer: functionProposer(() => ({ value: 1 })), checks: [crash] });
+    const crash: Check = {
+      name: 'crash',
+      stage: 'fast',
+      tier: 'demand',
+      required: true,
+      run: async () => {
+        throw new Error('boom');
+      },
+    };
+    const result = await runMission({
+      mission: defineMission({ id: 'crash', goal: 'g', budgets: { maxAttempts: 1 } }),
+      proposer: functionProposer(() => ({ value: 1 })),
+      checks: [crash],
+    });
     const found = result.findings.find((item) => item.check === 'crash');
     assert.deepEqual([found?.status, found?.reasonCodes], ['error', ['check.crashed']]);
     assert.match(found?.message ?? '', /boom/);
@@ -173,7 +234,13 @@ describe('runMission checks', () => {
   it('records a command check killed by a signal as process.crashed', async () => {
     const check = commandCheck({ name: 'self-kill', command: 'kill -9 $$' });
     const dir = await tempWorkspace({});
-    const [found] = await check.run({ dir, candidate: { files: {}, footprint: [], hash: '' }, goal: '', attempt: 1, signal: new AbortController().signal });
+    const [found] = await check.run({
+      dir,
+      candidate: { files: {}, footprint: [], hash: '' },
+      goal: '',
+      attempt: 1,
+      signal: new AbortController().signal,
+    });
     assert.deepEqual(found?.reasonCodes, ['process.crashed']);
   });
 });

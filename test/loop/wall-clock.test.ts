@@ -13,7 +13,13 @@ describe('wall-clock budget', () => {
     const dir = await tempWorkspace({ 'a.txt': '' });
     const started = performance.now();
     const result = await runMission({
-      mission: defineMission({ id: 'sleepy', goal: 'g', workspace: dir, budgets: { maxAttempts: 3, maxWallClock: BUDGET_MS }, checks: [{ name: 't', kind: 'command', tier: 'demand', command: 'false' }] }),
+      mission: defineMission({
+        id: 'sleepy',
+        goal: 'g',
+        workspace: dir,
+        budgets: { maxAttempts: 3, maxWallClock: BUDGET_MS },
+        checks: [{ name: 't', kind: 'command', tier: 'demand', command: 'false' }],
+      }),
       proposer: commandProposer({ command: ['sleep', '1000'], cwd: dir }),
     });
     const overshoot = performance.now() - started - BUDGET_MS;
@@ -37,7 +43,13 @@ describe('wall-clock budget', () => {
     const dir = await tempWorkspace({ 'a.txt': '' });
     const started = performance.now();
     const result = await runMission({
-      mission: defineMission({ id: 'slow-check', goal: 'g', workspace: dir, budgets: { maxWallClock: BUDGET_MS }, checks: [{ name: 't', kind: 'command', tier: 'demand', command: 'sleep 100', timeout: '60s' }] }),
+      mission: defineMission({
+        id: 'slow-check',
+        goal: 'g',
+        workspace: dir,
+        budgets: { maxWallClock: BUDGET_MS },
+        checks: [{ name: 't', kind: 'command', tier: 'demand', command: 'sleep 100', timeout: '60s' }],
+      }),
       proposer: functionProposer(() => ({ files: { 'a.txt': 'x' } })),
     });
     assert.equal(result.stopReason, 'budget_wall_clock');
@@ -47,7 +59,11 @@ describe('wall-clock budget', () => {
   it('seals the run aborted when the caller aborts', async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
-    const result = await runMission({ mission: defineMission({ id: 'abort', goal: 'g' }), proposer: functionProposer(() => new Promise(() => {})), signal: controller.signal });
+    const result = await runMission({
+      mission: defineMission({ id: 'abort', goal: 'g' }),
+      proposer: functionProposer(() => new Promise(() => {})),
+      signal: controller.signal,
+    });
     assert.deepEqual([result.outcome, result.stopReason], ['failed_with_evidence', 'aborted']);
   });
 });

@@ -21,13 +21,23 @@ after(() => rm(scratchDir, { recursive: true, force: true }));
 const MATH = {
   'src/math.js': 'export const add = (a, b) => a - b;\n',
   'src/obsolete.js': 'export {};\n',
-  'test/math.test.js': "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { add } from '../src/math.js';\ntest('add', () => assert.equal(add(2, 3), 5));\n",
+  'test/math.test.js':
+    "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { add } from '../src/math.js';\ntest('add', () => assert.equal(add(2, 3), 5));\n",
   'package.json': '{"type":"module"}\n',
 };
 const TESTS = { name: 'tests', kind: 'test-runner', format: 'tap', command: 'node --test --test-reporter=tap test/' } as const;
 
 function mission(dir: string, extra: Record<string, unknown> = {}): Mission {
-  return defineMission({ id: 'ws', goal: 'make the tests pass', workspace: dir, scope: ['src/**'], budgets: { maxAttempts: 3 }, checks: [TESTS], stopPolicy: { guards: [] }, ...extra });
+  return defineMission({
+    id: 'ws',
+    goal: 'make the tests pass',
+    workspace: dir,
+    scope: ['src/**'],
+    budgets: { maxAttempts: 3 },
+    checks: [TESTS],
+    stopPolicy: { guards: [] },
+    ...extra,
+  });
 }
 
 /** Whether a process is gone (or a zombie waiting to be reaped) within 2 s. */
@@ -53,7 +63,10 @@ describe('the run snapshot', () => {
     const result = await runMission({ mission: mission(dir), proposer: commandProposer({ command: cheat, cwd: dir }), ledger, scratchDir });
     assert.equal(result.verification, 'unverified');
     assert.equal(result.outcome, 'failed_with_evidence');
-    assert.ok(result.findings.some((item) => item.reasonCodes.includes('test.failed:add')), 'the checks kept seeing the snapshot');
+    assert.ok(
+      result.findings.some((item) => item.reasonCodes.includes('test.failed:add')),
+      'the checks kept seeing the snapshot',
+    );
     assert.deepEqual(result.workspaceChanged, ['test/math.test.js']);
     const seal = await sealOf(ledger, result.runId);
     assert.deepEqual(seal.evidence, [{ code: 'workspace.changed_during_run', count: 1, paths: ['test/math.test.js'] }]);
@@ -62,18 +75,40 @@ describe('the run snapshot', () => {
   });
 
   it('checks writing into node_modules (at any depth) leave the user workspace byte-identical; the next check set sees none of it', async () => {
-    const dir = await tempWorkspace({ ...MATH, 'node_modules/dep/index.js': 'module.exports = 1;\n', 'packages/a/node_modules/inner/index.js': 'module.exports = 2;\n' });
+    const dir = await tempWorkspace({
+      ...MATH,
+      'node_modules/dep/index.js': 'module.exports = 1;\n',
+      'packages/a/node_modules/inner/index.js': 'module.exports = 2;\n',
+    });
     const before = await tree(dir);
     // In order: what the previous check set did must be undone; then this set dirties the copy again.
-    const untouched = { name: 'untouched', kind: 'command', command: 'grep -q "module.exports = 1" node_modules/dep/index.js && test ! -e node_modules/.cache && test -f packages/a/node_modules/inner/index.js' } as const;
-    const writer = { name: 'writer', kind: 'command', command: 'mkdir -p node_modules/.cache/nyc && echo x > node_modules/.cache/nyc/a.json && echo hacked > node_modules/dep/index.js && rm packages/a/node_modules/inner/index.js' } as const;
+    const untouched = {
+      name: 'untouched',
+      kind: 'command',
+      command:
+        'grep -q "module.exports = 1" node_modules/dep/index.js && test ! -e node_modules/.cache && test -f packages/a/node_modules/inner/index.js',
+    } as const;
+    const writer = {
+      name: 'writer',
+      kind: 'command',
+      command:
+        'mkdir -p node_modules/.cache/nyc && echo x > node_modules/.cache/nyc/a.json && echo hacked > node_modules/dep/index.js && rm packages/a/node_modules/inner/index.js',
+    } as const;
     const fixes = [{ 'src/math.js': 'export const add = (a, b) => a * b;\n' }, { 'src/math.js': 'export const add = (a, b) => a + b;\n' }];
     const ledger = new MemoryLedger();
-    const result = await runMission({ mission: mission(dir, { checks: [untouched, writer, TESTS] }), proposer: functionProposer(({ attempt }) => ({ files: fixes[attempt - 1] })), ledger, scratchDir });
+    const result = await runMission({
+      mission: mission(dir, { checks: [untouched, writer, TESTS] }),
+      proposer: functionProposer(({ attempt }) => ({ files: fixes[attempt - 1] })),
+      ledger,
+      scratchDir,
+    });
     assert.deepEqual([result.outcome, result.verification, result.attempts], ['complete', 'verified', 2]);
     for (const record of await ledger.records(result.runId)) {
       const findings = (record.data.findings ?? []) as { check: string; status: string }[];
-      assert.ok(findings.filter((item) => item.check === 'untouched').every((item) => item.status === 'pass'), `${record.type} ${JSON.stringify(findings)}`);
+      assert.ok(
+        findings.filter((item) => item.check === 'untouched').every((item) => item.status === 'pass'),
+        `${record.type} ${JSON.stringify(findings)}`,
+      );
     }
     assert.deepEqual(await tree(dir), before);
   });
@@ -82,10 +117,22 @@ describe('the run snapshot', () => {
     const dir = await tempWorkspace({ ...MATH, 'node_modules/dep/index.js': 'module.exports = 1;\n' });
     const before = await tree(dir);
     const ledger = new MemoryLedger();
-    const result = await runMission({ mission: mission(dir), proposer: functionProposer(() => ({ files: { 'node_modules/dep/index.js': null } })), ledger, scratchDir });
+    const result = await runMission({
+      mission: mission(dir),
+      proposer: functionProposer(() => ({ files: { 'node_modules/dep/index.js': null } })),
+      ledger,
+      scratchDir,
+    });
     assert.deepEqual([result.outcome, result.stopReason], ['blocked', 'scope_violation']);
-    const attempt = (await ledger.records(result.runId)).find((record) => record.type === 'attempt')?.data.findings as { check: string; status: string; skipReason?: string }[];
-    assert.deepEqual(attempt.map((item) => `${item.check}:${item.status}:${item.skipReason ?? ''}`), ['scope:fail:', 'tests:skipped:scope_violation']);
+    const attempt = (await ledger.records(result.runId)).find((record) => record.type === 'attempt')?.data.findings as {
+      check: string;
+      status: string;
+      skipReason?: string;
+    }[];
+    assert.deepEqual(
+      attempt.map((item) => `${item.check}:${item.status}:${item.skipReason ?? ''}`),
+      ['scope:fail:', 'tests:skipped:scope_violation'],
+    );
     assert.deepEqual(await tree(dir), before);
   });
 
@@ -96,11 +143,25 @@ describe('the run snapshot', () => {
     await symlink(path.join(outside, 'secretdir'), path.join(dir, 'src/linkdir'));
     await symlink('..', path.join(dir, 'src/up'));
     const before = { outside: await tree(outside), dir: await tree(dir) };
-    const attempts: Record<string, string | null>[] = [{ 'src/evil.js': 'pwned' }, { 'src/linkdir/keep.txt': null }, { 'src/linkdir/new.txt': 'x' }, { 'src/up/src/math.js': 'x' }, { 'src/a\0b': 'x' }, { src: 'x' }];
+    const attempts: Record<string, string | null>[] = [
+      { 'src/evil.js': 'pwned' },
+      { 'src/linkdir/keep.txt': null },
+      { 'src/linkdir/new.txt': 'x' },
+      { 'src/up/src/math.js': 'x' },
+      { 'src/a\0b': 'x' },
+      { src: 'x' },
+    ];
     for (const files of attempts) {
       const ledger = new MemoryLedger();
-      const result = await runMission({ mission: mission(dir, { budgets: { maxAttempts: 1 } }), proposer: functionProposer(() => ({ files })), ledger, scratchDir });
-      const attempt = (await ledger.records(result.runId)).find((record) => record.type === 'attempt')?.data.findings as { reasonCodes: string[] }[];
+      const result = await runMission({
+        mission: mission(dir, { budgets: { maxAttempts: 1 } }),
+        proposer: functionProposer(() => ({ files })),
+        ledger,
+        scratchDir,
+      });
+      const attempt = (await ledger.records(result.runId)).find((record) => record.type === 'attempt')?.data.findings as {
+        reasonCodes: string[];
+      }[];
       assert.deepEqual(attempt[0]?.reasonCodes, ['proposer.bad_path'], JSON.stringify(files));
       assert.notEqual(result.stopReason, 'runtime_error');
     }
@@ -108,15 +169,27 @@ describe('the run snapshot', () => {
   });
 
   it('refuses the file system root as a workspace', async () => {
-    await assert.rejects(runMission({ mission: defineMission({ id: 'root', goal: 'g', workspace: '/' }), proposer: functionProposer(() => ({})), scratchDir }), /root of the file system/);
+    await assert.rejects(
+      runMission({ mission: defineMission({ id: 'root', goal: 'g', workspace: '/' }), proposer: functionProposer(() => ({})), scratchDir }),
+      /root of the file system/,
+    );
   });
 
   it('a check that leaves a setsid daemon behind neither delays the run nor outlives it', async () => {
     const dir = await tempWorkspace({ ...MATH, 'src/math.js': 'export const add = (a, b) => a + b;\n' });
     const pidFile = path.join(scratchDir, `daemon-${process.pid}.pid`);
-    const daemon = { name: 'daemon', kind: 'command', command: `setsid sh -c 'sleep 40' > /dev/null 2>&1 & echo $! > ${pidFile}; exit 0` } as const;
+    const daemon = {
+      name: 'daemon',
+      kind: 'command',
+      command: `setsid sh -c 'sleep 40' > /dev/null 2>&1 & echo $! > ${pidFile}; exit 0`,
+    } as const;
     const started = performance.now();
-    const result = await runMission({ mission: mission(dir, { checks: [daemon, TESTS] }), proposer: functionProposer(() => ({})), ledger: new MemoryLedger(), scratchDir });
+    const result = await runMission({
+      mission: mission(dir, { checks: [daemon, TESTS] }),
+      proposer: functionProposer(() => ({})),
+      ledger: new MemoryLedger(),
+      scratchDir,
+    });
     assert.equal(result.outcome, 'complete_noop');
     assert.ok(performance.now() - started < 10_000, 'the run did not wait for the daemon');
     const pid = Number(await readFile(pidFile, 'utf8'));
@@ -125,7 +198,12 @@ describe('the run snapshot', () => {
 
   it('removes the run directory at the seal', async () => {
     const dir = await tempWorkspace({ ...MATH, 'src/math.js': 'export const add = (a, b) => a + b;\n' });
-    const result = await runMission({ mission: mission(dir), proposer: functionProposer(() => ({})), ledger: new MemoryLedger(), scratchDir });
+    const result = await runMission({
+      mission: mission(dir),
+      proposer: functionProposer(() => ({})),
+      ledger: new MemoryLedger(),
+      scratchDir,
+    });
     assert.equal(existsSync(path.join(scratchDir, 'redline-runs', result.runId)), false);
   });
 });
@@ -135,7 +213,12 @@ describe('agent proposer', () => {
     const dir = await tempWorkspace(MATH);
     const before = await tree(dir);
     const ledger = new MemoryLedger();
-    const result = await runMission({ mission: mission(dir, { scope: ['src/**'] }), proposer: agentProposer({ command: path.join(AGENTS, 'sed-agent.sh'), reportsTokens: true }), ledger, scratchDir });
+    const result = await runMission({
+      mission: mission(dir, { scope: ['src/**'] }),
+      proposer: agentProposer({ command: path.join(AGENTS, 'sed-agent.sh'), reportsTokens: true }),
+      ledger,
+      scratchDir,
+    });
     assert.deepEqual([result.outcome, result.verification, result.attempts], ['complete', 'verified', 2]);
     assert.deepEqual(result.candidate.files, { 'src/math.js': 'export const add = (a, b) => a + b;\n', 'src/obsolete.js': null });
     assert.equal(result.counters.inputTokens, 200);
@@ -160,11 +243,21 @@ describe('agent proposer', () => {
       ['sleep 5', 'proposer.timeout'],
       ['ln -s /etc/passwd src/passwd.js', 'proposer.bad_output'],
       ['printf "\\377\\376" > src/bin.js', 'proposer.bad_output'],
-      ['mkdir -p .git && echo x > .git/HEAD && echo "export const add = (a, b) => a + b;" > src/math.js && echo y > outside.txt', undefined],
+      [
+        'mkdir -p .git && echo x > .git/HEAD && echo "export const add = (a, b) => a + b;" > src/math.js && echo y > outside.txt',
+        undefined,
+      ],
     ] as const) {
       const ledger = new MemoryLedger();
-      const result = await runMission({ mission: mission(dir, { budgets: { maxAttempts: 1 } }), proposer: agentProposer({ command, timeoutMs: 500 }), ledger, scratchDir });
-      const findings = (await ledger.records(result.runId)).find((record) => record.type === 'attempt')?.data.findings as { reasonCodes: string[] }[];
+      const result = await runMission({
+        mission: mission(dir, { budgets: { maxAttempts: 1 } }),
+        proposer: agentProposer({ command, timeoutMs: 500 }),
+        ledger,
+        scratchDir,
+      });
+      const findings = (await ledger.records(result.runId)).find((record) => record.type === 'attempt')?.data.findings as {
+        reasonCodes: string[];
+      }[];
       if (code === undefined) {
         // .git is ignored; outside.txt is out of scope: the run blocks on scope, the ignored path is not proposed.
         assert.deepEqual(Object.keys(result.candidate.files), ['outside.txt', 'src/math.js']);
@@ -184,13 +277,20 @@ describe('sandbox: bwrap', { skip: existsSync('/usr/bin/bwrap') ? false : 'bubbl
     // The agent tries to write outside its copy and into the live workspace, then does its job.
     const agent = `(echo y > ${outside}/from-agent.txt; echo z > ${dir}/src/live.js) 2>/dev/null; ${path.join(AGENTS, 'sed-agent.sh')}`;
     const ledger = new MemoryLedger();
-    const result = await runMission({ mission: mission(dir, { sandbox: 'bwrap', checks: [escape, TESTS] }), proposer: agentProposer({ command: agent }), ledger, scratchDir });
+    const result = await runMission({
+      mission: mission(dir, { sandbox: 'bwrap', checks: [escape, TESTS] }),
+      proposer: agentProposer({ command: agent }),
+      ledger,
+      scratchDir,
+    });
     assert.deepEqual([result.outcome, result.verification, result.attempts], ['complete', 'verified', 2]);
     assert.deepEqual(readdirSync(outside), []);
     assert.deepEqual(await tree(dir), before);
     const started = (await ledger.records(result.runId))[0]?.data.sandbox;
     assert.equal(started, 'bwrap');
-    const escapeFindings = (await ledger.records(result.runId)).flatMap((record) => ((record.data.findings ?? []) as { check: string; status: string }[]).filter((item) => item.check === 'escape'));
+    const escapeFindings = (await ledger.records(result.runId)).flatMap((record) =>
+      ((record.data.findings ?? []) as { check: string; status: string }[]).filter((item) => item.check === 'escape'),
+    );
     assert.ok(escapeFindings.length > 0 && escapeFindings.every((item) => item.status === 'fail'), JSON.stringify(escapeFindings));
   });
 });
@@ -198,7 +298,15 @@ describe('sandbox: bwrap', { skip: existsSync('/usr/bin/bwrap') ? false : 'bubbl
 describe('agent usage', () => {
   it('charges what a failed agent attempt reported spending', async () => {
     const dir = await tempWorkspace(MATH);
-    const result = await runMission({ mission: mission(dir, { budgets: { maxAttempts: 2, maxTokens: 1000 } }), proposer: agentProposer({ command: 'printf \'{"inputTokens":300,"outputTokens":50}\' > "$REDLINE_USAGE_FILE"; exit 1', reportsTokens: true }), ledger: new MemoryLedger(), scratchDir });
+    const result = await runMission({
+      mission: mission(dir, { budgets: { maxAttempts: 2, maxTokens: 1000 } }),
+      proposer: agentProposer({
+        command: 'printf \'{"inputTokens":300,"outputTokens":50}\' > "$REDLINE_USAGE_FILE"; exit 1',
+        reportsTokens: true,
+      }),
+      ledger: new MemoryLedger(),
+      scratchDir,
+    });
     assert.deepEqual([result.counters.inputTokens, result.counters.outputTokens], [600, 100]);
   });
 });
@@ -209,9 +317,17 @@ describe('test reports', () => {
     const dir = await tempWorkspace({ ...MATH, 'reports/junit.xml': junit });
     const check = { name: 'junit', kind: 'test-runner', format: 'junit', reportFile: 'reports/junit.xml', command: 'true' } as const;
     const ledger = new MemoryLedger();
-    const result = await runMission({ mission: mission(dir, { checks: [check], budgets: { maxAttempts: 1 } }), proposer: functionProposer(() => ({ files: { 'src/math.js': 'x\n' } })), ledger, scratchDir });
+    const result = await runMission({
+      mission: mission(dir, { checks: [check], budgets: { maxAttempts: 1 } }),
+      proposer: functionProposer(() => ({ files: { 'src/math.js': 'x\n' } })),
+      ledger,
+      scratchDir,
+    });
     assert.notEqual(result.verification, 'verified');
-    const baseline = (await ledger.records(result.runId)).find((record) => record.type === 'baseline')?.data.findings as { check: string; reasonCodes: string[] }[];
+    const baseline = (await ledger.records(result.runId)).find((record) => record.type === 'baseline')?.data.findings as {
+      check: string;
+      reasonCodes: string[];
+    }[];
     assert.deepEqual(baseline.find((item) => item.check === 'junit')?.reasonCodes, ['report.missing']);
   });
 });

@@ -22,12 +22,18 @@ describe('redline run refuses a mission that cannot work, exit 2, before recordi
     const { code, stderr, file, dir } = await run({ scope: ['src/**', '../**'], budgets: { maxWallClock: '99999999999999h' } });
     assert.equal(code, 2, stderr);
     assert.equal(existsSync(path.join(dir, '.redline')), false, 'no ledger was created');
-    assert.equal(stderr, `redline: Invalid mission ${file}:\n  - scope[1]: "../**" leaves the workspace: a candidate path never has a ".." segment\n  - budgets.maxWallClock: Expected a duration of at most 365 days ("8760h", 31536000000 ms), got "99999999999999h"\n`);
+    assert.equal(
+      stderr,
+      `redline: Invalid mission ${file}:\n  - scope[1]: "../**" leaves the workspace: a candidate path never has a ".." segment\n  - budgets.maxWallClock: Expected a duration of at most 365 days ("8760h", 31536000000 ms), got "99999999999999h"\n`,
+    );
   });
 
   it('a missing workspace names the mission file and the resolved path', async () => {
     const { code, stderr, file, dir } = await run({ workspace: '../no-such-repo' });
     assert.equal(code, 2, stderr);
-    assert.equal(stderr, `redline: Invalid mission ${file}:\n  - workspace: the workspace "../no-such-repo" (resolved against the mission file to ${path.join(path.dirname(dir), 'no-such-repo')}) is missing\n`);
+    assert.equal(
+      stderr,
+      `redline: Invalid mission ${file}:\n  - workspace: the workspace "../no-such-repo" (resolved against the mission file to ${path.join(path.dirname(dir), 'no-such-repo')}) is missing\n`,
+    );
   });
 });

@@ -29,18 +29,53 @@ describe('mission validation', () => {
 
   it('parses durations', () => {
     assert.equal(defineMission({ id: 'm', goal: 'g', budgets: { maxWallClock: '2m' } }).budgets.maxWallClock, 120_000);
-    assert.equal(defineMission({ id: 'm', goal: 'g', checks: [{ name: 'c', kind: 'command', command: 'true', timeout: '1.5s' }] }).checks[0]?.timeout, 1500);
+    assert.equal(
+      defineMission({ id: 'm', goal: 'g', checks: [{ name: 'c', kind: 'command', command: 'true', timeout: '1.5s' }] }).checks[0]?.timeout,
+      1500,
+    );
   });
 
   const cases: [string, unknown, string, RegExp][] = [
     ['a missing goal', { id: 'm' }, 'goal', /expected string, got nothing \(missing\)/],
     ['a wrong type', { id: 'm', goal: 'g', budgets: { maxAttempts: 'five' } }, 'budgets.maxAttempts', /expected number, got string "five"/],
-    ['a fractional attempt budget', { id: 'm', goal: 'g', budgets: { maxAttempts: 2.5 } }, 'budgets.maxAttempts', /expected an integer, got number 2\.5/],
+    [
+      'a fractional attempt budget',
+      { id: 'm', goal: 'g', budgets: { maxAttempts: 2.5 } },
+      'budgets.maxAttempts',
+      /expected an integer, got number 2\.5/,
+    ],
     ['an unknown key', { id: 'm', goal: 'g', budget: {} }, '(root)', /unknown key "budget"/],
-    ['an unknown check kind', { id: 'm', goal: 'g', checks: [{ name: 'c', kind: 'lint' }] }, 'checks[0].kind', /expected one of .*"test-runner".*got string "lint"/],
-    ['a bad report format', { id: 'm', goal: 'g', checks: [{ name: 'c', kind: 'test-runner', command: 'x', format: 'xunit' }] }, 'checks[0].format', /expected one of "junit" \| "tap" \| "node-spec", got string "xunit"/],
-    ['a bad duration', { id: 'm', goal: 'g', budgets: { maxWallClock: '10 minutes' } }, 'budgets.maxWallClock', /Expected a positive duration.*got "10 minutes"/],
-    ['a duplicate check name', { id: 'm', goal: 'g', checks: [{ name: 'c', kind: 'command', command: 'a' }, { name: 'c', kind: 'command', command: 'b' }] }, 'checks[1].name', /unique check names/],
+    [
+      'an unknown check kind',
+      { id: 'm', goal: 'g', checks: [{ name: 'c', kind: 'lint' }] },
+      'checks[0].kind',
+      /expected one of .*"test-runner".*got string "lint"/,
+    ],
+    [
+      'a bad report format',
+      { id: 'm', goal: 'g', checks: [{ name: 'c', kind: 'test-runner', command: 'x', format: 'xunit' }] },
+      'checks[0].format',
+      /expected one of "junit" \| "tap" \| "node-spec", got string "xunit"/,
+    ],
+    [
+      'a bad duration',
+      { id: 'm', goal: 'g', budgets: { maxWallClock: '10 minutes' } },
+      'budgets.maxWallClock',
+      /Expected a positive duration.*got "10 minutes"/,
+    ],
+    [
+      'a duplicate check name',
+      {
+        id: 'm',
+        goal: 'g',
+        checks: [
+          { name: 'c', kind: 'command', command: 'a' },
+          { name: 'c', kind: 'command', command: 'b' },
+        ],
+      },
+      'checks[1].name',
+      /unique check names/,
+    ],
     ['a bad guard', { id: 'm', goal: 'g', stopPolicy: { guards: [{ treshold: { bar: 0.8 } }] } }, 'stopPolicy.guards[0]', /treshold/],
   ];
   for (const [what, input, where, message] of cases) {
@@ -66,7 +101,9 @@ describe('loadMission', () => {
 
   it('names the line of a YAML syntax error', async () => {
     const dir = await tempWorkspace({ 'mission.yaml': 'id: y\ngoal: [unclosed\n' });
-    await assert.rejects(loadMission(path.join(dir, 'mission.yaml')), (error: MissionError) => /cannot parse YAML at line \d/.test(error.message));
+    await assert.rejects(loadMission(path.join(dir, 'mission.yaml')), (error: MissionError) =>
+      /cannot parse YAML at line \d/.test(error.message),
+    );
   });
 
   it('refuses invalid JSON, a missing file and an unknown extension with a MissionError', async () => {
@@ -79,7 +116,10 @@ describe('loadMission', () => {
   it('validates a file the same way as an object', async () => {
     const dir = await tempWorkspace({});
     await writeFile(path.join(dir, 'mission.json'), JSON.stringify({ id: 'x', goal: 'g', budgets: { maxAttempts: -1 } }));
-    await assert.rejects(loadMission(path.join(dir, 'mission.json')), (error: MissionError) => error.issues[0]?.path === 'budgets.maxAttempts');
+    await assert.rejects(
+      loadMission(path.join(dir, 'mission.json')),
+      (error: MissionError) => error.issues[0]?.path === 'budgets.maxAttempts',
+    );
   });
 });
 
@@ -90,8 +130,13 @@ describe('runMission refuses a mission it cannot run, before recording anything'
     const { MemoryLedger } = await import('../../src/ledger/memory/memory-ledger.js');
     const ledger = new MemoryLedger();
     await assert.rejects(
-      runMission({ mission: defineMission({ id: 'c', goal: 'g', workspace: '/nonexistent/ws', budgets: { maxCostUsd: 1, maxTokens: 1000 } }), proposer: functionProposer(() => ({})), ledger }),
-      (error: MissionError) => ['workspace', 'budgets.maxTokens', 'budgets.maxCostUsd'].every((where) => error.issues.some((issue) => issue.path === where)),
+      runMission({
+        mission: defineMission({ id: 'c', goal: 'g', workspace: '/nonexistent/ws', budgets: { maxCostUsd: 1, maxTokens: 1000 } }),
+        proposer: functionProposer(() => ({})),
+        ledger,
+      }),
+      (error: MissionError) =>
+        ['workspace', 'budgets.maxTokens', 'budgets.maxCostUsd'].every((where) => error.issues.some((issue) => issue.path === where)),
     );
     assert.deepEqual(await ledger.runs(), []);
   });

@@ -22,10 +22,30 @@ describe('bwrapArgv', () => {
     const sandbox: BwrapSandbox = { kind: 'bwrap', writable: ['/tmp/work', '/srv/out'], network: false };
     const argv = bwrapArgv({ sandbox, cwd: '/tmp/work', command: ['make', 'test'], statusFd: 3 });
     assert.deepEqual(argv, [
-      '--unshare-all', '--unshare-pid', '--die-with-parent', '--new-session',
-      '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc',
-      '--bind', '/tmp/work', '/tmp/work', '--bind', '/srv/out', '/srv/out',
-      '--chdir', '/tmp/work', '--json-status-fd', '3', '--', 'make', 'test',
+      '--unshare-all',
+      '--unshare-pid',
+      '--die-with-parent',
+      '--new-session',
+      '--ro-bind',
+      '/',
+      '/',
+      '--dev',
+      '/dev',
+      '--proc',
+      '/proc',
+      '--bind',
+      '/tmp/work',
+      '/tmp/work',
+      '--bind',
+      '/srv/out',
+      '/srv/out',
+      '--chdir',
+      '/tmp/work',
+      '--json-status-fd',
+      '3',
+      '--',
+      'make',
+      'test',
     ]);
     assert.ok(!argv.includes('--share-net'));
     assert.ok(bwrapArgv({ sandbox: { ...sandbox, network: true }, cwd: '/tmp/work', command: ['true'] }).includes('--share-net'));
@@ -39,7 +59,10 @@ describe('bwrapArgv', () => {
 
   it('rejects relative paths and an empty command', () => {
     const sandbox: BwrapSandbox = { kind: 'bwrap', writable: ['out'], network: false };
-    assert.throws(() => bwrapArgv({ sandbox, cwd: '/tmp', command: ['true'] }), { name: 'TypeError', message: 'Expected an absolute path, got "out"' });
+    assert.throws(() => bwrapArgv({ sandbox, cwd: '/tmp', command: ['true'] }), {
+      name: 'TypeError',
+      message: 'Expected an absolute path, got "out"',
+    });
     assert.throws(() => bwrapArgv({ sandbox: { ...sandbox, writable: [] }, cwd: '/tmp', command: [] }), TypeError);
   });
 });
@@ -83,7 +106,13 @@ describe('runProcess in a bwrap sandbox', { skip: noBwrap }, () => {
   });
 
   const sandboxed = (command: ProcessOptions['command'], sandbox: Partial<BwrapSandbox> = {}) =>
-    runProcess({ command, cwd: work, timeoutMs: 20_000, outputCap: 1024 * 1024, sandbox: { kind: 'bwrap', writable: [work], network: false, ...sandbox } });
+    runProcess({
+      command,
+      cwd: work,
+      timeoutMs: 20_000,
+      outputCap: 1024 * 1024,
+      sandbox: { kind: 'bwrap', writable: [work], network: false, ...sandbox },
+    });
 
   it('can run here', async () => {
     assert.equal(await sandboxProblem({ kind: 'bwrap', writable: [], network: false }), undefined);
@@ -113,7 +142,13 @@ describe('runProcess in a bwrap sandbox', { skip: noBwrap }, () => {
   });
 
   it('runs in a read-only working directory under /tmp', async () => {
-    const result = await runProcess({ command: 'pwd; touch x', cwd: outsideTmp, timeoutMs: 20_000, outputCap: 1024, sandbox: { kind: 'bwrap', writable: [], network: false } });
+    const result = await runProcess({
+      command: 'pwd; touch x',
+      cwd: outsideTmp,
+      timeoutMs: 20_000,
+      outputCap: 1024,
+      sandbox: { kind: 'bwrap', writable: [], network: false },
+    });
     assert.equal(result.stdout, `${outsideTmp}\n`);
     assert.match(result.stderr, /Read-only file system/);
     assert.equal(existsSync(path.join(outsideTmp, 'x')), false);
@@ -152,7 +187,13 @@ describe('runProcess in a bwrap sandbox', { skip: noBwrap }, () => {
   });
 
   it('ends a sandboxed program on timeout', async () => {
-    const result = await runProcess({ command: 'sleep 30', cwd: work, timeoutMs: 300, outputCap: 1024, sandbox: { kind: 'bwrap', writable: [work], network: false } });
+    const result = await runProcess({
+      command: 'sleep 30',
+      cwd: work,
+      timeoutMs: 300,
+      outputCap: 1024,
+      sandbox: { kind: 'bwrap', writable: [work], network: false },
+    });
     assert.equal(result.killed, 'timeout');
     assert.equal(result.spawnError, undefined);
     assert.ok(result.durationMs < 2000, `took ${result.durationMs} ms`);

@@ -41,7 +41,10 @@ describe('setLongTimeout', () => {
     setLongTimeout({ delayMs: Infinity, onTimeout: () => fired.push('Infinity') });
     mock.timers.tick(10);
     assert.deepEqual(fired, ['-5', '10']);
-    assert.throws(() => setLongTimeout({ delayMs: NaN, onTimeout: () => undefined }), /Expected delayMs to be a number of milliseconds, got NaN/);
+    assert.throws(
+      () => setLongTimeout({ delayMs: NaN, onTimeout: () => undefined }),
+      /Expected delayMs to be a number of milliseconds, got NaN/,
+    );
   });
 
   it('does not fire at once on the real clock, nor warn of an overflow', async () => {
@@ -59,7 +62,10 @@ describe('setLongTimeout', () => {
     clear();
     assert.equal(fired, false);
     assert.equal(signal.aborted, false);
-    assert.deepEqual(warnings.filter((name) => name === 'TimeoutOverflowWarning'), []);
+    assert.deepEqual(
+      warnings.filter((name) => name === 'TimeoutOverflowWarning'),
+      [],
+    );
   });
 });
 

@@ -51,7 +51,9 @@ const RECIPES = new Map(
   }),
 );
 /** Every `--agent '…'` command of the page's shell blocks. */
-const AGENT_FLAGS = blocks.filter((block) => block.lang === 'sh').flatMap((block) => [...block.text.matchAll(/--agent '([^']*)'/g)].map((match) => match[1] as string));
+const AGENT_FLAGS = blocks
+  .filter((block) => block.lang === 'sh')
+  .flatMap((block) => [...block.text.matchAll(/--agent '([^']*)'/g)].map((match) => match[1] as string));
 
 /** What each stand-in reports, as the recipe must turn it into the usage file. */
 const USAGE: Record<string, { inputTokens: number; outputTokens: number; costUsd?: number }> = {
@@ -65,7 +67,8 @@ const USAGE: Record<string, { inputTokens: number; outputTokens: number; costUsd
 
 const WORKSPACE = {
   'src/math.js': 'export const add = (a, b) => a - b;\n',
-  'test/math.test.js': "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { add } from '../src/math.js';\ntest('add', () => assert.equal(add(2, 3), 5));\n",
+  'test/math.test.js':
+    "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { add } from '../src/math.js';\ntest('add', () => assert.equal(add(2, 3), 5));\n",
   'package.json': '{"type":"module"}\n',
 };
 const FIXED = { 'src/math.js': 'export const add = (a, b) => a + b;\n' };
@@ -114,7 +117,10 @@ async function runRecipe(name: string): Promise<{ result: RunResult; ledger: Mem
 }
 
 /** The evidence of the first attempt's proposer error, if it had one. */
-async function proposerError(ledger: MemoryLedger, runId: string): Promise<{ reasonCodes: string[]; message: string; evidenceRef?: string } | undefined> {
+async function proposerError(
+  ledger: MemoryLedger,
+  runId: string,
+): Promise<{ reasonCodes: string[]; message: string; evidenceRef?: string } | undefined> {
   const attempt = (await ledger.records(runId)).find((record) => record.type === 'attempt');
   const findings = (attempt?.data.findings ?? []) as { check: string; reasonCodes: string[]; message: string; evidenceRef?: string }[];
   return findings.find((finding) => finding.check === 'proposer');
@@ -182,7 +188,11 @@ describe('agent recipes under sandbox: bwrap', { skip: noSandbox, concurrency: t
   }
 
   it('the plain claude recipe fails there: HOME is read-only, as the page says', async () => {
-    const { dir, file } = await missionWorkspace({ ...RECIPES.get('claude'), sandbox: { kind: 'bwrap', network: 'proposer' }, budgets: { maxAttempts: 1 } });
+    const { dir, file } = await missionWorkspace({
+      ...RECIPES.get('claude'),
+      sandbox: { kind: 'bwrap', network: 'proposer' },
+      budgets: { maxAttempts: 1 },
+    });
     const before = await tree(dir);
     const mission = await loadMission(file);
     const ledger = new MemoryLedger();

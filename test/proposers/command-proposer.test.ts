@@ -13,7 +13,14 @@ async function misbehaving(mode: string, extra: { timeoutMs?: number; outputCap?
   const dir = await tempWorkspace({ 'src/a.txt': 'a' });
   const ledger = new MemoryLedger();
   const result = await runMission({
-    mission: defineMission({ id: `bad-${mode}`, goal: 'g', workspace: dir, budgets: { maxAttempts: 2 }, stopPolicy: { guards: [] }, checks: [{ name: 't', kind: 'command', tier: 'demand', command: 'false' }] }),
+    mission: defineMission({
+      id: `bad-${mode}`,
+      goal: 'g',
+      workspace: dir,
+      budgets: { maxAttempts: 2 },
+      stopPolicy: { guards: [] },
+      checks: [{ name: 't', kind: 'command', tier: 'demand', command: 'false' }],
+    }),
     proposer: commandProposer({ command: ['node', path.join(FIXTURES, 'misbehave.mjs'), mode], cwd: dir, ...extra }),
     ledger,
   });
@@ -24,8 +31,19 @@ describe('command proposer', () => {
   it('drives a separate program that speaks the protocol to completion', async () => {
     const dir = await tempWorkspace({ 'src/answer.txt': '0\n' });
     const result = await runMission({
-      mission: defineMission({ id: 'answer', goal: 'write the answer', workspace: dir, scope: ['src/**'], checks: [{ name: 'answer', kind: 'expected-output', command: 'cat src/answer.txt', expected: '42' }] }),
-      proposer: commandProposer({ command: ['node', path.join(FIXTURES, 'answer-agent.mjs')], cwd: dir, reportsTokens: true, reportsCost: true }),
+      mission: defineMission({
+        id: 'answer',
+        goal: 'write the answer',
+        workspace: dir,
+        scope: ['src/**'],
+        checks: [{ name: 'answer', kind: 'expected-output', command: 'cat src/answer.txt', expected: '42' }],
+      }),
+      proposer: commandProposer({
+        command: ['node', path.join(FIXTURES, 'answer-agent.mjs')],
+        cwd: dir,
+        reportsTokens: true,
+        reportsCost: true,
+      }),
     });
     assert.deepEqual([result.outcome, result.verification, result.attempts], ['complete', 'verified', 2]);
     assert.equal(result.candidate.files['src/answer.txt'], '42\n');

@@ -12,27 +12,55 @@ import { tempWorkspace } from '../helpers/workspace.js';
 
 /** The proposer finding of a one-attempt run. */
 async function proposerFinding(proposer: (dir: string) => Proposer): Promise<{ reasonCodes: string[]; message: string }> {
-  const dir = await tempWorkspace({ 'src/a.txt': 'a\n', 'bin/exits-127.sh': '#!/bin/sh\necho "sh: 1: gone-tool: not found" >&2\nexit 127\n' });
+  const dir = await tempWorkspace({
+    'src/a.txt': 'a\n',
+    'bin/exits-127.sh': '#!/bin/sh\necho "sh: 1: gone-tool: not found" >&2\nexit 127\n',
+  });
   await chmod(path.join(dir, 'bin/exits-127.sh'), 0o755);
   const ledger = new MemoryLedger();
   const result = await runMission({
-    mission: defineMission({ id: 'spawn', goal: 'g', workspace: dir, budgets: { maxAttempts: 1 }, stopPolicy: { guards: [] }, checks: [{ name: 't', kind: 'command', tier: 'demand', command: 'false' }] }),
+    mission: defineMission({
+      id: 'spawn',
+      goal: 'g',
+      workspace: dir,
+      budgets: { maxAttempts: 1 },
+      stopPolicy: { guards: [] },
+      checks: [{ name: 't', kind: 'command', tier: 'demand', command: 'false' }],
+    }),
     proposer: proposer(dir),
     ledger,
   });
   const attempt = (await ledger.records(result.runId)).find((record) => record.type === 'attempt');
-  const finding = (attempt?.data.findings as { check: string; reasonCodes: string[]; message: string }[]).find((item) => item.check === 'proposer');
+  const finding = (attempt?.data.findings as { check: string; reasonCodes: string[]; message: string }[]).find(
+    (item) => item.check === 'proposer',
+  );
   assert.ok(finding !== undefined, 'no proposer finding');
   return finding;
 }
 
 describe('a proposer program that does not exist is proposer.spawn_failed, not exit_nonzero', () => {
   const missing: [string, (dir: string) => Proposer, RegExp][] = [
-    ['a command string (run by sh -c)', (dir) => commandProposer({ command: 'redline-no-such-agent --flag', cwd: dir }), /the shell found no program "redline-no-such-agent" \(exit 127\)/],
-    ['a command string with variables before the program', (dir) => commandProposer({ command: 'MODEL=x redline-no-such-agent', cwd: dir }), /"redline-no-such-agent"/],
-    ['a command string naming a missing path', (dir) => commandProposer({ command: './bin/no-such-agent.sh', cwd: dir }), /"\.\/bin\/no-such-agent\.sh"/],
+    [
+      'a command string (run by sh -c)',
+      (dir) => commandProposer({ command: 'redline-no-such-agent --flag', cwd: dir }),
+      /the shell found no program "redline-no-such-agent" \(exit 127\)/,
+    ],
+    [
+      'a command string with variables before the program',
+      (dir) => commandProposer({ command: 'MODEL=x redline-no-such-agent', cwd: dir }),
+      /"redline-no-such-agent"/,
+    ],
+    [
+      'a command string naming a missing path',
+      (dir) => commandProposer({ command: './bin/no-such-agent.sh', cwd: dir }),
+      /"\.\/bin\/no-such-agent\.sh"/,
+    ],
     ['an argv array', (dir) => commandProposer({ command: ['redline-no-such-agent'], cwd: dir }), /could not start the proposer: ENOENT/],
-    ['an agent command string', () => agentProposer({ command: 'redline-no-such-agent -p "fix it"' }), /could not start the agent: the shell found no program "redline-no-such-agent"/],
+    [
+      'an agent command string',
+      () => agentProposer({ command: 'redline-no-such-agent -p "fix it"' }),
+      /could not start the agent: the shell found no program "redline-no-such-agent"/,
+    ],
     ['an agent argv array', () => agentProposer({ command: ['redline-no-such-agent'] }), /could not start the agent: ENOENT/],
   ];
   for (const [what, proposer, message] of missing) {

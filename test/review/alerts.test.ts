@@ -14,14 +14,24 @@ describe('budget-cap alert policy', () => {
 
   it('defaults to more than half of the last 20 runs, and refuses impossible settings', () => {
     assert.deepEqual(alertPolicy(), { threshold: 0.5, window: 20 });
-    assert.throws(() => alertPolicy({ threshold: 1 }), { name: 'TypeError', message: 'Expected the alert threshold to be a fraction in [0, 1), got 1' });
+    assert.throws(() => alertPolicy({ threshold: 1 }), {
+      name: 'TypeError',
+      message: 'Expected the alert threshold to be a fraction in [0, 1), got 1',
+    });
     assert.throws(() => alertPolicy({ window: 0 }), /Expected the alert window to be a positive integer, got 0/);
   });
 
   it('waits for a full window, raises above the threshold once, and rearms at or below it', () => {
     assert.deepEqual(alertStep({ policy, active: false, recent: reports([true, true, true]) }), { active: false });
-    assert.deepEqual(alertStep({ policy, active: false, recent: reports([true, false, true, false]) }), { active: false }, 'exactly one half is not above it');
-    assert.deepEqual(alertStep({ policy, active: false, recent: reports([false, true, true, false, true]) }), { active: true, raise: { share: 0.75, threshold: 0.5, window: 4, cappedRunIds: ['r1', 'r2', 'r4'] } });
+    assert.deepEqual(
+      alertStep({ policy, active: false, recent: reports([true, false, true, false]) }),
+      { active: false },
+      'exactly one half is not above it',
+    );
+    assert.deepEqual(alertStep({ policy, active: false, recent: reports([false, true, true, false, true]) }), {
+      active: true,
+      raise: { share: 0.75, threshold: 0.5, window: 4, cappedRunIds: ['r1', 'r2', 'r4'] },
+    });
     assert.deepEqual(alertStep({ policy, active: true, recent: reports([true, true, true, true]) }), { active: true });
     assert.deepEqual(alertStep({ policy, active: true, recent: reports([true, true, false, false]) }), { active: false });
   });
@@ -67,7 +77,12 @@ describe('budget-cap alerts: log line and webhook', () => {
     const clock = testRuntime();
     const queue = new MemoryReviewQueue(clock.options({ alerts: { threshold: 0.5, window: 2 } }));
     const lines: string[] = [];
-    const alerts = budgetAlerts({ queue, logger: { warn: (line) => lines.push(line) }, ...(webhook === undefined ? {} : { webhook }), _internal: { now: clock.now } });
+    const alerts = budgetAlerts({
+      queue,
+      logger: { warn: (line) => lines.push(line) },
+      ...(webhook === undefined ? {} : { webhook }),
+      _internal: { now: clock.now },
+    });
     return { clock, queue, lines, alerts };
   }
 
@@ -77,7 +92,15 @@ describe('budget-cap alerts: log line and webhook', () => {
     const { clock, queue, lines, alerts } = setup({ url });
     assert.deepEqual(await alerts.runFinished({ runId: 'a', budgetCapped: true }), {});
     const { alert } = await alerts.runFinished({ runId: 'b', budgetCapped: true });
-    const raised = { id: 'id-1', kind: 'budget_cap_share', share: 1, threshold: 0.5, window: 2, cappedRunIds: ['a', 'b'], raisedAt: clock.now() } as const;
+    const raised = {
+      id: 'id-1',
+      kind: 'budget_cap_share',
+      share: 1,
+      threshold: 0.5,
+      window: 2,
+      cappedRunIds: ['a', 'b'],
+      raisedAt: clock.now(),
+    } as const;
     const line = 'redline alert budget_cap_share: 2 of the last 2 runs (100%) hit a budget cap, above the 50% threshold';
     assert.deepEqual(lines, [line]);
     assert.equal(alertLine(raised), line);
@@ -97,7 +120,11 @@ describe('budget-cap alerts: log line and webhook', () => {
     const { alerts, queue } = setup({ url });
     await alerts.runFinished({ runId: 'a', budgetCapped: true });
     const { alert } = await alerts.runFinished({ runId: 'b', budgetCapped: true });
-    assert.deepEqual(alert?.webhook && { ok: alert.webhook.ok, status: alert.webhook.status, error: alert.webhook.error }, { ok: false, status: 500, error: 'HTTP 500' });
+    assert.deepEqual(alert?.webhook && { ok: alert.webhook.ok, status: alert.webhook.status, error: alert.webhook.error }, {
+      ok: false,
+      status: 500,
+      error: 'HTTP 500',
+    });
     assert.deepEqual((await queue.alerts())[0]?.webhook, alert?.webhook);
   });
 
@@ -108,7 +135,10 @@ describe('budget-cap alerts: log line and webhook', () => {
     const started = Date.now();
     const { alert } = await alerts.runFinished({ runId: 'b', budgetCapped: true });
     assert.ok(Date.now() - started < 2_000, 'the timeout held');
-    assert.deepEqual(alert?.webhook && { ok: alert.webhook.ok, error: alert.webhook.error }, { ok: false, error: 'timed out after 200 ms' });
+    assert.deepEqual(alert?.webhook && { ok: alert.webhook.ok, error: alert.webhook.error }, {
+      ok: false,
+      error: 'timed out after 200 ms',
+    });
   });
 
   it('records a webhook nobody listens on', async () => {
@@ -131,6 +161,9 @@ describe('budget-cap alerts: log line and webhook', () => {
     const { alert } = await alerts.runFinished({ runId: 'b', budgetCapped: false });
     assert.equal(alert, undefined, 'one of two is not above one half');
     assert.deepEqual(lines, []);
-    assert.throws(() => budgetAlerts({ queue: new MemoryReviewQueue(), webhook: { url: 'ftp://example.com' } }), { name: 'TypeError', message: 'Expected the webhook url to be an http(s) URL, got "ftp://example.com"' });
+    assert.throws(() => budgetAlerts({ queue: new MemoryReviewQueue(), webhook: { url: 'ftp://example.com' } }), {
+      name: 'TypeError',
+      message: 'Expected the webhook url to be an http(s) URL, got "ftp://example.com"',
+    });
   });
 });

@@ -50,7 +50,10 @@ export async function connectPostgres(): Promise<pg.Client> {
   try {
     await client.connect();
   } catch (error) {
-    throw new Error(`The review suites need PostgreSQL at ${POSTGRES_URL} and skip nothing, but it is not reachable (${(error as Error).message}). Start it and run again.`, { cause: error });
+    throw new Error(
+      `The review suites need PostgreSQL at ${POSTGRES_URL} and skip nothing, but it is not reachable (${(error as Error).message}). Start it and run again.`,
+      { cause: error },
+    );
   }
   return client;
 }
@@ -100,7 +103,11 @@ const sqlite: ReviewBackend = {
         const { default: Database } = await import('better-sqlite3');
         const db = new Database(file, { readonly: true });
         try {
-          return (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]).map((row) => row.name);
+          return (
+            db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as {
+              name: string;
+            }[]
+          ).map((row) => row.name);
         } finally {
           db.close();
         }
@@ -111,7 +118,9 @@ const sqlite: ReviewBackend = {
         const { default: Database } = await import('better-sqlite3');
         const db = new Database(file);
         try {
-          const guards = db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name GLOB 'review_*_refuse_*'").all();
+          const guards = db
+            .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name GLOB 'review_*_refuse_*'")
+            .all();
           db.exec(`BEGIN; ${guards.map(({ name }) => `DROP TRIGGER "${name}";`).join(' ')} ${statements}; COMMIT;`);
         } finally {
           db.close();
@@ -140,7 +149,13 @@ const postgres: ReviewBackend = {
         location: `${POSTGRES_URL}&schema=${schema}`,
         reopen: async (again = options) => track(await PostgresReviewQueue.open({ connection: POSTGRES_URL, schema, ...again })),
         openLedger: async () => track(await PostgresLedger.open({ connection: POSTGRES_URL, schema })),
-        tables: async () => (await admin.query<{ name: string }>('SELECT table_name AS name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name', [schema])).rows.map((row) => row.name),
+        tables: async () =>
+          (
+            await admin.query<{ name: string }>(
+              'SELECT table_name AS name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name',
+              [schema],
+            )
+          ).rows.map((row) => row.name),
         async raw(statements) {
           await admin.query(`SET search_path = "${schema}"`);
           try {
@@ -150,7 +165,9 @@ const postgres: ReviewBackend = {
           }
         },
         async tamper(statements) {
-          await admin.query(`BEGIN; SET LOCAL search_path = "${schema}"; SET LOCAL session_replication_role = replica; ${statements}; COMMIT`);
+          await admin.query(
+            `BEGIN; SET LOCAL search_path = "${schema}"; SET LOCAL session_replication_role = replica; ${statements}; COMMIT`,
+          );
         },
         async close() {
           try {

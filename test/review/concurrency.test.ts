@@ -36,7 +36,11 @@ describe('PostgreSQL review queue under concurrency', () => {
       return PostgresReviewQueue.open({ connection: pool as unknown as PgPool, schema, backpressure: { capacity: ITEMS } });
     };
     try {
-      const queues = { producers: await Promise.all(Array.from({ length: PRODUCERS }, open)), reviewers: await Promise.all(Array.from({ length: REVIEWERS }, open)), quitter: await open() };
+      const queues = {
+        producers: await Promise.all(Array.from({ length: PRODUCERS }, open)),
+        reviewers: await Promise.all(Array.from({ length: REVIEWERS }, open)),
+        quitter: await open(),
+      };
       const started = performance.now();
       let produced = 0;
       const producing = Promise.all(
@@ -67,7 +71,11 @@ describe('PostgreSQL review queue under concurrency', () => {
               continue;
             }
             claimed.push(entry.item.id);
-            await queue.verdict(entry.item.id, { reviewer, decision: entry.item.priority % 2 === 0 ? 'approve' : 'reject', label: 'unclear' });
+            await queue.verdict(entry.item.id, {
+              reviewer,
+              decision: entry.item.priority % 2 === 0 ? 'approve' : 'reject',
+              label: 'unclear',
+            });
           }
         }),
       );
@@ -82,7 +90,11 @@ describe('PostgreSQL review queue under concurrency', () => {
       assert.equal(await one(`SELECT count(*)::int FROM ${S}.review_verdicts`), ITEMS, 'one verdict per item');
       assert.equal(await one(`SELECT count(DISTINCT item_id)::int FROM ${S}.review_verdicts`), ITEMS);
       assert.equal(await one(`SELECT count(*)::int FROM ${S}.review_items WHERE state <> 'decided'`), 0, 'none lost');
-      assert.deepEqual((await admin.query(`SELECT id FROM ${S}.review_items WHERE claims = 2 ORDER BY id`)).rows.map((row) => row.id), [...abandoned].sort(), 'only the abandoned items were claimed twice, after their lease');
+      assert.deepEqual(
+        (await admin.query(`SELECT id FROM ${S}.review_items WHERE claims = 2 ORDER BY id`)).rows.map((row) => row.id),
+        [...abandoned].sort(),
+        'only the abandoned items were claimed twice, after their lease',
+      );
       assert.equal(await one(`SELECT count(*)::int FROM ${S}.review_items WHERE claims NOT IN (1, 2)`), 0);
       const stats = await queues.reviewers[0]?.stats();
       assert.deepEqual([stats?.depth, stats?.dropped, stats?.verdicts.total], [0, 0, ITEMS]);
@@ -90,9 +102,16 @@ describe('PostgreSQL review queue under concurrency', () => {
       // The journal holds every verdict in the order the queue took them, and replaying the tuner over
       // that order gives exactly the limit changes it journaled: no verdict slipped past the window.
       const journal = (await (queues.reviewers[0] as PostgresReviewQueue).journal()).map(parseJournalRow);
-      assert.deepEqual(await queues.reviewers[0]?.verifyJournal(), { ok: true, records: journal.length, bytes: (await queues.reviewers[0]?.journal())?.reduce((sum, row) => sum + row.body.length, 0) });
+      assert.deepEqual(await queues.reviewers[0]?.verifyJournal(), {
+        ok: true,
+        records: journal.length,
+        bytes: (await queues.reviewers[0]?.journal())?.reduce((sum, row) => sum + row.body.length, 0),
+      });
       const journaled = journal.filter((entry) => entry.type === 'verdict').map((entry) => entry.data as unknown as Verdict);
-      assert.deepEqual(journaled.map((verdict) => verdict.id), (await admin.query(`SELECT id FROM ${S}.review_verdicts ORDER BY seq`)).rows.map((row) => row.id));
+      assert.deepEqual(
+        journaled.map((verdict) => verdict.id),
+        (await admin.query(`SELECT id FROM ${S}.review_verdicts ORDER BY seq`)).rows.map((row) => row.id),
+      );
       let limit = TUNER.initial;
       const expected = [];
       for (let n = TUNER.window - 1; n < journaled.length; n += 1) {
@@ -101,10 +120,15 @@ describe('PostgreSQL review queue under concurrency', () => {
         limit = change?.to ?? limit;
       }
       const changes = journal.filter((entry) => entry.type === 'limit_change').map((entry) => entry.data as unknown as LimitChange);
-      assert.deepEqual(changes.map((change) => [change.from, change.to, change.verdictIds]), expected);
+      assert.deepEqual(
+        changes.map((change) => [change.from, change.to, change.verdictIds]),
+        expected,
+      );
       assert.equal(stats?.attemptLimit, limit);
       const perReviewer = claimedBy.map((claimed) => claimed.length);
-      t.diagnostic(`${ITEMS} items, ${PRODUCERS} producers, ${REVIEWERS} reviewers: ${seconds.toFixed(1)} s, ${Math.round(ITEMS / seconds)} enqueue→claim→verdict cycles/s; per reviewer ${perReviewer.join(', ')}; ${ABANDONED} abandoned claims re-claimed after their ${SHORT_LEASE_MS} ms lease; tuner limit ${stats?.attemptLimit}`);
+      t.diagnostic(
+        `${ITEMS} items, ${PRODUCERS} producers, ${REVIEWERS} reviewers: ${seconds.toFixed(1)} s, ${Math.round(ITEMS / seconds)} enqueue→claim→verdict cycles/s; per reviewer ${perReviewer.join(', ')}; ${ABANDONED} abandoned claims re-claimed after their ${SHORT_LEASE_MS} ms lease; tuner limit ${stats?.attemptLimit}`,
+      );
     } finally {
       await Promise.all(pools.map((pool) => pool.end()));
       await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);

@@ -11,7 +11,11 @@ import { brief, testRuntime } from './fixtures.js';
 import { backpressureSequence, checkBackpressureSequence } from './property.js';
 
 /** Opens fresh storage with a test clock, hands it to `work` and always closes (and deletes) it. */
-async function withQueue(backend: ReviewBackend, extra: ReviewQueueOptions, work: (opened: OpenedQueue & { clock: ReturnType<typeof testRuntime> }) => Promise<void>): Promise<void> {
+async function withQueue(
+  backend: ReviewBackend,
+  extra: ReviewQueueOptions,
+  work: (opened: OpenedQueue & { clock: ReturnType<typeof testRuntime> }) => Promise<void>,
+): Promise<void> {
   const clock = testRuntime();
   const opened = await backend.open(clock.options(extra));
   try {
@@ -22,13 +26,18 @@ async function withQueue(backend: ReviewBackend, extra: ReviewQueueOptions, work
 }
 
 /** What `assert.rejects` should see when the queue refuses with `code`. */
-const refused = (code: string) => (error: unknown): boolean => {
-  assert.ok(error instanceof ReviewError, `expected a ReviewError, got ${String(error)}`);
-  assert.equal(error.code, code, error.message);
-  return true;
-};
+const refused =
+  (code: string) =>
+  (error: unknown): boolean => {
+    assert.ok(error instanceof ReviewError, `expected a ReviewError, got ${String(error)}`);
+    assert.equal(error.code, code, error.message);
+    return true;
+  };
 
-async function enqueueAll(queue: ReviewQueue, runs: readonly { runId: string; priority?: number; tags?: string[] }[]): Promise<ReviewItem[]> {
+async function enqueueAll(
+  queue: ReviewQueue,
+  runs: readonly { runId: string; priority?: number; tags?: string[] }[],
+): Promise<ReviewItem[]> {
   const items: ReviewItem[] = [];
   for (const { runId, priority = 0, tags } of runs) {
     const result = await queue.enqueue(brief(runId, { priority }), tags === undefined ? {} : { tags });
@@ -66,9 +75,15 @@ export function reviewQueueContract(backend: ReviewBackend): void {
 
       it('refuses a malformed brief with what it expected and got', () =>
         withQueue(backend, {}, async ({ queue }) => {
-          await assert.rejects(queue.enqueue(brief('')), { name: 'TypeError', message: 'Expected brief.runId to be a non-empty string, got ""' });
+          await assert.rejects(queue.enqueue(brief('')), {
+            name: 'TypeError',
+            message: 'Expected brief.runId to be a non-empty string, got ""',
+          });
           await assert.rejects(queue.enqueue(brief('r', { priority: Number.NaN })), /Expected brief.priority to be a finite number/);
-          await assert.rejects(queue.enqueue(brief('r', { verification: 'maybe' as never })), /Expected brief.verification to be one of verified, sampled, unverified, got "maybe"/);
+          await assert.rejects(
+            queue.enqueue(brief('r', { verification: 'maybe' as never })),
+            /Expected brief.verification to be one of verified, sampled, unverified, got "maybe"/,
+          );
           await assert.rejects(queue.enqueue(brief('r'), { tags: [''] }), /Expected tags to be non-empty strings/);
           assert.equal(await queue.depth(), 0);
         }));
@@ -82,12 +97,24 @@ export function reviewQueueContract(backend: ReviewBackend): void {
 
       it('lists the queue by priority, highest first, then by age', () =>
         withQueue(backend, {}, async ({ queue, clock }) => {
-          for (const [runId, priority] of [['a', 1], ['b', 5], ['c', 1], ['d', -2], ['e', 5]] as const) {
+          for (const [runId, priority] of [
+            ['a', 1],
+            ['b', 5],
+            ['c', 1],
+            ['d', -2],
+            ['e', 5],
+          ] as const) {
             await queue.enqueue(brief(runId, { priority }));
             clock.advance(10);
           }
-          assert.deepEqual((await queue.list()).map((entry) => entry.item.runId), ['b', 'e', 'a', 'c', 'd']);
-          assert.deepEqual((await queue.list({ limit: 2 })).map((entry) => entry.item.runId), ['b', 'e']);
+          assert.deepEqual(
+            (await queue.list()).map((entry) => entry.item.runId),
+            ['b', 'e', 'a', 'c', 'd'],
+          );
+          assert.deepEqual(
+            (await queue.list({ limit: 2 })).map((entry) => entry.item.runId),
+            ['b', 'e'],
+          );
           assert.equal(await queue.depth(), 5);
         }));
     });
@@ -97,11 +124,23 @@ export function reviewQueueContract(backend: ReviewBackend): void {
         withQueue(backend, {}, async ({ queue, clock }) => {
           await enqueueAll(queue, [{ runId: 'low' }, { runId: 'high', priority: 2 }, { runId: 'low-2' }]);
           const first = await queue.claim('ana', { leaseMs: 60_000 });
-          assert.deepEqual(first && { runId: first.item.runId, status: first.status, claims: first.claims, claim: first.claim }, { runId: 'high', status: 'claimed', claims: 1, claim: { reviewer: 'ana', claimedAt: clock.now(), leaseUntil: clock.now() + 60_000 } });
+          assert.deepEqual(first && { runId: first.item.runId, status: first.status, claims: first.claims, claim: first.claim }, {
+            runId: 'high',
+            status: 'claimed',
+            claims: 1,
+            claim: { reviewer: 'ana', claimedAt: clock.now(), leaseUntil: clock.now() + 60_000 },
+          });
           assert.equal((await queue.claim('bo'))?.item.runId, 'low');
           assert.equal((await queue.claim('cy'))?.item.runId, 'low-2');
           assert.equal(await queue.claim('dee'), undefined);
-          assert.deepEqual((await queue.list()).map((entry) => [entry.item.runId, entry.status, entry.claim?.reviewer]), [['high', 'claimed', 'ana'], ['low', 'claimed', 'bo'], ['low-2', 'claimed', 'cy']]);
+          assert.deepEqual(
+            (await queue.list()).map((entry) => [entry.item.runId, entry.status, entry.claim?.reviewer]),
+            [
+              ['high', 'claimed', 'ana'],
+              ['low', 'claimed', 'bo'],
+              ['low-2', 'claimed', 'cy'],
+            ],
+          );
           assert.equal(await queue.depth(), 3, 'claimed items still count toward the depth');
         }));
 
@@ -121,7 +160,10 @@ export function reviewQueueContract(backend: ReviewBackend): void {
       it('refuses a claim without a reviewer or with a lease that is not positive', () =>
         withQueue(backend, {}, async ({ queue }) => {
           await assert.rejects(queue.claim(''), { name: 'TypeError', message: 'Expected the reviewer to be a non-empty string, got ""' });
-          await assert.rejects(queue.claim('ana', { leaseMs: 0 }), { name: 'TypeError', message: 'Expected leaseMs to be a positive number, got 0' });
+          await assert.rejects(queue.claim('ana', { leaseMs: 0 }), {
+            name: 'TypeError',
+            message: 'Expected leaseMs to be a positive number, got 0',
+          });
         }));
     });
 
@@ -130,12 +172,29 @@ export function reviewQueueContract(backend: ReviewBackend): void {
         withQueue(backend, {}, async ({ queue, clock }) => {
           const [item] = await enqueueAll(queue, [{ runId: 'run-1' }, { runId: 'run-2' }]);
           await queue.claim('ana');
-          const result = await queue.verdict(item?.id ?? '', { reviewer: 'ana', decision: 'reject', label: 'code_error', comment: 'off by one' });
-          const verdict = { id: 'id-3', itemId: 'id-1', runId: 'run-1', reviewer: 'ana', decision: 'reject', label: 'code_error', comment: 'off by one', decidedAt: clock.now() } as const;
+          const result = await queue.verdict(item?.id ?? '', {
+            reviewer: 'ana',
+            decision: 'reject',
+            label: 'code_error',
+            comment: 'off by one',
+          });
+          const verdict = {
+            id: 'id-3',
+            itemId: 'id-1',
+            runId: 'run-1',
+            reviewer: 'ana',
+            decision: 'reject',
+            label: 'code_error',
+            comment: 'off by one',
+            decidedAt: clock.now(),
+          } as const;
           assert.deepEqual(result, { verdict, repeated: false });
           assert.deepEqual(await queue.get('id-1'), { item, status: 'decided', claims: 1, verdict });
           assert.equal(await queue.depth(), 1);
-          assert.deepEqual((await queue.list()).map((entry) => entry.item.runId), ['run-2']);
+          assert.deepEqual(
+            (await queue.list()).map((entry) => entry.item.runId),
+            ['run-2'],
+          );
           assert.deepEqual(await queue.recentVerdicts(), [verdict]);
         }));
 
@@ -152,7 +211,12 @@ export function reviewQueueContract(backend: ReviewBackend): void {
         withQueue(backend, {}, async ({ queue }) => {
           const [item] = await enqueueAll(queue, [{ runId: 'run-1' }]);
           const { verdict: first } = await queue.verdict(item?.id ?? '', approve);
-          for (const other of [{ ...approve, decision: 'reject' as const }, { ...approve, label: 'code_error' }, { ...approve, reviewer: 'bo' }, { ...approve, comment: 'fine' }]) {
+          for (const other of [
+            { ...approve, decision: 'reject' as const },
+            { ...approve, label: 'code_error' },
+            { ...approve, reviewer: 'bo' },
+            { ...approve, comment: 'fine' },
+          ]) {
             await assert.rejects(queue.verdict(item?.id ?? '', other), (error: unknown) => {
               refused('review.verdict_conflict')(error);
               assert.deepEqual((error as ReviewError).firstVerdict, first);
@@ -178,7 +242,10 @@ export function reviewQueueContract(backend: ReviewBackend): void {
           await assert.rejects(queue.verdict('nobody', approve), refused('review.not_found'));
           await assert.rejects(queue.verdict(item?.id ?? '', { ...approve, label: 'typo' }), (error: unknown) => {
             refused('review.unknown_label')(error);
-            assert.equal((error as Error).message, 'Unknown verdict label "typo": expected one of code_error, logic_error, format_issue, hallucination, unclear');
+            assert.equal(
+              (error as Error).message,
+              'Unknown verdict label "typo": expected one of code_error, logic_error, format_issue, hallucination, unclear',
+            );
             return true;
           });
           await assert.rejects(queue.verdict(item?.id ?? '', { ...approve, decision: 'maybe' as never }), { name: 'TypeError' });
@@ -190,8 +257,18 @@ export function reviewQueueContract(backend: ReviewBackend): void {
       it('accepts labels added by configuration', () =>
         withQueue(backend, { labels: ['missing_tests'] }, async ({ queue }) => {
           const [item] = await enqueueAll(queue, [{ runId: 'run-1' }]);
-          assert.equal((await queue.verdict(item?.id ?? '', { ...approve, decision: 'reject', label: 'missing_tests' })).verdict.label, 'missing_tests');
-          assert.deepEqual(queue.config.labels.labels, ['code_error', 'logic_error', 'format_issue', 'hallucination', 'unclear', 'missing_tests']);
+          assert.equal(
+            (await queue.verdict(item?.id ?? '', { ...approve, decision: 'reject', label: 'missing_tests' })).verdict.label,
+            'missing_tests',
+          );
+          assert.deepEqual(queue.config.labels.labels, [
+            'code_error',
+            'logic_error',
+            'format_issue',
+            'hallucination',
+            'unclear',
+            'missing_tests',
+          ]);
           assert.equal((await queue.labelCounts()).missing_tests, 1);
         }));
     });
@@ -204,12 +281,18 @@ export function reviewQueueContract(backend: ReviewBackend): void {
           // capacity 5: degraded above 4 items, normal again below 1.5.
           const results = [];
           for (const runId of ['a', 'b', 'c', 'd', 'e']) results.push(await queue.enqueue(brief(runId)));
-          assert.deepEqual(results.map((result) => result.mode), ['normal', 'normal', 'normal', 'normal', 'degraded']);
+          assert.deepEqual(
+            results.map((result) => result.mode),
+            ['normal', 'normal', 'normal', 'normal', 'degraded'],
+          );
           assert.deepEqual(results[4]?.modeChanged, { from: 'normal', to: 'degraded', depth: 5, at: clock.now() });
           assert.equal(await queue.mode(), 'degraded');
           const verdicts = [];
           for (const entry of await queue.list()) verdicts.push(await queue.verdict(entry.item.id, approve));
-          assert.deepEqual(verdicts.map((result) => result.modeChanged?.to), [undefined, undefined, undefined, 'normal', undefined]);
+          assert.deepEqual(
+            verdicts.map((result) => result.modeChanged?.to),
+            [undefined, undefined, undefined, 'normal', undefined],
+          );
           assert.deepEqual(await queue.modeChanges(), [
             { from: 'normal', to: 'degraded', depth: 5, at: clock.now() },
             { from: 'degraded', to: 'normal', depth: 1, at: clock.now() },
@@ -219,7 +302,13 @@ export function reviewQueueContract(backend: ReviewBackend): void {
 
       it('at capacity drops the lowest-priority, then oldest, item and logs it whole', () =>
         withQueue(backend, small, async ({ queue, clock }) => {
-          const items = await enqueueAll(queue, [{ runId: 'a', priority: 2 }, { runId: 'b', priority: 1 }, { runId: 'c', priority: 1 }, { runId: 'd', priority: 3 }, { runId: 'e', priority: 2 }]);
+          const items = await enqueueAll(queue, [
+            { runId: 'a', priority: 2 },
+            { runId: 'b', priority: 1 },
+            { runId: 'c', priority: 1 },
+            { runId: 'd', priority: 3 },
+            { runId: 'e', priority: 2 },
+          ]);
           clock.advance(100);
           const result = await queue.enqueue(brief('f', { priority: 1 }), { tags: ['draft'] });
           assert.deepEqual(result.dropped, items[1], 'b: lowest priority, older than c');
@@ -228,18 +317,26 @@ export function reviewQueueContract(backend: ReviewBackend): void {
           assert.equal(result.modeChanged, undefined);
           assert.equal(await queue.depth(), 5);
           assert.equal((await queue.get(items[1]?.id ?? ''))?.status, 'dropped');
-          assert.deepEqual(await queue.droppedItems(), [{ item: items[1], droppedAt: clock.now(), depth: 5, displacedBy: result.item?.id }]);
+          assert.deepEqual(await queue.droppedItems(), [
+            { item: items[1], droppedAt: clock.now(), depth: 5, displacedBy: result.item?.id },
+          ]);
           await assert.rejects(queue.verdict(items[1]?.id ?? '', approve), refused('review.dropped'));
         }));
 
       it('drops the arriving item itself when it is the lowest', () =>
         withQueue(backend, small, async ({ queue }) => {
-          await enqueueAll(queue, ['a', 'b', 'c', 'd', 'e'].map((runId) => ({ runId, priority: 1 })));
+          await enqueueAll(
+            queue,
+            ['a', 'b', 'c', 'd', 'e'].map((runId) => ({ runId, priority: 1 })),
+          );
           const result = await queue.enqueue(brief('low', { priority: 0 }));
           assert.equal(result.item, undefined);
           assert.equal(result.dropped?.runId, 'low');
           const [logged] = await queue.droppedItems();
-          assert.deepEqual(logged && { item: logged.item, displacedBy: logged.displacedBy }, { item: result.dropped, displacedBy: result.dropped?.id });
+          assert.deepEqual(logged && { item: logged.item, displacedBy: logged.displacedBy }, {
+            item: result.dropped,
+            displacedBy: result.dropped?.id,
+          });
           assert.equal((await queue.get(result.dropped?.id ?? ''))?.status, 'dropped');
           assert.deepEqual(await queue.enqueue(brief('low')), { dropped: result.dropped, mode: 'degraded', repeated: true });
           assert.equal(await queue.depth(), 5);
@@ -250,9 +347,17 @@ export function reviewQueueContract(backend: ReviewBackend): void {
           await enqueueAll(queue, [{ runId: 'held', priority: -1 }, ...['a', 'b', 'c', 'd'].map((runId) => ({ runId }))]);
           // Claims go by priority: take the four others first, then the lowest.
           for (let n = 0; n < 5; n += 1) await queue.claim(`r${n}`, { leaseMs: 1_000 });
-          assert.equal((await queue.enqueue(brief('new', { priority: -5 }))).dropped?.runId, 'new', 'every queued item is held: the newcomer goes');
+          assert.equal(
+            (await queue.enqueue(brief('new', { priority: -5 }))).dropped?.runId,
+            'new',
+            'every queued item is held: the newcomer goes',
+          );
           clock.advance(1_000);
-          assert.equal((await queue.enqueue(brief('new-2', { priority: 0 }))).dropped?.runId, 'held', 'the lease ran out: the lowest is droppable again');
+          assert.equal(
+            (await queue.enqueue(brief('new-2', { priority: 0 }))).dropped?.runId,
+            'held',
+            'the lease ran out: the lowest is droppable again',
+          );
         }));
 
       it('takes capacity and watermarks from configuration and refuses impossible ones', async () => {
@@ -262,8 +367,14 @@ export function reviewQueueContract(backend: ReviewBackend): void {
           for (let n = 0; n < 6; n += 1) modes.push((await queue.enqueue(brief(`r${n}`))).mode);
           assert.deepEqual(modes, ['normal', 'normal', 'normal', 'normal', 'normal', 'degraded']);
         });
-        await assert.rejects(backend.open({ backpressure: { capacity: 0 } }), { name: 'TypeError', message: 'Expected capacity to be a positive integer, got 0' });
-        await assert.rejects(backend.open({ backpressure: { high: 0.3, low: 0.3 } }), { name: 'TypeError', message: 'Expected the low watermark to be a fraction in [0, high), got 0.3 with high 0.3' });
+        await assert.rejects(backend.open({ backpressure: { capacity: 0 } }), {
+          name: 'TypeError',
+          message: 'Expected capacity to be a positive integer, got 0',
+        });
+        await assert.rejects(backend.open({ backpressure: { high: 0.3, low: 0.3 } }), {
+          name: 'TypeError',
+          message: 'Expected the low watermark to be a fraction in [0, high), got 0.3 with high 0.3',
+        });
       });
 
       it(`keeps its invariants over random enqueue, claim, verdict and clock sequences (${backend.propertyRuns} runs)`, async () => {
@@ -297,19 +408,34 @@ export function reviewQueueContract(backend: ReviewBackend): void {
         withQueue(backend, {}, async ({ queue, clock }) => {
           assert.equal(await queue.currentLimit(), 5);
           const results = await decide(queue, Array(11).fill('approve'));
-          assert.deepEqual(results.slice(0, 9).map((result) => result.limitChanged), Array(9).fill(undefined));
+          assert.deepEqual(
+            results.slice(0, 9).map((result) => result.limitChanged),
+            Array(9).fill(undefined),
+          );
           const windowIds = results.slice(0, 10).map((result) => result.verdict.id);
           assert.deepEqual(results[9]?.limitChanged, { from: 5, to: 6, approveRate: 1, verdictIds: windowIds, at: clock.now() });
-          assert.deepEqual(results[10]?.limitChanged?.verdictIds, results.slice(1, 11).map((result) => result.verdict.id));
+          assert.deepEqual(
+            results[10]?.limitChanged?.verdictIds,
+            results.slice(1, 11).map((result) => result.verdict.id),
+          );
           assert.equal(await queue.currentLimit(), 7);
-          assert.deepEqual((await queue.limitChanges()).map((change) => [change.from, change.to, change.approveRate, change.verdictIds.length]), [[5, 6, 1, 10], [6, 7, 1, 10]]);
+          assert.deepEqual(
+            (await queue.limitChanges()).map((change) => [change.from, change.to, change.approveRate, change.verdictIds.length]),
+            [
+              [5, 6, 1, 10],
+              [6, 7, 1, 10],
+            ],
+          );
         }));
 
       it('holds at exactly 80% and 40%, and lowers the limit below 40%', () =>
         withQueue(backend, {}, async ({ queue }) => {
           // 8 of 10 approved, then each reject slides the window down by one approval: 80% … 40% hold, 30% lowers.
           const results = await decide(queue, [...Array(8).fill('approve'), ...Array(7).fill('reject')]);
-          assert.deepEqual(results.slice(9).map((result) => result.limitChanged?.to), [undefined, undefined, undefined, undefined, undefined, 4]);
+          assert.deepEqual(
+            results.slice(9).map((result) => result.limitChanged?.to),
+            [undefined, undefined, undefined, undefined, undefined, 4],
+          );
           assert.equal(results[14]?.limitChanged?.approveRate, 0.3);
           assert.equal(await queue.currentLimit(), 4);
         }));
@@ -333,11 +459,28 @@ export function reviewQueueContract(backend: ReviewBackend): void {
     describe('labels and stats', () => {
       it('suggests a filter rule for a label seen more than 3 times in the recent window', () =>
         withQueue(backend, { labelWindow: 6 }, async ({ queue }) => {
-          const labels = ['code_error', 'code_error', 'format_issue', 'code_error', 'code_error', 'format_issue', 'format_issue', 'format_issue', 'unclear'];
+          const labels = [
+            'code_error',
+            'code_error',
+            'format_issue',
+            'code_error',
+            'code_error',
+            'format_issue',
+            'format_issue',
+            'format_issue',
+            'unclear',
+          ];
           for (const [n, label] of labels.entries()) {
             const { item } = await queue.enqueue(brief(`run-${n}`));
             await queue.verdict(item?.id ?? '', { reviewer: 'ana', decision: n % 3 === 0 ? 'approve' : 'reject', label });
-            if (n === 4) assert.deepEqual((await queue.stats()).suggestions, [{ label: 'code_error', count: 4, suggestion: 'add an automatic filter rule for code_error: 4 of the last 5 verdicts carry it' }]);
+            if (n === 4)
+              assert.deepEqual((await queue.stats()).suggestions, [
+                {
+                  label: 'code_error',
+                  count: 4,
+                  suggestion: 'add an automatic filter rule for code_error: 4 of the last 5 verdicts carry it',
+                },
+              ]);
           }
           // The window holds the last six: code_error ×2, format_issue ×3, unclear ×1 — nothing above 3.
           assert.deepEqual(await queue.labelCounts(), { code_error: 2, logic_error: 0, format_issue: 3, hallucination: 0, unclear: 1 });
@@ -364,7 +507,10 @@ export function reviewQueueContract(backend: ReviewBackend): void {
             dropped: 0,
             alerts: 0,
           });
-          await enqueueAll(queue, [{ runId: 'a', priority: 1 }, { runId: 'b', priority: 1 }]);
+          await enqueueAll(queue, [
+            { runId: 'a', priority: 1 },
+            { runId: 'b', priority: 1 },
+          ]);
           await queue.enqueue(brief('c'));
           await queue.claim('ana');
           const stats = await queue.stats();
@@ -379,14 +525,34 @@ export function reviewQueueContract(backend: ReviewBackend): void {
           // Fewer than four runs: no alert even at 100%.
           for (const runId of ['r1', 'r2', 'r3']) assert.deepEqual(await report(runId, true), {});
           const { alert } = await report('r4', false);
-          assert.deepEqual(alert, { id: 'id-1', kind: 'budget_cap_share', share: 0.75, threshold: 0.5, window: 4, cappedRunIds: ['r1', 'r2', 'r3'], raisedAt: clock.now() });
+          assert.deepEqual(alert, {
+            id: 'id-1',
+            kind: 'budget_cap_share',
+            share: 0.75,
+            threshold: 0.5,
+            window: 4,
+            cappedRunIds: ['r1', 'r2', 'r3'],
+            raisedAt: clock.now(),
+          });
           assert.deepEqual(await report('r5', true), {}, 'still above: no second alert');
           assert.deepEqual(await report('r4', true), {}, 'a repeated run report is a no-op');
           assert.deepEqual(await report('r6', false), {}, '2 of 4 is not above one half: the alert rearms');
           assert.deepEqual(await report('r7', true), {});
           assert.deepEqual((await report('r8', true)).alert?.cappedRunIds, ['r5', 'r7', 'r8']);
-          await queue.recordAlertDelivery('id-1', { origin: 'http://127.0.0.1:9', ok: false, error: 'HTTP 500', status: 500, at: clock.now() });
-          assert.deepEqual((await queue.alerts()).map((stored) => [stored.id, stored.webhook?.error]), [['id-1', 'HTTP 500'], ['id-2', undefined]]);
+          await queue.recordAlertDelivery('id-1', {
+            origin: 'http://127.0.0.1:9',
+            ok: false,
+            error: 'HTTP 500',
+            status: 500,
+            at: clock.now(),
+          });
+          assert.deepEqual(
+            (await queue.alerts()).map((stored) => [stored.id, stored.webhook?.error]),
+            [
+              ['id-1', 'HTTP 500'],
+              ['id-2', undefined],
+            ],
+          );
           assert.equal((await queue.stats()).alerts, 2);
           await assert.rejects(queue.recordRun({ runId: 'r9' } as never), { name: 'TypeError' });
         }));
@@ -394,61 +560,125 @@ export function reviewQueueContract(backend: ReviewBackend): void {
 
     describe('journal', () => {
       const entries = async (queue: ReviewQueue): Promise<JournalEntry[]> => (await queue.journal()).map(parseJournalRow);
-      const ofType = (list: readonly JournalEntry[], type: JournalEntry['type']) => list.filter((entry) => entry.type === type).map((entry) => entry.data);
+      const ofType = (list: readonly JournalEntry[], type: JournalEntry['type']) =>
+        list.filter((entry) => entry.type === type).map((entry) => entry.data);
       // A queue whose journal holds every kind of entry: settings, two mode changes, a drop, three
       // verdicts, two limit changes (the tuner's window is 2) and an alert; item `e` stays open.
-      const TABLES_OPTIONS = { backpressure: { capacity: 4, high: 0.5, low: 0.3 }, alerts: { threshold: 0.5, window: 2 }, tuner: { window: 2 } };
+      const TABLES_OPTIONS = {
+        backpressure: { capacity: 4, high: 0.5, low: 0.3 },
+        alerts: { threshold: 0.5, window: 2 },
+        tuner: { window: 2 },
+      };
       const populate = async (queue: ReviewQueue): Promise<JournalEntry[]> => {
-        const [a, b, , d] = await enqueueAll(queue, [{ runId: 'a', priority: 1 }, { runId: 'b', priority: 1 }, { runId: 'c' }, { runId: 'd', priority: 1 }]);
+        const [a, b, , d] = await enqueueAll(queue, [
+          { runId: 'a', priority: 1 },
+          { runId: 'b', priority: 1 },
+          { runId: 'c' },
+          { runId: 'd', priority: 1 },
+        ]);
         await queue.enqueue(brief('e', { priority: 2 }));
         for (const item of [a, b, d]) await queue.verdict(item?.id ?? '', approve);
         await queue.recordRun({ runId: 'r1', budgetCapped: true });
         await queue.recordRun({ runId: 'r2', budgetCapped: true });
         const journal = await entries(queue);
-        assert.deepEqual(journal.map((entry) => entry.type), ['settings', 'mode_change', 'drop', 'verdict', 'verdict', 'limit_change', 'verdict', 'mode_change', 'limit_change', 'alert']);
+        assert.deepEqual(
+          journal.map((entry) => entry.type),
+          ['settings', 'mode_change', 'drop', 'verdict', 'verdict', 'limit_change', 'verdict', 'mode_change', 'limit_change', 'alert'],
+        );
         return journal;
       };
 
       it('chains every settings change, mode change, drop, verdict, limit change and alert, in order', () =>
-        withQueue(backend, { backpressure: { capacity: 4, high: 0.5, low: 0.3 }, alerts: { threshold: 0.5, window: 2 } }, async ({ queue }) => {
-          const [a, b, , d] = await enqueueAll(queue, [{ runId: 'a', priority: 1 }, { runId: 'b', priority: 1 }, { runId: 'c' }, { runId: 'd', priority: 1 }]);
-          await queue.enqueue(brief('e', { priority: 2 }));
-          const verdicts = [];
-          for (const item of [a, b, d]) verdicts.push((await queue.verdict(item?.id ?? '', approve)).verdict);
-          for (let n = 0; n < 8; n += 1) {
-            const { item } = await queue.enqueue(brief(`more-${n}`));
-            verdicts.push((await queue.verdict(item?.id ?? '', approve)).verdict);
-          }
-          await queue.recordRun({ runId: 'r1', budgetCapped: true });
-          await queue.recordRun({ runId: 'r2', budgetCapped: true });
-          const journal = await entries(queue);
-          assert.deepEqual(journal.map((entry) => entry.type), [
-            'settings', 'mode_change', 'drop', 'verdict', 'verdict', 'verdict', 'mode_change',
-            ...Array(6).fill('verdict'), 'verdict', 'limit_change', 'verdict', 'limit_change', 'alert',
-          ]);
-          assert.deepEqual(journal.map((entry) => entry.seq), journal.map((_, n) => n));
-          assert.deepEqual(journal[0]?.data, { to: JSON.parse(JSON.stringify(queue.config)) });
-          assert.deepEqual(ofType(journal, 'verdict'), verdicts);
-          assert.deepEqual(ofType(journal, 'mode_change'), (await queue.modeChanges()).map((change, n) => ({ ...change, itemId: n === 0 ? (journal[1]?.data.itemId as string) : d?.id })));
-          assert.equal(journal[1]?.data.itemId, 'id-3', 'the arrival that crossed the high watermark');
-          assert.deepEqual(ofType(journal, 'drop'), await queue.droppedItems());
-          assert.deepEqual(ofType(journal, 'limit_change'), await queue.limitChanges());
-          assert.deepEqual(ofType(journal, 'alert'), await queue.alerts());
-          assert.deepEqual(await queue.verifyJournal(), { ok: true, records: journal.length, bytes: (await queue.journal()).reduce((sum, row) => sum + row.body.length, 0) });
-        }));
+        withQueue(
+          backend,
+          { backpressure: { capacity: 4, high: 0.5, low: 0.3 }, alerts: { threshold: 0.5, window: 2 } },
+          async ({ queue }) => {
+            const [a, b, , d] = await enqueueAll(queue, [
+              { runId: 'a', priority: 1 },
+              { runId: 'b', priority: 1 },
+              { runId: 'c' },
+              { runId: 'd', priority: 1 },
+            ]);
+            await queue.enqueue(brief('e', { priority: 2 }));
+            const verdicts = [];
+            for (const item of [a, b, d]) verdicts.push((await queue.verdict(item?.id ?? '', approve)).verdict);
+            for (let n = 0; n < 8; n += 1) {
+              const { item } = await queue.enqueue(brief(`more-${n}`));
+              verdicts.push((await queue.verdict(item?.id ?? '', approve)).verdict);
+            }
+            await queue.recordRun({ runId: 'r1', budgetCapped: true });
+            await queue.recordRun({ runId: 'r2', budgetCapped: true });
+            const journal = await entries(queue);
+            assert.deepEqual(
+              journal.map((entry) => entry.type),
+              [
+                'settings',
+                'mode_change',
+                'drop',
+                'verdict',
+                'verdict',
+                'verdict',
+                'mode_change',
+                ...Array(6).fill('verdict'),
+                'verdict',
+                'limit_change',
+                'verdict',
+                'limit_change',
+                'alert',
+              ],
+            );
+            assert.deepEqual(
+              journal.map((entry) => entry.seq),
+              journal.map((_, n) => n),
+            );
+            assert.deepEqual(journal[0]?.data, { to: JSON.parse(JSON.stringify(queue.config)) });
+            assert.deepEqual(ofType(journal, 'verdict'), verdicts);
+            assert.deepEqual(
+              ofType(journal, 'mode_change'),
+              (await queue.modeChanges()).map((change, n) => ({
+                ...change,
+                itemId: n === 0 ? (journal[1]?.data.itemId as string) : d?.id,
+              })),
+            );
+            assert.equal(journal[1]?.data.itemId, 'id-3', 'the arrival that crossed the high watermark');
+            assert.deepEqual(ofType(journal, 'drop'), await queue.droppedItems());
+            assert.deepEqual(ofType(journal, 'limit_change'), await queue.limitChanges());
+            assert.deepEqual(ofType(journal, 'alert'), await queue.alerts());
+            assert.deepEqual(await queue.verifyJournal(), {
+              ok: true,
+              records: journal.length,
+              bytes: (await queue.journal()).reduce((sum, row) => sum + row.body.length, 0),
+            });
+          },
+        ));
 
       it('agrees with the tables over a long run of held and changed limits', () =>
         withQueue(backend, {}, async ({ queue }) => {
           // Alternating decisions hold the limit (50%); runs of approvals and rejections move it.
-          const decisions = [...Array(12).fill(0).map((_, n) => (n % 2 === 0 ? 'approve' : 'reject')), ...Array(6).fill('approve'), ...Array(9).fill('reject'), ...Array(13).fill(0).map((_, n) => (n % 3 === 0 ? 'reject' : 'approve'))] as ('approve' | 'reject')[];
+          const decisions = [
+            ...Array(12)
+              .fill(0)
+              .map((_, n) => (n % 2 === 0 ? 'approve' : 'reject')),
+            ...Array(6).fill('approve'),
+            ...Array(9).fill('reject'),
+            ...Array(13)
+              .fill(0)
+              .map((_, n) => (n % 3 === 0 ? 'reject' : 'approve')),
+          ] as ('approve' | 'reject')[];
           const results = [];
           for (const [n, decision] of decisions.entries()) {
             const { item } = await queue.enqueue(brief(`run-${n}`));
             results.push(await queue.verdict(item?.id ?? '', { ...approve, decision }));
           }
           const journal = await entries(queue);
-          assert.deepEqual(ofType(journal, 'verdict'), results.map((result) => result.verdict));
-          assert.deepEqual(ofType(journal, 'limit_change'), results.flatMap((result) => (result.limitChanged === undefined ? [] : [result.limitChanged])));
+          assert.deepEqual(
+            ofType(journal, 'verdict'),
+            results.map((result) => result.verdict),
+          );
+          assert.deepEqual(
+            ofType(journal, 'limit_change'),
+            results.flatMap((result) => (result.limitChanged === undefined ? [] : [result.limitChanged])),
+          );
           assert.deepEqual(ofType(journal, 'limit_change'), await queue.limitChanges());
           assert.deepEqual(await queue.recentVerdicts(decisions.length), results.map((result) => result.verdict).reverse());
           // The same decisions through the pure tuner.
@@ -473,11 +703,23 @@ export function reviewQueueContract(backend: ReviewBackend): void {
             assert.equal((await queue.verifyJournal()).records, 4);
             const run = tamper as NonNullable<typeof tamper>;
             await run(`UPDATE review_journal SET body = replace(body, '"approve"', '"reject"') WHERE seq = 2`);
-            assert.deepEqual((await queue.verifyJournal()).firstBad, { seq: 2, problem: 'modified', detail: 'journal entry 2 does not match its hash' });
+            assert.deepEqual((await queue.verifyJournal()).firstBad, {
+              seq: 2,
+              problem: 'modified',
+              detail: 'journal entry 2 does not match its hash',
+            });
             await run('DELETE FROM review_journal WHERE seq = 2');
-            assert.deepEqual((await queue.verifyJournal()).firstBad, { seq: 2, problem: 'missing', detail: 'journal entry 2 is missing (next stored is 3)' });
+            assert.deepEqual((await queue.verifyJournal()).firstBad, {
+              seq: 2,
+              problem: 'missing',
+              detail: 'journal entry 2 is missing (next stored is 3)',
+            });
             await run('DELETE FROM review_journal WHERE seq = 3');
-            assert.deepEqual((await queue.verifyJournal()).firstBad, { seq: 2, problem: 'truncated', detail: '4 journal entries were appended, 2 are stored' });
+            assert.deepEqual((await queue.verifyJournal()).firstBad, {
+              seq: 2,
+              problem: 'truncated',
+              detail: '4 journal entries were appended, 2 are stored',
+            });
           }));
 
         it('refuses to change or delete a journal entry through the database', () =>
@@ -485,9 +727,16 @@ export function reviewQueueContract(backend: ReviewBackend): void {
             const [item] = await enqueueAll(queue, [{ runId: 'a' }]);
             await queue.verdict(item?.id ?? '', approve);
             const run = raw as NonNullable<typeof raw>;
-            await assert.rejects(run("UPDATE review_journal SET body = 'x'"), /redline\.review\.append_only: UPDATE on review_journal refused/);
+            await assert.rejects(
+              run("UPDATE review_journal SET body = 'x'"),
+              /redline\.review\.append_only: UPDATE on review_journal refused/,
+            );
             await assert.rejects(run('DELETE FROM review_journal'), /redline\.review\.append_only: DELETE on review_journal refused/);
-            assert.deepEqual(await queue.verifyJournal(), { ok: true, records: 2, bytes: (await queue.journal()).reduce((sum, row) => sum + row.body.length, 0) });
+            assert.deepEqual(await queue.verifyJournal(), {
+              ok: true,
+              records: 2,
+              bytes: (await queue.journal()).reduce((sum, row) => sum + row.body.length, 0),
+            });
           }));
 
         it('refuses through the database what the queue never does to its tables, and goes on working', () =>
@@ -498,7 +747,10 @@ export function reviewQueueContract(backend: ReviewBackend): void {
               ['DELETE FROM review_verdicts', /redline\.review\.append_only: DELETE on review_verdicts refused/],
               ["UPDATE review_verdicts SET decision = 'reject'", /redline\.review\.append_only: UPDATE on review_verdicts refused/],
               ["DELETE FROM review_items WHERE state = 'open'", /redline\.review\.append_only: DELETE on review_items refused/],
-              ["UPDATE review_items SET state = 'open' WHERE state = 'decided'", /redline\.review\.append_only: UPDATE on review_items refused: an item keeps its brief, and a decided or dropped item is final/],
+              [
+                "UPDATE review_items SET state = 'open' WHERE state = 'decided'",
+                /redline\.review\.append_only: UPDATE on review_items refused: an item keeps its brief, and a decided or dropped item is final/,
+              ],
               ["UPDATE review_items SET state = 'open' WHERE state = 'dropped'", /UPDATE on review_items refused/],
               ["UPDATE review_items SET item = '{}' WHERE state = 'open'", /UPDATE on review_items refused/],
               ['DELETE FROM review_breaker_log', /DELETE on review_breaker_log refused/],
@@ -513,8 +765,21 @@ export function reviewQueueContract(backend: ReviewBackend): void {
             ];
             for (const [statement, error] of refusals) await assert.rejects(run(statement), error, statement);
             if (backend.name === 'postgres') {
-              for (const table of ['review_verdicts', 'review_items', 'review_breaker_log', 'review_mode_changes', 'review_limit_changes', 'review_run_reports', 'review_alerts', 'review_state']) {
-                await assert.rejects(run(`TRUNCATE ${table} CASCADE`), /redline\.review\.append_only: TRUNCATE on review_\w+ refused/, table);
+              for (const table of [
+                'review_verdicts',
+                'review_items',
+                'review_breaker_log',
+                'review_mode_changes',
+                'review_limit_changes',
+                'review_run_reports',
+                'review_alerts',
+                'review_state',
+              ]) {
+                await assert.rejects(
+                  run(`TRUNCATE ${table} CASCADE`),
+                  /redline\.review\.append_only: TRUNCATE on review_\w+ refused/,
+                  table,
+                );
               }
             }
             assert.equal((await queue.verifyJournal()).ok, true);
@@ -522,7 +787,12 @@ export function reviewQueueContract(backend: ReviewBackend): void {
             const held = await queue.claim('bo');
             assert.equal(held?.item.runId, 'e');
             await queue.verdict(held?.item.id ?? '', { ...approve, reviewer: 'bo' });
-            await queue.recordAlertDelivery((await queue.alerts())[0]?.id ?? '', { origin: 'http://127.0.0.1:9', ok: true, status: 200, at: 1 });
+            await queue.recordAlertDelivery((await queue.alerts())[0]?.id ?? '', {
+              origin: 'http://127.0.0.1:9',
+              ok: true,
+              status: 200,
+              at: 1,
+            });
             assert.equal((await queue.verifyJournal()).ok, true);
           }));
 
@@ -544,61 +814,102 @@ export function reviewQueueContract(backend: ReviewBackend): void {
               {
                 tamper: `UPDATE review_verdicts SET decision = 'reject' WHERE id = '${second.data.id}'`,
                 undo: `UPDATE review_verdicts SET decision = 'approve' WHERE id = '${second.data.id}'`,
-                expected: { table: 'review_verdicts', seq: second.seq, detail: `verdict ${second.data.id} in review_verdicts differs from journal entry ${second.seq}: decision is "reject" in the table, "approve" in the journal` },
+                expected: {
+                  table: 'review_verdicts',
+                  seq: second.seq,
+                  detail: `verdict ${second.data.id} in review_verdicts differs from journal entry ${second.seq}: decision is "reject" in the table, "approve" in the journal`,
+                },
               },
               {
-                tamper: "INSERT INTO review_verdicts (id, item_id, run_id, reviewer, decision, label, decided_at) SELECT 'forged', id, run_id, 'mallory', 'approve', 'unclear', 0 FROM review_items WHERE state = 'open'",
+                tamper:
+                  "INSERT INTO review_verdicts (id, item_id, run_id, reviewer, decision, label, decided_at) SELECT 'forged', id, run_id, 'mallory', 'approve', 'unclear', 0 FROM review_items WHERE state = 'open'",
                 undo: "DELETE FROM review_verdicts WHERE id = 'forged'",
                 expected: { table: 'review_verdicts', detail: 'review_verdicts holds verdict forged, which no journal entry records' },
               },
               {
                 tamper: `UPDATE review_items SET state = 'open' WHERE id = '${first.data.itemId}'`,
                 undo: `UPDATE review_items SET state = 'decided' WHERE id = '${first.data.itemId}'`,
-                expected: { table: 'review_items', seq: first.seq, detail: `item ${first.data.itemId} is not decided in review_items, but journal entry ${first.seq} says decided` },
+                expected: {
+                  table: 'review_items',
+                  seq: first.seq,
+                  detail: `item ${first.data.itemId} is not decided in review_items, but journal entry ${first.seq} says decided`,
+                },
               },
               {
                 tamper: "UPDATE review_items SET state = 'decided' WHERE state = 'open'",
                 undo: "UPDATE review_items SET state = 'open' WHERE run_id = 'e'",
-                expected: { table: 'review_items', detail: `item ${(await queue.list())[0]?.item.id} is decided in review_items, but no journal entry says so` },
+                expected: {
+                  table: 'review_items',
+                  detail: `item ${(await queue.list())[0]?.item.id} is decided in review_items, but no journal entry says so`,
+                },
               },
               {
                 tamper: 'UPDATE review_breaker_log SET depth = 99',
                 undo: `UPDATE review_breaker_log SET depth = ${drop.data.depth}`,
-                expected: { table: 'review_breaker_log', seq: drop.seq, detail: `dropped item ${(drop.data.item as { id: string }).id} in review_breaker_log differs from journal entry ${drop.seq}: depth is 99 in the table, ${drop.data.depth} in the journal` },
+                expected: {
+                  table: 'review_breaker_log',
+                  seq: drop.seq,
+                  detail: `dropped item ${(drop.data.item as { id: string }).id} in review_breaker_log differs from journal entry ${drop.seq}: depth is 99 in the table, ${drop.data.depth} in the journal`,
+                },
               },
               {
                 tamper: 'DELETE FROM review_mode_changes WHERE seq = (SELECT max(seq) FROM review_mode_changes)',
                 undo: `INSERT INTO review_mode_changes (from_mode, to_mode, depth, changed_at) VALUES ('${lastChange.from}', '${lastChange.to}', ${lastChange.depth}, ${lastChange.at})`,
-                expected: { table: 'review_mode_changes', seq: lastMode.seq, detail: `mode change 2 of journal entry ${lastMode.seq} is missing from review_mode_changes` },
+                expected: {
+                  table: 'review_mode_changes',
+                  seq: lastMode.seq,
+                  detail: `mode change 2 of journal entry ${lastMode.seq} is missing from review_mode_changes`,
+                },
               },
               {
-                tamper: "INSERT INTO review_limit_changes (from_limit, to_limit, approve_rate, verdict_ids, changed_at) VALUES (7, 15, 1, '[]', 0)",
+                tamper:
+                  "INSERT INTO review_limit_changes (from_limit, to_limit, approve_rate, verdict_ids, changed_at) VALUES (7, 15, 1, '[]', 0)",
                 undo: 'DELETE FROM review_limit_changes WHERE to_limit = 15',
                 expected: { table: 'review_limit_changes', detail: 'review_limit_changes holds 3 limit changes, the journal records 2' },
               },
               {
                 tamper: 'UPDATE review_alerts SET share = 0',
                 undo: `UPDATE review_alerts SET share = ${alert.data.share}`,
-                expected: { table: 'review_alerts', seq: alert.seq, detail: `alert ${alert.data.id} in review_alerts differs from journal entry ${alert.seq}: share is 0 in the table, ${alert.data.share} in the journal` },
+                expected: {
+                  table: 'review_alerts',
+                  seq: alert.seq,
+                  detail: `alert ${alert.data.id} in review_alerts differs from journal entry ${alert.seq}: share is 0 in the table, ${alert.data.share} in the journal`,
+                },
               },
               {
                 tamper: "UPDATE review_state SET mode = 'degraded'",
                 undo: "UPDATE review_state SET mode = 'normal'",
-                expected: { table: 'review_state', seq: lastMode.seq, detail: `the mode is degraded in review_state, but the journal's entry ${lastMode.seq} says normal` },
+                expected: {
+                  table: 'review_state',
+                  seq: lastMode.seq,
+                  detail: `the mode is degraded in review_state, but the journal's entry ${lastMode.seq} says normal`,
+                },
               },
               {
                 tamper: 'UPDATE review_state SET attempt_limit = 15',
                 undo: `UPDATE review_state SET attempt_limit = ${lastLimit.data.to}`,
-                expected: { table: 'review_state', seq: lastLimit.seq, detail: `the attempt limit is 15 in review_state, but journal entry ${lastLimit.seq} says ${lastLimit.data.to}` },
+                expected: {
+                  table: 'review_state',
+                  seq: lastLimit.seq,
+                  detail: `the attempt limit is 15 in review_state, but journal entry ${lastLimit.seq} says ${lastLimit.data.to}`,
+                },
               },
               {
                 tamper: `UPDATE review_state SET settings = replace(settings, '"capacity":4', '"capacity":400')`,
                 undo: `UPDATE review_state SET settings = replace(settings, '"capacity":400', '"capacity":4')`,
-                expected: { table: 'review_state', seq: settings.seq, detail: `the settings in review_state are not the ones journal entry ${settings.seq} put in force` },
+                expected: {
+                  table: 'review_state',
+                  seq: settings.seq,
+                  detail: `the settings in review_state are not the ones journal entry ${settings.seq} put in force`,
+                },
               },
             ];
             if (backend.name === 'postgres') {
-              cases.push({ tamper: 'UPDATE review_state SET depth = 0', undo: 'UPDATE review_state SET depth = 1', expected: { table: 'review_state', detail: 'the depth is 0 in review_state, but review_items holds 1 open items' } });
+              cases.push({
+                tamper: 'UPDATE review_state SET depth = 0',
+                undo: 'UPDATE review_state SET depth = 1',
+                expected: { table: 'review_state', detail: 'the depth is 0 in review_state, but review_items holds 1 open items' },
+              });
             }
             for (const { tamper: statement, undo, expected } of cases) {
               await run(statement);
@@ -612,16 +923,25 @@ export function reviewQueueContract(backend: ReviewBackend): void {
         it('settles the state under new settings at once: the mode the depth calls for, the limit within its bounds', () =>
           withQueue(backend, { backpressure: { capacity: 10 }, tuner: { initial: 10 } }, async ({ queue, reopen }) => {
             const open = reopen as NonNullable<typeof reopen>;
-            await enqueueAll(queue, Array.from({ length: 9 }, (_, n) => ({ runId: `r${n}` })));
+            await enqueueAll(
+              queue,
+              Array.from({ length: 9 }, (_, n) => ({ runId: `r${n}` })),
+            );
             assert.equal(await queue.mode(), 'degraded');
             // More room: depth 9 of 100 is below the low watermark (30), so the queue is normal again.
             const roomier = await open({ backpressure: { capacity: 100 }, tuner: { max: 6 } });
             assert.equal(await roomier.mode(), 'normal');
             assert.equal(await roomier.currentLimit(), 6);
             const journal = await entries(roomier);
-            assert.deepEqual(journal.slice(-3).map((entry) => entry.type), ['settings', 'mode_change', 'limit_change']);
+            assert.deepEqual(
+              journal.slice(-3).map((entry) => entry.type),
+              ['settings', 'mode_change', 'limit_change'],
+            );
             assert.deepEqual(journal.at(-2)?.data, { from: 'degraded', to: 'normal', depth: 9, at: journal.at(-2)?.at, cause: 'settings' });
-            assert.deepEqual((await roomier.limitChanges()).map((change) => [change.from, change.to, change.cause]), [[10, 6, 'settings']]);
+            assert.deepEqual(
+              (await roomier.limitChanges()).map((change) => [change.from, change.to, change.cause]),
+              [[10, 6, 'settings']],
+            );
             // The first queue still holds the old settings; its next enqueue takes the stored ones.
             const next = await queue.enqueue(brief('after'));
             assert.deepEqual([next.mode, next.dropped, queue.config.backpressure.capacity], ['normal', undefined, 100]);
@@ -634,8 +954,13 @@ export function reviewQueueContract(backend: ReviewBackend): void {
 
         it('refuses to open a database a newer redline migrated', () =>
           withQueue(backend, {}, async ({ reopen, raw }) => {
-            await (raw as NonNullable<typeof raw>)("INSERT INTO review_migrations (version, name, applied_at) VALUES (99, 'from the future', 0)");
-            await assert.rejects((reopen as NonNullable<typeof reopen>)(), { message: 'The database holds schema version 99 in review_migrations, newer than this redline knows (3): upgrade redline in every process that uses it' });
+            await (raw as NonNullable<typeof raw>)(
+              "INSERT INTO review_migrations (version, name, applied_at) VALUES (99, 'from the future', 0)",
+            );
+            await assert.rejects((reopen as NonNullable<typeof reopen>)(), {
+              message:
+                'The database holds schema version 99 in review_migrations, newer than this redline knows (3): upgrade redline in every process that uses it',
+            });
           }));
 
         it('makes every open queue follow settings another one stored', () =>
@@ -646,28 +971,42 @@ export function reviewQueueContract(backend: ReviewBackend): void {
             assert.equal(await queue.depth(), 5, 'the stored capacity, not the one this queue opened with');
             assert.equal(results.filter((result) => result.dropped !== undefined).length, 3);
             const [item] = await queue.list();
-            assert.equal((await queue.verdict(item?.item.id ?? '', { reviewer: 'ana', decision: 'reject', label: 'missing_tests' })).verdict.label, 'missing_tests', 'a label another queue added');
+            assert.equal(
+              (await queue.verdict(item?.item.id ?? '', { reviewer: 'ana', decision: 'reject', label: 'missing_tests' })).verdict.label,
+              'missing_tests',
+              'a label another queue added',
+            );
           }));
 
         it('stores its settings: a reopen without options keeps them, given options change them, journaled', () =>
-          withQueue(backend, { backpressure: { capacity: 7 }, labels: ['missing_tests'], tuner: { initial: 6 } }, async ({ queue, reopen }) => {
-            const open = reopen as NonNullable<typeof reopen>;
-            const plain = await open({});
-            assert.deepEqual(plain.config, queue.config);
-            assert.equal(plain.config.backpressure.capacity, 7);
-            assert.ok(plain.config.labels.labels.includes('missing_tests'));
-            const changed = await open({ tuner: { max: 12 } });
-            assert.equal(changed.config.tuner.max, 12);
-            assert.equal(changed.config.tuner.initial, 6, 'settings not given keep their stored values');
-            assert.equal(changed.config.backpressure.capacity, 7);
-            assert.equal((await open({ tuner: { max: 12 } })).config.tuner.max, 12);
-            const settings = (await entries(changed)).filter((entry) => entry.type === 'settings');
-            assert.equal(settings.length, 2, 'the same settings again journal nothing');
-            assert.deepEqual(settings[1]?.data, { from: JSON.parse(JSON.stringify(queue.config)), to: JSON.parse(JSON.stringify(changed.config)) });
-            assert.equal((await open({})).config.tuner.max, 12, 'every later open runs with the change');
-            await assert.rejects(open({ backpressure: { capacity: 0 } }), { name: 'TypeError', message: 'Expected capacity to be a positive integer, got 0' });
-            assert.equal((await open({})).config.backpressure.capacity, 7, 'a refused change stores nothing');
-          }));
+          withQueue(
+            backend,
+            { backpressure: { capacity: 7 }, labels: ['missing_tests'], tuner: { initial: 6 } },
+            async ({ queue, reopen }) => {
+              const open = reopen as NonNullable<typeof reopen>;
+              const plain = await open({});
+              assert.deepEqual(plain.config, queue.config);
+              assert.equal(plain.config.backpressure.capacity, 7);
+              assert.ok(plain.config.labels.labels.includes('missing_tests'));
+              const changed = await open({ tuner: { max: 12 } });
+              assert.equal(changed.config.tuner.max, 12);
+              assert.equal(changed.config.tuner.initial, 6, 'settings not given keep their stored values');
+              assert.equal(changed.config.backpressure.capacity, 7);
+              assert.equal((await open({ tuner: { max: 12 } })).config.tuner.max, 12);
+              const settings = (await entries(changed)).filter((entry) => entry.type === 'settings');
+              assert.equal(settings.length, 2, 'the same settings again journal nothing');
+              assert.deepEqual(settings[1]?.data, {
+                from: JSON.parse(JSON.stringify(queue.config)),
+                to: JSON.parse(JSON.stringify(changed.config)),
+              });
+              assert.equal((await open({})).config.tuner.max, 12, 'every later open runs with the change');
+              await assert.rejects(open({ backpressure: { capacity: 0 } }), {
+                name: 'TypeError',
+                message: 'Expected capacity to be a positive integer, got 0',
+              });
+              assert.equal((await open({})).config.backpressure.capacity, 7, 'a refused change stores nothing');
+            },
+          ));
       }
     });
 
@@ -680,12 +1019,23 @@ export function reviewQueueContract(backend: ReviewBackend): void {
               const { item } = await queue.enqueue(brief(`v${n}`));
               verdicts.push((await queue.verdict(item?.id ?? '', approve)).verdict);
             }
-            const [a] = await enqueueAll(queue, [{ runId: 'a', priority: 1 }, { runId: 'b', priority: 1 }, { runId: 'c' }, { runId: 'd', priority: 1 }]);
+            const [a] = await enqueueAll(queue, [
+              { runId: 'a', priority: 1 },
+              { runId: 'b', priority: 1 },
+              { runId: 'c' },
+              { runId: 'd', priority: 1 },
+            ]);
             const again = await (reopen as NonNullable<typeof reopen>)({ backpressure: { capacity: 3 }, tuner: { initial: 9 } });
             assert.equal(await again.currentLimit(), 6, 'the learned limit, not the configured start');
             assert.deepEqual(await again.recentVerdicts(10), verdicts.reverse());
-            assert.deepEqual((await again.list()).map((entry) => entry.item.runId), ['a', 'b', 'd']);
-            assert.deepEqual((await again.droppedItems()).map((entry) => entry.item.runId), ['c']);
+            assert.deepEqual(
+              (await again.list()).map((entry) => entry.item.runId),
+              ['a', 'b', 'd'],
+            );
+            assert.deepEqual(
+              (await again.droppedItems()).map((entry) => entry.item.runId),
+              ['c'],
+            );
             assert.deepEqual(await again.modeChanges(), await queue.modeChanges());
             assert.equal(await again.mode(), 'degraded');
             assert.deepEqual(await again.get(a?.id ?? ''), await queue.get(a?.id ?? ''));
@@ -696,10 +1046,27 @@ export function reviewQueueContract(backend: ReviewBackend): void {
             const ledger = await (openLedger as NonNullable<typeof openLedger>)();
             await ledger.append({ runId: 'run-1', seq: 0, type: 'run.started', at: 1, data: { mission: { id: 'm', taskType: 't' } } });
             await queue.enqueue(brief('run-1'));
-            assert.deepEqual((await ledger.runs()).map((run) => run.runId), ['run-1']);
+            assert.deepEqual(
+              (await ledger.runs()).map((run) => run.runId),
+              ['run-1'],
+            );
             assert.equal(await queue.depth(), 1);
             const names = await (tables as NonNullable<typeof tables>)();
-            for (const table of ['records', 'runs', 'redline_migrations', 'review_migrations', 'review_items', 'review_breaker_log', 'review_verdicts', 'review_mode_changes', 'review_limit_changes', 'review_state', 'review_run_reports', 'review_alerts', 'review_journal']) {
+            for (const table of [
+              'records',
+              'runs',
+              'redline_migrations',
+              'review_migrations',
+              'review_items',
+              'review_breaker_log',
+              'review_verdicts',
+              'review_mode_changes',
+              'review_limit_changes',
+              'review_state',
+              'review_run_reports',
+              'review_alerts',
+              'review_journal',
+            ]) {
               assert.ok(names.includes(table), `${table} is missing from ${names.join(', ')}`);
             }
           }));

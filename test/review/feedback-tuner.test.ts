@@ -40,7 +40,13 @@ describe('feedback tuner', () => {
   it('reports a change with its approve rate and the window’s verdicts, and nothing when the limit holds', () => {
     const window = Array.from({ length: 12 }, (_, n) => ({ id: `v${n}`, decision: n < 3 ? ('reject' as const) : ('approve' as const) }));
     // The last ten: v2 rejected, v3 … v11 approved: 90%.
-    assert.deepEqual(limitChange({ limit: 5, window, at: 42 }), { from: 5, to: 6, approveRate: 0.9, verdictIds: window.slice(2).map((verdict) => verdict.id), at: 42 });
+    assert.deepEqual(limitChange({ limit: 5, window, at: 42 }), {
+      from: 5,
+      to: 6,
+      approveRate: 0.9,
+      verdictIds: window.slice(2).map((verdict) => verdict.id),
+      at: 42,
+    });
     assert.equal(limitChange({ limit: 15, window, at: 42 }), undefined);
     assert.equal(limitChange({ limit: 5, window: window.slice(0, 9), at: 42 }), undefined);
     assert.deepEqual(limitChange({ limit: 5, window: window.slice(0, 4), policy: tuner({ window: 4 }), at: 1 })?.to, 4);

@@ -7,7 +7,10 @@ export function brief(runId: string, overrides: Partial<Brief> = {}): Brief {
     runId,
     task: `fix the failing test of ${runId}`,
     priority: 0,
-    finalOutput: { files: { 'src/a.ts': 'export const a = "naïve ✓";\n', 'src/old.ts': null }, value: { answer: [1, 2.5, { nested: true }] } },
+    finalOutput: {
+      files: { 'src/a.ts': 'export const a = "naïve ✓";\n', 'src/old.ts': null },
+      value: { answer: [1, 2.5, { nested: true }] },
+    },
     cutoffReason: 'budget_attempts: 5 of 5 attempts used',
     lastError: 'tests: expected 2, got 3',
     attempts: 5,
@@ -17,7 +20,11 @@ export function brief(runId: string, overrides: Partial<Brief> = {}): Brief {
 }
 
 /** A clock that moves only when told, and ids `id-1`, `id-2`, … in call order. */
-export function testRuntime(start = 1_700_000_000_000): { now: () => number; advance(ms: number): void; options(extra?: ReviewQueueOptions): ReviewQueueOptions } {
+export function testRuntime(start = 1_700_000_000_000): {
+  now: () => number;
+  advance(ms: number): void;
+  options(extra?: ReviewQueueOptions): ReviewQueueOptions;
+} {
   let time = start;
   let id = 0;
   const now = (): number => time;

@@ -2,7 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { chainJournal, EMPTY_JOURNAL, journalBody, journalBodyAround, verifyJournal, type JournalRow } from '../../src/review/journal.js';
 
-const entries = Array.from({ length: 5 }, (_, n) => ({ type: 'verdict' as const, at: 1_700_000_000_000 + n, data: { id: `v${n}`, decision: n % 2 === 0 ? 'approve' : 'reject' } }));
+const entries = Array.from({ length: 5 }, (_, n) => ({
+  type: 'verdict' as const,
+  at: 1_700_000_000_000 + n,
+  data: { id: `v${n}`, decision: n % 2 === 0 ? 'approve' : 'reject' },
+}));
 
 describe('review journal chain', () => {
   it('verifies as appended, and names the first bad entry of each kind of tampering', () => {
@@ -11,13 +15,21 @@ describe('review journal chain', () => {
     const problem = (changed: readonly JournalRow[], at = head) => verifyJournal(changed, at).firstBad;
     const edited = rows.map((row) => (row.seq === 2 ? { ...row, body: row.body.replace('approve', 'reject') } : row));
     assert.deepEqual(problem(edited), { seq: 2, problem: 'modified', detail: 'journal entry 2 does not match its hash' });
-    assert.deepEqual(problem(rows.filter((row) => row.seq !== 1)), { seq: 1, problem: 'missing', detail: 'journal entry 1 is missing (next stored is 2)' });
+    assert.deepEqual(problem(rows.filter((row) => row.seq !== 1)), {
+      seq: 1,
+      problem: 'missing',
+      detail: 'journal entry 1 is missing (next stored is 2)',
+    });
     // An entry removed and the rest renumbered: each body still names its own place.
     const renumbered = rows.filter((row) => row.seq !== 1).map((row, index) => ({ ...row, seq: index }));
     assert.deepEqual(problem(renumbered), { seq: 1, problem: 'reordered', detail: 'journal entry 1 holds entry 2' });
     assert.deepEqual(problem(rows.slice(0, 3)), { seq: 3, problem: 'truncated', detail: '5 journal entries were appended, 3 are stored' });
     const extra = chainJournal(head, entries.slice(0, 1)).rows;
-    assert.deepEqual(problem([...rows, ...extra]), { seq: 5, problem: 'appended', detail: '6 journal entries are stored, 5 were appended' });
+    assert.deepEqual(problem([...rows, ...extra]), {
+      seq: 5,
+      problem: 'appended',
+      detail: '6 journal entries are stored, 5 were appended',
+    });
   });
 
   it('builds a body around a seq filled in later exactly as a whole body', () => {

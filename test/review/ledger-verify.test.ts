@@ -37,7 +37,13 @@ for (const backend of backends.filter((candidate) => candidate.name !== 'memory'
         lines.length = 0;
         assert.equal(await verifyCommand({ ledger: location, json: true }, output), 1);
         const json = JSON.parse(lines.at(-1) ?? '{}') as Record<string, unknown>;
-        assert.deepEqual(json, { journal: 'review', ok: false, records: 3, bytes: json.bytes, disagreement: { table: 'review_verdicts', seq: 1, detail } });
+        assert.deepEqual(json, {
+          journal: 'review',
+          ok: false,
+          records: 3,
+          bytes: json.bytes,
+          disagreement: { table: 'review_verdicts', seq: 1, detail },
+        });
         assert.deepEqual((await verifyStoredJournal(location))?.disagreement, { table: 'review_verdicts', seq: 1, detail });
       } finally {
         await opened.close();

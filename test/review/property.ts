@@ -4,7 +4,11 @@ import type { Backpressure, ModeChange, QueueMode } from '../../src/review/backp
 import type { ReviewItem, ReviewQueue } from '../../src/review/review-queue.js';
 import { brief, type testRuntime } from './fixtures.js';
 
-type Op = { kind: 'enqueue'; priority: number } | { kind: 'claim'; reviewer: number } | { kind: 'verdict'; pick: number; approve: boolean } | { kind: 'tick'; ms: number };
+type Op =
+  | { kind: 'enqueue'; priority: number }
+  | { kind: 'claim'; reviewer: number }
+  | { kind: 'verdict'; pick: number; approve: boolean }
+  | { kind: 'tick'; ms: number };
 
 /** A queue configuration, with watermarks as whole percents so expectations are exact, and the operations to apply. */
 export interface BackpressureSequence {
@@ -27,7 +31,14 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 export function backpressureSequence(): fc.Arbitrary<BackpressureSequence> {
   return fc
     .record({ capacity: fc.integer({ min: 1, max: 8 }), highPct: fc.integer({ min: 1, max: 100 }) })
-    .chain(({ capacity, highPct }) => fc.record({ capacity: fc.constant(capacity), highPct: fc.constant(highPct), lowPct: fc.integer({ min: 0, max: highPct - 1 }), ops: fc.array(op, { minLength: 1, maxLength: 60 }) }))
+    .chain(({ capacity, highPct }) =>
+      fc.record({
+        capacity: fc.constant(capacity),
+        highPct: fc.constant(highPct),
+        lowPct: fc.integer({ min: 0, max: highPct - 1 }),
+        ops: fc.array(op, { minLength: 1, maxLength: 60 }),
+      }),
+    )
     .map(({ capacity, highPct, lowPct, ops }) => ({ policy: { capacity, high: highPct / 100, low: lowPct / 100 }, highPct, lowPct, ops }));
 }
 
@@ -37,7 +48,11 @@ export function backpressureSequence(): fc.Arbitrary<BackpressureSequence> {
  * the newcomer ranks lower; every dropped item is in the circuit-breaker log, whole; the mode switches
  * exactly when the depth crosses a watermark, and every switch is recorded with that depth.
  */
-export async function checkBackpressureSequence(queue: ReviewQueue, { policy, highPct, lowPct, ops }: BackpressureSequence, clock: ReturnType<typeof testRuntime>): Promise<void> {
+export async function checkBackpressureSequence(
+  queue: ReviewQueue,
+  { policy, highPct, lowPct, ops }: BackpressureSequence,
+  clock: ReturnType<typeof testRuntime>,
+): Promise<void> {
   const { capacity } = policy;
   const arrival = new Map<string, number>();
   const dropped: ReviewItem[] = [];
@@ -46,14 +61,27 @@ export async function checkBackpressureSequence(queue: ReviewQueue, { policy, hi
   let depth = 0;
 
   const expectMode = (after: number, change: ModeChange | undefined, what: string): void => {
-    const to: QueueMode = mode === 'normal' && after * 100 > highPct * capacity ? 'degraded' : mode === 'degraded' && after * 100 < lowPct * capacity ? 'normal' : mode;
+    const to: QueueMode =
+      mode === 'normal' && after * 100 > highPct * capacity
+        ? 'degraded'
+        : mode === 'degraded' && after * 100 < lowPct * capacity
+          ? 'normal'
+          : mode;
     if (to === mode) {
       assert.equal(change, undefined, `${what}: no watermark was crossed at depth ${after}`);
       return;
     }
     // Depth moves by one, so a switch happens on the first depth past the watermark.
-    assert.equal(after, to === 'degraded' ? Math.floor((highPct * capacity) / 100) + 1 : Math.ceil((lowPct * capacity) / 100) - 1, `${what}: switched at the watermark`);
-    assert.deepEqual(change && { from: change.from, to: change.to, depth: change.depth }, { from: mode, to, depth: after }, `${what}: the switch is reported`);
+    assert.equal(
+      after,
+      to === 'degraded' ? Math.floor((highPct * capacity) / 100) + 1 : Math.ceil((lowPct * capacity) / 100) - 1,
+      `${what}: switched at the watermark`,
+    );
+    assert.deepEqual(
+      change && { from: change.from, to: change.to, depth: change.depth },
+      { from: mode, to, depth: after },
+      `${what}: the switch is reported`,
+    );
     switches.push({ from: mode, to, depth: after });
     mode = to;
   };
@@ -72,10 +100,16 @@ export async function checkBackpressureSequence(queue: ReviewQueue, { policy, hi
       } else {
         assert.ok(depth >= capacity, `${what}: dropped below capacity`);
         const victim = { priority: result.dropped.priority, arrival: arrival.get(result.dropped.runId) as number };
-        const candidates = [...before.filter((entry) => entry.status === 'queued').map((entry) => entry.item), { runId, priority: step.priority }];
+        const candidates = [
+          ...before.filter((entry) => entry.status === 'queued').map((entry) => entry.item),
+          { runId, priority: step.priority },
+        ];
         for (const other of candidates) {
           const order = arrival.get(other.runId) as number;
-          assert.ok(!(other.priority < victim.priority || (other.priority === victim.priority && order < victim.arrival)), `${what}: dropped ${result.dropped.runId} while ${other.runId} ranks lower`);
+          assert.ok(
+            !(other.priority < victim.priority || (other.priority === victim.priority && order < victim.arrival)),
+            `${what}: dropped ${result.dropped.runId} while ${other.runId} ranks lower`,
+          );
         }
         dropped.push(result.dropped);
       }
@@ -88,7 +122,11 @@ export async function checkBackpressureSequence(queue: ReviewQueue, { policy, hi
     } else if (step.kind === 'verdict') {
       const entry = before[step.pick % Math.max(1, before.length)];
       if (entry === undefined) continue;
-      const result = await queue.verdict(entry.item.id, { reviewer: entry.claim?.reviewer ?? 'anyone', decision: step.approve ? 'approve' : 'reject', label: 'unclear' });
+      const result = await queue.verdict(entry.item.id, {
+        reviewer: entry.claim?.reviewer ?? 'anyone',
+        decision: step.approve ? 'approve' : 'reject',
+        label: 'unclear',
+      });
       depth -= 1;
       expectMode(depth, result.modeChanged, what);
     } else {
@@ -99,6 +137,14 @@ export async function checkBackpressureSequence(queue: ReviewQueue, { policy, hi
     assert.equal(stored, depth, `${what}: depth`);
     assert.equal(await queue.mode(), mode, `${what}: stored mode`);
   }
-  assert.deepEqual((await queue.droppedItems()).map((entry) => entry.item), dropped, 'every dropped item is in the circuit-breaker log, whole');
-  assert.deepEqual((await queue.modeChanges()).map(({ from, to, depth: at }) => ({ from, to, depth: at })), switches, 'every switch is recorded');
+  assert.deepEqual(
+    (await queue.droppedItems()).map((entry) => entry.item),
+    dropped,
+    'every dropped item is in the circuit-breaker log, whole',
+  );
+  assert.deepEqual(
+    (await queue.modeChanges()).map(({ from, to, depth: at }) => ({ from, to, depth: at })),
+    switches,
+    'every switch is recorded',
+  );
 }

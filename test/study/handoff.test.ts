@@ -24,8 +24,19 @@ const row = (study: HandoffStudy, config: string, variant: HandoffVariant): Hand
 
 const streams = (seed: number) => ({ burst: sfc32(seed), quality: sfc32(seed + 1), priority: sfc32(seed + 2), approval: sfc32(seed + 3) });
 
-const trace = ({ config, variant, seed, minutes = 120, capacity = 50 }: { config: HandoffConfig; variant: HandoffVariant; seed: number; minutes?: number; capacity?: number }) =>
-  simulateHandoff({ config, variant, minutes, capacity, draftWeights: DRAFT_QUALITY_WEIGHTS, streams: streams(seed) });
+const trace = ({
+  config,
+  variant,
+  seed,
+  minutes = 120,
+  capacity = 50,
+}: {
+  config: HandoffConfig;
+  variant: HandoffVariant;
+  seed: number;
+  minutes?: number;
+  capacity?: number;
+}) => simulateHandoff({ config, variant, minutes, capacity, draftWeights: DRAFT_QUALITY_WEIGHTS, streams: streams(seed) });
 
 const arbitraryConfig = fc.record({
   name: fc.constant('X'),
@@ -44,7 +55,8 @@ describe('runHandoffStudy', () => {
       ['A simple', 'A protocol', 'B simple', 'B protocol', 'C simple', 'C protocol', 'D simple', 'D protocol'],
     );
     for (const item of study) {
-      for (const key of ['arrivals', 'dropped', 'overflowPct', 'reviewed', 'avgWaitMin', 'maxWaitMin', 'finalLimit'] as const) assert.equal(typeof item[key], 'number', `${item.config} ${item.variant} ${key}`);
+      for (const key of ['arrivals', 'dropped', 'overflowPct', 'reviewed', 'avgWaitMin', 'maxWaitMin', 'finalLimit'] as const)
+        assert.equal(typeof item[key], 'number', `${item.config} ${item.variant} ${key}`);
       assert.ok(Array.isArray(item.limitTrajectory));
     }
   });
@@ -57,7 +69,10 @@ describe('runHandoffStudy', () => {
 
   it("gives a configuration's rows independently of the other configurations run", () => {
     const alone = runHandoffStudy({ seed: 3, configs: HANDOFF_CONFIGS.filter(({ name }) => name === 'C') });
-    assert.deepEqual(alone, runHandoffStudy({ seed: 3 }).filter(({ config }) => config === 'C'));
+    assert.deepEqual(
+      alone,
+      runHandoffStudy({ seed: 3 }).filter(({ config }) => config === 'C'),
+    );
   });
 
   it('counts every produced item as an arrival, and every arrival as reviewed, dropped or still queued', () => {
@@ -146,12 +161,18 @@ describe('runHandoffStudy', () => {
   });
 
   it('names the bad option', () => {
-    assert.throws(() => runHandoffStudy({ minutes: 0 }), (error: unknown) => error instanceof StudyOptionError && error.option === 'minutes');
+    assert.throws(
+      () => runHandoffStudy({ minutes: 0 }),
+      (error: unknown) => error instanceof StudyOptionError && error.option === 'minutes',
+    );
     assert.throws(
       () => runHandoffStudy({ configs: [{ name: 'X', productionRate: 1.5, reviewRate: 1, burstProbability: 0 }] }),
       (error: unknown) => error instanceof StudyOptionError && error.option === 'configs[0].productionRate',
     );
-    assert.throws(() => runHandoffStudy({ configs: [HANDOFF_CONFIGS[0] as HandoffConfig, HANDOFF_CONFIGS[0] as HandoffConfig] }), StudyOptionError);
+    assert.throws(
+      () => runHandoffStudy({ configs: [HANDOFF_CONFIGS[0] as HandoffConfig, HANDOFF_CONFIGS[0] as HandoffConfig] }),
+      StudyOptionError,
+    );
   });
 });
 

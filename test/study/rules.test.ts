@@ -3,7 +3,15 @@ import { before, describe, it } from 'node:test';
 import type { AdaptivePriors } from '../../src/guards/adaptive-priors.js';
 import { buildCell, type Cell } from '../../src/study/cell.js';
 import { simulate, simulateAll } from '../../src/study/simulate.js';
-import { buildStrategy, noiseAwareStrategy, STRATEGY_NAMES, warmPriors, type Strategy, type StrategyContext, type StrategyName } from '../../src/study/strategies.js';
+import {
+  buildStrategy,
+  noiseAwareStrategy,
+  STRATEGY_NAMES,
+  warmPriors,
+  type Strategy,
+  type StrategyContext,
+  type StrategyName,
+} from '../../src/study/strategies.js';
 import { generateTasks } from '../../src/study/task-model.js';
 
 // Per-task properties of the strategies on the study's own simulated tasks, at several noise levels.
@@ -73,7 +81,9 @@ describe('stop strategies on simulated tasks', () => {
       // Fresh strategies per simulation: adaptive-cold learns as it goes.
       const strategies = (): Strategy[] => [
         ...STRATEGY_NAMES.map((name) => buildStrategy(name, context(cell))),
-        ...[0.5, 0.9, 0.99].flatMap((confidence) => (['configured', 'estimated'] as const).map((noise) => noiseAwareStrategy({ bar: BAR, cap: CAP, cell, confidence, noise }))),
+        ...[0.5, 0.9, 0.99].flatMap((confidence) =>
+          (['configured', 'estimated'] as const).map((noise) => noiseAwareStrategy({ bar: BAR, cap: CAP, cell, confidence, noise })),
+        ),
       ];
       const alone: unknown[] = [];
       for (const strategy of strategies()) alone.push(await simulate({ strategy, tasks: cell.test, bar: BAR }));
@@ -86,7 +96,10 @@ describe('stop strategies on simulated tasks', () => {
       assert.ok((await stops('fixed-2', cell)).every((stop) => stop === 2));
       assert.ok((await stops('fixed-6', cell)).every((stop) => stop === 6));
       for (const name of ['threshold', 'adaptive', 'confirm-2', 'smooth-2', 'noise-aware'] as const) {
-        assert.ok((await stops(name, cell)).every((stop) => stop >= 1 && stop <= CAP), name);
+        assert.ok(
+          (await stops(name, cell)).every((stop) => stop >= 1 && stop <= CAP),
+          name,
+        );
       }
     }
   });

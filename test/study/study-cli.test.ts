@@ -35,7 +35,14 @@ describe('redline study stop-rules', () => {
     assert.equal(b.code, 0, b.stderr);
     assert.equal(a.stdout, b.stdout);
     assert.equal(a.stderr, '', 'no progress display when stderr is not a terminal');
-    for (const heading of ['# Stop rules under judge noise', '## σ = 0.05', '## σ = 0.15', "## Adaptive's cold start (σ = 0.1)", '## Noise-aware calibration', '## Figures']) {
+    for (const heading of [
+      '# Stop rules under judge noise',
+      '## σ = 0.05',
+      '## σ = 0.15',
+      "## Adaptive's cold start (σ = 0.1)",
+      '## Noise-aware calibration',
+      '## Figures',
+    ]) {
       assert.ok(a.stdout.includes(`${heading}\n`), heading);
     }
     assert.match(a.stdout, /^\| confirm-2 \| \d\.\d\d ± \d\.\d\d \| \d+\.\d ± \d+\.\d \| \d+\.\d ± \d+\.\d \| 0\.\d{3} ± 0\.\d{3} \|$/m);
@@ -44,7 +51,8 @@ describe('redline study stop-rules', () => {
     assert.deepEqual(Object.keys(figures), ['cold-start.svg', 'reach-vs-sigma.svg']);
     assert.deepEqual(await svgs(path.join(second, 'study-out')), figures);
     for (const svg of Object.values(figures)) assert.match(svg, /^<svg [^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
-    for (const strategy of ['threshold', 'confirm-2', 'noise-aware', 'min-of-two']) assert.ok(figures['reach-vs-sigma.svg']?.includes(`>${strategy}</text>`), strategy);
+    for (const strategy of ['threshold', 'confirm-2', 'noise-aware', 'min-of-two'])
+      assert.ok(figures['reach-vs-sigma.svg']?.includes(`>${strategy}</text>`), strategy);
   });
 
   it('--json prints one JSON document of the documented shape, byte-identical for the same seed', async () => {
@@ -87,11 +95,17 @@ describe('redline study stop-rules', () => {
       [{ seed: -1 }, 'Expected --seed to be an integer in [0, 2147483647], got -1'],
       [{ tasksPerType: 0 }, 'Expected --tasks-per-type to be an integer in [1, 100000], got 0'],
       [{ bar: 2 }, 'Expected --bar to be a number in (0, 1], got 2'],
-      [{ tasksPerType: 10, warmup: [0, 40] }, 'Expected --warmup to be a non-empty list of integers in [0, 15] (the training half), got [0, 40]'],
+      [
+        { tasksPerType: 10, warmup: [0, 40] },
+        'Expected --warmup to be a non-empty list of integers in [0, 15] (the training half), got [0, 40]',
+      ],
       [{ confidence: [0.5, 1] }, 'Expected --confidence to be a list of numbers in (0, 1), got [0.5, 1]'],
     ];
     for (const [options, message] of cases) {
-      await assert.rejects(stopRulesCommand(options, output, { stream: { write: () => assert.fail('progress') } }), (error: unknown) => error instanceof TypeError && error.message === message);
+      await assert.rejects(
+        stopRulesCommand(options, output, { stream: { write: () => assert.fail('progress') } }),
+        (error: unknown) => error instanceof TypeError && error.message === message,
+      );
     }
   });
 });

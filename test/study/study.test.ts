@@ -1,8 +1,20 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { runStopRulesStudy, STRATEGY_NAMES, StudyOptionError, type StopRulesStudy, type StopRulesStudyOptions } from '../../src/study/index.js';
+import {
+  runStopRulesStudy,
+  STRATEGY_NAMES,
+  StudyOptionError,
+  type StopRulesStudy,
+  type StopRulesStudyOptions,
+} from '../../src/study/index.js';
 
-const OPTIONS: StopRulesStudyOptions = { tasksPerType: 60, seeds: 3, sigmas: [0.02, 0.05, 0.1, 0.2], warmup: [0, 1, 2, 30, 90], confidences: [0.7, 0.9] };
+const OPTIONS: StopRulesStudyOptions = {
+  tasksPerType: 60,
+  seeds: 3,
+  sigmas: [0.02, 0.05, 0.1, 0.2],
+  warmup: [0, 1, 2, 30, 90],
+  confidences: [0.7, 0.9],
+};
 
 let study: StopRulesStudy;
 
@@ -34,7 +46,10 @@ describe('runStopRulesStudy', () => {
       assert.ok(result.trueReach.mean >= 0 && result.trueReach.mean <= 100 && result.observedReach.mean <= 100);
       assert.ok(result.finalScore.mean > 0 && result.finalScore.mean <= 1);
     }
-    assert.deepEqual(study.coldStart.map((point) => [point.warmupTasks, point.sigma]), OPTIONS.warmup?.map((size) => [size, 0.1]));
+    assert.deepEqual(
+      study.coldStart.map((point) => [point.warmupTasks, point.sigma]),
+      OPTIONS.warmup?.map((size) => [size, 0.1]),
+    );
     for (const point of study.coldStart) {
       assert.deepEqual(Object.keys(point), ['warmupTasks', 'sigma', 'meanSteps', 'trueReach']);
       assert.ok(isMeanSd(point.meanSteps) && isMeanSd(point.trueReach));
@@ -44,7 +59,10 @@ describe('runStopRulesStudy', () => {
       assert.deepEqual(Object.keys(point), ['sigma', 'noise', 'confidence', 'meanSteps', 'trueReach']);
       assert.ok(point.noise === 'configured' || point.noise === 'estimated');
     }
-    assert.deepEqual(study.verdicts.map((verdict) => verdict.sigma), OPTIONS.sigmas);
+    assert.deepEqual(
+      study.verdicts.map((verdict) => verdict.sigma),
+      OPTIONS.sigmas,
+    );
     assert.deepEqual(JSON.parse(JSON.stringify(study)), study, 'plain JSON data');
   });
 
@@ -67,7 +85,10 @@ describe('runStopRulesStudy', () => {
       const higher = row('threshold', sigmas[index] as number).trueReach.mean;
       assert.ok(higher < lower, `true reach ${higher} at σ ${sigmas[index]} < ${lower} at σ ${sigmas[index - 1]}`);
     }
-    assert.ok(row('threshold', 0.2).observedReach.mean - row('threshold', 0.2).trueReach.mean > 20, 'the loop believes it reached the bar far more often than it did');
+    assert.ok(
+      row('threshold', 0.2).observedReach.mean - row('threshold', 0.2).trueReach.mean > 20,
+      'the loop believes it reached the bar far more often than it did',
+    );
   });
 
   it('confirm-2 uses at least as many attempts as threshold at every σ', () => {
@@ -77,10 +98,18 @@ describe('runStopRulesStudy', () => {
   it('adaptive warmed on fewer than 3 runs per type is exactly threshold', () => {
     const threshold = row('threshold', 0.1);
     for (const point of study.coldStart.filter(({ warmupTasks }) => warmupTasks < 3)) {
-      assert.deepEqual([point.meanSteps, point.trueReach], [threshold.meanSteps, threshold.trueReach], `${point.warmupTasks} warm-up tasks`);
+      assert.deepEqual(
+        [point.meanSteps, point.trueReach],
+        [threshold.meanSteps, threshold.trueReach],
+        `${point.warmupTasks} warm-up tasks`,
+      );
     }
     const warm = study.coldStart.find(({ warmupTasks }) => warmupTasks === 90);
-    assert.deepEqual([warm?.meanSteps, warm?.trueReach], [row('adaptive', 0.1).meanSteps, row('adaptive', 0.1).trueReach], 'warm on the whole training half is `adaptive`');
+    assert.deepEqual(
+      [warm?.meanSteps, warm?.trueReach],
+      [row('adaptive', 0.1).meanSteps, row('adaptive', 0.1).trueReach],
+      'warm on the whole training half is `adaptive`',
+    );
   });
 
   it('the noise-aware strategy is the calibration point at its confidence with σ configured', () => {
@@ -96,13 +125,22 @@ describe('runStopRulesStudy', () => {
       for (const point of points) {
         const required = 100 * point.confidence - (point.noise === 'estimated' ? 2 : 0);
         const shortfall = verdict.shortfalls.find((item) => item.noise === point.noise && item.confidence === point.confidence);
-        assert.equal(shortfall !== undefined, point.trueReach.mean < required - 1e-9, `${point.noise} c ${point.confidence} at σ ${verdict.sigma}`);
+        assert.equal(
+          shortfall !== undefined,
+          point.trueReach.mean < required - 1e-9,
+          `${point.noise} c ${point.confidence} at σ ${verdict.sigma}`,
+        );
         if (shortfall) assert.ok(Math.abs(shortfall.short - (required - point.trueReach.mean)) < 1e-3);
       }
       const confirm2 = row('confirm-2', verdict.sigma);
       assert.deepEqual(verdict.confirm2, { meanSteps: confirm2.meanSteps.mean, trueReach: confirm2.trueReach.mean });
       for (const noise of ['configured', 'estimated'] as const) {
-        const expected = points.filter((point) => point.noise === noise && point.trueReach.mean >= confirm2.trueReach.mean && point.meanSteps.mean <= confirm2.meanSteps.mean).map((point) => point.confidence);
+        const expected = points
+          .filter(
+            (point) =>
+              point.noise === noise && point.trueReach.mean >= confirm2.trueReach.mean && point.meanSteps.mean <= confirm2.meanSteps.mean,
+          )
+          .map((point) => point.confidence);
         assert.deepEqual(verdict.beatsConfirm2[noise], expected);
         const nearest = verdict.closest[noise];
         assert.equal(nearest === undefined, expected.length > 0, 'a nearest miss exactly when nothing matches');
@@ -121,7 +159,14 @@ describe('runStopRulesStudy', () => {
 
   it('reports progress cell by cell', async () => {
     const seen: string[] = [];
-    await runStopRulesStudy({ tasksPerType: 4, seeds: 2, sigmas: [0.05, 0.1], warmup: [0], confidences: [], onProgress: ({ done, total }) => seen.push(`${done}/${total}`) });
+    await runStopRulesStudy({
+      tasksPerType: 4,
+      seeds: 2,
+      sigmas: [0.05, 0.1],
+      warmup: [0],
+      confidences: [],
+      onProgress: ({ done, total }) => seen.push(`${done}/${total}`),
+    });
     assert.deepEqual(seen, ['1/6', '2/6', '3/6', '4/6', '5/6', '6/6']);
   });
 });
@@ -150,7 +195,12 @@ describe('runStopRulesStudy options', () => {
   });
 
   it('sorts lists, drops repeats and keeps default warm-up sizes within the training half', async () => {
-    const { config, noiseAware, verdicts } = await runStopRulesStudy({ tasksPerType: 4, seeds: 1, sigmas: [0.1, 0.05, 0.1], confidences: [] });
+    const { config, noiseAware, verdicts } = await runStopRulesStudy({
+      tasksPerType: 4,
+      seeds: 1,
+      sigmas: [0.1, 0.05, 0.1],
+      confidences: [],
+    });
     assert.deepEqual(config.sigmas, [0.05, 0.1]);
     assert.deepEqual(config.warmup, [0, 3, 6]);
     assert.deepEqual([noiseAware, verdicts], [[], []], 'an empty confidence list skips the calibration sweep');

@@ -7,7 +7,11 @@ describe('task model (SPEC §8.1)', () => {
   it('q(t) = 1 − (1 − s0)·exp(−r·(t − 1)): starts at s0, rises, and saturates towards 1', () => {
     assert.equal(trueQuality(0.6, 1, 1), 0.6);
     assert.equal(trueQuality(0.4, 0.5, 3), 1 - 0.6 * Math.exp(-1));
-    for (const [s0, r] of [[0.25, 0.2], [0.5, 0.55], [0.75, 1.2]] as const) {
+    for (const [s0, r] of [
+      [0.25, 0.2],
+      [0.5, 0.55],
+      [0.75, 1.2],
+    ] as const) {
       for (let t = 1; t < 12; t += 1) assert.ok(trueQuality(s0, r, t + 1) > trueQuality(s0, r, t));
       assert.ok(trueQuality(s0, r, 200) > 0.999);
     }

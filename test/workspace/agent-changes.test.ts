@@ -4,8 +4,19 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { RunWorkspace } from '../../src/workspace/run-workspace.js';
 import { modifySameSize } from './check-actions.js';
-import { alwaysIgnored, dir, type Entry, expectedCopy, file, readTree, tempBase, type Tree, treeDifferences, withoutIgnored, writeTree } from './tree.js';
-
+import {
+  alwaysIgnored,
+  dir,
+  type Entry,
+  expectedCopy,
+  file,
+  readTree,
+  tempBase,
+  type Tree,
+  treeDifferences,
+  withoutIgnored,
+  writeTree,
+} from './tree.js';
 
 const ORIGINAL: Tree = new Map<string, Entry>([
   ['src', dir],
@@ -47,7 +58,12 @@ describe('RunWorkspace.agentCopy + agentChanges: what an in-place agent did, as 
     const ws = path.join(base.dir, 'ws');
     mkdirSync(ws);
     writeTree(ws, ORIGINAL);
-    run = await RunWorkspace.start({ runId: 'agent', workspace: ws, ignore: ['dist/**', '**/*.log'], scratchDir: path.join(base.dir, 'scratch') });
+    run = await RunWorkspace.start({
+      runId: 'agent',
+      workspace: ws,
+      ignore: ['dist/**', '**/*.log'],
+      scratchDir: path.join(base.dir, 'scratch'),
+    });
   });
 
   afterEach(async () => {
@@ -101,7 +117,8 @@ describe('RunWorkspace.agentCopy + agentChanges: what an in-place agent did, as 
 
     assert.deepEqual(run.candidateProblems(changes), []);
     const { dir: check } = await run.checkCopy(changes);
-    const ignoredByMission = (name: string): boolean => alwaysIgnored(name) || name === 'dist' || name.startsWith('dist/') || name.endsWith('.log');
+    const ignoredByMission = (name: string): boolean =>
+      alwaysIgnored(name) || name === 'dist' || name.startsWith('dist/') || name.endsWith('.log');
     const agentTree = new Map([...readTree(agent)].filter(([name]) => !ignoredByMission(name)));
     assert.deepEqual(treeDifferences(filesOf(agentTree), filesOf(readTree(check))), []);
   });
@@ -161,7 +178,10 @@ describe('RunWorkspace.agentCopy + agentChanges: what an in-place agent did, as 
   it('throws a clear error for a symlink the agent created or changed', async () => {
     const agent = await run.agentCopy({});
     symlinkSync('a.txt', path.join(agent, 'src/alias'));
-    await assert.rejects(run.agentChanges(), { name: 'TypeError', message: /src\/alias is a symlink to "a\.txt"; a candidate holds files only/ });
+    await assert.rejects(run.agentChanges(), {
+      name: 'TypeError',
+      message: /src\/alias is a symlink to "a\.txt"; a candidate holds files only/,
+    });
 
     await run.agentCopy({});
     rmSync(path.join(agent, 'link'));

@@ -4,8 +4,7 @@ import type { Entry, Tree } from './tree.js';
 
 /** Where a generated symlink points: an entry of the tree, or out of it. */
 export type LinkTo =
-  | { readonly kind: 'file' | 'dir'; readonly pick: number }
-  | { readonly kind: 'up' | 'absolute-dir' | 'absolute-file' | 'dangling' };
+  { readonly kind: 'file' | 'dir'; readonly pick: number } | { readonly kind: 'up' | 'absolute-dir' | 'absolute-file' | 'dangling' };
 
 /** A small tree, drawn before any directory exists; {@link buildTree} turns it into entries. */
 export interface TreeSpec {
@@ -17,8 +16,14 @@ export interface TreeSpec {
 const content = fc.oneof(fc.uint8Array({ maxLength: 48 }), fc.constantFrom(new Uint8Array(), new TextEncoder().encode('same bytes\n')));
 
 export const treeSpec: fc.Arbitrary<TreeSpec> = fc.record({
-  dirs: fc.array(fc.array(fc.constantFrom('a', 'b', 'src', 'lib'), { minLength: 1, maxLength: 3 }).map((parts) => parts.join('/')), { maxLength: 5 }),
-  files: fc.array(fc.record({ dir: fc.nat(), name: fc.constantFrom('x.txt', 'y.js', 'run.sh', 'z.md'), content, mode: fc.constantFrom(0o644, 0o755) }), { minLength: 1, maxLength: 10 }),
+  dirs: fc.array(
+    fc.array(fc.constantFrom('a', 'b', 'src', 'lib'), { minLength: 1, maxLength: 3 }).map((parts) => parts.join('/')),
+    { maxLength: 5 },
+  ),
+  files: fc.array(
+    fc.record({ dir: fc.nat(), name: fc.constantFrom('x.txt', 'y.js', 'run.sh', 'z.md'), content, mode: fc.constantFrom(0o644, 0o755) }),
+    { minLength: 1, maxLength: 10 },
+  ),
   links: fc.array(
     fc.record({
       dir: fc.nat(),
@@ -55,7 +60,8 @@ export function buildTree(spec: TreeSpec, outside: string): Tree {
     const parts = file.split('/');
     for (let end = 1; end <= parts.length; end += 1) tree.set(parts.slice(0, end).join('/'), { type: 'dir', mode: 0o755 });
   };
-  for (const file of ['node_modules/pkg', 'node_modules/.bin', 'node_modules/pkg/.git', 'empty', '.git/objects/ab', ...spec.dirs]) dir(file);
+  for (const file of ['node_modules/pkg', 'node_modules/.bin', 'node_modules/pkg/.git', 'empty', '.git/objects/ab', ...spec.dirs])
+    dir(file);
   tree.set('node_modules/pkg/index.js', { type: 'file', mode: 0o644, content: Buffer.from('module.exports = 1;\n') });
   tree.set('node_modules/pkg/package.json', { type: 'file', mode: 0o644, content: Buffer.from('{"name":"pkg"}\n') });
   tree.set('node_modules/.bin/pkg', { type: 'symlink', target: '../pkg/index.js' });
@@ -75,12 +81,17 @@ export function buildTree(spec: TreeSpec, outside: string): Tree {
     const depth = at === '' ? 0 : at.split('/').length;
     const relative = (to: string): string => path.posix.relative(at, to) || '.';
     const target =
-      link.to.kind === 'file' ? relative(pick(files, link.to.pick))
-      : link.to.kind === 'dir' ? relative(pick(['', ...allDirs], link.to.pick))
-      : link.to.kind === 'up' ? `${'../'.repeat(depth + 1)}${path.basename(outside)}/dir`
-      : link.to.kind === 'absolute-dir' ? path.join(outside, 'dir')
-      : link.to.kind === 'absolute-file' ? path.join(outside, 'file.txt')
-      : 'nowhere/at/all';
+      link.to.kind === 'file'
+        ? relative(pick(files, link.to.pick))
+        : link.to.kind === 'dir'
+          ? relative(pick(['', ...allDirs], link.to.pick))
+          : link.to.kind === 'up'
+            ? `${'../'.repeat(depth + 1)}${path.basename(outside)}/dir`
+            : link.to.kind === 'absolute-dir'
+              ? path.join(outside, 'dir')
+              : link.to.kind === 'absolute-file'
+                ? path.join(outside, 'file.txt')
+                : 'nowhere/at/all';
     tree.set(file, { type: 'symlink', target });
   }
   return tree;

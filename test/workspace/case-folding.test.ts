@@ -12,8 +12,18 @@ describe('candidate paths on a file system that folds names', () => {
   it('refuses a path naming another snapshot or candidate path there, and only there', async () => {
     writeFileSync(path.join(base, 'readme.md'), 'a');
     writeFileSync(path.join(base, 'caf\u00e9.txt'), 'b');
-    const folding = await RunWorkspace.start({ runId: 'folding', workspace: base, scratchDir: path.join(base, 'scratch'), _internal: { foldsNames: true } });
-    const plain = await RunWorkspace.start({ runId: 'plain', workspace: base, scratchDir: path.join(base, 'scratch'), _internal: { foldsNames: false } });
+    const folding = await RunWorkspace.start({
+      runId: 'folding',
+      workspace: base,
+      scratchDir: path.join(base, 'scratch'),
+      _internal: { foldsNames: true },
+    });
+    const plain = await RunWorkspace.start({
+      runId: 'plain',
+      workspace: base,
+      scratchDir: path.join(base, 'scratch'),
+      _internal: { foldsNames: false },
+    });
     try {
       const candidate = { 'README.md': 'x', 'cafe\u0301.txt': 'y', 'New.txt': 'z', 'new.txt': 'w', 'other.txt': 'v' };
       assert.deepEqual(folding.candidateProblems(candidate), [

@@ -1,5 +1,20 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, closeSync, cpSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync, writeSync, type BigIntStats } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  cpSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+  writeSync,
+  type BigIntStats,
+} from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { pick } from './arbitraries.js';
@@ -28,7 +43,20 @@ export interface CheckAction {
 }
 
 export const checkAction: fc.Arbitrary<CheckAction> = fc.record({
-  kind: fc.constantFrom<CheckActionKind>('create-file', 'create-dir', 'modify-same-size', 'append', 'delete-file', 'delete-dir', 'chmod', 'dir-to-lookalike-symlink', 'file-to-dir', 'file-to-symlink', 'rename', 'retarget-symlink'),
+  kind: fc.constantFrom<CheckActionKind>(
+    'create-file',
+    'create-dir',
+    'modify-same-size',
+    'append',
+    'delete-file',
+    'delete-dir',
+    'chmod',
+    'dir-to-lookalike-symlink',
+    'file-to-dir',
+    'file-to-symlink',
+    'rename',
+    'retarget-symlink',
+  ),
   pick: fc.nat(),
   other: fc.nat(),
   bytes: fc.uint8Array({ minLength: 1, maxLength: 16 }),
@@ -171,7 +199,8 @@ export function applyCheckAction(copy: string, lookalikes: string, action: Check
       case 'rename': {
         if (files.length === 0) break;
         const file = pick(files, action.pick);
-        const onto = action.other % 2 === 0 ? path.posix.join(path.posix.dirname(file), `renamed-${serial}.txt`) : pick(files, action.other);
+        const onto =
+          action.other % 2 === 0 ? path.posix.join(path.posix.dirname(file), `renamed-${serial}.txt`) : pick(files, action.other);
         renameSync(at(file), at(onto));
         done = `rename ${file} to ${onto}`;
         break;

@@ -39,9 +39,49 @@ function surroundings(base: string): Tree {
   return new Map([...readTree(base)].filter(([file]) => !/^d1\/d2\/(ws|scratch)(\/|$)/.test(file)));
 }
 
-type Shape = 'in-dir' | 'through-link' | 'dot-through-link' | 'up-through-link' | 'nul' | 'absolute' | 'absolute-sentinel' | 'leave' | 'leave-deep' | 'name-dir' | 'dir-slash' | 'dot' | 'empty' | 'under-file' | 'backslash' | 'ignored' | 'plain' | 'new-dir';
+type Shape =
+  | 'in-dir'
+  | 'through-link'
+  | 'dot-through-link'
+  | 'up-through-link'
+  | 'nul'
+  | 'absolute'
+  | 'absolute-sentinel'
+  | 'leave'
+  | 'leave-deep'
+  | 'name-dir'
+  | 'dir-slash'
+  | 'dot'
+  | 'empty'
+  | 'under-file'
+  | 'backslash'
+  | 'ignored'
+  | 'plain'
+  | 'new-dir';
 
-const shape = fc.constantFrom<Shape>('in-dir', 'in-dir', 'plain', 'new-dir', 'through-link', 'dot-through-link', 'up-through-link', 'nul', 'absolute', 'absolute-sentinel', 'leave', 'leave-deep', 'name-dir', 'dir-slash', 'dot', 'empty', 'under-file', 'backslash', 'ignored', 'plain', 'new-dir');
+const shape = fc.constantFrom<Shape>(
+  'in-dir',
+  'in-dir',
+  'plain',
+  'new-dir',
+  'through-link',
+  'dot-through-link',
+  'up-through-link',
+  'nul',
+  'absolute',
+  'absolute-sentinel',
+  'leave',
+  'leave-deep',
+  'name-dir',
+  'dir-slash',
+  'dot',
+  'empty',
+  'under-file',
+  'backslash',
+  'ignored',
+  'plain',
+  'new-dir',
+);
 
 /** A raw path of one shape, aimed at what `tree` holds (no `..` climbs more than two levels above the root). */
 function pathOf(kind: Shape, index: number, tree: Tree): string {
@@ -91,7 +131,9 @@ function pathOf(kind: Shape, index: number, tree: Tree): string {
 }
 
 /** A check that points part of the copy at the sentinel itself (not at a look-alike). */
-type SentinelAction = { readonly kind: 'dir-to-sentinel' | 'file-to-sentinel' | 'new-to-sentinel'; readonly pick: number } | { readonly kind: 'messy'; readonly action: CheckAction };
+type SentinelAction =
+  | { readonly kind: 'dir-to-sentinel' | 'file-to-sentinel' | 'new-to-sentinel'; readonly pick: number }
+  | { readonly kind: 'messy'; readonly action: CheckAction };
 
 const sentinelAction: fc.Arbitrary<SentinelAction> = fc.oneof(
   fc.record({ kind: fc.constantFrom('dir-to-sentinel' as const, 'file-to-sentinel' as const, 'new-to-sentinel' as const), pick: fc.nat() }),
@@ -126,7 +168,16 @@ describe('nothing a candidate or a check does writes outside the copy', () => {
     await fc.assert(
       fc.asyncProperty(
         treeSpec,
-        fc.array(fc.record({ paths: fc.array(fc.tuple(shape, fc.nat(), fc.oneof(fc.string({ maxLength: 8 }), fc.constant(null))), { minLength: 1, maxLength: 5 }), actions: fc.array(sentinelAction, { maxLength: 4 }) }), { minLength: 1, maxLength: 4 }),
+        fc.array(
+          fc.record({
+            paths: fc.array(fc.tuple(shape, fc.nat(), fc.oneof(fc.string({ maxLength: 8 }), fc.constant(null))), {
+              minLength: 1,
+              maxLength: 5,
+            }),
+            actions: fc.array(sentinelAction, { maxLength: 4 }),
+          }),
+          { minLength: 1, maxLength: 4 },
+        ),
         async (spec, steps) => {
           const laid = lay(spec);
           const lookalikes = path.join(laid.base, 'lookalikes');
@@ -150,7 +201,8 @@ describe('nothing a candidate or a check does writes outside the copy', () => {
               const { dir } = await run.checkCopy(candidate);
               written += 1;
               for (const [file, content] of Object.entries(candidate)) {
-                if (content !== null) assert.equal(readFileSync(path.join(dir, file), 'utf8'), content, `${file} was accepted but not written in the copy`);
+                if (content !== null)
+                  assert.equal(readFileSync(path.join(dir, file), 'utf8'), content, `${file} was accepted but not written in the copy`);
               }
               assert.deepEqual(treeDifferences(around, surroundings(laid.base)), [], `written outside the copy after ${log.join('; ')}`);
               for (const action of actions) log.push(applySentinelAction(dir, laid.sentinel, lookalikes, action, (serial += 1)));
@@ -158,7 +210,11 @@ describe('nothing a candidate or a check does writes outside the copy', () => {
             // A last reset, after the last check's symlinks.
             const around = surroundings(laid.base);
             await run.checkCopy({ 'src/a.txt': 'last', 'fresh-0/n.txt': 'last' });
-            assert.deepEqual(treeDifferences(around, surroundings(laid.base)), [], `written outside the copy after ${log.join('; ')}; last reset`);
+            assert.deepEqual(
+              treeDifferences(around, surroundings(laid.base)),
+              [],
+              `written outside the copy after ${log.join('; ')}; last reset`,
+            );
             assert.deepEqual(treeDifferences(laid.tree, readTree(laid.ws)), [], 'the workspace changed');
           } finally {
             await run.dispose();
@@ -175,7 +231,16 @@ describe('nothing a candidate or a check does writes outside the copy', () => {
     const started = performance.now();
     let refusals = 0;
     // Paths in normal form (what callers pass), plus absolute and backslash spellings; `..`, `.` and the root are the next test's.
-    const inward = fc.constantFrom<Shape>('through-link', 'absolute', 'name-dir', 'dir-slash', 'under-file', 'backslash', 'plain', 'new-dir');
+    const inward = fc.constantFrom<Shape>(
+      'through-link',
+      'absolute',
+      'name-dir',
+      'dir-slash',
+      'under-file',
+      'backslash',
+      'plain',
+      'new-dir',
+    );
     await fc.assert(
       fc.property(treeSpec, inward, fc.nat(), fc.boolean(), (spec, kind, index, remove) => {
         const laid = lay(spec);
@@ -187,11 +252,22 @@ describe('nothing a candidate or a check does writes outside the copy', () => {
             if (remove) removeInside(laid.ws, file);
             else writeInside(laid.ws, file, 'written');
           } catch (error) {
-            assert.ok(error instanceof EscapeError, `${remove ? 'removeInside' : 'writeInside'}(${JSON.stringify(file)}) threw ${String(error)}`);
+            assert.ok(
+              error instanceof EscapeError,
+              `${remove ? 'removeInside' : 'writeInside'}(${JSON.stringify(file)}) threw ${String(error)}`,
+            );
             refusals += 1;
-            assert.deepEqual(treeDifferences(laid.tree, readTree(laid.ws)), [], `refused ${JSON.stringify(file)} but changed the workspace`);
+            assert.deepEqual(
+              treeDifferences(laid.tree, readTree(laid.ws)),
+              [],
+              `refused ${JSON.stringify(file)} but changed the workspace`,
+            );
           }
-          assert.deepEqual(treeDifferences(around, surroundings(laid.base)), [], `${remove ? 'removeInside' : 'writeInside'}(${JSON.stringify(file)}) wrote outside the workspace`);
+          assert.deepEqual(
+            treeDifferences(around, surroundings(laid.base)),
+            [],
+            `${remove ? 'removeInside' : 'writeInside'}(${JSON.stringify(file)}) wrote outside the workspace`,
+          );
           // Inside, only the named path (and, for a write, the directories it needed) may differ.
           const strays = treeDifferences(laid.tree, readTree(laid.ws)).filter((line) => {
             const at = line.slice(0, line.indexOf(': '));
@@ -211,7 +287,17 @@ describe('nothing a candidate or a check does writes outside the copy', () => {
     const { dir: base, remove } = tempBase('leave');
     try {
       const outcomes: string[] = [];
-      for (const file of ['../sentinel/file.txt', 'a/../../sentinel/file.txt', '..', '', '.', '/', 'src/../..', 'zz/../link/x.txt', 'src/a\0b.txt']) {
+      for (const file of [
+        '../sentinel/file.txt',
+        'a/../../sentinel/file.txt',
+        '..',
+        '',
+        '.',
+        '/',
+        'src/../..',
+        'zz/../link/x.txt',
+        'src/a\0b.txt',
+      ]) {
         for (const operation of ['write', 'remove'] as const) {
           const top = path.join(base, 'd1', 'd2');
           rmSync(path.join(base, 'd1'), { recursive: true, force: true });
@@ -228,11 +314,13 @@ describe('nothing a candidate or a check does writes outside the copy', () => {
             outcome = 'done';
           } catch (error) {
             // A NUL byte is a bad argument (Node's TypeError) rather than an escape; either way nothing may change.
-            outcome = error instanceof EscapeError || (file.includes('\0') && error instanceof TypeError) ? 'refused' : `threw ${String(error)}`;
+            outcome =
+              error instanceof EscapeError || (file.includes('\0') && error instanceof TypeError) ? 'refused' : `threw ${String(error)}`;
           }
           const changed = treeDifferences(before, readTree(base));
           // Doing nothing is as good as refusing; writing or removing anything is not.
-          if (outcome.startsWith('threw') || changed.length > 0) outcomes.push(`${operation}Inside(ws, ${JSON.stringify(file)}): ${outcome}; changed ${JSON.stringify(changed)}`);
+          if (outcome.startsWith('threw') || changed.length > 0)
+            outcomes.push(`${operation}Inside(ws, ${JSON.stringify(file)}): ${outcome}; changed ${JSON.stringify(changed)}`);
         }
       }
       assert.deepEqual(outcomes, []);
@@ -295,7 +383,11 @@ describe('nothing a candidate or a check does writes outside the copy', () => {
           rmSync(path.join(dir, 'node_modules', 'pkg', 'index.js'));
           linkSync(path.join(store, 'index.js'), path.join(dir, 'node_modules', 'pkg', 'index.js'));
           await run.checkCopy(sameContent ? { 'node_modules/pkg/index.js': 'patched by the candidate\n' } : {});
-          assert.equal(readFileSync(path.join(store, 'index.js'), 'utf8'), stored, 'the reset wrote into a file outside the copy through its hard link');
+          assert.equal(
+            readFileSync(path.join(store, 'index.js'), 'utf8'),
+            stored,
+            'the reset wrote into a file outside the copy through its hard link',
+          );
         } finally {
           await run.dispose();
         }

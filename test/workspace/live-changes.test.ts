@@ -6,7 +6,6 @@ import { RunWorkspace } from '../../src/workspace/run-workspace.js';
 import { modifySameSize } from './check-actions.js';
 import { dir, type Entry, file, tempBase, type Tree, writeTree } from './tree.js';
 
-
 const ORIGINAL: Tree = new Map<string, Entry>([
   ['src', dir],
   ['src/a.txt', file('alpha\n')],
@@ -67,7 +66,15 @@ describe('RunWorkspace.liveChanges: where the live workspace no longer matches t
     writeFileSync(at('fresh/deeper/n.txt'), 'n\n');
     rmSync(at('src/a.txt'));
     rmSync(at('src/deep'), { recursive: true });
-    assert.deepEqual(await live.liveChanges(), ['fresh', 'fresh/deeper', 'fresh/deeper/n.txt', 'src/a.txt', 'src/deep', 'src/deep/c.txt', 'src/new.txt']);
+    assert.deepEqual(await live.liveChanges(), [
+      'fresh',
+      'fresh/deeper',
+      'fresh/deeper/n.txt',
+      'src/a.txt',
+      'src/deep',
+      'src/deep/c.txt',
+      'src/new.txt',
+    ]);
   });
 
   it('reports a new symlink, a retargeted one, and a file replaced by a symlink or by a rename', async () => {

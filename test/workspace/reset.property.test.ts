@@ -15,7 +15,18 @@ import { alwaysIgnored, expectedCopy, readTree, tempBase, treeDifferences, witho
 // WORKSPACE_PROPERTY_RUNS=500 node --import tsx --test test/workspace/reset.property.test.ts
 const NUM_RUNS = Number(process.env.WORKSPACE_PROPERTY_RUNS ?? 20);
 
-type ProposalKind = 'modify' | 'delete' | 'new-in-dir' | 'new-deep' | 'through-link' | 'name-dir' | 'name-link' | 'under-file' | 'delete-then-under' | 'ignored' | 'delete-missing';
+type ProposalKind =
+  | 'modify'
+  | 'delete'
+  | 'new-in-dir'
+  | 'new-deep'
+  | 'through-link'
+  | 'name-dir'
+  | 'name-link'
+  | 'under-file'
+  | 'delete-then-under'
+  | 'ignored'
+  | 'delete-missing';
 
 interface Proposal {
   readonly kind: ProposalKind;
@@ -24,7 +35,19 @@ interface Proposal {
 }
 
 const proposal: fc.Arbitrary<Proposal> = fc.record({
-  kind: fc.constantFrom<ProposalKind>('modify', 'delete', 'new-in-dir', 'new-deep', 'through-link', 'name-dir', 'name-link', 'under-file', 'delete-then-under', 'ignored', 'delete-missing'),
+  kind: fc.constantFrom<ProposalKind>(
+    'modify',
+    'delete',
+    'new-in-dir',
+    'new-deep',
+    'through-link',
+    'name-dir',
+    'name-link',
+    'under-file',
+    'delete-then-under',
+    'ignored',
+    'delete-missing',
+  ),
   pick: fc.nat(),
   content: fc.oneof(fc.string({ unit: 'binary', maxLength: 24 }), fc.constant('')),
 });
@@ -34,7 +57,10 @@ interface Step {
   readonly actions: readonly CheckAction[];
 }
 
-const step: fc.Arbitrary<Step> = fc.record({ proposals: fc.array(proposal, { maxLength: 5 }), actions: fc.array(checkAction, { maxLength: 6 }) });
+const step: fc.Arbitrary<Step> = fc.record({
+  proposals: fc.array(proposal, { maxLength: 5 }),
+  actions: fc.array(checkAction, { maxLength: 6 }),
+});
 
 /** The candidate entries a proposal stands for, on the snapshot `model`; none when the tree has nothing to aim at. */
 function entriesOf(item: Proposal, model: Tree): [string, string | null][] {
@@ -84,7 +110,8 @@ function refusedPaths(candidate: Readonly<Record<string, string | null>>, model:
     for (let end = 1; end < parts.length && !refuse; end += 1) {
       const ancestor = parts.slice(0, end).join('/');
       const above = model.get(ancestor);
-      refuse = above?.type === 'symlink' || (above?.type === 'file' && candidate[ancestor] !== null) || typeof candidate[ancestor] === 'string';
+      refuse =
+        above?.type === 'symlink' || (above?.type === 'file' && candidate[ancestor] !== null) || typeof candidate[ancestor] === 'string';
     }
     if (refuse) refused.push(file);
   }
@@ -98,7 +125,15 @@ function throughSnapshotSymlink(file: string, model: Tree): boolean {
 }
 
 /** A workspace `ws` with `tree` in it, next to `outside` (the target of outward symlinks), under a new base. */
-function lay(spec: TreeSpec): { base: string; ws: string; outside: string; lookalikes: string; scratch: string; tree: Tree; remove: () => void } {
+function lay(spec: TreeSpec): {
+  base: string;
+  ws: string;
+  outside: string;
+  lookalikes: string;
+  scratch: string;
+  tree: Tree;
+  remove: () => void;
+} {
   const { dir: base, remove } = tempBase('reset');
   const ws = path.join(base, 'ws');
   const outside = path.join(base, 'outside');
@@ -133,8 +168,14 @@ describe('RunWorkspace.checkCopy: the copy holds exactly snapshot + candidate, w
               const next = { ...candidate, ...Object.fromEntries(entries) };
               const problems = run.candidateProblems(next);
               const refused = refusedPaths(next, model);
-              assert.equal(problems.length, refused.length, `candidate ${JSON.stringify(next)}: refused by the rule ${JSON.stringify(refused)}, by candidateProblems ${JSON.stringify(problems)}`);
-              for (const [file] of entries) if (throughSnapshotSymlink(file, model)) assert.ok(problems.length > 0, `${file} leads through a snapshot symlink, yet was accepted`);
+              assert.equal(
+                problems.length,
+                refused.length,
+                `candidate ${JSON.stringify(next)}: refused by the rule ${JSON.stringify(refused)}, by candidateProblems ${JSON.stringify(problems)}`,
+              );
+              for (const [file] of entries)
+                if (throughSnapshotSymlink(file, model))
+                  assert.ok(problems.length > 0, `${file} leads through a snapshot symlink, yet was accepted`);
               if (problems.length === 0) candidate = next;
               else refusedSeen += 1;
             }
@@ -145,8 +186,16 @@ describe('RunWorkspace.checkCopy: the copy holds exactly snapshot + candidate, w
             log.push(`checkCopy(${JSON.stringify(candidate)})`);
             const differences = treeDifferences(expectedCopy(laid.tree, candidate), readTree(dir));
             assert.deepEqual(differences, [], `after ${log.join('; ')}`);
-            assert.deepEqual(treeDifferences(outsideBefore, readTree(laid.outside)), [], 'the reset changed the directory outside the workspace');
-            assert.deepEqual(treeDifferences(lookalikesBefore, readTree(laid.lookalikes)), [], 'the reset changed a look-alike outside the copy');
+            assert.deepEqual(
+              treeDifferences(outsideBefore, readTree(laid.outside)),
+              [],
+              'the reset changed the directory outside the workspace',
+            );
+            assert.deepEqual(
+              treeDifferences(lookalikesBefore, readTree(laid.lookalikes)),
+              [],
+              'the reset changed a look-alike outside the copy',
+            );
             // The check runs right away: no pause after the reset (the racy-timestamp window).
             for (const action of actions) log.push(applyCheckAction(dir, laid.lookalikes, action, (serial += 1)));
           }
@@ -170,7 +219,16 @@ describe('RunWorkspace.checkCopy: the copy holds exactly snapshot + candidate, w
       writeTree(ws, new Map([['link', { type: 'symlink', target: 'src' }]]));
       const run = await RunWorkspace.start({ runId: 'spelling', workspace: ws, scratchDir: path.join(base, 'scratch') });
       try {
-        const spellings = ['link/x.txt', './link/x.txt', 'src/../link/x.txt', 'new/../link/x.txt', 'link//x.txt', './link', 'src/.', 'new/../src'];
+        const spellings = [
+          'link/x.txt',
+          './link/x.txt',
+          'src/../link/x.txt',
+          'new/../link/x.txt',
+          'link//x.txt',
+          './link',
+          'src/.',
+          'new/../src',
+        ];
         const accepted = spellings.filter((file) => run.candidateProblems({ [file]: 'x' }).length === 0);
         assert.deepEqual(accepted, [], `accepted: ${JSON.stringify(accepted)}`);
       } finally {
@@ -266,7 +324,13 @@ describe('RunWorkspace.checkCopy: the copy holds exactly snapshot + candidate, w
       try {
         const { dir } = await run.checkCopy({});
         const agent = await run.agentCopy({});
-        const modes = (root: string) => Object.fromEntries(['shared', 'shared/g.txt', 'private', 'private/p.txt'].map((file) => [file, (lstatSync(path.join(root, file)).mode & 0o7777).toString(8)]));
+        const modes = (root: string) =>
+          Object.fromEntries(
+            ['shared', 'shared/g.txt', 'private', 'private/p.txt'].map((file) => [
+              file,
+              (lstatSync(path.join(root, file)).mode & 0o7777).toString(8),
+            ]),
+          );
         const want = { shared: '775', 'shared/g.txt': '664', private: '700', 'private/p.txt': '600' };
         assert.deepEqual({ check: modes(dir), agent: modes(agent) }, { check: want, agent: want });
       } finally {

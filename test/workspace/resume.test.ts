@@ -6,7 +6,6 @@ import { SnapshotGoneError } from '../../src/errors/snapshot-gone-error.js';
 import { RunWorkspace } from '../../src/workspace/run-workspace.js';
 import { dir, type Entry, expectedCopy, file, readTree, tempBase, type Tree, treeDifferences, writeTree } from './tree.js';
 
-
 const ORIGINAL: Tree = new Map<string, Entry>([
   ['src', dir],
   ['src/a.txt', file('alpha\n')],
@@ -114,15 +113,18 @@ describe('RunWorkspace.resume: the baseline of a run that goes on after a crash'
     await probe.dispose();
     assert.notEqual(now, recorded);
 
-    await assert.rejects(RunWorkspace.resume({ runId: 'resumed', workspace: ws, scratchDir: scratch, manifestHash: recorded }), (error: unknown) => {
-      assert.ok(error instanceof SnapshotGoneError, `got ${String(error)}`);
-      assert.equal(error.name, 'SnapshotGoneError');
-      assert.equal(error.code, 'workspace.snapshot_gone');
-      assert.match(error.message, new RegExp(recorded.slice(0, 12)));
-      assert.match(error.message, new RegExp(now.slice(0, 12)));
-      assert.ok(error.message.includes(ws), error.message);
-      return true;
-    });
+    await assert.rejects(
+      RunWorkspace.resume({ runId: 'resumed', workspace: ws, scratchDir: scratch, manifestHash: recorded }),
+      (error: unknown) => {
+        assert.ok(error instanceof SnapshotGoneError, `got ${String(error)}`);
+        assert.equal(error.name, 'SnapshotGoneError');
+        assert.equal(error.code, 'workspace.snapshot_gone');
+        assert.match(error.message, new RegExp(recorded.slice(0, 12)));
+        assert.match(error.message, new RegExp(now.slice(0, 12)));
+        assert.ok(error.message.includes(ws), error.message);
+        return true;
+      },
+    );
     assert.equal(existsSync(first.runDir), false, 'the failed resume left its run directory behind');
   });
 

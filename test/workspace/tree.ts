@@ -1,4 +1,15 @@
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -96,7 +107,11 @@ export function alwaysIgnored(file: string): boolean {
  * the deleted files, plus the proposed files (a snapshot file keeps its mode, a new one is 0644) and the
  * new directories they need (0755).
  */
-export function expectedCopy(original: Tree, candidate: Readonly<Record<string, string | null>>, ignored: (file: string) => boolean = alwaysIgnored): Tree {
+export function expectedCopy(
+  original: Tree,
+  candidate: Readonly<Record<string, string | null>>,
+  ignored: (file: string) => boolean = alwaysIgnored,
+): Tree {
   const tree = withoutIgnored(original, ignored);
   for (const [file, content] of Object.entries(candidate)) if (content === null) tree.delete(file);
   for (const [file, content] of Object.entries(candidate)) {

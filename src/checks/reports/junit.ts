@@ -93,7 +93,10 @@ export function parseJUnit(xml: string): TestResult[] {
   });
   const tag = root === undefined ? undefined : tagOf(root);
   if (root === undefined || (tag !== 'testsuites' && tag !== 'testsuite')) {
-    throw new ReportParseError({ format: 'junit', message: `expected a <testsuites> or <testsuite> root element, got ${tag === undefined ? 'none' : `<${tag}>`}` });
+    throw new ReportParseError({
+      format: 'junit',
+      message: `expected a <testsuites> or <testsuite> root element, got ${tag === undefined ? 'none' : `<${tag}>`}`,
+    });
   }
   const results: TestResult[] = [];
   collect([root], [], undefined, results);

@@ -124,9 +124,11 @@ export function parseTap(text: string): TestResult[] {
   // Subtests whose parent never reported (a truncated or bailed-out stream) go under their `# Subtest:` name.
   for (let depth = pending.length - 1; depth > 0; depth -= 1) {
     const name = subtests[depth - 1];
-    for (const leaf of pending[depth] ?? []) (pending[depth - 1] ??= []).push({ path: name === undefined ? leaf.path : [name, ...leaf.path], result: leaf.result });
+    for (const leaf of pending[depth] ?? [])
+      (pending[depth - 1] ??= []).push({ path: name === undefined ? leaf.path : [name, ...leaf.path], result: leaf.result });
   }
   const leaves = pending[0] ?? [];
-  if (bailOut !== undefined) leaves.push({ path: [], result: { name: 'Bail out!', status: 'fail', ...(bailOut === '' ? {} : { message: bailOut }) } });
+  if (bailOut !== undefined)
+    leaves.push({ path: [], result: { name: 'Bail out!', status: 'fail', ...(bailOut === '' ? {} : { message: bailOut }) } });
   return leaves.map(({ path, result: { name, ...rest } }) => ({ name, ...(path.length > 0 ? { suite: path.join(' > ') } : {}), ...rest }));
 }

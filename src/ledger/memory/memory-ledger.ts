@@ -14,20 +14,38 @@ export class MemoryLedger implements Ledger {
   async append(record: LedgerRecord): Promise<StoredRecord> {
     const entry = this.#runs.get(record.runId);
     if (entry === undefined && record.seq !== 0) {
-      throw new LedgerError({ code: 'ledger.out_of_order', runId: record.runId, message: `run ${record.runId}: expected record 0, got ${record.seq}` });
+      throw new LedgerError({
+        code: 'ledger.out_of_order',
+        runId: record.runId,
+        message: `run ${record.runId}: expected record 0, got ${record.seq}`,
+      });
     }
     if (entry === undefined) {
       const stored = chainRecord(GENESIS, record);
       this.#runs.set(record.runId, { run: openedRun(record, stored.hash), rows: [stored] });
       return stored;
     }
-    if (entry.run.sealed) throw new LedgerError({ code: 'ledger.sealed', runId: record.runId, message: `run ${record.runId} is sealed and accepts no more records` });
+    if (entry.run.sealed)
+      throw new LedgerError({
+        code: 'ledger.sealed',
+        runId: record.runId,
+        message: `run ${record.runId} is sealed and accepts no more records`,
+      });
     if (record.seq !== entry.run.recordCount) {
-      throw new LedgerError({ code: 'ledger.out_of_order', runId: record.runId, message: `run ${record.runId}: expected record ${entry.run.recordCount}, got ${record.seq}` });
+      throw new LedgerError({
+        code: 'ledger.out_of_order',
+        runId: record.runId,
+        message: `run ${record.runId}: expected record ${entry.run.recordCount}, got ${record.seq}`,
+      });
     }
     const stored = chainRecord(entry.run.lastHash, record);
     entry.rows.push(stored);
-    entry.run = { ...entry.run, recordCount: record.seq + 1, lastHash: stored.hash, ...(record.type === 'run.sealed' ? { sealed: true, ...sealFields(record) } : {}) };
+    entry.run = {
+      ...entry.run,
+      recordCount: record.seq + 1,
+      lastHash: stored.hash,
+      ...(record.type === 'run.sealed' ? { sealed: true, ...sealFields(record) } : {}),
+    };
     return stored;
   }
 
@@ -53,13 +71,25 @@ export class MemoryLedger implements Ledger {
     return [...this.#runs.values()]
       .map((entry) => entry.run)
       .sort((a, b) => a.startedAt - b.startedAt || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0))
-      .filter((run) => (filter.unsealed !== true || !run.sealed) && (filter.taskType === undefined || run.taskType === filter.taskType) && (filter.since === undefined || run.startedAt >= filter.since) && (filter.runId === undefined || run.runId === filter.runId));
+      .filter(
+        (run) =>
+          (filter.unsealed !== true || !run.sealed) &&
+          (filter.taskType === undefined || run.taskType === filter.taskType) &&
+          (filter.since === undefined || run.startedAt >= filter.since) &&
+          (filter.runId === undefined || run.runId === filter.runId),
+      );
   }
 
   async import(run: RunRow, records: readonly StoredRecord[]): Promise<void> {
     const check = verifyRun(run, records);
-    if (!check.ok) throw new LedgerError({ code: 'ledger.import_broken', runId: run.runId, message: `run ${run.runId} does not verify: ${check.firstBad?.detail}` });
-    if (this.#runs.has(run.runId)) throw new LedgerError({ code: 'ledger.exists', runId: run.runId, message: `run ${run.runId} is already in this ledger` });
+    if (!check.ok)
+      throw new LedgerError({
+        code: 'ledger.import_broken',
+        runId: run.runId,
+        message: `run ${run.runId} does not verify: ${check.firstBad?.detail}`,
+      });
+    if (this.#runs.has(run.runId))
+      throw new LedgerError({ code: 'ledger.exists', runId: run.runId, message: `run ${run.runId} is already in this ledger` });
     this.#runs.set(run.runId, { run: { ...run }, rows: [...records] });
   }
 
@@ -72,7 +102,10 @@ export class MemoryLedger implements Ledger {
     expectLearnable(taskType, scores);
     // Read and write with no await between them, so two learns cannot interleave and lose one.
     const text = this.#priors.get(taskType);
-    this.#priors.set(taskType, JSON.stringify(learnedPriors(taskType, text === undefined ? undefined : parsePriors(taskType, text), scores)));
+    this.#priors.set(
+      taskType,
+      JSON.stringify(learnedPriors(taskType, text === undefined ? undefined : parsePriors(taskType, text), scores)),
+    );
   }
 
   async close(): Promise<void> {}

@@ -43,7 +43,15 @@ function serverOf(connectionString: string): string {
 /** The driver's reason on one line; a failure on every address of a host (AggregateError) has no message of its own. */
 function reasonOf(error: unknown): string {
   const { message, code, errors } = error as { message?: string; code?: string; errors?: { message?: string }[] };
-  const text = message !== undefined && message !== '' ? message : (errors ?? []).map((item) => item.message).filter(Boolean).join('; ') || code || String(error);
+  const text =
+    message !== undefined && message !== ''
+      ? message
+      : (errors ?? [])
+          .map((item) => item.message)
+          .filter(Boolean)
+          .join('; ') ||
+        code ||
+        String(error);
   return text.split('\n')[0] ?? text;
 }
 

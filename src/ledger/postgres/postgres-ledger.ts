@@ -17,7 +17,6 @@ export interface PostgresLedgerOptions {
   readonly schema?: string;
 }
 
-
 const EMPTY_PRIORS: TaskPriors = { runs: 0, gains: [] };
 
 const quote = (identifier: string): string => `"${identifier.replace(/"/g, '""')}"`;
@@ -27,7 +26,17 @@ export class PostgresLedger implements Ledger {
   readonly #pool: PgPool;
   readonly #owned: boolean;
   readonly #heads = new Map<string, string>();
-  readonly #sql: { insertRun: string; insertRecord: string; selectRun: string; selectRecords: string; runs: string; selectPriors: string; createPriors: string; lockPriors: string; updatePriors: string };
+  readonly #sql: {
+    insertRun: string;
+    insertRecord: string;
+    selectRun: string;
+    selectRecords: string;
+    runs: string;
+    selectPriors: string;
+    createPriors: string;
+    lockPriors: string;
+    updatePriors: string;
+  };
 
   private constructor(pool: PgPool, owned: boolean, schema: string) {
     this.#pool = pool;
@@ -50,7 +59,8 @@ export class PostgresLedger implements Ledger {
   static async open({ connection, schema = 'redline' }: PostgresLedgerOptions): Promise<PostgresLedger> {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(schema)) throw new TypeError(`Expected a plain schema name (letters, digits, _), got "${schema}"`);
     const owned = typeof connection === 'string';
-    const pool = typeof connection === 'string' ? await openPgPool(connection) : typeof connection === 'function' ? await connection() : connection;
+    const pool =
+      typeof connection === 'string' ? await openPgPool(connection) : typeof connection === 'function' ? await connection() : connection;
     try {
       await migrate(pool, schema);
     } catch (error) {
@@ -73,7 +83,8 @@ export class PostgresLedger implements Ledger {
         return stored;
       }
       let prevHash = this.#heads.get(record.runId);
-      if (prevHash === undefined) prevHash = (await this.#pool.query<RunDbRow>(this.#sql.selectRun, [record.runId])).rows[0]?.last_hash ?? GENESIS;
+      if (prevHash === undefined)
+        prevHash = (await this.#pool.query<RunDbRow>(this.#sql.selectRun, [record.runId])).rows[0]?.last_hash ?? GENESIS;
       const stored = chainRecord(prevHash, record);
       await insert(this.#pool, this.#sql.insertRecord, stored);
       if (record.type === 'run.sealed') this.#heads.delete(record.runId);
@@ -125,7 +136,12 @@ export class PostgresLedger implements Ledger {
 
   async import(run: RunRow, records: readonly StoredRecord[]): Promise<void> {
     const check = verifyRun(run, records);
-    if (!check.ok) throw new LedgerError({ code: 'ledger.import_broken', runId: run.runId, message: `run ${run.runId} does not verify: ${check.firstBad?.detail}` });
+    if (!check.ok)
+      throw new LedgerError({
+        code: 'ledger.import_broken',
+        runId: run.runId,
+        message: `run ${run.runId} does not verify: ${check.firstBad?.detail}`,
+      });
     if ((await this.#pool.query(this.#sql.selectRun, [run.runId])).rows.length > 0) {
       throw new LedgerError({ code: 'ledger.exists', runId: run.runId, message: `run ${run.runId} is already in this ledger` });
     }
@@ -177,6 +193,10 @@ function insert(client: Pick<PgClient, 'query'>, sql: string, row: StoredRecord)
 async function migrate(pool: PgPool, schema: string): Promise<void> {
   const S = quote(schema);
   await inTransaction(pool, async (client) => {
-    await applyMigrations(client, schema, S, { table: 'redline_migrations', migrations: MIGRATIONS, sql: (version, quoted) => POSTGRES_MIGRATIONS[version as MigrationVersion](quoted) });
+    await applyMigrations(client, schema, S, {
+      table: 'redline_migrations',
+      migrations: MIGRATIONS,
+      sql: (version, quoted) => POSTGRES_MIGRATIONS[version as MigrationVersion](quoted),
+    });
   });
 }

@@ -26,7 +26,11 @@ export type SqliteSource = string | SqliteDatabase | (() => SqliteDatabase | Pro
  * durability (left as it is when undefined) and foreign keys on; then runs `setUp` (migrations). A file
  * opened here is closed again when anything fails; `owned` says whether it was.
  */
-export async function openSqlite<T>(source: SqliteSource, synchronous: 'full' | 'normal' | 'off' | undefined, setUp: (db: SqliteDatabase, owned: boolean) => T): Promise<T> {
+export async function openSqlite<T>(
+  source: SqliteSource,
+  synchronous: 'full' | 'normal' | 'off' | undefined,
+  setUp: (db: SqliteDatabase, owned: boolean) => T,
+): Promise<T> {
   const owned = typeof source === 'string';
   let db: SqliteDatabase;
   if (typeof source === 'string') {
@@ -52,7 +56,13 @@ export async function openSqlite<T>(source: SqliteSource, synchronous: 'full' | 
  * {@link LedgerNotFoundError}), migrated or switched to WAL.
  */
 export async function openSqliteReadOnly(file: string): Promise<SqliteDatabase> {
-  if (!(await stat(file).then((info) => info.isFile(), () => false))) throw new LedgerNotFoundError({ path: file });
+  if (
+    !(await stat(file).then(
+      (info) => info.isFile(),
+      () => false,
+    ))
+  )
+    throw new LedgerNotFoundError({ path: file });
   const { default: Database } = await import('better-sqlite3');
   // Read-write at the file level but refusing every write (query_only): a read-only connection could not
   // clean up the WAL's side files when it closes, and would leave ledger.db-wal and -shm behind.

@@ -8,7 +8,14 @@ import { expectLearnable, learnedPriors, parsePriors, priorsFailure } from '../p
 import { openedRun } from '../run-row.js';
 import { verifyRun } from '../verify.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
-import { immediate, openSqlite, openSqliteReadOnly, type SqliteDatabase, type SqliteSource, type SqliteStatement } from './sqlite-database.js';
+import {
+  immediate,
+  openSqlite,
+  openSqliteReadOnly,
+  type SqliteDatabase,
+  type SqliteSource,
+  type SqliteStatement,
+} from './sqlite-database.js';
 
 export interface SqliteLedgerOptions {
   /** A database file (created with its folder when missing), an open database, or a factory for one. */
@@ -29,7 +36,6 @@ export interface SqliteLedgerOptions {
   readonly readOnly?: boolean;
 }
 
-
 /** The embedded default ledger: one SQLite file in WAL mode, hash-chained records, seal enforced by triggers. */
 export class SqliteLedger implements Ledger {
   readonly #db: SqliteDatabase;
@@ -43,18 +49,23 @@ export class SqliteLedger implements Ledger {
 
   private constructor(db: SqliteDatabase) {
     this.#db = db;
-    this.#insertRun = db.prepare('INSERT INTO runs (run_id, mission_id, task_type, started_at, record_count, last_hash) VALUES (?, ?, ?, ?, 0, ?)');
+    this.#insertRun = db.prepare(
+      'INSERT INTO runs (run_id, mission_id, task_type, started_at, record_count, last_hash) VALUES (?, ?, ?, ?, 0, ?)',
+    );
     this.#insertRecord = db.prepare('INSERT INTO records (run_id, seq, type, body, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?)');
     this.#selectRun = db.prepare('SELECT * FROM runs WHERE run_id = ?');
     this.#selectRecords = db.prepare('SELECT * FROM records WHERE run_id = ? ORDER BY seq');
     this.#selectPriors = db.prepare('SELECT entry FROM adaptive_priors WHERE task_type = ?');
-    this.#upsertPriors = db.prepare('INSERT INTO adaptive_priors (task_type, entry, updated_at) VALUES (?, ?, ?) ON CONFLICT (task_type) DO UPDATE SET entry = excluded.entry, updated_at = excluded.updated_at');
+    this.#upsertPriors = db.prepare(
+      'INSERT INTO adaptive_priors (task_type, entry, updated_at) VALUES (?, ?, ?) ON CONFLICT (task_type) DO UPDATE SET entry = excluded.entry, updated_at = excluded.updated_at',
+    );
   }
 
   /** Opens (and migrates) a SQLite ledger; with `readOnly`, opens an existing one as it is. */
   static async open({ database, synchronous = 'full', readOnly = false }: SqliteLedgerOptions): Promise<SqliteLedger> {
     if (readOnly) {
-      if (typeof database !== 'string') throw new TypeError(`Expected a file path with readOnly, got ${typeof database === 'function' ? 'a factory' : 'an open database'}`);
+      if (typeof database !== 'string')
+        throw new TypeError(`Expected a file path with readOnly, got ${typeof database === 'function' ? 'a factory' : 'an open database'}`);
       const db = await openSqliteReadOnly(database);
       let readable: 'ready' | 'migrate';
       try {
@@ -134,8 +145,14 @@ export class SqliteLedger implements Ledger {
 
   async import(run: RunRow, records: readonly StoredRecord[]): Promise<void> {
     const check = verifyRun(run, records);
-    if (!check.ok) throw new LedgerError({ code: 'ledger.import_broken', runId: run.runId, message: `run ${run.runId} does not verify: ${check.firstBad?.detail}` });
-    if (this.#selectRun.get(run.runId) !== undefined) throw new LedgerError({ code: 'ledger.exists', runId: run.runId, message: `run ${run.runId} is already in this ledger` });
+    if (!check.ok)
+      throw new LedgerError({
+        code: 'ledger.import_broken',
+        runId: run.runId,
+        message: `run ${run.runId} does not verify: ${check.firstBad?.detail}`,
+      });
+    if (this.#selectRun.get(run.runId) !== undefined)
+      throw new LedgerError({ code: 'ledger.exists', runId: run.runId, message: `run ${run.runId} is already in this ledger` });
     try {
       this.#db.transaction(() => {
         this.#insertRun.run(run.runId, run.missionId, run.taskType, run.startedAt, GENESIS);
@@ -189,12 +206,19 @@ export class SqliteLedger implements Ledger {
  * is one clear `LedgerError`.
  */
 function readableAs(db: SqliteDatabase, file: string): 'ready' | 'migrate' {
-  const problem = (message: string, cause?: unknown): LedgerError => new LedgerError({ code: 'ledger.unreadable', runId: '', message: `${file} is not a ledger this redline can read: ${message}`, cause });
+  const problem = (message: string, cause?: unknown): LedgerError =>
+    new LedgerError({ code: 'ledger.unreadable', runId: '', message: `${file} is not a ledger this redline can read: ${message}`, cause });
   let tables: Set<string>;
   let applied: Set<number>;
   try {
-    tables = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((row) => row.name));
-    applied = new Set(tables.has('redline_migrations') ? (db.prepare('SELECT version FROM redline_migrations').all() as { version: number }[]).map((row) => row.version) : []);
+    tables = new Set(
+      (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((row) => row.name),
+    );
+    applied = new Set(
+      tables.has('redline_migrations')
+        ? (db.prepare('SELECT version FROM redline_migrations').all() as { version: number }[]).map((row) => row.version)
+        : [],
+    );
   } catch (error) {
     throw problem((error as Error).message, error);
   }
@@ -212,5 +236,11 @@ function readableAs(db: SqliteDatabase, file: string): 'ready' | 'migrate' {
 
 function migrate(db: SqliteDatabase): void {
   // IMMEDIATE takes the write lock first, so two processes opening a new file migrate it once.
-  immediate(db, () => applyMigrations(db, { table: 'redline_migrations', migrations: MIGRATIONS, sql: (version) => SQLITE_MIGRATIONS[version as MigrationVersion] }));
+  immediate(db, () =>
+    applyMigrations(db, {
+      table: 'redline_migrations',
+      migrations: MIGRATIONS,
+      sql: (version) => SQLITE_MIGRATIONS[version as MigrationVersion],
+    }),
+  );
 }

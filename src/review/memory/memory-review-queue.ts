@@ -1,12 +1,34 @@
 import type { Brief } from '../../loop/brief.js';
 import { alertStep, type Alert, type RunReport, type WebhookDelivery } from '../alerts.js';
 import { admit, release, type ModeChange, type QueueMode } from '../backpressure.js';
-import { chainJournal, EMPTY_JOURNAL, verifyJournal, type JournalHead, type JournalRow, type JournalType, type JournalVerification } from '../journal.js';
+import {
+  chainJournal,
+  EMPTY_JOURNAL,
+  verifyJournal,
+  type JournalHead,
+  type JournalRow,
+  type JournalType,
+  type JournalVerification,
+} from '../journal.js';
 import { settleConfig, type ReviewConfig, type ReviewQueueOptions, type ReviewRuntime } from '../config.js';
 import { limitChange, type LimitChange } from '../feedback-tuner.js';
 import { countLabels } from '../labels.js';
 import { assertReviewer, briefItem, entryOf, leaseOf, limitOf } from '../review-item.js';
-import type { ClaimOptions, DroppedItem, EnqueueOptions, EnqueueResult, Page, ReviewClaim, ReviewEntry, ReviewItem, ReviewQueue, ReviewStats, Verdict, VerdictInput, VerdictResult } from '../review-queue.js';
+import type {
+  ClaimOptions,
+  DroppedItem,
+  EnqueueOptions,
+  EnqueueResult,
+  Page,
+  ReviewClaim,
+  ReviewEntry,
+  ReviewItem,
+  ReviewQueue,
+  ReviewStats,
+  Verdict,
+  VerdictInput,
+  VerdictResult,
+} from '../review-queue.js';
 import { reviewStats } from '../review-stats.js';
 import { assertVerdictInput, verdictAction } from '../verdict-rules.js';
 
@@ -66,11 +88,21 @@ export class MemoryReviewQueue implements ReviewQueue {
     const at = now();
     const item = frozenCopy(briefItem(brief, { id: generateId(), ...(tags === undefined ? {} : { tags }), enqueuedAt: at }));
     const before = this.#byRun.get(item.runId);
-    if (before !== undefined) return { ...(before.state === 'dropped' ? { dropped: before.item } : { item: before.item }), mode: this.#mode, repeated: true };
+    if (before !== undefined)
+      return { ...(before.state === 'dropped' ? { dropped: before.item } : { item: before.item }), mode: this.#mode, repeated: true };
     const open = this.#open();
     const incoming: Stored = { item, seq: ++this.#seq, state: 'open', claims: 0 };
-    const droppable = open.filter((entry) => !this.#held(entry, at)).map((entry) => ({ priority: entry.item.priority, seq: entry.seq, entry }));
-    const step = admit({ policy: config.backpressure, mode: this.#mode, depth: open.length, droppable, incoming: { priority: item.priority, seq: incoming.seq, entry: incoming }, at });
+    const droppable = open
+      .filter((entry) => !this.#held(entry, at))
+      .map((entry) => ({ priority: entry.item.priority, seq: entry.seq, entry }));
+    const step = admit({
+      policy: config.backpressure,
+      mode: this.#mode,
+      depth: open.length,
+      droppable,
+      incoming: { priority: item.priority, seq: incoming.seq, entry: incoming },
+      at,
+    });
     this.#items.set(item.id, incoming);
     this.#byRun.set(item.runId, incoming);
     const victim = step.drop?.entry;
@@ -82,7 +114,12 @@ export class MemoryReviewQueue implements ReviewQueue {
       this.#record([{ type: 'drop', at, data: dropped }]);
     }
     this.#setMode(step.modeChanged, item.id);
-    return { ...(victim === incoming ? {} : { item }), ...(victim === undefined ? {} : { dropped: victim.item }), mode: step.mode, ...(step.modeChanged === undefined ? {} : { modeChanged: step.modeChanged }) };
+    return {
+      ...(victim === incoming ? {} : { item }),
+      ...(victim === undefined ? {} : { dropped: victim.item }),
+      mode: step.mode,
+      ...(step.modeChanged === undefined ? {} : { modeChanged: step.modeChanged }),
+    };
   }
 
   async claim(reviewer: string, options: ClaimOptions = {}): Promise<ReviewEntry | undefined> {
@@ -104,7 +141,16 @@ export class MemoryReviewQueue implements ReviewQueue {
     const action = verdictAction({ itemId, target: stored, input, now: at });
     if ('repeat' in action) return { verdict: action.repeat, repeated: true };
     const target = stored as Stored;
-    const verdict: Verdict = frozenCopy({ id: generateId(), itemId, runId: target.item.runId, reviewer: input.reviewer, decision: input.decision, label: input.label, ...(input.comment === undefined ? {} : { comment: input.comment }), decidedAt: at });
+    const verdict: Verdict = frozenCopy({
+      id: generateId(),
+      itemId,
+      runId: target.item.runId,
+      reviewer: input.reviewer,
+      decision: input.decision,
+      label: input.label,
+      ...(input.comment === undefined ? {} : { comment: input.comment }),
+      decidedAt: at,
+    });
     const depth = this.#open().length;
     target.state = 'decided';
     target.verdict = verdict;
@@ -119,7 +165,12 @@ export class MemoryReviewQueue implements ReviewQueue {
       this.#limitChanges.push(frozenCopy(change));
       this.#record([{ type: 'limit_change', at, data: change }]);
     }
-    return { verdict, repeated: false, ...(step.modeChanged === undefined ? {} : { modeChanged: step.modeChanged }), ...(change === undefined ? {} : { limitChanged: change }) };
+    return {
+      verdict,
+      repeated: false,
+      ...(step.modeChanged === undefined ? {} : { modeChanged: step.modeChanged }),
+      ...(change === undefined ? {} : { limitChanged: change }),
+    };
   }
 
   async get(itemId: string): Promise<ReviewEntry | undefined> {
@@ -162,7 +213,10 @@ export class MemoryReviewQueue implements ReviewQueue {
   }
 
   async labelCounts(window = this.config.labels.window): Promise<Readonly<Record<string, number>>> {
-    return countLabels(this.config.labels, (await this.recentVerdicts(window)).map((verdict) => verdict.label));
+    return countLabels(
+      this.config.labels,
+      (await this.recentVerdicts(window)).map((verdict) => verdict.label),
+    );
   }
 
   async stats(): Promise<ReviewStats> {
@@ -219,7 +273,9 @@ export class MemoryReviewQueue implements ReviewQueue {
 
   /** Items in the queue, in review order: highest priority, then oldest. */
   #open(): Stored[] {
-    return [...this.#items.values()].filter((entry) => entry.state === 'open').sort((a, b) => b.item.priority - a.item.priority || a.seq - b.seq);
+    return [...this.#items.values()]
+      .filter((entry) => entry.state === 'open')
+      .sort((a, b) => b.item.priority - a.item.priority || a.seq - b.seq);
   }
 
   #held(entry: Stored, at: number): boolean {
@@ -227,7 +283,14 @@ export class MemoryReviewQueue implements ReviewQueue {
   }
 
   #entry(stored: Stored, at: number): ReviewEntry {
-    return entryOf({ item: stored.item, state: stored.state, claims: stored.claims, ...(stored.claim === undefined ? {} : { claim: { ...stored.claim } }), ...(stored.verdict === undefined ? {} : { verdict: stored.verdict }), now: at });
+    return entryOf({
+      item: stored.item,
+      state: stored.state,
+      claims: stored.claims,
+      ...(stored.claim === undefined ? {} : { claim: { ...stored.claim } }),
+      ...(stored.verdict === undefined ? {} : { verdict: stored.verdict }),
+      now: at,
+    });
   }
 
   #setMode(change: ModeChange | undefined, itemId: string): void {

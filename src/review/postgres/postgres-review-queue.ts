@@ -4,14 +4,52 @@ import type { Brief } from '../../loop/brief.js';
 import { alertStep, type Alert, type RunReport, type WebhookDelivery } from '../alerts.js';
 import { admit, nextMode, release, watermark, type ModeChange, type QueueMode } from '../backpressure.js';
 import { reloadRuntime, settleConfig, type ReviewConfig, type ReviewQueueOptions, type ReviewRuntime } from '../config.js';
-import { chainJournal, journalBodyAround, type JournalHead, type JournalRow, type JournalType, type JournalVerification } from '../journal.js';
+import {
+  chainJournal,
+  journalBodyAround,
+  type JournalHead,
+  type JournalRow,
+  type JournalType,
+  type JournalVerification,
+} from '../journal.js';
 import { boundLimit, limitChange, type LimitChange } from '../feedback-tuner.js';
 import { countLabels } from '../labels.js';
 import { REVIEW_MIGRATIONS } from '../migrations.js';
 import { assertReviewer, briefItem, leaseOf, limitOf } from '../review-item.js';
-import type { ClaimOptions, DroppedItem, EnqueueOptions, EnqueueResult, Page, ReviewEntry, ReviewQueue, ReviewStats, Verdict, VerdictInput, VerdictResult } from '../review-queue.js';
+import type {
+  ClaimOptions,
+  DroppedItem,
+  EnqueueOptions,
+  EnqueueResult,
+  Page,
+  ReviewEntry,
+  ReviewQueue,
+  ReviewStats,
+  Verdict,
+  VerdictInput,
+  VerdictResult,
+} from '../review-queue.js';
 import { reviewStats } from '../review-stats.js';
-import { toAlert, toDropped, toEntry, toItem, toJournalRow, toLimitChange, toModeChange, toVerdict, VERDICT_JOIN_COLUMNS, verdictTarget, type AlertRow, type BreakerRow, type ItemRow, type ItemVerdictRow, type JournalSqlRow, type LimitChangeRow, type ModeChangeRow, type VerdictRow } from '../sql-rows.js';
+import {
+  toAlert,
+  toDropped,
+  toEntry,
+  toItem,
+  toJournalRow,
+  toLimitChange,
+  toModeChange,
+  toVerdict,
+  VERDICT_JOIN_COLUMNS,
+  verdictTarget,
+  type AlertRow,
+  type BreakerRow,
+  type ItemRow,
+  type ItemVerdictRow,
+  type JournalSqlRow,
+  type LimitChangeRow,
+  type ModeChangeRow,
+  type VerdictRow,
+} from '../sql-rows.js';
 import { assertVerdictInput, verdictAction } from '../verdict-rules.js';
 import { POSTGRES_REVIEW_MIGRATIONS } from './migrations.js';
 import { readPostgresQueue } from './stored-queue.js';
@@ -34,7 +72,6 @@ interface StateRow {
   journal_hash: string;
   settings_version: number;
 }
-
 
 type JournalEntryInput = { type: JournalType; at: number; data: object };
 
@@ -201,7 +238,8 @@ export class PostgresReviewQueue implements ReviewQueue {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(schema)) throw new TypeError(`Expected a plain schema name (letters, digits, _), got "${schema}"`);
     settleConfig(undefined, options); // refuses bad options before connecting
     const owned = typeof connection === 'string';
-    const pool = typeof connection === 'string' ? await openPgPool(connection) : typeof connection === 'function' ? await connection() : connection;
+    const pool =
+      typeof connection === 'string' ? await openPgPool(connection) : typeof connection === 'function' ? await connection() : connection;
     try {
       return new PostgresReviewQueue(pool, owned, schema, await migrate(pool, schema, options));
     } catch (error) {
@@ -222,7 +260,17 @@ export class PostgresReviewQueue implements ReviewQueue {
     const sql = this.#sql;
     const { capacity, high, low } = this.config.backpressure;
     try {
-      const fast = await one<{ mode: QueueMode }>(this.#pool, sql.enqueueFast, [item.id, item.runId, item.priority, json, at, capacity, watermark(high, capacity), watermark(low, capacity), this.#settingsVersion]);
+      const fast = await one<{ mode: QueueMode }>(this.#pool, sql.enqueueFast, [
+        item.id,
+        item.runId,
+        item.priority,
+        json,
+        at,
+        capacity,
+        watermark(high, capacity),
+        watermark(low, capacity),
+        this.#settingsVersion,
+      ]);
       if (fast !== undefined) return { item, mode: fast.mode };
     } catch (error) {
       // The run was enqueued before: the full transaction says what became of it.
@@ -234,22 +282,40 @@ export class PostgresReviewQueue implements ReviewQueue {
       const config = this.config;
       const { mode, depth } = state;
       const lowest = depth >= config.backpressure.capacity ? await one<ItemRow>(client, sql.lowest, [at]) : undefined;
-      const droppable = lowest === undefined ? [] : [{ priority: lowest.priority, seq: Number(lowest.seq), id: lowest.id, json: lowest.item }];
+      const droppable =
+        lowest === undefined ? [] : [{ priority: lowest.priority, seq: Number(lowest.seq), id: lowest.id, json: lowest.item }];
       const incoming = { priority: item.priority, seq: Number.POSITIVE_INFINITY, id: item.id, json };
       const step = admit({ policy: config.backpressure, mode, depth, droppable, incoming, at });
-      const inserted = await rows(client, sql.insertItem, [item.id, item.runId, item.priority, json, at, step.drop === incoming ? 'dropped' : 'open', step.depth, step.mode]);
+      const inserted = await rows(client, sql.insertItem, [
+        item.id,
+        item.runId,
+        item.priority,
+        json,
+        at,
+        step.drop === incoming ? 'dropped' : 'open',
+        step.depth,
+        step.mode,
+      ]);
       if (inserted.length === 0) {
         const before = (await one<ItemRow>(client, sql.byRun, [item.runId])) as ItemRow;
         return { ...(before.state === 'dropped' ? { dropped: toItem(before) } : { item: toItem(before) }), mode, repeated: true as const };
       }
-      if (step.drop !== undefined) await client.query(step.drop === incoming ? sql.logDrop : sql.drop, [step.drop.id, step.drop.json, at, depth, item.id]);
+      if (step.drop !== undefined)
+        await client.query(step.drop === incoming ? sql.logDrop : sql.drop, [step.drop.id, step.drop.json, at, depth, item.id]);
       await this.#logMode(client, step.modeChanged);
       const dropped = step.drop === undefined ? undefined : step.drop === incoming ? item : toItem({ item: step.drop.json });
       await this.#record(client, state, [
-        ...(dropped === undefined ? [] : [{ type: 'drop' as const, at, data: { item: dropped, droppedAt: at, depth, displacedBy: item.id } }]),
+        ...(dropped === undefined
+          ? []
+          : [{ type: 'drop' as const, at, data: { item: dropped, droppedAt: at, depth, displacedBy: item.id } }]),
         ...modeEntry(step.modeChanged, item.id),
       ]);
-      return { ...(step.drop === incoming ? {} : { item }), ...(dropped === undefined ? {} : { dropped }), mode: step.mode, ...(step.modeChanged === undefined ? {} : { modeChanged: step.modeChanged }) };
+      return {
+        ...(step.drop === incoming ? {} : { item }),
+        ...(dropped === undefined ? {} : { dropped }),
+        mode: step.mode,
+        ...(step.modeChanged === undefined ? {} : { modeChanged: step.modeChanged }),
+      };
     });
   }
 
@@ -280,14 +346,39 @@ export class PostgresReviewQueue implements ReviewQueue {
     const claimedRun = this.#claimedRuns.get(itemId);
     this.#claimedRuns.delete(itemId);
     const seen = claimedRun === undefined ? await one<ItemRow & ItemVerdictRow>(this.#pool, sql.get, [itemId]) : undefined;
-    const runId = claimedRun ?? (seen !== undefined && seen.state === 'open' && (seen.claimed_by === null || seen.claimed_by === input.reviewer || Number(seen.lease_until) <= at) ? seen.run_id : undefined);
+    const runId =
+      claimedRun ??
+      (seen !== undefined &&
+      seen.state === 'open' &&
+      (seen.claimed_by === null || seen.claimed_by === input.reviewer || Number(seen.lease_until) <= at)
+        ? seen.run_id
+        : undefined);
     if (runId !== undefined) {
       const verdict = verdictOf(verdictId(), itemId, runId, input, at);
       const { capacity, low, high } = this.config.backpressure;
       const { window, raiseAbove, lowerBelow, min, max } = this.config.tuner;
       // The journal entry's seq is the count the statement finds under its lock.
       const body = journalBodyAround('verdict', at, verdict);
-      const fast = await rows(this.#pool, sql.verdictFast, [verdict.id, itemId, verdict.runId, verdict.reviewer, verdict.decision, verdict.label, verdict.comment ?? null, at, body.before, window, watermark(low, capacity), raiseAbove, min, max, lowerBelow, watermark(high, capacity), this.#settingsVersion, body.after]);
+      const fast = await rows(this.#pool, sql.verdictFast, [
+        verdict.id,
+        itemId,
+        verdict.runId,
+        verdict.reviewer,
+        verdict.decision,
+        verdict.label,
+        verdict.comment ?? null,
+        at,
+        body.before,
+        window,
+        watermark(low, capacity),
+        raiseAbove,
+        min,
+        max,
+        lowerBelow,
+        watermark(high, capacity),
+        this.#settingsVersion,
+        body.after,
+      ]);
       if (fast.length > 0) return { verdict, repeated: false };
     }
     return inTransaction(this.#pool, async (client) => {
@@ -302,14 +393,36 @@ export class PostgresReviewQueue implements ReviewQueue {
       await this.#refresh(client, state);
       const config = this.config;
       const step = release({ policy: config.backpressure, mode: state.mode, depth: state.depth, at });
-      const window = await rows<{ seq: string; id: string; decision: 'approve' | 'reject' }>(client, sql.decide, [verdict.id, itemId, verdict.runId, verdict.reviewer, verdict.decision, verdict.label, verdict.comment ?? null, at, step.depth, step.mode, config.tuner.window - 1]);
+      const window = await rows<{ seq: string; id: string; decision: 'approve' | 'reject' }>(client, sql.decide, [
+        verdict.id,
+        itemId,
+        verdict.runId,
+        verdict.reviewer,
+        verdict.decision,
+        verdict.label,
+        verdict.comment ?? null,
+        at,
+        step.depth,
+        step.mode,
+        config.tuner.window - 1,
+      ]);
       await this.#logMode(client, step.modeChanged);
       window.sort((a, b) => Number(a.seq) - Number(b.seq));
       await client.query(sql.setWindow, [window.map((v) => v.id), window.map((v) => v.decision === 'approve')]);
       const change = limitChange({ limit: state.attempt_limit, window, policy: config.tuner, at });
-      if (change !== undefined) await client.query(sql.changeLimit, [change.from, change.to, change.approveRate, JSON.stringify(change.verdictIds), at, null]);
-      await this.#record(client, state, [{ type: 'verdict', at, data: verdict }, ...modeEntry(step.modeChanged, itemId), ...(change === undefined ? [] : [{ type: 'limit_change' as const, at, data: change }])]);
-      return { verdict, repeated: false, ...(step.modeChanged === undefined ? {} : { modeChanged: step.modeChanged }), ...(change === undefined ? {} : { limitChanged: change }) };
+      if (change !== undefined)
+        await client.query(sql.changeLimit, [change.from, change.to, change.approveRate, JSON.stringify(change.verdictIds), at, null]);
+      await this.#record(client, state, [
+        { type: 'verdict', at, data: verdict },
+        ...modeEntry(step.modeChanged, itemId),
+        ...(change === undefined ? [] : [{ type: 'limit_change' as const, at, data: change }]),
+      ]);
+      return {
+        verdict,
+        repeated: false,
+        ...(step.modeChanged === undefined ? {} : { modeChanged: step.modeChanged }),
+        ...(change === undefined ? {} : { limitChanged: change }),
+      };
     });
   }
 
@@ -352,7 +465,10 @@ export class PostgresReviewQueue implements ReviewQueue {
   }
 
   async labelCounts(window = this.config.labels.window): Promise<Readonly<Record<string, number>>> {
-    return countLabels(this.config.labels, (await this.recentVerdicts(window)).map((verdict) => verdict.label));
+    return countLabels(
+      this.config.labels,
+      (await this.recentVerdicts(window)).map((verdict) => verdict.label),
+    );
   }
 
   async stats(): Promise<ReviewStats> {
@@ -389,12 +505,22 @@ export class PostgresReviewQueue implements ReviewQueue {
       await this.#refresh(client, state);
       const config = this.config;
       if ((await rows(client, sql.insertReport, [report.runId, report.budgetCapped, at])).length === 0) return {};
-      const recent = (await rows<{ run_id: string; budget_capped: boolean }>(client, sql.recentReports, [config.alerts.window])).reverse().map((row) => ({ runId: row.run_id, budgetCapped: row.budget_capped }));
+      const recent = (await rows<{ run_id: string; budget_capped: boolean }>(client, sql.recentReports, [config.alerts.window]))
+        .reverse()
+        .map((row) => ({ runId: row.run_id, budgetCapped: row.budget_capped }));
       const step = alertStep({ policy: config.alerts, active: state.alert_active, recent });
       if (step.active !== state.alert_active) await client.query(sql.setAlerting, [step.active]);
       if (step.raise === undefined) return {};
       const alert: Alert = { id: generateId(), kind: 'budget_cap_share', ...step.raise, raisedAt: at };
-      await client.query(sql.insertAlert, [alert.id, alert.kind, alert.share, alert.threshold, alert.window, JSON.stringify(alert.cappedRunIds), at]);
+      await client.query(sql.insertAlert, [
+        alert.id,
+        alert.kind,
+        alert.share,
+        alert.threshold,
+        alert.window,
+        JSON.stringify(alert.cappedRunIds),
+        at,
+      ]);
       await this.#record(client, state, [{ type: 'alert', at, data: alert }]);
       return { alert };
     });
@@ -444,7 +570,16 @@ export class PostgresReviewQueue implements ReviewQueue {
 }
 
 function verdictOf(id: string, itemId: string, runId: string, input: VerdictInput, at: number): Verdict {
-  return { id, itemId, runId, reviewer: input.reviewer, decision: input.decision, label: input.label, ...(input.comment === undefined ? {} : { comment: input.comment }), decidedAt: at };
+  return {
+    id,
+    itemId,
+    runId,
+    reviewer: input.reviewer,
+    decision: input.decision,
+    label: input.label,
+    ...(input.comment === undefined ? {} : { comment: input.comment }),
+    decidedAt: at,
+  };
 }
 
 function modeEntry(change: ModeChange | undefined, itemId: string): JournalEntryInput[] {
@@ -455,7 +590,15 @@ async function appendJournal(client: Query, sql: Statements, head: JournalHead, 
   if (entries.length === 0) return;
   const chained = chainJournal(head, entries);
   const column = <K extends keyof JournalRow>(key: K): JournalRow[K][] => chained.rows.map((row) => row[key]);
-  await client.query(sql.appendJournal, [chained.head.count, chained.head.lastHash, column('seq'), column('type'), column('body'), column('prevHash'), column('hash')]);
+  await client.query(sql.appendJournal, [
+    chained.head.count,
+    chained.head.lastHash,
+    column('seq'),
+    column('type'),
+    column('body'),
+    column('prevHash'),
+    column('hash'),
+  ]);
 }
 
 interface Settled {
@@ -472,13 +615,21 @@ async function migrate(pool: PgPool, schema: string, options: ReviewQueueOptions
   const S = quote(schema);
   const sql = statements(S);
   return inTransaction(pool, async (client) => {
-    await applyMigrations(client, schema, S, { table: 'review_migrations', migrations: REVIEW_MIGRATIONS, sql: (version, quoted) => POSTGRES_REVIEW_MIGRATIONS[version as keyof typeof POSTGRES_REVIEW_MIGRATIONS](quoted) });
-    await client.query(`INSERT INTO ${S}.review_state (id, mode, attempt_limit) VALUES (1, 'normal', $1) ON CONFLICT (id) DO NOTHING`, [settleConfig(undefined, options).runtime.config.tuner.initial]);
+    await applyMigrations(client, schema, S, {
+      table: 'review_migrations',
+      migrations: REVIEW_MIGRATIONS,
+      sql: (version, quoted) => POSTGRES_REVIEW_MIGRATIONS[version as keyof typeof POSTGRES_REVIEW_MIGRATIONS](quoted),
+    });
+    await client.query(`INSERT INTO ${S}.review_state (id, mode, attempt_limit) VALUES (1, 'normal', $1) ON CONFLICT (id) DO NOTHING`, [
+      settleConfig(undefined, options).runtime.config.tuner.initial,
+    ]);
     const state = (await one<StateRow>(client, sql.lockState)) as StateRow;
     const stored = (await one<{ settings: string | null }>(client, sql.settings))?.settings;
     const { runtime, changed } = settleConfig(stored, options);
     if (changed === undefined) return { runtime, settingsVersion: state.settings_version };
-    const { settings_version: settingsVersion } = (await one<{ settings_version: number }>(client, sql.storeSettings, [JSON.stringify(runtime.config)])) as { settings_version: number };
+    const { settings_version: settingsVersion } = (await one<{ settings_version: number }>(client, sql.storeSettings, [
+      JSON.stringify(runtime.config),
+    ])) as { settings_version: number };
     const at = runtime.now();
     const entries: JournalEntryInput[] = [{ type: 'settings', at, data: changed }];
     const mode = nextMode({ mode: state.mode, depth: state.depth, policy: runtime.config.backpressure });

@@ -1,4 +1,10 @@
-import { immediate, openSqlite, type SqliteDatabase, type SqliteSource, type SqliteStatement } from '../../ledger/sqlite/sqlite-database.js';
+import {
+  immediate,
+  openSqlite,
+  type SqliteDatabase,
+  type SqliteSource,
+  type SqliteStatement,
+} from '../../ledger/sqlite/sqlite-database.js';
 import type { Brief } from '../../loop/brief.js';
 import { alertStep, type Alert, type RunReport, type WebhookDelivery } from '../alerts.js';
 import { admit, nextMode, release, type ModeChange, type QueueMode } from '../backpressure.js';
@@ -9,9 +15,40 @@ import { boundLimit, limitChange, type LimitChange } from '../feedback-tuner.js'
 import { countLabels } from '../labels.js';
 import { REVIEW_MIGRATIONS } from '../migrations.js';
 import { assertReviewer, briefItem, leaseOf, limitOf } from '../review-item.js';
-import type { ClaimOptions, DroppedItem, EnqueueOptions, EnqueueResult, Page, ReviewEntry, ReviewQueue, ReviewStats, Verdict, VerdictInput, VerdictResult } from '../review-queue.js';
+import type {
+  ClaimOptions,
+  DroppedItem,
+  EnqueueOptions,
+  EnqueueResult,
+  Page,
+  ReviewEntry,
+  ReviewQueue,
+  ReviewStats,
+  Verdict,
+  VerdictInput,
+  VerdictResult,
+} from '../review-queue.js';
 import { reviewStats } from '../review-stats.js';
-import { toAlert, toDropped, toEntry, toItem, toJournalRow, toLimitChange, toModeChange, toVerdict, VERDICT_JOIN_COLUMNS, verdictTarget, type AlertRow, type BreakerRow, type ItemRow, type ItemVerdictRow, type JournalSqlRow, type LimitChangeRow, type ModeChangeRow, type VerdictRow } from '../sql-rows.js';
+import {
+  toAlert,
+  toDropped,
+  toEntry,
+  toItem,
+  toJournalRow,
+  toLimitChange,
+  toModeChange,
+  toVerdict,
+  VERDICT_JOIN_COLUMNS,
+  verdictTarget,
+  type AlertRow,
+  type BreakerRow,
+  type ItemRow,
+  type ItemVerdictRow,
+  type JournalSqlRow,
+  type LimitChangeRow,
+  type ModeChangeRow,
+  type VerdictRow,
+} from '../sql-rows.js';
 import { assertVerdictInput, verdictAction } from '../verdict-rules.js';
 import { SQLITE_REVIEW_MIGRATIONS } from './migrations.js';
 import { readSqliteQueue } from './stored-queue.js';
@@ -64,9 +101,14 @@ export class SqliteReviewQueue implements ReviewQueue {
 
   /** Opens (and migrates) the review queue in a SQLite database, usually the ledger's. */
   static async open({ database, synchronous, ...options }: SqliteReviewQueueOptions): Promise<SqliteReviewQueue> {
-    if (synchronous !== undefined && !['full', 'normal', 'off'].includes(synchronous)) throw new TypeError(`Expected synchronous to be full, normal or off, got ${JSON.stringify(synchronous)}`);
+    if (synchronous !== undefined && !['full', 'normal', 'off'].includes(synchronous))
+      throw new TypeError(`Expected synchronous to be full, normal or off, got ${JSON.stringify(synchronous)}`);
     // A file opened here gets full durability; a database shared with the ledger keeps its setting.
-    return openSqlite(database, synchronous ?? (typeof database === 'string' ? 'full' : undefined), (db, owned) => new SqliteReviewQueue(db, owned, migrate(db, options)));
+    return openSqlite(
+      database,
+      synchronous ?? (typeof database === 'string' ? 'full' : undefined),
+      (db, owned) => new SqliteReviewQueue(db, owned, migrate(db, options)),
+    );
   }
 
   get config(): ReviewConfig {
@@ -80,11 +122,17 @@ export class SqliteReviewQueue implements ReviewQueue {
     return this.#immediate(() => {
       const config = this.config;
       const before = this.#sql.byRun.get(item.runId) as ItemRow | undefined;
-      if (before !== undefined) return { ...(before.state === 'dropped' ? { dropped: toItem(before) } : { item: toItem(before) }), mode: this.#state().mode, repeated: true as const };
+      if (before !== undefined)
+        return {
+          ...(before.state === 'dropped' ? { dropped: toItem(before) } : { item: toItem(before) }),
+          mode: this.#state().mode,
+          repeated: true as const,
+        };
       const { mode } = this.#state();
       const depth = this.#count('depth');
       const lowest = depth >= config.backpressure.capacity ? (this.#sql.lowest.get(at) as ItemRow | undefined) : undefined;
-      const droppable = lowest === undefined ? [] : [{ priority: lowest.priority, seq: Number(lowest.seq), id: lowest.id, json: lowest.item }];
+      const droppable =
+        lowest === undefined ? [] : [{ priority: lowest.priority, seq: Number(lowest.seq), id: lowest.id, json: lowest.item }];
       const json = JSON.stringify(item);
       const incoming = { priority: item.priority, seq: Number.POSITIVE_INFINITY, id: item.id, json };
       const step = admit({ policy: config.backpressure, mode, depth, droppable, incoming, at });
@@ -96,7 +144,12 @@ export class SqliteReviewQueue implements ReviewQueue {
       const dropped = step.drop === undefined ? undefined : step.drop === incoming ? item : toItem({ item: step.drop.json });
       if (dropped !== undefined) this.#record([{ type: 'drop', at, data: { item: dropped, droppedAt: at, depth, displacedBy: item.id } }]);
       this.#setMode(step.modeChanged, item.id);
-      return { ...(step.drop === incoming ? {} : { item }), ...(dropped === undefined ? {} : { dropped }), mode: step.mode, ...(step.modeChanged === undefined ? {} : { modeChanged: step.modeChanged }) };
+      return {
+        ...(step.drop === incoming ? {} : { item }),
+        ...(dropped === undefined ? {} : { dropped }),
+        mode: step.mode,
+        ...(step.modeChanged === undefined ? {} : { modeChanged: step.modeChanged }),
+      };
     });
   }
 
@@ -120,10 +173,28 @@ export class SqliteReviewQueue implements ReviewQueue {
       const action = verdictAction({ itemId, target: verdictTarget(row), input, now: at });
       if ('repeat' in action) return { verdict: action.repeat, repeated: true };
       const item = toItem(row as ItemRow);
-      const verdict: Verdict = { id: generateId(), itemId, runId: item.runId, reviewer: input.reviewer, decision: input.decision, label: input.label, ...(input.comment === undefined ? {} : { comment: input.comment }), decidedAt: at };
+      const verdict: Verdict = {
+        id: generateId(),
+        itemId,
+        runId: item.runId,
+        reviewer: input.reviewer,
+        decision: input.decision,
+        label: input.label,
+        ...(input.comment === undefined ? {} : { comment: input.comment }),
+        decidedAt: at,
+      };
       const depth = this.#count('depth');
       const state = this.#state();
-      this.#sql.insertVerdict.run(verdict.id, itemId, verdict.runId, verdict.reviewer, verdict.decision, verdict.label, verdict.comment ?? null, at);
+      this.#sql.insertVerdict.run(
+        verdict.id,
+        itemId,
+        verdict.runId,
+        verdict.reviewer,
+        verdict.decision,
+        verdict.label,
+        verdict.comment ?? null,
+        at,
+      );
       this.#sql.decide.run(itemId);
       this.#record([{ type: 'verdict', at, data: verdict }]);
       const step = release({ policy: config.backpressure, mode: state.mode, depth, at });
@@ -135,7 +206,12 @@ export class SqliteReviewQueue implements ReviewQueue {
         this.#sql.logLimit.run(change.from, change.to, change.approveRate, JSON.stringify(change.verdictIds), at, null);
         this.#record([{ type: 'limit_change', at, data: change }]);
       }
-      return { verdict, repeated: false, ...(step.modeChanged === undefined ? {} : { modeChanged: step.modeChanged }), ...(change === undefined ? {} : { limitChanged: change }) };
+      return {
+        verdict,
+        repeated: false,
+        ...(step.modeChanged === undefined ? {} : { modeChanged: step.modeChanged }),
+        ...(change === undefined ? {} : { limitChanged: change }),
+      };
     });
   }
 
@@ -178,7 +254,10 @@ export class SqliteReviewQueue implements ReviewQueue {
   }
 
   async labelCounts(window = this.config.labels.window): Promise<Readonly<Record<string, number>>> {
-    return countLabels(this.config.labels, (await this.recentVerdicts(window)).map((verdict) => verdict.label));
+    return countLabels(
+      this.config.labels,
+      (await this.recentVerdicts(window)).map((verdict) => verdict.label),
+    );
   }
 
   async stats(): Promise<ReviewStats> {
@@ -208,7 +287,9 @@ export class SqliteReviewQueue implements ReviewQueue {
     return this.#immediate(() => {
       const config = this.config;
       if (this.#sql.insertReport.run(report.runId, report.budgetCapped ? 1 : 0, at).changes === 0) return {};
-      const recent = (this.#sql.recentReports.all(config.alerts.window) as { run_id: string; budget_capped: number }[]).reverse().map((row) => ({ runId: row.run_id, budgetCapped: row.budget_capped === 1 }));
+      const recent = (this.#sql.recentReports.all(config.alerts.window) as { run_id: string; budget_capped: number }[])
+        .reverse()
+        .map((row) => ({ runId: row.run_id, budgetCapped: row.budget_capped === 1 }));
       const step = alertStep({ policy: config.alerts, active: this.#state().alert_active === 1, recent });
       this.#sql.setAlerting.run(step.active ? 1 : 0);
       if (step.raise === undefined) return {};
@@ -295,21 +376,31 @@ function prepare(db: SqliteDatabase) {
     dropItem: sql("UPDATE review_items SET state = 'dropped', claimed_by = NULL, claimed_at = NULL, lease_until = NULL WHERE id = ?"),
     logDrop: sql('INSERT INTO review_breaker_log (item_id, item, dropped_at, depth, displaced_by) VALUES (?, ?, ?, ?, ?)'),
     logMode: sql('INSERT INTO review_mode_changes (from_mode, to_mode, depth, changed_at) VALUES (?, ?, ?, ?)'),
-    claim: sql(`UPDATE review_items SET claims = claims + 1, claimed_by = ?, claimed_at = ?, lease_until = ? WHERE seq = (SELECT seq FROM review_items WHERE ${claimable} ORDER BY priority DESC, seq LIMIT 1) RETURNING *`),
+    claim: sql(
+      `UPDATE review_items SET claims = claims + 1, claimed_by = ?, claimed_at = ?, lease_until = ? WHERE seq = (SELECT seq FROM review_items WHERE ${claimable} ORDER BY priority DESC, seq LIMIT 1) RETURNING *`,
+    ),
     get: sql(`SELECT i.*, ${VERDICT_JOIN_COLUMNS} FROM review_items i LEFT JOIN review_verdicts v ON v.item_id = i.id WHERE i.id = ?`),
     list: sql(`SELECT * FROM review_items WHERE ${open} ORDER BY priority DESC, seq LIMIT ?`),
-    insertVerdict: sql('INSERT INTO review_verdicts (id, item_id, run_id, reviewer, decision, label, comment, decided_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
+    insertVerdict: sql(
+      'INSERT INTO review_verdicts (id, item_id, run_id, reviewer, decision, label, comment, decided_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    ),
     decide: sql("UPDATE review_items SET state = 'decided', claimed_by = NULL, claimed_at = NULL, lease_until = NULL WHERE id = ?"),
     recentVerdicts: sql('SELECT * FROM review_verdicts ORDER BY seq DESC LIMIT ?'),
     verdictTotals: sql("SELECT count(*) AS n, coalesce(sum(decision = 'approve'), 0) AS approved FROM review_verdicts"),
-    logLimit: sql('INSERT INTO review_limit_changes (from_limit, to_limit, approve_rate, verdict_ids, changed_at, cause) VALUES (?, ?, ?, ?, ?, ?)'),
+    logLimit: sql(
+      'INSERT INTO review_limit_changes (from_limit, to_limit, approve_rate, verdict_ids, changed_at, cause) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
     dropped: sql('SELECT * FROM review_breaker_log ORDER BY seq LIMIT ?'),
     droppedCount: sql('SELECT count(*) AS n FROM review_breaker_log'),
     modeChanges: sql('SELECT * FROM review_mode_changes ORDER BY seq LIMIT ?'),
     limitChanges: sql('SELECT * FROM review_limit_changes ORDER BY seq LIMIT ?'),
-    insertReport: sql('INSERT INTO review_run_reports (run_id, budget_capped, reported_at) VALUES (?, ?, ?) ON CONFLICT (run_id) DO NOTHING'),
+    insertReport: sql(
+      'INSERT INTO review_run_reports (run_id, budget_capped, reported_at) VALUES (?, ?, ?) ON CONFLICT (run_id) DO NOTHING',
+    ),
     recentReports: sql('SELECT run_id, budget_capped FROM review_run_reports ORDER BY seq DESC LIMIT ?'),
-    insertAlert: sql('INSERT INTO review_alerts (id, kind, share, threshold, window_size, capped_run_ids, raised_at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+    insertAlert: sql(
+      'INSERT INTO review_alerts (id, kind, share, threshold, window_size, capped_run_ids, raised_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    ),
     setDelivery: sql('UPDATE review_alerts SET webhook = ? WHERE id = ?'),
     alerts: sql('SELECT * FROM review_alerts ORDER BY seq LIMIT ?'),
     alertCount: sql('SELECT count(*) AS n FROM review_alerts'),
@@ -318,7 +409,9 @@ function prepare(db: SqliteDatabase) {
     appendJournal: sql('INSERT INTO review_journal (seq, type, body, prev_hash, hash) VALUES (?, ?, ?, ?, ?)'),
     settings: sql('SELECT settings FROM review_state WHERE id = 1'),
     settingsVersion: sql('SELECT settings, settings_version FROM review_state WHERE id = 1'),
-    storeSettings: sql('UPDATE review_state SET settings = ?, settings_version = settings_version + 1 WHERE id = 1 RETURNING settings_version'),
+    storeSettings: sql(
+      'UPDATE review_state SET settings = ?, settings_version = settings_version + 1 WHERE id = 1 RETURNING settings_version',
+    ),
   };
 }
 
@@ -330,15 +423,14 @@ function assertReport(report: RunReport): void {
   }
 }
 
-
-
 function journalHead(sql: Statements): JournalHead {
   const row = sql.journalHead.get() as { journal_count: number; journal_hash: string };
   return { count: Number(row.journal_count), lastHash: row.journal_hash };
 }
 
 function record(sql: Statements, entries: readonly { type: JournalType; at: number; data: object }[]): void {
-  for (const row of chainJournal(journalHead(sql), entries).rows) sql.appendJournal.run(row.seq, row.type, row.body, row.prevHash, row.hash);
+  for (const row of chainJournal(journalHead(sql), entries).rows)
+    sql.appendJournal.run(row.seq, row.type, row.body, row.prevHash, row.hash);
 }
 
 interface Settled {
@@ -353,12 +445,19 @@ interface Settled {
  */
 function migrate(db: SqliteDatabase, options: ReviewQueueOptions): Settled {
   return immediate(db, () => {
-    applyMigrations(db, { table: 'review_migrations', migrations: REVIEW_MIGRATIONS, sql: (version) => SQLITE_REVIEW_MIGRATIONS[version as keyof typeof SQLITE_REVIEW_MIGRATIONS] });
+    applyMigrations(db, {
+      table: 'review_migrations',
+      migrations: REVIEW_MIGRATIONS,
+      sql: (version) => SQLITE_REVIEW_MIGRATIONS[version as keyof typeof SQLITE_REVIEW_MIGRATIONS],
+    });
     const sql = prepare(db);
     const stored = (sql.settings.get() as { settings: string | null } | undefined)?.settings;
     const { runtime, changed } = settleConfig(stored, options);
-    db.prepare("INSERT INTO review_state (id, mode, attempt_limit) VALUES (1, 'normal', ?) ON CONFLICT (id) DO NOTHING").run(runtime.config.tuner.initial);
-    if (changed === undefined) return { runtime, settingsVersion: (sql.settingsVersion.get() as { settings_version: number }).settings_version };
+    db.prepare("INSERT INTO review_state (id, mode, attempt_limit) VALUES (1, 'normal', ?) ON CONFLICT (id) DO NOTHING").run(
+      runtime.config.tuner.initial,
+    );
+    if (changed === undefined)
+      return { runtime, settingsVersion: (sql.settingsVersion.get() as { settings_version: number }).settings_version };
     const { settings_version: settingsVersion } = sql.storeSettings.get(JSON.stringify(runtime.config)) as { settings_version: number };
     const at = runtime.now();
     record(sql, [{ type: 'settings', at, data: changed }]);

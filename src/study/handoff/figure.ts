@@ -7,7 +7,12 @@ import type { HandoffStudy } from './run-handoff-study.js';
 const WIDTH = 320;
 const HEIGHT = 180;
 const FONT = 'Helvetica, Arial, sans-serif';
-const config: Config = { text: { font: FONT }, title: { font: FONT }, axis: { labelFont: FONT, titleFont: FONT }, legend: { labelFont: FONT, titleFont: FONT } };
+const config: Config = {
+  text: { font: FONT },
+  title: { font: FONT },
+  axis: { labelFont: FONT, titleFont: FONT },
+  legend: { labelFont: FONT, titleFont: FONT },
+};
 
 /** File name of the figure that `writeHandoffFigure` writes. */
 export const HANDOFF_FIGURE_FILE = 'handoff-depth.svg';
@@ -21,7 +26,9 @@ export function handoffFigureSpec(study: HandoffStudy): Spec {
   const panel = (name: string) => ({ config: name, order: order.indexOf(name) });
   const points = study.flatMap((row) => row.depth.map((depth, minute) => ({ ...panel(row.config), variant: row.variant, minute, depth })));
   // Minute m is drawn over (m − 1, m].
-  const degraded = study.flatMap((row) => (row.variant === 'protocol' ? row.degradedSpans.map(([first, last]) => ({ config: row.config, from: first - 1, to: last })) : []));
+  const degraded = study.flatMap((row) =>
+    row.variant === 'protocol' ? row.degradedSpans.map(([first, last]) => ({ config: row.config, from: first - 1, to: last })) : [],
+  );
   const capacity = Math.max(...study.map((row) => row.capacity));
   const minutes = Math.max(...study.map((row) => row.depth.length - 1));
   const levels = [
@@ -35,7 +42,11 @@ export function handoffFigureSpec(study: HandoffStudy): Spec {
     autosize: 'pad',
     background: 'white',
     config,
-    title: { text: `Review queue depth per minute (seed ${seed})`, subtitle: 'solid: simple model; dashed: full protocol; shaded: protocol in degraded mode', anchor: 'start' },
+    title: {
+      text: `Review queue depth per minute (seed ${seed})`,
+      subtitle: 'solid: simple model; dashed: full protocol; shaded: protocol in degraded mode',
+      anchor: 'start',
+    },
     data: [
       { name: 'points', values: points },
       { name: 'degraded', values: degraded },
@@ -64,16 +75,45 @@ export function handoffFigureSpec(study: HandoffStudy): Spec {
           { orient: 'left', scale: 'y', title: 'items in queue', grid: true },
         ],
         marks: [
-          { type: 'rect', from: { data: 'spans' }, encode: { enter: { x: { scale: 'x', field: 'from' }, x2: { scale: 'x', field: 'to' }, y: { value: 0 }, y2: { field: { group: 'height' } }, fill: { value: '#e15759' }, fillOpacity: { value: 0.12 } } } },
+          {
+            type: 'rect',
+            from: { data: 'spans' },
+            encode: {
+              enter: {
+                x: { scale: 'x', field: 'from' },
+                x2: { scale: 'x', field: 'to' },
+                y: { value: 0 },
+                y2: { field: { group: 'height' } },
+                fill: { value: '#e15759' },
+                fillOpacity: { value: 0.12 },
+              },
+            },
+          },
           {
             type: 'rule',
             from: { data: 'levels' },
-            encode: { enter: { x: { value: 0 }, x2: { field: { group: 'width' } }, y: { scale: 'y', field: 'value' }, stroke: { value: '#999' }, strokeDash: { value: [2, 3] } } },
+            encode: {
+              enter: {
+                x: { value: 0 },
+                x2: { field: { group: 'width' } },
+                y: { scale: 'y', field: 'value' },
+                stroke: { value: '#999' },
+                strokeDash: { value: [2, 3] },
+              },
+            },
           },
           {
             type: 'text',
             from: { data: 'levels' },
-            encode: { enter: { x: { value: 2 }, y: { scale: 'y', field: 'value', offset: -3 }, text: { field: 'label' }, fill: { value: '#777' }, fontSize: { value: 9 } } },
+            encode: {
+              enter: {
+                x: { value: 2 },
+                y: { scale: 'y', field: 'value', offset: -3 },
+                text: { field: 'label' },
+                fill: { value: '#777' },
+                fontSize: { value: 9 },
+              },
+            },
           },
           {
             type: 'group',
@@ -83,7 +123,13 @@ export function handoffFigureSpec(study: HandoffStudy): Spec {
                 type: 'line',
                 from: { data: 'series' },
                 encode: {
-                  enter: { x: { scale: 'x', field: 'minute' }, y: { scale: 'y', field: 'depth' }, stroke: { scale: 'color', field: 'variant' }, strokeDash: { scale: 'dash', field: 'variant' }, strokeWidth: { scale: 'width', field: 'variant' } },
+                  enter: {
+                    x: { scale: 'x', field: 'minute' },
+                    y: { scale: 'y', field: 'depth' },
+                    stroke: { scale: 'color', field: 'variant' },
+                    strokeDash: { scale: 'dash', field: 'variant' },
+                    strokeWidth: { scale: 'width', field: 'variant' },
+                  },
                 },
               },
             ],
@@ -99,7 +145,7 @@ export function handoffFigureSpec(study: HandoffStudy): Spec {
  * loaded only here, so the study itself never pays for it.
  */
 export async function renderHandoffFigure(study: HandoffStudy): Promise<string> {
-  const vega = await MissingPeerError.load(() => import('vega'), { packageName: 'vega', purpose: 'draw the study\'s SVG figures' });
+  const vega = await MissingPeerError.load(() => import('vega'), { packageName: 'vega', purpose: "draw the study's SVG figures" });
   const view = new vega.View(vega.parse(handoffFigureSpec(study)), { renderer: 'none' });
   try {
     return `${await view.toSVG()}\n`;

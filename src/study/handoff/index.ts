@@ -3,6 +3,26 @@ export { runHandoffStudy, type HandoffRow, type HandoffStudy } from './run-hando
 export type { HandoffStudyOptions } from './options.js';
 export { renderHandoffMarkdown } from './report-markdown.js';
 export { handoffFigureSpec, renderHandoffFigure, writeHandoffFigure, HANDOFF_FIGURE_FILE } from './figure.js';
-export { simulateHandoff, HANDOFF_VARIANTS, type Drop, type HandoffStreams, type HandoffTrace, type HandoffVariant, type MinuteRecord, type Review, type SimulateHandoffOptions } from './simulate.js';
-export { APPROVE_PROBABILITY, BURST_FACTOR, DRAFT_QUALITY_WEIGHTS, HANDOFF_CONFIGS, MAX_PRIORITY, QUALITY_WEIGHTS, type HandoffConfig, type Quality, type QualityWeights } from './model.js';
+export {
+  simulateHandoff,
+  HANDOFF_VARIANTS,
+  type Drop,
+  type HandoffStreams,
+  type HandoffTrace,
+  type HandoffVariant,
+  type MinuteRecord,
+  type Review,
+  type SimulateHandoffOptions,
+} from './simulate.js';
+export {
+  APPROVE_PROBABILITY,
+  BURST_FACTOR,
+  DRAFT_QUALITY_WEIGHTS,
+  HANDOFF_CONFIGS,
+  MAX_PRIORITY,
+  QUALITY_WEIGHTS,
+  type HandoffConfig,
+  type Quality,
+  type QualityWeights,
+} from './model.js';
 export type { QueueItem } from './queues.js';

@@ -26,7 +26,8 @@ export interface ResolvedHandoffOptions {
   readonly random: RandomFactory;
 }
 
-const describe = (value: unknown): string => (typeof value === 'string' || (typeof value === 'object' && value !== null) ? JSON.stringify(value) : String(value));
+const describe = (value: unknown): string =>
+  typeof value === 'string' || (typeof value === 'object' && value !== null) ? JSON.stringify(value) : String(value);
 
 function integer(option: string, value: unknown, min: number, max: number): number {
   if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max) return value;
@@ -51,9 +52,14 @@ function config(value: HandoffConfig, index: number): HandoffConfig {
 }
 
 function weights(value: QualityWeights): QualityWeights {
-  const valid = typeof value === 'object' && value !== null && QUALITIES.every((quality) => Number.isFinite(value[quality]) && value[quality] >= 0);
+  const valid =
+    typeof value === 'object' && value !== null && QUALITIES.every((quality) => Number.isFinite(value[quality]) && value[quality] >= 0);
   if (!valid || QUALITIES.every((quality) => value[quality] === 0)) {
-    throw new StudyOptionError({ option: 'draftWeights', expected: 'weights { good, minor, critical } ≥ 0, not all 0', got: describe(value) });
+    throw new StudyOptionError({
+      option: 'draftWeights',
+      expected: 'weights { good, minor, critical } ≥ 0, not all 0',
+      got: describe(value),
+    });
   }
   return Object.freeze({ good: value.good, minor: value.minor, critical: value.critical });
 }
@@ -61,11 +67,13 @@ function weights(value: QualityWeights): QualityWeights {
 /** Checks the options and fills in defaults; throws {@link StudyOptionError} naming the first bad option. */
 export function resolveHandoffOptions(options: HandoffStudyOptions): ResolvedHandoffOptions {
   const configs = options.configs ?? HANDOFF_CONFIGS;
-  if (!Array.isArray(configs) || configs.length === 0) throw new StudyOptionError({ option: 'configs', expected: 'a non-empty list of configurations', got: describe(configs) });
+  if (!Array.isArray(configs) || configs.length === 0)
+    throw new StudyOptionError({ option: 'configs', expected: 'a non-empty list of configurations', got: describe(configs) });
   const resolved = configs.map(config);
   const names = resolved.map(({ name }) => name);
   const repeated = names.find((name, index) => names.indexOf(name) !== index);
-  if (repeated !== undefined) throw new StudyOptionError({ option: 'configs', expected: 'configurations with distinct names', got: `${describe(repeated)} twice` });
+  if (repeated !== undefined)
+    throw new StudyOptionError({ option: 'configs', expected: 'configurations with distinct names', got: `${describe(repeated)} twice` });
   return {
     seed: integer('seed', options.seed ?? 1, 0, 2 ** 31 - 1),
     minutes: integer('minutes', options.minutes ?? 120, 1, 100_000),

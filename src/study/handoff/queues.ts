@@ -84,7 +84,16 @@ export class ProtocolQueue implements StudyQueue {
   }
 
   offer(item: QueueItem): QueueItem | undefined {
-    const { drop } = this.#settle(admit({ policy: this.#policy, mode: this.#mode, depth: this.#items.length, droppable: this.#items, incoming: item, at: item.arrivedAt * MINUTE_MS }));
+    const { drop } = this.#settle(
+      admit({
+        policy: this.#policy,
+        mode: this.#mode,
+        depth: this.#items.length,
+        droppable: this.#items,
+        incoming: item,
+        at: item.arrivedAt * MINUTE_MS,
+      }),
+    );
     if (drop === item) return item;
     if (drop !== undefined) this.#items.splice(this.#items.indexOf(drop), 1);
     this.#items.push(item);

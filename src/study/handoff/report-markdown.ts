@@ -29,7 +29,10 @@ const trajectory = (row: HandoffRow): string => row.limitTrajectory.map(([minute
  * @example
  * renderHandoffMarkdown(runHandoffStudy(), { figure: 'study-out/handoff-depth.svg' });
  */
-export function renderHandoffMarkdown(study: HandoffStudy, { figure, draftWeights = DRAFT_QUALITY_WEIGHTS }: { figure?: string; draftWeights?: QualityWeights } = {}): string {
+export function renderHandoffMarkdown(
+  study: HandoffStudy,
+  { figure, draftWeights = DRAFT_QUALITY_WEIGHTS }: { figure?: string; draftWeights?: QualityWeights } = {},
+): string {
   const first = study[0];
   const minutes = first === undefined ? 0 : first.depth.length - 1;
   const capacity = first?.capacity ?? BACKPRESSURE.capacity;
@@ -71,7 +74,24 @@ export function renderHandoffMarkdown(study: HandoffStudy, { figure, draftWeight
     '- Both variants draw the same bursts and, item by item, the same quality draws and priorities. Waits are whole minutes (0 = reviewed in the minute it arrived).',
     '',
     table(
-      ['config', 'variant', 'produced / reviewed per min', 'bursts', 'arrivals', 'dropped', 'overflow %', 'reviewed', 'approved %', 'avg wait (min)', 'max wait (min)', 'final limit', 'limit range', 'degraded min', 'breaker log', 'agent attempts'],
+      [
+        'config',
+        'variant',
+        'produced / reviewed per min',
+        'bursts',
+        'arrivals',
+        'dropped',
+        'overflow %',
+        'reviewed',
+        'approved %',
+        'avg wait (min)',
+        'max wait (min)',
+        'final limit',
+        'limit range',
+        'degraded min',
+        'breaker log',
+        'agent attempts',
+      ],
       rows,
     ),
     '',

@@ -2,7 +2,14 @@ import { streamSeed, type RandomFactory } from '../prng.js';
 import { round } from '../stats.js';
 import { MAX_PRIORITY, type HandoffConfig } from './model.js';
 import { resolveHandoffOptions, type HandoffStudyOptions } from './options.js';
-import { HANDOFF_VARIANTS, simulateHandoff, type HandoffStreams, type HandoffTrace, type MinuteRecord, type HandoffVariant } from './simulate.js';
+import {
+  HANDOFF_VARIANTS,
+  simulateHandoff,
+  type HandoffStreams,
+  type HandoffTrace,
+  type MinuteRecord,
+  type HandoffVariant,
+} from './simulate.js';
 
 /** One configuration in one variant: what `redline study handoff --json` prints, one per array element. */
 export interface HandoffRow {
@@ -63,10 +70,16 @@ function nameHash(name: string): number {
 
 function streams(random: RandomFactory, seed: number, config: HandoffConfig): HandoffStreams {
   const base = streamSeed(seed, nameHash(config.name));
-  return { burst: random(streamSeed(base, 0)), quality: random(streamSeed(base, 1)), priority: random(streamSeed(base, 2)), approval: random(streamSeed(base, 3)) };
+  return {
+    burst: random(streamSeed(base, 0)),
+    quality: random(streamSeed(base, 1)),
+    priority: random(streamSeed(base, 2)),
+    approval: random(streamSeed(base, 3)),
+  };
 }
 
-const mean = (values: readonly number[]): number => (values.length === 0 ? 0 : round(values.reduce((sum, value) => sum + value, 0) / values.length));
+const mean = (values: readonly number[]): number =>
+  values.length === 0 ? 0 : round(values.reduce((sum, value) => sum + value, 0) / values.length);
 const percent = (part: number, whole: number): number => (whole === 0 ? 0 : round((100 * part) / whole));
 
 function spans(minutes: readonly MinuteRecord[]): [number, number][] {
@@ -113,7 +126,9 @@ export function summarize(trace: HandoffTrace, seed: number): HandoffRow {
     modeChanges: trace.modeChanges,
     breakerLogged: variant === 'protocol' ? drops.length : 0,
     droppedByPriority: priorities.map((priority) => drops.filter((drop) => drop.item.priority === priority).length),
-    avgWaitByPriority: priorities.map((priority) => mean(reviews.filter((review) => review.item.priority === priority).map((review) => review.wait))),
+    avgWaitByPriority: priorities.map((priority) =>
+      mean(reviews.filter((review) => review.item.priority === priority).map((review) => review.wait)),
+    ),
     maxDepth: minutes.reduce((max, minute) => Math.max(max, minute.peakDepth), 0),
     finalDepth: minutes.at(-1)?.depth ?? 0,
     depth: [0, ...minutes.map((minute) => minute.depth)],
@@ -132,6 +147,8 @@ export function summarize(trace: HandoffTrace, seed: number): HandoffRow {
 export function runHandoffStudy(options: HandoffStudyOptions = {}): HandoffStudy {
   const { seed, minutes, configs, capacity, draftWeights, random } = resolveHandoffOptions(options);
   return configs.flatMap((config) =>
-    HANDOFF_VARIANTS.map((variant) => summarize(simulateHandoff({ config, variant, minutes, capacity, draftWeights, streams: streams(random, seed, config) }), seed)),
+    HANDOFF_VARIANTS.map((variant) =>
+      summarize(simulateHandoff({ config, variant, minutes, capacity, draftWeights, streams: streams(random, seed, config) }), seed),
+    ),
   );
 }

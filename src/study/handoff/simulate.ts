@@ -1,7 +1,15 @@
 import { backpressure, type QueueMode } from '../../review/backpressure.js';
 import { TUNER, tuneLimit } from '../../review/feedback-tuner.js';
 import type { Uniform } from '../prng.js';
-import { APPROVE_PROBABILITY, BURST_FACTOR, MAX_PRIORITY, QUALITY_WEIGHTS, qualityOf, type HandoffConfig, type QualityWeights } from './model.js';
+import {
+  APPROVE_PROBABILITY,
+  BURST_FACTOR,
+  MAX_PRIORITY,
+  QUALITY_WEIGHTS,
+  qualityOf,
+  type HandoffConfig,
+  type QualityWeights,
+} from './model.js';
 import { FifoQueue, ProtocolQueue, type QueueItem, type StudyQueue } from './queues.js';
 
 /** `simple`: SPEC §8.2's FIFO with overflow; `protocol`: SPEC §5's watermarks, degraded mode and priority drops. */

@@ -12,7 +12,7 @@ describe('median', () => {
   test('a single number is its own median', () => {
     assert.equal(median([7]), 7);
   });
-  test('does not reorder the caller\'s array', () => {
+  test("does not reorder the caller's array", () => {
     const numbers = [3, 1, 2];
     median(numbers);
     assert.deepEqual(numbers, [3, 1, 2]);
