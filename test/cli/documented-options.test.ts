@@ -12,7 +12,7 @@ function declaredFlags(): Set<string> {
   const dir = path.join(ROOT, 'src/cli');
   return new Set(
     readdirSync(dir).flatMap((file) =>
-      [...readFileSync(path.join(dir, file), 'utf8').matchAll(/[oO]ption\('(--[a-z][a-z-]*)/g)].map((match) => match[1] as string),
+      [...readFileSync(path.join(dir, file), 'utf8').matchAll(/[oO]ption\(\s*'(--[a-z][a-z-]*)/g)].map((match) => match[1] as string),
     ),
   );
 }
