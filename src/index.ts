@@ -96,7 +96,7 @@ export { sandboxProblem, assertSandboxAvailable } from './process/sandbox-proble
 export type { Sandbox, BwrapSandbox } from './process/sandbox.js';
 export { replayProposer, loadReplay } from './proposers/replay-proposer.js';
 
-export type { Ledger, LedgerHead, LedgerRecord, RecordType, TaskPriors } from './ledger/ledger.js';
+export type { Ledger, LedgerHead, LedgerRecord, RecordType, StoredRun, StreamOptions, TaskPriors } from './ledger/ledger.js';
 export { MemoryLedger } from './ledger/memory/memory-ledger.js';
 
 export {
@@ -117,6 +117,7 @@ export {
   verifyRun,
   verifySignedRun,
   type ChainProblem,
+  type LedgerVerification,
   type RunVerification,
   type SignatureOptions,
 } from './ledger/verify.js';
@@ -129,7 +130,7 @@ export {
   type SignatureStatus,
 } from './ledger/seal-signature.js';
 export { keySigner, keyIdOf, readPrivateKey, readPublicKey } from './ledger/signing-key.js';
-export { ledgerDigest, checkDigest, type LedgerDigest, type DigestCheck } from './ledger/ledger-digest.js';
+export { ledgerDigest, checkDigest, type LedgerDigest, type DigestCheck, type DigestRuns } from './ledger/ledger-digest.js';
 export { exportJsonl, importJsonl } from './ledger/export.js';
 export { replayPolicies, type PolicyReplay, type ReplayPolicy } from './ledger/replay.js';
 export { admitRun, AdmitError, type Admission, type AdmitOptions, type AdmitErrorCode, type Conflict } from './ledger/admit.js';

@@ -7,7 +7,8 @@ import type { Ledger, LedgerRecord, StoredRecord } from '../ledger/ledger.js';
 import { checkDigest, ledgerDigest, parseDigest } from '../ledger/ledger-digest.js';
 import { displayLocation, ledgerLocation, openLedger } from '../ledger/open-ledger.js';
 import { localPublicKeys, openSigner, readPublicKey } from '../ledger/signing-key.js';
-import { readRun, verifyLedger, verifySignedRun, type RunVerification, type SignatureOptions } from '../ledger/verify.js';
+import { readRun, streamRuns } from '../ledger/history.js';
+import { verifyLedger, verifySignedRun, type LedgerVerification, type RunVerification, type SignatureOptions } from '../ledger/verify.js';
 import { verifyStoredJournal } from '../review/open-review-queue.js';
 import type { Output } from './run-command.js';
 import { clean, jsonLine } from './terminal-text.js';
@@ -58,19 +59,24 @@ async function signatureOptions(
  * What `verify` says about the seal signatures of the runs: how many verified, with which keys, and what
  * was not checked; nothing when no run is sealed.
  */
-function signatureSummary(results: readonly RunVerification[], from: string): string {
-  const count = (status: string): number => results.filter((result) => result.signature?.status === status).length;
-  if (results.length === count('unsealed')) return '';
-  const others = [
-    ...new Set(results.filter((result) => result.signature?.status === 'unknown_key').map((result) => result.signature?.keyId)),
-  ];
+function signatureSummary({ runs, signatures, otherKeys }: LedgerVerification, from: string): string {
+  if (runs === signatures.unsealed) return '';
   const parts = [
-    `${count('valid')} valid`,
-    `${count('invalid')} invalid`,
-    `${count('unsigned')} unsigned`,
-    ...(others.length === 0 ? [] : [`${count('unknown_key')} signed by another key (${others.join(', ')})`]),
+    `${signatures.valid} valid`,
+    `${signatures.invalid} invalid`,
+    `${signatures.unsigned} unsigned`,
+    ...(otherKeys.length === 0 ? [] : [`${signatures.unknown_key} signed by another key (${otherKeys.join(', ')})`]),
   ];
   return `; seal signatures: ${parts.join(', ')} — checked with ${from}`;
+}
+
+/** The line `verify` prints for a run that does not verify. */
+function brokenLine(result: RunVerification): string {
+  return clean(
+    result.firstBad === undefined
+      ? `BROKEN run ${result.runId}: seal signature — ${result.signatureProblem}`
+      : `BROKEN run ${result.runId}: record ${result.firstBad.seq} ${result.firstBad.problem} — ${result.firstBad.detail}`,
+  );
 }
 
 /**
@@ -95,31 +101,28 @@ export async function verifyCommand(
   if (against !== undefined) parseDigest(against);
   const signatures = await signatureOptions(publicKey, location, requireSignatures);
   const runsOk = await withLedger(ledger, async (open, name) => {
-    const results = await verifyLedger(open, { ...(run === undefined ? {} : { runId: run }), signatures: signatures.options });
-    if (run !== undefined && results.length === 0) throw new TypeError(`Expected run ${run} in ${name}, got no such run`);
-    const broken = results.filter((result) => !result.ok);
-    if (json) for (const result of results) print(jsonLine(result));
-    else {
-      for (const result of broken)
-        print(
-          clean(
-            result.firstBad === undefined
-              ? `BROKEN run ${result.runId}: seal signature — ${result.signatureProblem}`
-              : `BROKEN run ${result.runId}: record ${result.firstBad.seq} ${result.firstBad.problem} — ${result.firstBad.detail}`,
-          ),
-        );
-      const records = results.reduce((sum, result) => sum + result.records, 0);
+    // Each run's line is printed as it is verified: only the totals are kept.
+    const totals = await verifyLedger(open, {
+      ...(run === undefined ? {} : { runId: run }),
+      signatures: signatures.options,
+      maxProblems: 0,
+      onRun: (result) => {
+        if (json) print(jsonLine(result));
+        else if (!result.ok) print(brokenLine(result));
+      },
+    });
+    if (run !== undefined && totals.runs === 0) throw new TypeError(`Expected run ${run} in ${name}, got no such run`);
+    if (!json)
       print(
         clean(
-          `${results.length - broken.length} of ${results.length} runs verify (${records} records) in ${name}${signatureSummary(results, signatures.from)}`,
+          `${totals.runs - totals.broken} of ${totals.runs} runs verify (${totals.records} records) in ${name}${signatureSummary(totals, signatures.from)}`,
         ),
       );
-    }
-    if (against === undefined) return broken.length === 0;
-    const head = checkDigest(await open.runs(), against);
+    if (against === undefined) return totals.ok;
+    const head = await checkDigest(streamRuns(open), against);
     if (json) print(jsonLine({ against, ...head }));
     else print(`${head.ok ? 'ledger head matches' : 'BROKEN ledger head'} ${against}: ${head.detail}`);
-    return broken.length === 0 && head.ok;
+    return totals.ok && head.ok;
   });
   if (run !== undefined) return runsOk ? 0 : 1;
   const journal = await verifyStoredJournal(location);
@@ -138,7 +141,7 @@ export async function headCommand(
   { print, progress }: Output,
 ): Promise<number> {
   return withLedger(ledger, async (open, name) => {
-    const head = ledgerDigest(await open.runs());
+    const head = await ledgerDigest(streamRuns(open));
     if (json) print(jsonLine(head));
     else {
       print(head.digest);

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { AdmitError } from './admit-error.js';
 import { parseRecord } from './chain.js';
 import type { Ledger, LedgerRecord } from './ledger.js';
-import { readRun, verifyRun } from './verify.js';
+import { readRun } from './history.js';
+import { verifyRun } from './verify.js';
 
 /** What admission needs of a run, read from its verified records. */
 export interface AdmissionSource {

@@ -1,20 +1,26 @@
 import { LedgerError } from '../errors/ledger-error.js';
 import type { Ledger, RunRow, StoredRecord } from './ledger.js';
-import { readRun } from './verify.js';
+import { streamHistory } from './history.js';
 
 /** One line of a JSONL export: a run row, then its records in order. */
 export type ExportLine = ({ kind: 'run' } & RunRow) | ({ kind: 'record' } & StoredRecord);
 
 /**
- * Every run (or one) as JSON lines, rows exactly as stored so that hashes survive the round trip; each
- * run's row and records from one snapshot where the ledger offers it, so a live run exports as it stood.
+ * Every run (or one) as JSON lines, rows exactly as stored so that hashes survive the round trip. The
+ * runs are read as a stream (`streamHistory`: pages under one snapshot where the ledger offers it), so a
+ * live run exports as it stood and memory does not grow with the number of runs.
  */
-export async function* exportJsonl(ledger: Ledger, { runId }: { runId?: string } = {}): AsyncGenerator<string> {
-  for (const listed of await ledger.runs(runId === undefined ? {} : { runId })) {
-    const snapshot = await readRun(ledger, listed);
-    if (snapshot === undefined) continue;
-    yield JSON.stringify({ kind: 'run', ...snapshot.run });
-    for (const record of snapshot.records) yield JSON.stringify({ kind: 'record', ...record });
+export async function* exportJsonl(
+  ledger: Ledger,
+  { runId, pageSize }: { runId?: string; /** Runs read per round trip. */ pageSize?: number } = {},
+): AsyncGenerator<string> {
+  const stream = streamHistory(ledger, {
+    ...(runId === undefined ? {} : { filter: { runId } }),
+    ...(pageSize === undefined ? {} : { pageSize }),
+  });
+  for await (const { run, records } of stream) {
+    yield JSON.stringify({ kind: 'run', ...run });
+    for (const record of records) yield JSON.stringify({ kind: 'record', ...record });
   }
 }
 

@@ -18,29 +18,50 @@ export interface LedgerDigest {
   readonly firstUnsealed?: string;
 }
 
-/** Runs in start order, independent of any database's collation. */
-function startOrder(runs: readonly RunRow[]): RunRow[] {
-  return [...runs].sort((a, b) => a.startedAt - b.startedAt || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
+/** Runs a digest reads: an array (in any order) or a stream in start order (`streamRuns`). */
+export type DigestRuns = readonly RunRow[] | AsyncIterable<RunRow>;
+
+const byId = (a: RunRow, b: RunRow): number => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0);
+
+/**
+ * Runs in start order, run ids compared by this code rather than by any database's collation. A stream
+ * comes ordered by start time; only the runs sharing one start time are held, to order their ids.
+ */
+async function* startOrder(runs: DigestRuns): AsyncGenerator<RunRow> {
+  if (Array.isArray(runs)) {
+    yield* [...(runs as readonly RunRow[])].sort((a, b) => a.startedAt - b.startedAt || byId(a, b));
+    return;
+  }
+  let group: RunRow[] = [];
+  for await (const run of runs as AsyncIterable<RunRow>) {
+    const at = group[0]?.startedAt;
+    if (at !== undefined && run.startedAt !== at) {
+      if (run.startedAt < at)
+        throw new TypeError(`Expected runs in start order, got run ${run.runId} (started ${run.startedAt}) after ${at}`);
+      yield* group.sort(byId);
+      group = [];
+    }
+    group.push(run);
+  }
+  yield* group.sort(byId);
 }
 
-function hashOf(runs: readonly RunRow[]): string {
+const line = (run: RunRow): string => `${canonicalJson([run.runId, run.lastHash])}\n`;
+
+/** The digest of the ledger's runs as they stand (`redline ledger head`), reading them once. */
+export async function ledgerDigest(runs: DigestRuns): Promise<LedgerDigest> {
   const hash = createHash('sha256');
-  for (const run of runs) hash.update(`${canonicalJson([run.runId, run.lastHash])}\n`);
-  return hash.digest('hex');
-}
-
-/** The digest of the ledger's runs as they stand (`redline ledger head`). */
-export function ledgerDigest(runs: readonly RunRow[]): LedgerDigest {
-  const ordered = startOrder(runs);
-  const unsealed = ordered.findIndex((run) => !run.sealed);
-  const count = unsealed === -1 ? ordered.length : unsealed;
-  const firstUnsealed = unsealed === -1 ? undefined : ordered[unsealed]?.runId;
-  return {
-    digest: `${count}:${hashOf(ordered.slice(0, count))}`,
-    count,
-    total: ordered.length,
-    ...(firstUnsealed === undefined ? {} : { firstUnsealed }),
-  };
+  let count = 0;
+  let total = 0;
+  let firstUnsealed: string | undefined;
+  for await (const run of startOrder(runs)) {
+    total += 1;
+    if (firstUnsealed === undefined && !run.sealed) firstUnsealed = run.runId;
+    if (firstUnsealed !== undefined) continue;
+    hash.update(line(run));
+    count += 1;
+  }
+  return { digest: `${count}:${hash.digest('hex')}`, count, total, ...(firstUnsealed === undefined ? {} : { firstUnsealed }) };
 }
 
 /** Parses `<count>:<sha256>`; a `TypeError` naming what is wrong otherwise. */
@@ -62,32 +83,27 @@ export interface DigestCheck {
 }
 
 /**
- * Checks a digest taken earlier against the ledger's runs now: the first `count` runs in start order
- * must hash to it. Runs started later are allowed; a run of that prefix deleted, altered (its last hash
+ * Checks a digest taken earlier against the ledger's runs now, reading them once: the first `count` runs
+ * in start order must hash to it. Runs started later are allowed; a run of that prefix deleted, altered (its last hash
  * changed) or inserted before its end changes the hash.
  */
-export function checkDigest(runs: readonly RunRow[], digest: string): DigestCheck {
+export async function checkDigest(runs: DigestRuns, digest: string): Promise<DigestCheck> {
   const { count, hash } = parseDigest(digest);
-  const ordered = startOrder(runs);
-  if (ordered.length < count)
+  const prefix = createHash('sha256');
+  let total = 0;
+  for await (const run of startOrder(runs)) {
+    if (total < count) prefix.update(line(run));
+    total += 1;
+  }
+  if (total < count)
+    return { ok: false, count, total, detail: `the digest covers ${count} run(s), the ledger holds ${total}: runs were deleted` };
+  if (prefix.digest('hex') !== hash) {
     return {
       ok: false,
       count,
-      total: ordered.length,
-      detail: `the digest covers ${count} run(s), the ledger holds ${ordered.length}: runs were deleted`,
-    };
-  if (hashOf(ordered.slice(0, count)) !== hash) {
-    return {
-      ok: false,
-      count,
-      total: ordered.length,
+      total,
       detail: `the first ${count} run(s) in start order do not match the digest: a run among them was deleted, altered or inserted`,
     };
   }
-  return {
-    ok: true,
-    count,
-    total: ordered.length,
-    detail: `the first ${count} run(s) match the digest; ${ordered.length - count} run(s) were added since`,
-  };
+  return { ok: true, count, total, detail: `the first ${count} run(s) match the digest; ${total - count} run(s) were added since` };
 }

@@ -58,6 +58,22 @@ export interface RunFilter {
   readonly runId?: string;
 }
 
+/** A run's row and its records as stored, read in one snapshot. */
+export interface StoredRun {
+  readonly run: RunRow;
+  readonly records: readonly StoredRecord[];
+}
+
+/** What a stream over the ledger's history reads. */
+export interface StreamOptions {
+  readonly filter?: RunFilter;
+  /**
+   * Runs read per round trip: a stream holds at most this many runs (with their records) at once.
+   * @default 256
+   */
+  readonly pageSize?: number;
+}
+
 /** What the `adaptive` rule has learned about one task type (one entry of a {@link PriorsSnapshot}). */
 export type TaskPriors = PriorsSnapshot[string];
 
@@ -80,7 +96,16 @@ export interface Ledger {
    * meanwhile cannot make them disagree (verification reads through this). Undefined for an unknown run.
    * Optional for other implementations: without it, `verifyLedger` reads the row and the records apart.
    */
-  storedRun?(runId: string): Promise<{ readonly run: RunRow; readonly records: readonly StoredRecord[] } | undefined>;
+  storedRun?(runId: string): Promise<StoredRun | undefined>;
+  /**
+   * Every run matching the filter with its records as stored, in start order (then by id), read lazily in
+   * pages of runs under one snapshot where the backend offers it: a run appended while the stream is read
+   * is seen whole or not at all, and memory does not grow with the number of runs. Optional for other
+   * implementations: without it, `streamHistory` (history.ts) lists the runs and reads each apart.
+   */
+  streamHistory?(options?: StreamOptions): AsyncIterable<StoredRun>;
+  /** The run rows alone, as {@link Ledger.streamHistory} reads them (for the head digest). */
+  streamRuns?(options?: StreamOptions): AsyncIterable<RunRow>;
   /** Writes rows exported from another ledger, keeping their hashes; the chain must verify. */
   import(run: RunRow, records: readonly StoredRecord[]): Promise<void>;
   /** What the `adaptive` rule has learned about a task type from finished runs; undefined before any. */

@@ -3,6 +3,8 @@ import type { Acceptance } from '../loop/acceptance.js';
 import { budgets } from '../guards/budget.js';
 import { evaluatePolicy, policyLookback, type AttemptSummary, type BudgetLimits, type RunCounters } from '../guards/guard.js';
 import { buildPolicy, guardSpecSchema, needsPriors } from '../guards/spec.js';
+import { parseRecord } from './chain.js';
+import { streamHistory } from './history.js';
 import type { Ledger, LedgerRecord, RunFilter } from './ledger.js';
 
 export const replayPolicySchema = z
@@ -116,7 +118,8 @@ function replayRun(
  * attempts it would have used, how many runs it would have stopped earlier, at the same attempt or later
  * than recorded, and how many of its stops had an accepted candidate (using the recorded evidence of
  * attempts the run went on to make). A policy with an `adaptive` guard is refused: its verdicts depend on
- * the priors as they stood when each run started, which the ledger does not keep.
+ * the priors as they stood when each run started, which the ledger does not keep. The runs are read as a
+ * stream (`streamHistory`), one run's records parsed at a time: memory does not grow with the number of runs.
  */
 export async function replayPolicies(
   ledger: Ledger,
@@ -128,27 +131,36 @@ export async function replayPolicies(
     throw new TypeError(
       `Expected policies without an \`adaptive\` guard (replay cannot rebuild the priors each run started with), got one in "${adaptive.name}"`,
     );
-  const histories: LedgerRecord[][] = [];
-  for (const run of await ledger.runs(filter)) {
+  const totals = policies.map(() => ({
+    attempts: 0,
+    recordedAttempts: 0,
+    stoppedEarlier: 0,
+    stoppedSame: 0,
+    stoppedLater: 0,
+    reached: 0,
+    recordedReached: 0,
+  }));
+  let runs = 0;
+  // One run's records at a time: every policy is evaluated on it, then only the totals are kept.
+  for await (const { run, records: stored } of streamHistory(ledger, { filter })) {
     if (!run.sealed) continue;
-    histories.push([...(await ledger.records(run.runId))]);
-  }
-  return policies.map((policy) => {
-    const totals = { attempts: 0, recordedAttempts: 0, stoppedEarlier: 0, stoppedSame: 0, stoppedLater: 0, reached: 0, recordedReached: 0 };
-    for (const records of histories) {
+    runs += 1;
+    const records = stored.map(parseRecord);
+    for (const [index, policy] of policies.entries()) {
+      const sum = totals[index] as (typeof totals)[number];
       const result = replayRun(records, policy);
-      totals.recordedAttempts += result.recorded;
-      if (result.recordedReached) totals.recordedReached += 1;
+      sum.recordedAttempts += result.recorded;
+      if (result.recordedReached) sum.recordedReached += 1;
       if (result.stop === undefined) {
-        totals.stoppedLater += 1;
+        sum.stoppedLater += 1;
         continue;
       }
-      totals.attempts += result.stop;
-      if (result.stop < result.recorded) totals.stoppedEarlier += 1;
-      else if (result.stop === result.recorded) totals.stoppedSame += 1;
-      else totals.stoppedLater += 1;
-      if (result.reached) totals.reached += 1;
+      sum.attempts += result.stop;
+      if (result.stop < result.recorded) sum.stoppedEarlier += 1;
+      else if (result.stop === result.recorded) sum.stoppedSame += 1;
+      else sum.stoppedLater += 1;
+      if (result.reached) sum.reached += 1;
     }
-    return { policy: policy.name, runs: histories.length, ...totals };
-  });
+  }
+  return policies.map((policy, index) => ({ policy: policy.name, runs, ...(totals[index] as (typeof totals)[number]) }));
 }

@@ -1,6 +1,7 @@
 import { chainHash, GENESIS } from './chain.js';
+import { streamHistory } from './history.js';
 import type { Ledger, RunRow, StoredRecord } from './ledger.js';
-import { checkSeal, type PublicKeyEntry, type SignatureCheck } from './seal-signature.js';
+import { checkSeal, type PublicKeyEntry, type SignatureCheck, type SignatureStatus } from './seal-signature.js';
 
 /** Why a run's chain does not verify. */
 export type ChainProblem = 'modified' | 'missing' | 'reordered' | 'truncated' | 'appended_after_seal' | 'appended';
@@ -100,17 +101,6 @@ export function verifyRun(run: RunRow, rows: readonly StoredRecord[]): RunVerifi
   return { runId: run.runId, ok: true, records: rows.length, bytes };
 }
 
-/**
- * A listed run's row and records as they stand now, from one snapshot where the ledger offers it
- * (`storedRun`); undefined when the run is gone.
- */
-export async function readRun(
-  ledger: Ledger,
-  listed: RunRow,
-): Promise<{ readonly run: RunRow; readonly records: readonly StoredRecord[] } | undefined> {
-  return ledger.storedRun === undefined ? { run: listed, records: await ledger.stored(listed.runId) } : ledger.storedRun(listed.runId);
-}
-
 /** Why a seal's signature fails a run whose chain verifies, or undefined when it does not. */
 function signatureProblem(check: SignatureCheck, { keys, require = false, allowOtherKeys = false }: SignatureOptions): string | undefined {
   switch (check.status) {
@@ -137,19 +127,68 @@ export function verifySignedRun(run: RunRow, rows: readonly StoredRecord[], sign
   return { ...chain, ok: chain.ok && problem === undefined, signature, ...(problem === undefined ? {} : { signatureProblem: problem }) };
 }
 
+/** What {@link verifyLedger} found: totals over every run, and the first problems. */
+export interface LedgerVerification {
+  /** Every run read verifies. */
+  readonly ok: boolean;
+  readonly runs: number;
+  /** Runs that do not verify (their chain, or their seal's signature). */
+  readonly broken: number;
+  readonly records: number;
+  readonly bytes: number;
+  /** Runs per seal signature status, when signatures were checked. */
+  readonly signatures: Readonly<Record<SignatureStatus, number>>;
+  /** The key ids of seals signed by a key not given (`unknown_key`), in the order first met. */
+  readonly otherKeys: readonly string[];
+  /** The first `maxProblems` runs that do not verify, in start order. */
+  readonly problems: readonly RunVerification[];
+}
+
 /**
  * Verifies every run of a ledger (or one), in start order: each chain, and with `signatures` each seal's
- * signature. Each run's row and records are read in one snapshot where the ledger offers it
- * (`storedRun`), so a live ledger verifies while runs append.
+ * signature. The runs are read as a stream (`streamHistory`: pages under one snapshot where the ledger
+ * offers it, each run's row and records agreeing), so a live ledger verifies while runs append, and only
+ * totals and the first `maxProblems` broken runs are kept: memory does not grow with the number of runs.
+ * `onRun` sees each run's result as it comes (to print it), in start order.
  */
 export async function verifyLedger(
   ledger: Ledger,
-  { runId, signatures }: { runId?: string; signatures?: SignatureOptions } = {},
-): Promise<RunVerification[]> {
-  const results: RunVerification[] = [];
-  for (const listed of await ledger.runs(runId === undefined ? {} : { runId })) {
-    const snapshot = await readRun(ledger, listed);
-    if (snapshot !== undefined) results.push(verifySignedRun(snapshot.run, snapshot.records, signatures));
+  {
+    runId,
+    signatures,
+    maxProblems = 100,
+    pageSize,
+    onRun,
+  }: {
+    runId?: string;
+    signatures?: SignatureOptions;
+    /** @default 100 */
+    maxProblems?: number;
+    /** Runs read per round trip (see `StreamOptions`). */
+    pageSize?: number;
+    onRun?: (result: RunVerification) => void | Promise<void>;
+  } = {},
+): Promise<LedgerVerification> {
+  const totals = { runs: 0, broken: 0, records: 0, bytes: 0 };
+  const statuses: Record<SignatureStatus, number> = { valid: 0, invalid: 0, unknown_key: 0, unsigned: 0, unsealed: 0 };
+  const otherKeys = new Set<string>();
+  const problems: RunVerification[] = [];
+  const stream = streamHistory(ledger, {
+    ...(runId === undefined ? {} : { filter: { runId } }),
+    ...(pageSize === undefined ? {} : { pageSize }),
+  });
+  for await (const { run, records } of stream) {
+    const result = verifySignedRun(run, records, signatures);
+    totals.runs += 1;
+    totals.records += result.records;
+    totals.bytes += result.bytes;
+    if (result.signature !== undefined) statuses[result.signature.status] += 1;
+    if (result.signature?.status === 'unknown_key' && result.signature.keyId !== undefined) otherKeys.add(result.signature.keyId);
+    if (!result.ok) {
+      totals.broken += 1;
+      if (problems.length < maxProblems) problems.push(result);
+    }
+    await onRun?.(result);
   }
-  return results;
+  return { ok: totals.broken === 0, ...totals, signatures: statuses, otherKeys: [...otherKeys], problems };
 }

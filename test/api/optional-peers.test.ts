@@ -40,7 +40,7 @@ describe('optional peers (pg, vega) missing', () => {
         const redline = await import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'dist/index.js')).href)});
         const ledger = await redline.openLedger('ledger.db');
         await ledger.append({ runId: 'r', seq: 0, type: 'run.started', at: 1, data: { mission: { id: 'm', taskType: 't' } } });
-        const [result] = await redline.verifyLedger(ledger);
+        const result = await redline.verifyLedger(ledger);
         await ledger.close();
         const queue = await redline.openReviewQueue('ledger.db');
         await queue.close();

@@ -3,11 +3,13 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { describe, it } from 'node:test';
+import { isDeepStrictEqual } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { finding, type Check } from '../../src/checks/check.js';
 import { chainRecord, GENESIS, parseRecord } from '../../src/ledger/chain.js';
-import type { Ledger, LedgerRecord, RunFilter, RunRow, StoredRecord } from '../../src/ledger/ledger.js';
-import { verifyLedger, verifyRun } from '../../src/ledger/verify.js';
+import { streamHistory, streamRuns } from '../../src/ledger/history.js';
+import type { Ledger, LedgerRecord, RunFilter, RunRow, StoredRecord, StreamOptions } from '../../src/ledger/ledger.js';
+import { verifyLedger, verifyRun, type RunVerification } from '../../src/ledger/verify.js';
 import { canonicalJson } from '../../src/loop/canonical-json.js';
 import { runMission, type RunResult } from '../../src/loop/run-mission.js';
 import { defineMission } from '../../src/mission/mission.js';
@@ -32,7 +34,8 @@ function chainOf(records: readonly LedgerRecord[]): StoredRecord[] {
 
 /** Asserts that the ledger holds exactly these runs, in start order, and that each one verifies. */
 async function assertVerified(ledger: Ledger, runIds: readonly string[]): Promise<void> {
-  const results = await verifyLedger(ledger);
+  const results: RunVerification[] = [];
+  await verifyLedger(ledger, { onRun: (result) => void results.push(result) });
   assert.deepEqual(
     results.map(({ runId, firstBad }) => ({ runId, firstBad })),
     runIds.map((runId) => ({ runId, firstBad: undefined })),
@@ -184,6 +187,83 @@ export function ledgerContract(backend: Backend): void {
             sealed: false,
           },
         ]);
+      }));
+
+    it('streams its history in start order, page by page, each run with its stored records', () =>
+      withLedger(open, async ({ ledger }) => {
+        // Two runs share a start time (ordered by id), one is unsealed, two task types.
+        const runs = [
+          { id: 'e', at: 5_000, taskType: 'a' },
+          { id: 'b', at: 2_000, taskType: 'b' },
+          { id: 'c', at: 2_000, taskType: 'a', sealed: false },
+          { id: 'a', at: 9_000, taskType: 'b' },
+          { id: 'd', at: 1_000, taskType: 'a' },
+          { id: 'f', at: 7_000, taskType: 'a', steps: 5 },
+          { id: 'g', at: 3_000, taskType: 'b' },
+        ];
+        for (const run of runs) await appendAll(ledger, story(run.id, run));
+        const expected = async (filter?: RunFilter): Promise<ExportedRun[]> =>
+          Promise.all((await ledger.runs(filter)).map(async (run) => ({ run, records: await ledger.stored(run.runId) })));
+        const streamed = async (options: StreamOptions): Promise<ExportedRun[]> => {
+          const read: ExportedRun[] = [];
+          for await (const item of streamHistory(ledger, options)) read.push(item);
+          return read;
+        };
+        const all = await expected();
+        assert.deepEqual(
+          all.map(({ run }) => run.runId),
+          ['d', 'b', 'c', 'g', 'e', 'f', 'a'],
+        );
+        // Page sizes that end a page on every run, inside runs sharing a start time, at the end and past it.
+        for (const pageSize of [1, 2, 3, 6, 7, 8, 256]) assert.deepEqual(await streamed({ pageSize }), all, `pages of ${pageSize}`);
+        for (const filter of [
+          { taskType: 'a' },
+          { since: 2_000 },
+          { unsealed: true },
+          { runId: 'f' },
+          { runId: 'nobody' },
+          { taskType: 'b', since: 3_000 },
+        ])
+          assert.deepEqual(await streamed({ filter, pageSize: 2 }), await expected(filter), JSON.stringify(filter));
+        const rows: RunRow[] = [];
+        for await (const run of streamRuns(ledger, { pageSize: 2 })) rows.push(run);
+        assert.deepEqual(rows, await ledger.runs());
+        await assert.rejects(streamHistory(ledger, { pageSize: 0 }).next(), {
+          name: 'TypeError',
+          message: /Expected pageSize to be a positive integer, got 0/,
+        });
+      }));
+
+    it('shows a run appended while its history streams whole or not at all, and frees the stream when left early', () =>
+      withLedger(open, async ({ ledger }) => {
+        for (const [index, id] of ['r0', 'r1', 'r2', 'r3'].entries())
+          await appendAll(ledger, story(id, { at: 1_000 * (index + 1), sealed: index !== 2 }));
+        const before = new Map((await exportAll(ledger)).map((run) => [run.run.runId, run]));
+        const stream = streamHistory(ledger, { pageSize: 1 });
+        const seen: ExportedRun[] = [];
+        const first = await stream.next();
+        if (first.done !== true) seen.push(first.value);
+        // Meanwhile: the unsealed run later in start order gets two more records, and a new run starts last.
+        await appendAll(ledger, [recordOf('r2', 3, 'attempt', { at: 3_100 }), recordOf('r2', 4, 'decision', { at: 3_200 })]);
+        await appendAll(ledger, story('r4', { at: 9_000 }));
+        for await (const item of stream) seen.push(item);
+        const after = new Map((await exportAll(ledger)).map((run) => [run.run.runId, run]));
+        assert.deepEqual(
+          seen.slice(0, 4).map(({ run }) => run.runId),
+          ['r0', 'r1', 'r2', 'r3'],
+        );
+        for (const item of seen) {
+          assert.ok(verifyRun(item.run, item.records).ok, `run ${item.run.runId} as streamed verifies`);
+          const states = [before.get(item.run.runId), after.get(item.run.runId)].filter((state) => state !== undefined);
+          assert.ok(
+            states.some((state) => isDeepStrictEqual(state, item)),
+            `run ${item.run.runId} is streamed as it stood before or after the appends`,
+          );
+        }
+        // A stream left after its first run gives its connection and snapshot back: the ledger goes on.
+        for await (const item of streamHistory(ledger, { pageSize: 1 })) if (item.run.runId === 'r0') break;
+        await appendAll(ledger, story('r5', { at: 10_000 }));
+        assert.equal((await ledger.runs()).length, 6);
       }));
 
     it('records a run of the loop that verifies, its run row carrying outcome, verification and stop reason', () =>

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { importJsonl } from '../../src/ledger/export.js';
 import type { Ledger } from '../../src/ledger/ledger.js';
 import { checkDigest, ledgerDigest } from '../../src/ledger/ledger-digest.js';
-import { verifyLedger } from '../../src/ledger/verify.js';
+import { verifyLedger, type RunVerification } from '../../src/ledger/verify.js';
 import { recoverRuns } from '../../src/loop/resume.js';
 import { runMission } from '../../src/loop/run-mission.js';
 import { defineMission } from '../../src/mission/mission.js';
@@ -11,6 +11,13 @@ import { functionProposer } from '../../src/proposers/function-proposer.js';
 import { sqlBackends, withLedger } from './backends.js';
 import { exportAll, type ExportedRun } from './records.js';
 import { forge, keyPair, sealedRun } from './signed-runs.js';
+
+/** Every run's result, as `verifyLedger` streams them. */
+async function verifyEach(ledger: Ledger, options: Parameters<typeof verifyLedger>[1] = {}): Promise<RunVerification[]> {
+  const results: RunVerification[] = [];
+  await verifyLedger(ledger, { ...options, onRun: (result) => void results.push(result) });
+  return results;
+}
 
 /** Writes exported runs into another ledger through `ledger import`'s own path (JSONL), as a forger would hand them over. */
 async function importRuns(ledger: Ledger, runs: readonly ExportedRun[]): Promise<void> {
@@ -29,7 +36,7 @@ for (const backend of sqlBackends) {
         const honest = await sealedRun(ledger, { at: 1_000, signer: key.signer });
         const other = await sealedRun(ledger, { at: 2_000, signer: key.signer });
         assert.deepEqual(
-          (await verifyLedger(ledger, { signatures: { keys: [key.publicKey] } })).map((item) => [item.ok, item.signature?.status]),
+          (await verifyEach(ledger, { signatures: { keys: [key.publicKey] } })).map((item) => [item.ok, item.signature?.status]),
           [
             [true, 'valid'],
             [true, 'valid'],
@@ -45,12 +52,12 @@ for (const backend of sqlBackends) {
         );
         await withLedger(backend.open, async ({ ledger: copy }) => {
           await importRuns(copy, forged);
-          const chainsOnly = await verifyLedger(copy);
+          const chainsOnly = await verifyEach(copy);
           assert.ok(
             chainsOnly.every((item) => item.ok),
             'without signatures the forgery is invisible: every chain verifies',
           );
-          const results = await verifyLedger(copy, { signatures: { keys: [key.publicKey] } });
+          const results = await verifyEach(copy, { signatures: { keys: [key.publicKey] } });
           const bad = results.find((item) => item.runId === honest.runId);
           assert.equal(bad?.ok, false);
           assert.equal(bad?.firstBad, undefined, 'the chain itself verifies');
@@ -70,12 +77,12 @@ for (const backend of sqlBackends) {
       await withLedger(backend.open, async ({ ledger }) => {
         const runs = [];
         for (const at of [1_000, 2_000, 3_000]) runs.push(await sealedRun(ledger, { at, signer: key.signer }));
-        const head = ledgerDigest(await ledger.runs());
+        const head = await ledgerDigest(await ledger.runs());
         assert.deepEqual([head.count, head.total, head.firstUnsealed], [3, 3, undefined]);
         assert.match(head.digest, /^3:[0-9a-f]{64}$/);
 
         await sealedRun(ledger, { at: 4_000, signer: key.signer });
-        const later = checkDigest(await ledger.runs(), head.digest);
+        const later = await checkDigest(await ledger.runs(), head.digest);
         assert.deepEqual([later.ok, later.count, later.total], [true, 3, 4]);
 
         const exported = await exportAll(ledger);
@@ -101,10 +108,10 @@ for (const backend of sqlBackends) {
           await withLedger(backend.open, async ({ ledger: copy }) => {
             await write(copy);
             assert.ok(
-              (await verifyLedger(copy, { signatures: { keys: [key.publicKey] } })).every((item) => item.ok || what === 'altered'),
+              (await verifyEach(copy, { signatures: { keys: [key.publicKey] } })).every((item) => item.ok || what === 'altered'),
               `${what}: every other run verifies, signature and all`,
             );
-            const check = checkDigest(await copy.runs(), head.digest);
+            const check = await checkDigest(await copy.runs(), head.digest);
             assert.equal(check.ok, false, what);
             assert.match(check.detail, /deleted, altered or inserted/);
           });
@@ -119,7 +126,7 @@ for (const backend of sqlBackends) {
         // A run still going: started, not sealed.
         await ledger.append({ runId: 'running', seq: 0, type: 'run.started', at: 2_000, data: { mission: { id: 'm' } } });
         await sealedRun(ledger, { at: 3_000, signer: key.signer });
-        const head = ledgerDigest(await ledger.runs());
+        const head = await ledgerDigest(await ledger.runs());
         assert.deepEqual([head.count, head.total, head.firstUnsealed], [1, 3, 'running']);
         await ledger.append({
           runId: 'running',
@@ -128,8 +135,8 @@ for (const backend of sqlBackends) {
           at: 2_500,
           data: { outcome: 'failed_with_evidence', verification: 'unverified', stopReason: 'aborted' },
         });
-        assert.equal(checkDigest(await ledger.runs(), head.digest).ok, true);
-        assert.equal(ledgerDigest(await ledger.runs()).count, 3);
+        assert.equal((await checkDigest(await ledger.runs(), head.digest)).ok, true);
+        assert.equal((await ledgerDigest(await ledger.runs())).count, 3);
       });
     });
 
@@ -143,7 +150,7 @@ for (const backend of sqlBackends) {
         ];
         const fresh = await sealedRun(ledger, { at: 3_000, signer: second.signer });
 
-        const both = await verifyLedger(ledger, { signatures: { keys: [first.publicKey, second.publicKey] } });
+        const both = await verifyEach(ledger, { signatures: { keys: [first.publicKey, second.publicKey] } });
         assert.ok(both.every((item) => item.ok));
         assert.deepEqual(
           both.map((item) => [item.runId, item.signature?.status, item.signature?.source]),
@@ -155,7 +162,7 @@ for (const backend of sqlBackends) {
           ],
         );
 
-        const onlySecond = await verifyLedger(ledger, { signatures: { keys: [second.publicKey] } });
+        const onlySecond = await verifyEach(ledger, { signatures: { keys: [second.publicKey] } });
         assert.deepEqual(
           onlySecond.filter((item) => !item.ok).map((item) => [item.runId, item.signature?.status, item.signature?.keyId]),
           old.map((run) => [run.runId, 'unknown_key', first.publicKey.keyId]),
@@ -166,10 +173,8 @@ for (const backend of sqlBackends) {
         );
 
         // Keys found locally rather than given: other keys are reported, not failed — unless signatures are required.
-        assert.ok(
-          (await verifyLedger(ledger, { signatures: { keys: [second.publicKey], allowOtherKeys: true } })).every((item) => item.ok),
-        );
-        const required = await verifyLedger(ledger, { signatures: { keys: [first.publicKey, second.publicKey], require: true } });
+        assert.ok((await verifyEach(ledger, { signatures: { keys: [second.publicKey], allowOtherKeys: true } })).every((item) => item.ok));
+        const required = await verifyEach(ledger, { signatures: { keys: [first.publicKey, second.publicKey], require: true } });
         assert.deepEqual(
           required.filter((item) => !item.ok).map((item) => [item.runId, item.signatureProblem]),
           [[unsigned.runId, 'the seal is not signed (signatures are required)']],
@@ -193,7 +198,7 @@ for (const backend of sqlBackends) {
         );
         const [recovery] = await recoverRuns({ ledger, signer: recoverer.signer });
         assert.equal(recovery?.action, 'sealed_crashed');
-        const [result] = await verifyLedger(ledger, { signatures: { keys: [runner.publicKey, recoverer.publicKey] } });
+        const [result] = await verifyEach(ledger, { signatures: { keys: [runner.publicKey, recoverer.publicKey] } });
         assert.deepEqual([result?.ok, result?.signature?.status, result?.signature?.source], [true, 'valid', 'recoverer.pub']);
       });
     });

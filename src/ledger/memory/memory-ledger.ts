@@ -1,6 +1,7 @@
 import { LedgerError } from '../../errors/ledger-error.js';
 import { chainRecord, GENESIS, parseRecord } from '../chain.js';
-import type { Ledger, LedgerHead, LedgerRecord, RunFilter, RunRow, StoredRecord, TaskPriors } from '../ledger.js';
+import { pageSizeOf } from '../history.js';
+import type { Ledger, LedgerHead, LedgerRecord, RunFilter, RunRow, StoredRecord, StoredRun, StreamOptions, TaskPriors } from '../ledger.js';
 import { expectLearnable, learnedPriors, parsePriors } from '../priors.js';
 import { openedRun, sealFields } from '../run-row.js';
 import { verifyRun } from '../verify.js';
@@ -62,7 +63,7 @@ export class MemoryLedger implements Ledger {
     return [...(this.#runs.get(runId)?.rows ?? [])];
   }
 
-  async storedRun(runId: string): Promise<{ run: RunRow; records: readonly StoredRecord[] } | undefined> {
+  async storedRun(runId: string): Promise<StoredRun | undefined> {
     const entry = this.#runs.get(runId);
     return entry === undefined ? undefined : { run: entry.run, records: [...entry.rows] };
   }
@@ -78,6 +79,19 @@ export class MemoryLedger implements Ledger {
           (filter.since === undefined || run.startedAt >= filter.since) &&
           (filter.runId === undefined || run.runId === filter.runId),
       );
+  }
+
+  async *streamHistory(options: StreamOptions = {}): AsyncGenerator<StoredRun> {
+    pageSizeOf(options);
+    // The snapshot is each run's row and record count as the stream starts: appends made while it is read
+    // neither show nor make a row and its records disagree (the rows array only grows).
+    const snapshot = (await this.runs(options.filter)).map((run) => ({ run, rows: this.#runs.get(run.runId)?.rows ?? [] }));
+    for (const { run, rows } of snapshot) yield { run, records: rows.slice(0, run.recordCount) };
+  }
+
+  async *streamRuns(options: StreamOptions = {}): AsyncGenerator<RunRow> {
+    pageSizeOf(options);
+    yield* await this.runs(options.filter);
   }
 
   async import(run: RunRow, records: readonly StoredRecord[]): Promise<void> {

@@ -83,4 +83,8 @@ CREATE TABLE ${S}.adaptive_priors (
   updated_at  BIGINT NOT NULL
 );
 `,
+  // Streams (verify, export, replay, the head digest) read runs in keyset pages of `(started_at, run_id)`.
+  3: (S) => `
+CREATE INDEX runs_in_start_order ON ${S}.runs (started_at, run_id);
+`,
 };

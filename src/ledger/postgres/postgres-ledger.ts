@@ -1,7 +1,9 @@
 import { LedgerError } from '../../errors/ledger-error.js';
 import { refusal, toRun, toStored, type RecordDbRow, type RunDbRow } from '../sql-rows.js';
 import { chainRecord, GENESIS, parseRecord } from '../chain.js';
-import type { Ledger, LedgerHead, LedgerRecord, RunFilter, RunRow, StoredRecord, TaskPriors } from '../ledger.js';
+import { keysetPages, pageSizeOf } from '../history.js';
+import type { Ledger, LedgerHead, LedgerRecord, RunFilter, RunRow, StoredRecord, StoredRun, StreamOptions, TaskPriors } from '../ledger.js';
+import { pageQuery } from '../page-query.js';
 import { MIGRATIONS, type MigrationVersion } from '../migrations.js';
 import { applyMigrations } from './apply-migrations.js';
 import { expectLearnable, learnedPriors, parsePriors, priorsFailure } from '../priors.js';
@@ -31,6 +33,7 @@ export class PostgresLedger implements Ledger {
     insertRecord: string;
     selectRun: string;
     selectRecords: string;
+    pageRecords: string;
     runs: string;
     selectPriors: string;
     createPriors: string;
@@ -47,6 +50,7 @@ export class PostgresLedger implements Ledger {
       insertRecord: `INSERT INTO ${S}.records (run_id, seq, type, body, prev_hash, hash) VALUES ($1, $2, $3, $4, $5, $6)`,
       selectRun: `SELECT * FROM ${S}.runs WHERE run_id = $1`,
       selectRecords: `SELECT * FROM ${S}.records WHERE run_id = $1 ORDER BY seq`,
+      pageRecords: `SELECT * FROM ${S}.records WHERE run_id = ANY($1::text[]) ORDER BY run_id, seq`,
       runs: `SELECT * FROM ${S}.runs`,
       selectPriors: `SELECT entry FROM ${S}.adaptive_priors WHERE task_type = $1`,
       createPriors: `INSERT INTO ${S}.adaptive_priors (task_type, entry, updated_at) VALUES ($1, $2, $3) ON CONFLICT (task_type) DO NOTHING`,
@@ -110,7 +114,7 @@ export class PostgresLedger implements Ledger {
     return (await this.#pool.query<RecordDbRow>(this.#sql.selectRecords, [runId])).rows.map(toStored);
   }
 
-  async storedRun(runId: string): Promise<{ run: RunRow; records: readonly StoredRecord[] } | undefined> {
+  async storedRun(runId: string): Promise<StoredRun | undefined> {
     return inTransaction(this.#pool, async (client) => {
       await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
       const row = (await client.query<RunDbRow>(this.#sql.selectRun, [runId])).rows[0];
@@ -132,6 +136,44 @@ export class PostgresLedger implements Ledger {
     if (filter.runId !== undefined) add('run_id = ?', filter.runId);
     const sql = `${this.#sql.runs}${conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`} ORDER BY started_at, run_id`;
     return (await this.#pool.query<RunDbRow>(sql, params)).rows.map(toRun);
+  }
+
+  streamHistory(options: StreamOptions = {}): AsyncGenerator<StoredRun> {
+    return this.#stream(options, true);
+  }
+
+  async *streamRuns(options: StreamOptions = {}): AsyncGenerator<RunRow> {
+    for await (const { run } of this.#stream(options, false)) yield run;
+  }
+
+  /**
+   * Keyset pages, two queries each (the runs, then their records), all in one REPEATABLE READ READ ONLY
+   * transaction on one connection: one snapshot for the whole stream, not a transaction per run.
+   */
+  async *#stream(options: StreamOptions, withRecords: boolean): AsyncGenerator<StoredRun> {
+    const pageSize = pageSizeOf(options);
+    const client = await this.#pool.connect();
+    let failed = false;
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      yield* keysetPages({
+        pageSize,
+        page: async (after, limit) => {
+          const query = pageQuery({ filter: options.filter, after, limit, placeholder: (n) => `$${n}`, unsealed: false });
+          const runs = (await client.query<RunDbRow>(`${this.#sql.runs}${query.sql}`, query.params)).rows.map(toRun);
+          if (!withRecords || runs.length === 0) return { runs, records: [] };
+          const ids = runs.map((run) => run.runId);
+          return { runs, records: (await client.query<RecordDbRow>(this.#sql.pageRecords, [ids])).rows.map(toStored) };
+        },
+      });
+    } catch (error) {
+      failed = true;
+      throw error;
+    } finally {
+      // Read only: ending it either way changes nothing; a connection whose query failed is not reused.
+      await client.query(failed ? 'ROLLBACK' : 'COMMIT').catch(() => undefined);
+      client.release(failed);
+    }
   }
 
   async import(run: RunRow, records: readonly StoredRecord[]): Promise<void> {

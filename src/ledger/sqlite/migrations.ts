@@ -78,4 +78,8 @@ CREATE TABLE adaptive_priors (
   updated_at  INTEGER NOT NULL
 ) WITHOUT ROWID;
 `,
+  // Streams (verify, export, replay, the head digest) read runs in keyset pages of `(started_at, run_id)`.
+  3: `
+CREATE INDEX runs_in_start_order ON runs (started_at, run_id);
+`,
 };

@@ -1,7 +1,9 @@
 import { LedgerError } from '../../errors/ledger-error.js';
 import { refusal, toRun, toStored, type RecordDbRow, type RunDbRow } from '../sql-rows.js';
 import { chainRecord, GENESIS, parseRecord } from '../chain.js';
-import type { Ledger, LedgerHead, LedgerRecord, RunFilter, RunRow, StoredRecord, TaskPriors } from '../ledger.js';
+import { keysetPages, pageSizeOf, type PageKey, type RunPage } from '../history.js';
+import type { Ledger, LedgerHead, LedgerRecord, RunFilter, RunRow, StoredRecord, StoredRun, StreamOptions, TaskPriors } from '../ledger.js';
+import { pageQuery } from '../page-query.js';
 import { MIGRATIONS, refuseNewer, type MigrationVersion } from '../migrations.js';
 import { applyMigrations } from './apply-migrations.js';
 import { expectLearnable, learnedPriors, parsePriors, priorsFailure } from '../priors.js';
@@ -44,17 +46,21 @@ export class SqliteLedger implements Ledger {
   readonly #insertRecord: SqliteStatement;
   readonly #selectRun: SqliteStatement;
   readonly #selectRecords: SqliteStatement;
+  readonly #selectPageRecords: SqliteStatement;
+  readonly #readOnly: boolean;
   readonly #selectPriors: SqliteStatement;
   readonly #upsertPriors: SqliteStatement;
 
-  private constructor(db: SqliteDatabase) {
+  private constructor(db: SqliteDatabase, readOnly: boolean) {
     this.#db = db;
+    this.#readOnly = readOnly;
     this.#insertRun = db.prepare(
       'INSERT INTO runs (run_id, mission_id, task_type, started_at, record_count, last_hash) VALUES (?, ?, ?, ?, 0, ?)',
     );
     this.#insertRecord = db.prepare('INSERT INTO records (run_id, seq, type, body, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?)');
     this.#selectRun = db.prepare('SELECT * FROM runs WHERE run_id = ?');
     this.#selectRecords = db.prepare('SELECT * FROM records WHERE run_id = ? ORDER BY seq');
+    this.#selectPageRecords = db.prepare('SELECT * FROM records WHERE run_id IN (SELECT value FROM json_each(?)) ORDER BY run_id, seq');
     this.#selectPriors = db.prepare('SELECT entry FROM adaptive_priors WHERE task_type = ?');
     this.#upsertPriors = db.prepare(
       'INSERT INTO adaptive_priors (task_type, entry, updated_at) VALUES (?, ?, ?) ON CONFLICT (task_type) DO UPDATE SET entry = excluded.entry, updated_at = excluded.updated_at',
@@ -74,14 +80,14 @@ export class SqliteLedger implements Ledger {
         db.close();
         throw error;
       }
-      if (readable === 'ready') return new SqliteLedger(db);
+      if (readable === 'ready') return new SqliteLedger(db, true);
       // A redline file without the ledger's current tables (a queue alone, an earlier schema) gets them:
       // the file exists, so nothing is created that a mistyped path would leave behind.
       db.close();
     }
     return openSqlite(database, synchronous, (db) => {
       migrate(db);
-      return new SqliteLedger(db);
+      return new SqliteLedger(db, false);
     });
   }
 
@@ -123,7 +129,7 @@ export class SqliteLedger implements Ledger {
     return (this.#selectRecords.all(runId) as RecordDbRow[]).map(toStored);
   }
 
-  async storedRun(runId: string): Promise<{ run: RunRow; records: readonly StoredRecord[] } | undefined> {
+  async storedRun(runId: string): Promise<StoredRun | undefined> {
     // One read transaction: its snapshot holds from the first read to the last.
     return this.#db.transaction(() => {
       const row = this.#selectRun.get(runId) as RunDbRow | undefined;
@@ -141,6 +147,39 @@ export class SqliteLedger implements Ledger {
     const params = conditions.map(([, value]) => value);
     const sql = `SELECT * FROM runs${where.length === 0 ? '' : ` WHERE ${where.join(' AND ')}`} ORDER BY started_at, run_id`;
     return (this.#db.prepare(sql).all(...params) as RunDbRow[]).map(toRun);
+  }
+
+  streamHistory(options: StreamOptions = {}): AsyncGenerator<StoredRun> {
+    return this.#stream(options, true);
+  }
+
+  async *streamRuns(options: StreamOptions = {}): AsyncGenerator<RunRow> {
+    for await (const { run } of this.#stream(options, false)) yield run;
+  }
+
+  /**
+   * Keyset pages, each page's runs and records read in one read transaction (they always agree). A ledger
+   * opened read-only also holds one read transaction around the whole stream, so the stream is one
+   * snapshot; a writable one does not, since this connection's appends would join it and stay uncommitted
+   * until the stream ends: a run it appends while the stream is read shows up whole or not at all.
+   */
+  async *#stream(options: StreamOptions, withRecords: boolean): AsyncGenerator<StoredRun> {
+    const pageSize = pageSizeOf(options);
+    const db = this.#db;
+    const snapshot = this.#readOnly && !db.inTransaction;
+    const page = db.transaction((after: PageKey | undefined, limit: number): RunPage => {
+      const query = pageQuery({ filter: options.filter, after, limit, placeholder: () => '?', unsealed: 0 });
+      const runs = (db.prepare(`SELECT * FROM runs${query.sql}`).all(...query.params) as RunDbRow[]).map(toRun);
+      if (!withRecords || runs.length === 0) return { runs, records: [] };
+      const ids = JSON.stringify(runs.map((run) => run.runId));
+      return { runs, records: (this.#selectPageRecords.all(ids) as RecordDbRow[]).map(toStored) };
+    });
+    if (snapshot) db.exec('BEGIN');
+    try {
+      yield* keysetPages({ pageSize, page: async (after, limit) => page(after, limit) });
+    } finally {
+      if (snapshot && db.inTransaction) db.exec('COMMIT');
+    }
   }
 
   async import(run: RunRow, records: readonly StoredRecord[]): Promise<void> {
