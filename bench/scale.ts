@@ -97,7 +97,9 @@ function measure({ args, env, stdoutFile }: { args: readonly string[]; env?: Nod
       if (typeof out === 'number') closeSync(out);
       const kib = report === '' ? undefined : (JSON.parse(report) as { maxRssKiB: number }).maxRssKiB;
       const failed = exitCode !== 0;
-      const lastLine = stderr.trim().split('\n').at(-1);
+      // Out of memory, V8 prints its reason and then a native stack: the reason is the line worth keeping.
+      const lines = stderr.trim().split('\n');
+      const lastLine = lines.find((line) => line.includes('FATAL ERROR')) ?? lines.at(-1);
       resolve({
         seconds,
         ...(kib === undefined ? {} : { peakBytes: kib * 1024 }),
