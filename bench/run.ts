@@ -1,7 +1,9 @@
-// `npm run bench`: runs every benchmark and prints the measurements side by side with what they compare to.
+// `npm run bench`: runs every benchmark (`npm run bench -- NAME [options]` one) and prints the measurements side by side with what they compare to.
 import { ledgerBench, type BackendResult } from './ledger.js';
 import { loopOverhead } from './loop-overhead.js';
 import { reviewQueueBench } from './review-queue.js';
+import { scaleBench, scaleOptions } from './scale.js';
+import { scaleReport } from './scale-report.js';
 import { studyBench } from './study.js';
 import { workspaceBench, type Spread } from './workspace.js';
 
@@ -57,6 +59,9 @@ benches.study = async () => {
     `  with the calibration sweep (CLI default)   ${result.withCalibrationMs.toFixed(0).padStart(8)} ms  (15 confidences × 2 noise modes, one run)`,
   ].join('\n');
 };
+
+// Options after the name reach the bench: `npm run bench -- scale --runs 5000,50000`.
+benches.scale = async () => scaleReport(await scaleBench(scaleOptions(only === 'scale' ? process.argv.slice(3) : [])));
 
 benches.workspace = async () => {
   const result = await workspaceBench();
