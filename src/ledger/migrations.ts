@@ -5,6 +5,7 @@
 export const MIGRATIONS = [
   { version: 1, name: 'runs, hash-chained records, append-only and seal triggers' },
   { version: 2, name: 'adaptive priors per task type' },
+  { version: 3, name: 'records in a rowid table (SQLite; PostgreSQL unchanged)' },
 ] as const;
 
 export type MigrationVersion = (typeof MIGRATIONS)[number]['version'];
