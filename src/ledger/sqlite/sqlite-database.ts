@@ -31,8 +31,8 @@ export type SqliteSource = string | SqliteDatabase | (() => SqliteDatabase | Pro
 /**
  * Opens `source` the way the ledger and the review queue share it: {@link PAGE_SIZE} pages when the file
  * is new, a 10 s busy timeout, WAL, the given durability (left as it is when undefined) and foreign keys
- * on; then runs `setUp` (migrations). A file
- * opened here is closed again when anything fails; `owned` says whether it was.
+ * on; then runs `setUp` (migrations). A file opened here is closed again when anything fails; `owned`
+ * says whether it was.
  */
 export async function openSqlite<T>(
   source: SqliteSource,
