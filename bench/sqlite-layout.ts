@@ -2,7 +2,8 @@
 // ledger written through the library: `node --import tsx bench/sqlite-layout.ts [RUNS] [DIR]`.
 // The runs are made from the example missions' records (`redline demo`), each stretched to 13 records by
 // repeating its attempts and decisions; the ledger is written with `synchronous = OFF` (the size does not
-// depend on it); then the durable append rate on the same file with `synchronous = FULL`.
+// depend on it); then the durable append rate on the same file with `synchronous = FULL`. The seals keep
+// the examples' signature bytes, for their size: they do not verify for the new run ids.
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
