@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { LedgerRecord } from '../src/ledger/ledger.js';
+import type { SqliteDatabase } from '../src/ledger/sqlite/sqlite-database.js';
 import { SqliteLedger } from '../src/ledger/sqlite/sqlite-ledger.js';
 
 const RECORDS_PER_RUN = 13;
@@ -83,6 +84,16 @@ async function main(): Promise<void> {
     await appender.close();
     const appendsPerSec = [...rates].sort((a, b) => a - b)[Math.floor(rates.length / 2)] as number;
 
+    // What each durable append writes, free of the disk's noise: the WAL's growth with checkpoints held off.
+    const held = new Database(database);
+    held.pragma('wal_checkpoint(TRUNCATE)');
+    held.pragma('wal_autocheckpoint = 0');
+    const writer = await SqliteLedger.open({ database: held as unknown as SqliteDatabase, synchronous: 'full' });
+    const walRuns = Array.from({ length: 20 }, (_, index) => generated(runTemplates[index % runTemplates.length] as LedgerRecord[], index));
+    for (const run of walRuns) for (const record of run) await writer.append(record);
+    const walBytesPerAppend = (await stat(`${database}-wal`)).size / (walRuns.length * RECORDS_PER_RUN);
+    await writer.close();
+
     const kb = (bytes: number): string => `${(bytes / runs / 1024).toFixed(1)} KB/run`;
     console.log(`sqlite-layout: ${runs.toLocaleString('en-US')} runs of ${RECORDS_PER_RUN} records from the example missions`);
     console.log(`  SQLite file        ${(dbBytes / 1e6).toFixed(1).padStart(8)} MB  ${kb(dbBytes)}`);
@@ -91,6 +102,7 @@ async function main(): Promise<void> {
     console.log(
       `  durable appends    ${Math.round(appendsPerSec).toLocaleString('en-US').padStart(8)} /s  (synchronous = FULL, one append per call, median of ${APPEND_ROUNDS} rounds)`,
     );
+    console.log(`  WAL per append     ${(walBytesPerAppend / 1024).toFixed(1).padStart(8)} KB  (the pages each commit writes)`);
     if (kept) console.log(`  kept in ${dir}`);
   } finally {
     if (!kept) await rm(dir, { recursive: true, force: true });
