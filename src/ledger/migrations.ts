@@ -6,6 +6,7 @@ export const MIGRATIONS = [
   { version: 1, name: 'runs, hash-chained records, append-only and seal triggers' },
   { version: 2, name: 'adaptive priors per task type' },
   { version: 3, name: 'runs indexed in start order, for streams read in keyset pages' },
+  { version: 4, name: 'records in a rowid table (SQLite; PostgreSQL unchanged)' },
 ] as const;
 
 export type MigrationVersion = (typeof MIGRATIONS)[number]['version'];

@@ -1,33 +1,11 @@
 import type { MigrationVersion } from '../migrations.js';
 
-/** SQLite DDL per schema version. The triggers make the database itself keep the chain append-only. */
-export const SQLITE_MIGRATIONS: Record<MigrationVersion, string> = {
-  1: `
-CREATE TABLE runs (
-  run_id        TEXT PRIMARY KEY,
-  mission_id    TEXT NOT NULL,
-  task_type     TEXT NOT NULL,
-  started_at    INTEGER NOT NULL,
-  record_count  INTEGER NOT NULL,
-  last_hash     TEXT NOT NULL,
-  sealed        INTEGER NOT NULL DEFAULT 0,
-  outcome       TEXT,
-  verification  TEXT,
-  stop_reason   TEXT
-);
-CREATE INDEX runs_by_sealed ON runs (sealed);
-CREATE INDEX runs_by_task_type ON runs (task_type, started_at);
-
-CREATE TABLE records (
-  run_id     TEXT NOT NULL REFERENCES runs (run_id),
-  seq        INTEGER NOT NULL,
-  type       TEXT NOT NULL,
-  body       TEXT NOT NULL,
-  prev_hash  TEXT NOT NULL,
-  hash       TEXT NOT NULL,
-  PRIMARY KEY (run_id, seq)
-) WITHOUT ROWID;
-
+/**
+ * The guards on `records`: refuse an insert into a sealed run or out of order, refuse any update or
+ * delete, and advance (or seal) the run row with the insert. Dropped with the table, so a migration that
+ * rebuilds `records` creates them again.
+ */
+const RECORD_TRIGGERS = `
 CREATE TRIGGER records_refuse_after_seal BEFORE INSERT ON records
 WHEN (SELECT sealed FROM runs WHERE run_id = NEW.run_id) = 1
 BEGIN SELECT RAISE(ABORT, 'redline.ledger.sealed: the run is sealed and accepts no more records'); END;
@@ -62,7 +40,37 @@ BEGIN SELECT RAISE(ABORT, 'redline.ledger.append_only: records cannot be changed
 
 CREATE TRIGGER records_refuse_delete BEFORE DELETE ON records
 BEGIN SELECT RAISE(ABORT, 'redline.ledger.append_only: records cannot be deleted'); END;
+`;
 
+/** SQLite DDL per schema version. The triggers make the database itself keep the chain append-only. */
+export const SQLITE_MIGRATIONS: Record<MigrationVersion, string> = {
+  1: `
+CREATE TABLE runs (
+  run_id        TEXT PRIMARY KEY,
+  mission_id    TEXT NOT NULL,
+  task_type     TEXT NOT NULL,
+  started_at    INTEGER NOT NULL,
+  record_count  INTEGER NOT NULL,
+  last_hash     TEXT NOT NULL,
+  sealed        INTEGER NOT NULL DEFAULT 0,
+  outcome       TEXT,
+  verification  TEXT,
+  stop_reason   TEXT
+);
+CREATE INDEX runs_by_sealed ON runs (sealed);
+CREATE INDEX runs_by_task_type ON runs (task_type, started_at);
+
+CREATE TABLE records (
+  run_id     TEXT NOT NULL REFERENCES runs (run_id),
+  seq        INTEGER NOT NULL,
+  type       TEXT NOT NULL,
+  body       TEXT NOT NULL,
+  prev_hash  TEXT NOT NULL,
+  hash       TEXT NOT NULL,
+  PRIMARY KEY (run_id, seq)
+) WITHOUT ROWID;
+
+${RECORD_TRIGGERS}
 CREATE TRIGGER runs_refuse_change_after_seal BEFORE UPDATE ON runs
 WHEN OLD.sealed = 1
 BEGIN SELECT RAISE(ABORT, 'redline.ledger.sealed: a sealed run cannot change'); END;
@@ -81,5 +89,26 @@ CREATE TABLE adaptive_priors (
   // Streams (verify, export, replay, the head digest) read runs in keyset pages of `(started_at, run_id)`.
   3: `
 CREATE INDEX runs_in_start_order ON runs (started_at, run_id);
+`,
+  // Version 1 kept records in a WITHOUT ROWID table, whose rows store at most ~1 KB on a 4 KB page: each
+  // attempt record spilled its tail onto an overflow page of its own, mostly empty. A rowid table keeps a
+  // row of up to ~4 KB on its page; the unique index keeps (run_id, seq) a key. The rows are copied as
+  // they are (same bytes, so every hash still holds) inside the migration's transaction, by SQLite alone,
+  // so no row passes through the process; the old table's pages are freed for reuse (see reclaim-space.ts).
+  4: `
+CREATE TABLE records_rowid (
+  run_id     TEXT NOT NULL REFERENCES runs (run_id),
+  seq        INTEGER NOT NULL,
+  type       TEXT NOT NULL,
+  body       TEXT NOT NULL,
+  prev_hash  TEXT NOT NULL,
+  hash       TEXT NOT NULL
+);
+INSERT INTO records_rowid (run_id, seq, type, body, prev_hash, hash)
+  SELECT run_id, seq, type, body, prev_hash, hash FROM records ORDER BY run_id, seq;
+DROP TABLE records;
+ALTER TABLE records_rowid RENAME TO records;
+CREATE UNIQUE INDEX records_by_run ON records (run_id, seq);
+${RECORD_TRIGGERS}
 `,
 };

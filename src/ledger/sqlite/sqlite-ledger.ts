@@ -10,6 +10,7 @@ import { expectLearnable, learnedPriors, parsePriors, priorsFailure } from '../p
 import { openedRun } from '../run-row.js';
 import { verifyRun } from '../verify.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
+import { reclaimSpace } from './reclaim-space.js';
 import {
   immediate,
   openSqlite,
@@ -275,11 +276,13 @@ function readableAs(db: SqliteDatabase, file: string): 'ready' | 'migrate' {
 
 function migrate(db: SqliteDatabase): void {
   // IMMEDIATE takes the write lock first, so two processes opening a new file migrate it once.
-  immediate(db, () =>
+  const applied = immediate(db, () =>
     applyMigrations(db, {
       table: 'redline_migrations',
       migrations: MIGRATIONS,
       sql: (version) => SQLITE_MIGRATIONS[version as MigrationVersion],
     }),
   );
+  // Version 4 rebuilt `records`; a file created just now (version 1 applied too) had no rows to move.
+  if (applied.includes(4) && !applied.includes(1)) reclaimSpace(db);
 }
