@@ -245,3 +245,125 @@ export async function reviewQueueBench({
     await admin.end();
   }
 }
+
+/** Per-call costs at one depth of the queue. */
+export interface DepthPoint {
+  readonly depth: number;
+  /** Mean over the next 1,000 enqueues of the fill. */
+  readonly enqueueUs: number;
+  /** Mean over 500 verdicts on the newest items (the depth moves by 500 of 100,000 at most). */
+  readonly verdictUs: number;
+  /** `queue.stats()`, median of 20. */
+  readonly statsMs: number;
+  /** `redline review stats` in-process (open, stats, five newest drops and alerts, print), median of 5. */
+  readonly reviewStatsMs: number;
+}
+
+export interface DepthBenchResult {
+  readonly points: readonly DepthPoint[];
+  /** Wall time of the whole fill to the last depth (the measurements at the checkpoints excluded). */
+  readonly fillS: number;
+  /** `verifyJournal()` at the last depth, and the heap it grew by (after a GC, before and at its end). */
+  readonly verifyMs: number;
+  readonly verifyHeapMB: number;
+  /** A queue of capacity 1,000 after `drops` drops: `redline review stats` in-process, median of 5. */
+  readonly drops: number;
+  readonly droppedReviewStatsMs: number;
+  readonly droppedReviewStatsHeapMB: number;
+}
+
+const medianOf = async (runs: number, work: () => Promise<unknown>): Promise<number> => {
+  const times: number[] = [];
+  for (let n = 0; n < runs; n += 1) {
+    const started = performance.now();
+    await work();
+    times.push(performance.now() - started);
+  }
+  return median(times);
+};
+
+/** Heap growth of `work` in MB, from a collected heap (needs `--expose-gc`; 0 without it). */
+async function heapGrowth(work: () => Promise<unknown>): Promise<{ ms: number; heapMB: number }> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  gc?.();
+  const before = process.memoryUsage().heapUsed;
+  let peak = before;
+  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().heapUsed)), 5);
+  const started = performance.now();
+  await work();
+  const ms = performance.now() - started;
+  clearInterval(sampler);
+  peak = Math.max(peak, process.memoryUsage().heapUsed);
+  return { ms, heapMB: gc === undefined ? 0 : (peak - before) / 1e6 };
+}
+
+/**
+ * The SQLite review queue at depth: fills one queue (file in the temp folder, `synchronous = normal`,
+ * capacity above the last depth so nothing drops) one awaited `enqueue` each, and at each checkpoint
+ * times the next 1,000 enqueues, 500 verdicts, `stats` and `redline review stats`; then verifies the
+ * journal; then fills a second queue of capacity 1,000 with `drops` + 1,000 briefs and times
+ * `redline review stats` over its drop log.
+ */
+export async function reviewQueueDepthBench({
+  checkpoints = [1_000, 10_000, 100_000],
+  drops = 100_000,
+}: { checkpoints?: readonly number[]; drops?: number } = {}): Promise<DepthBenchResult> {
+  const { mkdtemp, rm } = await import('node:fs/promises');
+  const os = await import('node:os');
+  const path = await import('node:path');
+  const { SqliteReviewQueue } = await import('../src/review/sqlite/sqlite-review-queue.js');
+  const { reviewStatsCommand } = await import('../src/cli/review-command.js');
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'redline-bench-depth-'));
+  const output = { print: () => undefined, progress: () => undefined };
+  try {
+    const file = path.join(dir, 'deep.db');
+    const last = Math.max(...checkpoints);
+    const queue = await SqliteReviewQueue.open({ database: file, synchronous: 'normal', backpressure: { capacity: 2 * last + 10_000 } });
+    const points: DepthPoint[] = [];
+    let n = 0;
+    let fillMs = 0;
+    const enqueueTo = async (depth: number): Promise<void> => {
+      const started = performance.now();
+      while ((await queue.depth()) < depth) await queue.enqueue(benchBrief(`deep-${n++}`, n));
+      fillMs += performance.now() - started;
+    };
+    for (const depth of checkpoints) {
+      await enqueueTo(depth);
+      const started = performance.now();
+      for (let k = 0; k < 1_000; k += 1) await queue.enqueue(benchBrief(`deep-${n++}`, n));
+      const enqueueUs = ((performance.now() - started) * 1000) / 1_000;
+      const newest = (await queue.list()).slice(-500);
+      const decided = performance.now();
+      for (const entry of newest) await queue.verdict(entry.item.id, { reviewer: 'bench', decision: 'approve', label: 'unclear' });
+      const verdictUs = ((performance.now() - decided) * 1000) / newest.length;
+      const statsMs = await medianOf(20, () => queue.stats());
+      const reviewStatsMs = await medianOf(5, () => reviewStatsCommand({ ledger: file }, output));
+      points.push({ depth, enqueueUs, verdictUs, statsMs, reviewStatsMs });
+    }
+    const verified = await heapGrowth(async () => {
+      const result = await queue.verifyJournal();
+      if (!result.ok) throw new Error(`the bench queue does not verify: ${JSON.stringify(result)}`);
+    });
+    await queue.close();
+
+    const droppedFile = path.join(dir, 'dropped.db');
+    const small = await SqliteReviewQueue.open({ database: droppedFile, synchronous: 'normal', backpressure: { capacity: 1_000 } });
+    for (let k = 0; k < drops + 1_000; k += 1) await small.enqueue(benchBrief(`drop-${k}`, k));
+    const stats = await small.stats();
+    if (stats.dropped !== drops) throw new Error(`expected ${drops} drops, got ${stats.dropped}`);
+    await small.close();
+    const droppedReviewStatsMs = await medianOf(5, () => reviewStatsCommand({ ledger: droppedFile }, output));
+    const droppedHeap = await heapGrowth(() => reviewStatsCommand({ ledger: droppedFile }, output));
+    return {
+      points,
+      fillS: fillMs / 1000,
+      verifyMs: verified.ms,
+      verifyHeapMB: verified.heapMB,
+      drops,
+      droppedReviewStatsMs,
+      droppedReviewStatsHeapMB: droppedHeap.heapMB,
+    };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

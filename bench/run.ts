@@ -1,7 +1,7 @@
 // `npm run bench`: runs every benchmark (`npm run bench -- NAME [options]` one) and prints the measurements side by side with what they compare to.
 import { ledgerBench, type BackendResult } from './ledger.js';
 import { loopOverhead } from './loop-overhead.js';
-import { reviewQueueBench } from './review-queue.js';
+import { reviewQueueBench, reviewQueueDepthBench } from './review-queue.js';
 import { scaleBench, scaleOptions } from './scale.js';
 import { scaleReport } from './scale-report.js';
 import { studyBench } from './study.js';
@@ -49,6 +49,26 @@ const benches: Record<string, () => Promise<string>> = {
       `  ${'ratio redline / pg-boss'.padEnd(43)}${result.ratio.toFixed(2).padStart(8)}×  (target ≥ 1.0×)`,
     ].join('\n');
   },
+};
+
+benches['review-depth'] = async () => {
+  const result = await reviewQueueDepthBench();
+  const count = (value: number): string => Math.round(value).toLocaleString('en-US');
+  const [first, ...rest] = result.points;
+  return [
+    `review-depth: SqliteReviewQueue (synchronous = normal), one awaited call each; fill to ${count(result.points.at(-1)?.depth ?? 0)} deep took ${result.fillS.toFixed(1)} s`,
+    '  depth      enqueue µs   verdict µs   stats ms   review stats ms',
+    ...result.points.map(
+      (point) =>
+        `  ${count(point.depth).padStart(7)}  ${point.enqueueUs.toFixed(0).padStart(11)}  ${point.verdictUs.toFixed(0).padStart(11)}  ${point.statsMs.toFixed(2).padStart(9)}  ${point.reviewStatsMs.toFixed(1).padStart(16)}`,
+    ),
+    ...rest.map(
+      (point) =>
+        `  per-call at ${count(point.depth)} / at ${count(first?.depth ?? 0)}: enqueue ${(point.enqueueUs / (first?.enqueueUs ?? 1)).toFixed(2)}×, verdict ${(point.verdictUs / (first?.verdictUs ?? 1)).toFixed(2)}×  (target ≤ 1.5×)`,
+    ),
+    `  verifyJournal at ${count(result.points.at(-1)?.depth ?? 0)} deep: ${count(result.verifyMs)} ms, heap +${result.verifyHeapMB.toFixed(1)} MB`,
+    `  review stats after ${count(result.drops)} drops: ${result.droppedReviewStatsMs.toFixed(1)} ms (target < 50 ms), heap +${result.droppedReviewStatsHeapMB.toFixed(1)} MB`,
+  ].join('\n');
 };
 
 benches.study = async () => {

@@ -253,9 +253,9 @@ export async function reviewStatsCommand(
 ): Promise<number> {
   return withReviewQueue(ledger, async (queue, name) => {
     const stats = await queue.stats();
-    // The port pages from the oldest; the logs are short in practice (a drop or an alert is an incident).
-    const newestDropped = stats.dropped === 0 ? [] : (await queue.droppedItems()).slice(-NEWEST).reverse();
-    const newestAlerts = stats.alerts === 0 ? [] : (await queue.alerts()).slice(-NEWEST).reverse();
+    // Only the five shown are read, however long the logs.
+    const newestDropped = stats.dropped === 0 ? [] : await queue.droppedItems({ limit: NEWEST, newestFirst: true });
+    const newestAlerts = stats.alerts === 0 ? [] : await queue.alerts({ limit: NEWEST, newestFirst: true });
     if (json) {
       print(jsonLine({ ...stats, newestDropped, newestAlerts }));
       return 0;

@@ -15,6 +15,7 @@ export type {
   EnqueueResult,
   ClaimOptions,
   DroppedItem,
+  LogPage,
   Page,
 } from './review-queue.js';
 export { resolveReviewOptions, type ReviewQueueOptions, type ReviewConfig, type ReviewRuntime } from './config.js';

@@ -87,47 +87,68 @@ export function parseJournalRow(row: JournalRow): JournalEntry {
 }
 
 /**
- * Checks the journal as stored: each hash covers its predecessor's hash and its own body, `seq` runs
- * 0, 1, 2, … without gaps, and the count and last hash match the queue's state row.
+ * Checks a journal row by row, as it streams past, holding only the last hash: each hash covers its
+ * predecessor's hash and its own body, `seq` runs 0, 1, 2, … without gaps, and at the end the count and
+ * last hash match the queue's state row.
  */
-export function verifyJournal(rows: readonly JournalRow[], head: JournalHead): JournalVerification {
-  let prevHash = GENESIS;
-  let bytes = 0;
-  const bad = (seq: number, problem: ChainProblem, detail: string): JournalVerification => ({
-    ok: false,
-    records: rows.length,
-    bytes,
-    firstBad: { seq, problem, detail },
-  });
-  for (const [index, row] of rows.entries()) {
-    bytes += row.body.length;
+export class JournalChain {
+  #prevHash = GENESIS;
+  #records = 0;
+  #bytes = 0;
+
+  /** The next stored row; the first problem found, when there is one. */
+  next(row: JournalRow): JournalVerification | undefined {
+    const index = this.#records;
+    this.#records += 1;
+    this.#bytes += row.body.length;
     if (row.seq !== index) {
       return row.seq > index
-        ? bad(
+        ? this.#bad(
             index,
             'missing',
             `journal entry ${index}${row.seq - index > 1 ? `–${row.seq - 1}` : ''} is missing (next stored is ${row.seq})`,
           )
-        : bad(row.seq, 'reordered', `journal entry ${row.seq} is stored out of order`);
+        : this.#bad(row.seq, 'reordered', `journal entry ${row.seq} is stored out of order`);
     }
-    if (chainHash(row.prevHash, row.body) !== row.hash) return bad(row.seq, 'modified', `journal entry ${row.seq} does not match its hash`);
+    if (chainHash(row.prevHash, row.body) !== row.hash)
+      return this.#bad(row.seq, 'modified', `journal entry ${row.seq} does not match its hash`);
     let body: { chain?: unknown; seq?: unknown; type?: unknown };
     try {
       body = JSON.parse(row.body) as { chain?: unknown; seq?: unknown; type?: unknown };
     } catch {
-      return bad(row.seq, 'modified', `journal entry ${row.seq} is not JSON`);
+      return this.#bad(row.seq, 'modified', `journal entry ${row.seq} is not JSON`);
     }
-    if (body.seq !== row.seq) return bad(row.seq, 'reordered', `journal entry ${row.seq} holds entry ${String(body.seq)}`);
+    if (body.seq !== row.seq) return this.#bad(row.seq, 'reordered', `journal entry ${row.seq} holds entry ${String(body.seq)}`);
     if (body.chain !== 'review' || body.type !== row.type)
-      return bad(row.seq, 'modified', `journal entry ${row.seq} is stored as ${row.type} but holds ${String(body.type)}`);
-    if (row.prevHash !== prevHash) return bad(row.seq, 'reordered', `journal entry ${row.seq} does not follow entry ${row.seq - 1}`);
-    prevHash = row.hash;
+      return this.#bad(row.seq, 'modified', `journal entry ${row.seq} is stored as ${row.type} but holds ${String(body.type)}`);
+    if (row.prevHash !== this.#prevHash)
+      return this.#bad(row.seq, 'reordered', `journal entry ${row.seq} does not follow entry ${row.seq - 1}`);
+    this.#prevHash = row.hash;
+    return undefined;
   }
-  if (rows.length < head.count)
-    return bad(rows.length, 'truncated', `${head.count} journal entries were appended, ${rows.length} are stored`);
-  if (rows.length > head.count)
-    return bad(head.count, 'appended', `${rows.length} journal entries are stored, ${head.count} were appended`);
-  if (prevHash !== head.lastHash)
-    return bad(Math.max(0, rows.length - 1), 'modified', `journal entry ${rows.length - 1} is not the last entry appended`);
-  return { ok: true, records: rows.length, bytes };
+
+  /** After the last stored row: the rows against the head the state row keeps. */
+  end(head: JournalHead): JournalVerification {
+    const stored = this.#records;
+    if (stored < head.count) return this.#bad(stored, 'truncated', `${head.count} journal entries were appended, ${stored} are stored`);
+    if (stored > head.count) return this.#bad(head.count, 'appended', `${stored} journal entries are stored, ${head.count} were appended`);
+    if (this.#prevHash !== head.lastHash)
+      return this.#bad(Math.max(0, stored - 1), 'modified', `journal entry ${stored - 1} is not the last entry appended`);
+    return { ok: true, records: stored, bytes: this.#bytes };
+  }
+
+  #bad(seq: number, problem: ChainProblem, detail: string): JournalVerification {
+    return { ok: false, records: this.#records, bytes: this.#bytes, firstBad: { seq, problem, detail } };
+  }
+}
+
+/** Checks a whole journal held in memory; see {@link JournalChain}. */
+export function verifyJournal(rows: readonly JournalRow[], head: JournalHead): JournalVerification {
+  const chain = new JournalChain();
+  for (const row of rows) {
+    const bad = chain.next(row);
+    // Reported over every stored row, as a reader of the whole journal counts them.
+    if (bad !== undefined) return { ...bad, records: rows.length };
+  }
+  return chain.end(head);
 }

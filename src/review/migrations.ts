@@ -7,6 +7,7 @@ export const REVIEW_MIGRATIONS = [
   { version: 1, name: 'review queue: state, items, circuit-breaker log, verdicts, mode and limit changes, run reports, alerts' },
   { version: 2, name: 'review queue: hash-chained journal, settings stored with the queue' },
   { version: 3, name: 'review queue: verdicts, logs, alerts and decided or dropped items final (refusing triggers)' },
+  { version: 4, name: 'review queue: running counters in the state row, live-claim and drop indexes, a dropped item stored once' },
 ] as const;
 
 export type ReviewMigrationVersion = (typeof REVIEW_MIGRATIONS)[number]['version'];

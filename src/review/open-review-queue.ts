@@ -1,6 +1,6 @@
 import type { ReviewQueueOptions } from './config.js';
 import type { JournalVerification } from './journal.js';
-import { verifyStoredQueue } from './queue-tables.js';
+import { verifyAsync, verifySync } from './queue-tables.js';
 import type { ReviewQueue } from './review-queue.js';
 
 /**
@@ -26,14 +26,14 @@ export async function openReviewQueue(location: string, options: ReviewQueueOpti
 
 /**
  * Verifies the review queue at a ledger's location without writing anything (no migration, no
- * settings): its journal's chain, then its tables against the journal (see `checkQueueTables`). For
+ * settings): its journal's chain, then its tables against the journal, streamed (see `verifyQueue`). For
  * `redline ledger verify`, which may run on a read-only copy or role. Undefined when the ledger holds
  * no queue journal (no queue, or one created before the journal existed).
  */
 export async function verifyStoredJournal(location: string): Promise<JournalVerification | undefined> {
   if (/^postgres(ql)?:\/\//.test(location)) {
     const { openPgPool } = await import('../ledger/postgres/pg-pool.js');
-    const { readPostgresQueue } = await import('./postgres/stored-queue.js');
+    const { postgresQueueStore } = await import('./postgres/stored-queue.js');
     const url = new URL(location);
     const schema = `"${(url.searchParams.get('schema') ?? 'redline').replace(/"/g, '""')}"`;
     url.searchParams.delete('schema');
@@ -46,7 +46,7 @@ export async function verifyStoredJournal(location: string): Promise<JournalVeri
         `${schema}.review_journal`,
       ]);
       if (found[0]?.found === null || found[0]?.found === undefined) return undefined;
-      return verifyStoredQueue(await readPostgresQueue(client, schema));
+      return await verifyAsync(postgresQueueStore(client, schema));
     } finally {
       await client.query('ROLLBACK').catch(() => undefined);
       client.release();
@@ -56,12 +56,12 @@ export async function verifyStoredJournal(location: string): Promise<JournalVeri
   const { existsSync } = await import('node:fs');
   if (location === ':memory:' || !existsSync(location)) return undefined;
   const { default: Database } = await import('better-sqlite3');
-  const { readSqliteQueue } = await import('./sqlite/stored-queue.js');
+  const { sqliteQueueStore } = await import('./sqlite/stored-queue.js');
   const db = new Database(location, { readonly: true, fileMustExist: true });
   try {
     return db.transaction(() => {
       if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'review_journal'").get() === undefined) return undefined;
-      return verifyStoredQueue(readSqliteQueue(db));
+      return verifySync(sqliteQueueStore(db));
     })();
   } finally {
     db.close();

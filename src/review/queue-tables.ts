@@ -1,39 +1,60 @@
 import { canonicalJson } from '../loop/canonical-json.js';
-import type { Alert } from './alerts.js';
-import type { ModeChange, QueueMode } from './backpressure.js';
-import type { LimitChange } from './feedback-tuner.js';
+import type { QueueMode } from './backpressure.js';
 import {
+  EMPTY_JOURNAL,
+  JournalChain,
   parseJournalRow,
-  verifyJournal,
   type JournalEntry,
   type JournalHead,
   type JournalRow,
   type JournalType,
   type JournalVerification,
 } from './journal.js';
-import type { DroppedItem, Verdict } from './review-queue.js';
 
-/** What a SQL queue's tables hold, read in one snapshot with its journal, to be checked against it. */
-export interface QueueTables {
-  /** The state row; absent before the queue was first opened. */
-  readonly state?: {
-    readonly mode: QueueMode;
-    readonly attemptLimit: number;
-    /** The settings in force, as stored (JSON). */
-    readonly settings: string | null;
-    /** The count of open items the row keeps, where the backend keeps one (PostgreSQL). */
-    readonly depth?: number;
-  };
-  /** Items still in the queue (queued or claimed). */
-  readonly openItems: number;
-  /** Items that left the queue, with how they left. */
-  readonly closedItems: readonly { readonly id: string; readonly state: 'decided' | 'dropped' }[];
-  /** Each table in its own order (`seq`). */
-  readonly verdicts: readonly Verdict[];
-  readonly dropped: readonly DroppedItem[];
-  readonly modeChanges: readonly ModeChange[];
-  readonly limitChanges: readonly LimitChange[];
-  readonly alerts: readonly Alert[];
+/** A value now (SQLite) or later (PostgreSQL): the verifier runs the same over both. */
+export type Awaitable<T> = T | Promise<T>;
+
+/** The running counters a state row keeps (schema version 4 on), each a count over the queue's tables. */
+export interface QueueCounters {
+  /** Open items (queued or claimed). */
+  readonly depth: number;
+  readonly verdicts: number;
+  readonly approved: number;
+  /** Rows of the circuit-breaker log. */
+  readonly dropped: number;
+  readonly alerts: number;
+}
+
+/** The state row as verification reads it; absent before the queue was first opened. */
+export interface StoredState {
+  readonly head: JournalHead;
+  readonly mode: QueueMode;
+  readonly attemptLimit: number;
+  /** The settings in force, as stored (JSON). */
+  readonly settings: string | null;
+  /** The counters the row keeps: none, or the depth alone, on a queue not yet migrated to keep them all. */
+  readonly counters: Partial<QueueCounters>;
+}
+
+/** The tables the journal proves row by row, each read in its own order (`seq`). */
+export type ProvenTable = 'review_verdicts' | 'review_breaker_log' | 'review_alerts' | 'review_mode_changes' | 'review_limit_changes';
+
+/**
+ * A SQL queue's storage as verification reads it, in pages, all within one snapshot the caller holds.
+ * Rows come back as the queue reads them (a verdict, a dropped item, …).
+ */
+export interface QueueStore {
+  state(): Awaitable<StoredState | undefined>;
+  /** Up to `limit` journal rows after `after` (-1: from the start), in order. */
+  journal(after: number, limit: number): Awaitable<readonly JournalRow[]>;
+  /** Up to `limit` rows of `table` with `seq` above `after`, in order. */
+  rows(table: ProvenTable, after: number, limit: number): Awaitable<readonly { seq: number; value: object }[]>;
+  /** How the given items stand (missing ones are left out). */
+  itemStates(ids: readonly string[]): Awaitable<readonly { id: string; state: string }[]>;
+  /** The first item that left the queue without a verdict or drop row to say how. */
+  unexplainedItem(): Awaitable<{ id: string; state: string } | undefined>;
+  /** The counts the state row's counters stand for, counted over the tables. */
+  counts(): Awaitable<QueueCounters>;
 }
 
 /** The first place a queue table says something its journal does not. */
@@ -44,30 +65,41 @@ export interface TableDisagreement {
   readonly detail: string;
 }
 
-/** A SQL queue as stored: its journal, the head its state row keeps, and its tables, from one snapshot. */
-export interface StoredQueue {
-  readonly rows: readonly JournalRow[];
-  readonly head: JournalHead;
-  readonly tables: QueueTables;
+/** Journal rows and table rows read at once: memory stays flat in the journal's length. */
+const PAGE = 500;
+
+/** One read of the store, yielded by {@link verifyQueue} for a driver to run. */
+export type StoreRead = (store: QueueStore) => Awaitable<unknown>;
+
+/** A verification in progress: yields reads, receives their answers, returns the result. */
+export type QueueVerifier = Generator<StoreRead, JournalVerification, unknown>;
+
+function* ask<T>(read: (store: QueueStore) => Awaitable<T>): Generator<StoreRead, T, unknown> {
+  return (yield read) as T;
 }
 
-/**
- * Verifies a stored queue: its journal's chain first, then its tables against the journal; the first
- * problem found is reported (`firstBad` for the chain, `disagreement` for a table).
- */
-export function verifyStoredQueue({ rows, head, tables }: StoredQueue): JournalVerification {
-  const chain = verifyJournal(rows, head);
-  if (!chain.ok) return chain;
-  const disagreement = checkQueueTables(rows.map(parseJournalRow), tables);
-  return disagreement === undefined ? chain : { ...chain, ok: false, disagreement };
+/** Runs a verification over a store that answers at once (SQLite, inside the caller's read transaction). */
+export function verifySync(store: QueueStore): JournalVerification {
+  const verifier = verifyQueue();
+  let step = verifier.next();
+  while (step.done !== true) step = verifier.next(step.value(store));
+  return step.value;
+}
+
+/** Runs a verification over a store that answers later (PostgreSQL, inside one REPEATABLE READ transaction). */
+export async function verifyAsync(store: QueueStore): Promise<JournalVerification> {
+  const verifier = verifyQueue();
+  let step = verifier.next();
+  while (step.done !== true) step = verifier.next(await step.value(store));
+  return step.value;
 }
 
 interface Kind {
-  readonly table: string;
+  readonly table: ProvenTable;
   readonly noun: string;
   /** What both sides are compared as: the journal's data, or a row as the queue reads it. */
   readonly project: (value: Readonly<Record<string, unknown>>) => Record<string, unknown>;
-  /** Rows are matched to entries by this key; without one, the n-th row to the n-th entry. */
+  /** What names a row in a message; without one, its position among the journal's entries of its kind. */
   readonly key?: (value: Readonly<Record<string, unknown>>) => string;
 }
 
@@ -91,99 +123,159 @@ const KINDS: Partial<Record<JournalType, Kind>> = {
   limit_change: { table: 'review_limit_changes', noun: 'limit change', project: (value) => ({ ...value }) },
 };
 
-type Rows = Record<'verdict' | 'drop' | 'alert' | 'mode_change' | 'limit_change', readonly object[]>;
+/** One table read in step with the journal: each entry of its kind is the table's next row. */
+class TableCursor {
+  #page: readonly { seq: number; value: object }[] = [];
+  #index = 0;
+  #after = -1;
+  #done = false;
+  /** Rows matched to journal entries so far. */
+  matched = 0;
+
+  constructor(readonly kind: Kind) {}
+
+  *next(): Generator<StoreRead, Readonly<Record<string, unknown>> | undefined, unknown> {
+    if (this.#index >= this.#page.length && !this.#done) {
+      const { table } = this.kind;
+      const after = this.#after;
+      this.#page = yield* ask((store) => store.rows(table, after, PAGE));
+      this.#index = 0;
+      this.#done = this.#page.length < PAGE;
+    }
+    const row = this.#page[this.#index];
+    if (row === undefined) return undefined;
+    this.#index += 1;
+    this.#after = row.seq;
+    return row.value as Readonly<Record<string, unknown>>;
+  }
+}
 
 /**
- * Checks a queue's tables against its verified journal: every verdict, drop, alert, mode change and
- * limit change row matches a journal entry and every entry has its row; the items the journal decided or
- * dropped left the queue that way and no other item did; the state row's mode, attempt limit and settings
- * are the journal's latest (and, where kept, its depth the count of open items). Undefined when they agree.
+ * Verifies a SQL queue as stored, streaming: its journal's chain, then its tables against the journal,
+ * then the state row (mode, attempt limit and settings the journal's latest; each counter the count it
+ * stands for). Every verdict, drop, alert, mode change and limit change row matches the journal entry
+ * of its kind in the same order, and no row is left over; the items the journal decided or dropped
+ * left the queue that way and no other item did. The first problem is reported: the chain's
+ * (`firstBad`) before a table's (`disagreement`), as if the chain were checked whole first.
  */
-export function checkQueueTables(entries: readonly JournalEntry[], tables: QueueTables): TableDisagreement | undefined {
-  const rows: Rows = {
-    verdict: tables.verdicts,
-    drop: tables.dropped,
-    alert: tables.alerts,
-    mode_change: tables.modeChanges,
-    limit_change: tables.limitChanges,
+export function* verifyQueue(): QueueVerifier {
+  const state = yield* ask((store) => store.state());
+  const chain = new JournalChain();
+  const cursors = new Map<JournalType, TableCursor>();
+  for (const [type, kind] of Object.entries(KINDS) as [JournalType, Kind][]) cursors.set(type, new TableCursor(kind));
+  const positions = new Map<JournalType, number>();
+  const latest: { mode?: JournalEntry; limit?: JournalEntry; settings?: JournalEntry; firstSettings?: JournalEntry } = {};
+  let entries = 0;
+  // The first row that disagrees is reported before the first item that does, as one pass over the
+  // rows and then one over the items would find them.
+  let rowBad: TableDisagreement | undefined;
+  let itemBad: TableDisagreement | undefined;
+  let after = -1;
+  for (;;) {
+    const page = yield* ask((store) => store.journal(after, PAGE));
+    const ended: { id: string; expected: 'decided' | 'dropped'; seq: number }[] = [];
+    for (const row of page) {
+      const bad = chain.next(row);
+      if (bad !== undefined) return bad;
+      after = row.seq;
+      entries += 1;
+      const entry = parseJournalRow(row);
+      if (entry.type === 'mode_change') latest.mode = entry;
+      if (entry.type === 'limit_change') latest.limit = entry;
+      if (entry.type === 'settings') {
+        latest.settings = entry;
+        latest.firstSettings ??= entry;
+      }
+      if (entry.type === 'verdict') ended.push({ id: String(entry.data.itemId), expected: 'decided', seq: entry.seq });
+      if (entry.type === 'drop') ended.push({ id: String((entry.data.item as { id?: unknown }).id), expected: 'dropped', seq: entry.seq });
+      const cursor = cursors.get(entry.type);
+      // Past the first disagreeing row the chain is still checked to its end, the rows no more.
+      if (cursor === undefined || rowBad !== undefined) continue;
+      const position = (positions.get(entry.type) ?? 0) + 1;
+      positions.set(entry.type, position);
+      rowBad = checkRow(entry, cursor.kind, position, yield* cursor.next());
+      cursor.matched += 1;
+    }
+    if (itemBad === undefined && ended.length > 0) itemBad = yield* checkItems(ended);
+    if (page.length < PAGE) break;
+  }
+  const result = chain.end(state?.head ?? EMPTY_JOURNAL);
+  if (!result.ok) return result;
+  let disagreement = rowBad ?? (yield* leftOver(cursors)) ?? itemBad ?? (yield* unexplained());
+  disagreement ??= checkState(state, entries, latest);
+  if (disagreement === undefined && state !== undefined && Object.keys(state.counters).length > 0)
+    disagreement = checkCounters(state.counters, yield* ask((store) => store.counts()));
+  return disagreement === undefined ? result : { ...result, ok: false, disagreement };
+}
+
+/** The items a page of journal entries decided or dropped, each left the queue that way. */
+function* checkItems(
+  ended: readonly { id: string; expected: 'decided' | 'dropped'; seq: number }[],
+): Generator<StoreRead, TableDisagreement | undefined, unknown> {
+  const found = yield* ask((store) => store.itemStates(ended.map((item) => item.id)));
+  // An item still in the queue is, as far as the journal's check goes, simply not decided or dropped.
+  const states = new Map(found.filter((item) => item.state !== 'open').map((item) => [item.id, item.state]));
+  const wrong = ended.find((item) => states.get(item.id) !== item.expected);
+  if (wrong === undefined) return undefined;
+  const state = states.get(wrong.id);
+  return {
+    table: 'review_items',
+    seq: wrong.seq,
+    detail: `item ${wrong.id} is ${state ?? `not ${wrong.expected}`} in review_items, but journal entry ${wrong.seq} says ${wrong.expected}`,
   };
-  return checkRows(entries, rows) ?? checkItems(entries, tables) ?? checkState(entries, tables);
 }
 
-function checkRows(entries: readonly JournalEntry[], rows: Rows): TableDisagreement | undefined {
-  const matched = new Map<string, Set<string>>();
-  const positions = new Map<string, number>();
-  for (const entry of entries) {
-    const kind = KINDS[entry.type];
-    if (kind === undefined) continue;
-    const stored = rows[entry.type as keyof Rows] as readonly Readonly<Record<string, unknown>>[];
-    let row: Readonly<Record<string, unknown>> | undefined;
-    let name: string;
-    if (kind.key === undefined) {
-      const position = positions.get(entry.type) ?? 0;
-      positions.set(entry.type, position + 1);
-      row = stored[position];
-      name = `${kind.noun} ${position + 1}`;
-    } else {
-      const key = kind.key(entry.data);
-      row = stored.find((candidate) => kind.key?.(candidate) === key);
-      if (!matched.has(entry.type)) matched.set(entry.type, new Set());
-      matched.get(entry.type)?.add(key);
-      name = `${kind.noun} ${key}`;
-    }
-    if (row === undefined)
-      return { table: kind.table, seq: entry.seq, detail: `${name} of journal entry ${entry.seq} is missing from ${kind.table}` };
-    const field = firstDifference(kind.project(entry.data), kind.project(row));
-    if (field !== undefined)
-      return { table: kind.table, seq: entry.seq, detail: `${name} in ${kind.table} differs from journal entry ${entry.seq}: ${field}` };
-  }
-  for (const [type, kind] of Object.entries(KINDS) as [keyof Rows, Kind][]) {
-    const stored = rows[type] as readonly Readonly<Record<string, unknown>>[];
-    if (kind.key === undefined) {
-      const journaled = positions.get(type) ?? 0;
-      if (stored.length > journaled)
-        return { table: kind.table, detail: `${kind.table} holds ${stored.length} ${kind.noun}s, the journal records ${journaled}` };
-      continue;
-    }
-    const extra = stored.find((row) => !(matched.get(type)?.has(kind.key?.(row) ?? '') ?? false));
-    if (extra !== undefined)
-      return { table: kind.table, detail: `${kind.table} holds ${kind.noun} ${kind.key(extra)}, which no journal entry records` };
+function checkRow(
+  entry: JournalEntry,
+  kind: Kind,
+  position: number,
+  row: Readonly<Record<string, unknown>> | undefined,
+): TableDisagreement | undefined {
+  const key = kind.key?.(entry.data);
+  const name = key === undefined ? `${kind.noun} ${position}` : `${kind.noun} ${key}`;
+  if (row === undefined || (kind.key !== undefined && kind.key(row) !== key))
+    return { table: kind.table, seq: entry.seq, detail: `${name} of journal entry ${entry.seq} is missing from ${kind.table}` };
+  const field = firstDifference(kind.project(entry.data), kind.project(row));
+  return field === undefined
+    ? undefined
+    : { table: kind.table, seq: entry.seq, detail: `${name} in ${kind.table} differs from journal entry ${entry.seq}: ${field}` };
+}
+
+/** A row past the last one the journal records, in any table. */
+function* leftOver(cursors: ReadonlyMap<JournalType, TableCursor>): Generator<StoreRead, TableDisagreement | undefined, unknown> {
+  for (const cursor of cursors.values()) {
+    const extra = yield* cursor.next();
+    if (extra === undefined) continue;
+    const { table, noun, key } = cursor.kind;
+    if (key !== undefined) return { table, detail: `${table} holds ${noun} ${key(extra)}, which no journal entry records` };
+    let stored = cursor.matched + 1;
+    while ((yield* cursor.next()) !== undefined) stored += 1;
+    return { table, detail: `${table} holds ${stored} ${noun}s, the journal records ${cursor.matched}` };
   }
   return undefined;
 }
 
-function checkItems(entries: readonly JournalEntry[], tables: QueueTables): TableDisagreement | undefined {
-  const states = new Map(tables.closedItems.map((item) => [item.id, item.state]));
-  const ended = new Map<string, 'decided' | 'dropped'>();
-  for (const entry of entries) {
-    if (entry.type !== 'verdict' && entry.type !== 'drop') continue;
-    const id = entry.type === 'verdict' ? String(entry.data.itemId) : String((entry.data.item as { id?: unknown }).id);
-    const expected = entry.type === 'verdict' ? 'decided' : 'dropped';
-    ended.set(id, expected);
-    const state = states.get(id);
-    if (state !== expected)
-      return {
-        table: 'review_items',
-        seq: entry.seq,
-        detail: `item ${id} is ${state ?? `not ${expected}`} in review_items, but journal entry ${entry.seq} says ${expected}`,
-      };
-  }
-  const unexplained = tables.closedItems.find((item) => ended.get(item.id) !== item.state);
-  if (unexplained !== undefined)
-    return {
-      table: 'review_items',
-      detail: `item ${unexplained.id} is ${unexplained.state} in review_items, but no journal entry says so`,
-    };
-  return undefined;
+/**
+ * An item decided or dropped that no journal entry ended: with the verdict and drop rows proven one to
+ * one against the journal, that is an item without its row.
+ */
+function* unexplained(): Generator<StoreRead, TableDisagreement | undefined, unknown> {
+  const item = yield* ask((store) => store.unexplainedItem());
+  return item === undefined
+    ? undefined
+    : { table: 'review_items', detail: `item ${item.id} is ${item.state} in review_items, but no journal entry says so` };
 }
 
-function checkState(entries: readonly JournalEntry[], { state, openItems }: QueueTables): TableDisagreement | undefined {
-  const last = (type: JournalType): JournalEntry | undefined => entries.findLast((entry) => entry.type === type);
+function checkState(
+  state: StoredState | undefined,
+  entries: number,
+  latest: { mode?: JournalEntry; limit?: JournalEntry; settings?: JournalEntry; firstSettings?: JournalEntry },
+): TableDisagreement | undefined {
   if (state === undefined)
-    return entries.length === 0
+    return entries === 0
       ? undefined
-      : { table: 'review_state', detail: `review_state has no row, but the journal holds ${entries.length} entries` };
-  const mode = last('mode_change');
+      : { table: 'review_state', detail: `review_state has no row, but the journal holds ${entries} entries` };
+  const { mode, limit, settings, firstSettings: first } = latest;
   const expectedMode = (mode?.data.to as QueueMode | undefined) ?? 'normal';
   if (state.mode !== expectedMode)
     return {
@@ -191,8 +283,6 @@ function checkState(entries: readonly JournalEntry[], { state, openItems }: Queu
       ...seqOf(mode),
       detail: `the mode is ${state.mode} in review_state, but the journal's ${mode === undefined ? 'start' : `entry ${mode.seq}`} says ${expectedMode}`,
     };
-  const limit = last('limit_change');
-  const first = entries.find((entry) => entry.type === 'settings');
   const initial = (first?.data.to as { tuner?: { initial?: unknown } } | undefined)?.tuner?.initial;
   const expectedLimit = limit === undefined ? initial : limit.data.to;
   if (expectedLimit !== undefined && state.attemptLimit !== expectedLimit) {
@@ -202,7 +292,6 @@ function checkState(entries: readonly JournalEntry[], { state, openItems }: Queu
       detail: `the attempt limit is ${state.attemptLimit} in review_state, but journal entry ${(limit ?? first)?.seq} says ${String(expectedLimit)}`,
     };
   }
-  const settings = last('settings');
   if (settings !== undefined && (state.settings === null || canonicalJson(parse(state.settings)) !== canonicalJson(settings.data.to))) {
     return {
       table: 'review_state',
@@ -210,8 +299,30 @@ function checkState(entries: readonly JournalEntry[], { state, openItems }: Queu
       detail: `the settings in review_state are not the ones journal entry ${settings.seq} put in force`,
     };
   }
-  if (state.depth !== undefined && state.depth !== openItems)
-    return { table: 'review_state', detail: `the depth is ${state.depth} in review_state, but review_items holds ${openItems} open items` };
+  return undefined;
+}
+
+const COUNTERS: readonly [keyof QueueCounters, string, (n: number) => string][] = [
+  ['depth', 'the depth', (n) => `review_items holds ${n} open items`],
+  ['verdicts', 'the verdict count', (n) => `review_verdicts holds ${n}`],
+  ['approved', 'the approval count', (n) => `review_verdicts holds ${n} approvals`],
+  ['dropped', 'the drop count', (n) => `review_breaker_log holds ${n}`],
+  ['alerts', 'the alert count', (n) => `review_alerts holds ${n}`],
+];
+
+/** The counters a state row (read whole) keeps: those of its columns named like one. */
+export function countersOf(row: Readonly<Record<string, unknown>>): Partial<QueueCounters> {
+  const counters: Partial<Record<keyof QueueCounters, number>> = {};
+  for (const [field] of COUNTERS) if (row[field] !== undefined && row[field] !== null) counters[field] = Number(row[field]);
+  return counters;
+}
+
+/** Each running counter of the state row against the count it stands for. */
+function checkCounters(kept: Partial<QueueCounters>, counted: QueueCounters): TableDisagreement | undefined {
+  for (const [field, what, holds] of COUNTERS) {
+    if (kept[field] !== undefined && kept[field] !== counted[field])
+      return { table: 'review_state', detail: `${what} is ${kept[field]} in review_state, but ${holds(counted[field])}` };
+  }
   return undefined;
 }
 

@@ -129,6 +129,12 @@ export interface Page {
   readonly limit?: number;
 }
 
+/** A page of a log, read from either end. */
+export interface LogPage extends Page {
+  /** The newest `limit` entries, newest first, instead of the oldest first. @default false */
+  readonly newestFirst?: boolean;
+}
+
 /**
  * The human review queue (SPEC §5): briefs ordered by priority then age, with backpressure, verdicts
  * with reason labels, the feedback tuner's attempt limit and budget-cap alerts. Backends keep the same
@@ -160,8 +166,8 @@ export interface ReviewQueue {
   mode(): Promise<QueueMode>;
   /** The feedback tuner's attempt limit for new runs. */
   currentLimit(): Promise<number>;
-  /** The circuit-breaker log, oldest first. */
-  droppedItems(page?: Page): Promise<readonly DroppedItem[]>;
+  /** The circuit-breaker log, oldest first (or newest first, see `LogPage`). */
+  droppedItems(page?: LogPage): Promise<readonly DroppedItem[]>;
   /** Every mode switch, oldest first. */
   modeChanges(page?: Page): Promise<readonly ModeChange[]>;
   /** Every attempt limit change with its evidence, oldest first. */
@@ -174,8 +180,8 @@ export interface ReviewQueue {
   /** Stores a finished run's report and applies the alert policy; see `budgetAlerts`. A repeated run id is a no-op. */
   recordRun(report: RunReport): Promise<{ alert?: Alert }>;
   recordAlertDelivery(alertId: string, delivery: WebhookDelivery): Promise<void>;
-  /** Alerts raised, oldest first. */
-  alerts(page?: Page): Promise<readonly Alert[]>;
+  /** Alerts raised, oldest first (or newest first, see `LogPage`). */
+  alerts(page?: LogPage): Promise<readonly Alert[]>;
   /**
    * The queue's hash-chained journal, oldest first: settings, verdicts, mode changes, attempt-limit
    * changes with their evidence, drops (the whole item) and alerts, as stored.

@@ -37,6 +37,7 @@ export interface VerdictRow {
 /** An item row with its verdict's columns prefixed `v_` (a left join), when it has one. */
 export type ItemVerdictRow = ItemRow & { [K in keyof VerdictRow as `v_${K}`]: VerdictRow[K] | null };
 
+/** A circuit-breaker log row with its item's brief, read with {@link DROPPED_COLUMNS}. */
 export interface BreakerRow {
   item: string;
   dropped_at: Num;
@@ -69,6 +70,9 @@ export interface AlertRow {
   raised_at: Num;
   webhook: string | null;
 }
+
+/** The columns of a breaker log row `b` joined to its item `i`, whose brief the log does not copy. */
+export const DROPPED_COLUMNS = 'b.seq, b.item_id, b.dropped_at, b.depth, b.displaced_by, i.item';
 
 /** The columns of a verdict joined to its item, for {@link ItemVerdictRow}. */
 export const VERDICT_JOIN_COLUMNS =

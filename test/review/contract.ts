@@ -762,6 +762,12 @@ export function reviewQueueContract(backend: ReviewBackend): void {
               ['DELETE FROM review_state', /DELETE on review_state refused/],
               ['UPDATE review_state SET journal_count = 0', /UPDATE on review_state refused: the journal head only advances/],
               ["UPDATE review_state SET journal_hash = 'x'", /UPDATE on review_state refused/],
+              [
+                'UPDATE review_state SET verdicts = verdicts - 1',
+                /UPDATE on review_state refused: the journal head only advances, and so do the counts/,
+              ],
+              ['UPDATE review_state SET dropped = 0', /UPDATE on review_state refused/],
+              ['UPDATE review_state SET alerts = alerts - 1', /UPDATE on review_state refused/],
             ];
             for (const [statement, error] of refusals) await assert.rejects(run(statement), error, statement);
             if (backend.name === 'postgres') {
@@ -904,11 +910,28 @@ export function reviewQueueContract(backend: ReviewBackend): void {
                 },
               },
             ];
-            if (backend.name === 'postgres') {
+            // The running counters, each against the count over the table it stands for.
+            const stats = await queue.stats();
+            for (const [column, kept, detail] of [
+              ['depth', stats.depth, 'the depth is 0 in review_state, but review_items holds 1 open items'],
+              [
+                'verdicts',
+                stats.verdicts.total,
+                `the verdict count is 0 in review_state, but review_verdicts holds ${stats.verdicts.total}`,
+              ],
+              [
+                'approved',
+                stats.verdicts.approved,
+                `the approval count is 0 in review_state, but review_verdicts holds ${stats.verdicts.approved} approvals`,
+              ],
+              ['dropped', stats.dropped, `the drop count is 0 in review_state, but review_breaker_log holds ${stats.dropped}`],
+              ['alerts', stats.alerts, `the alert count is 0 in review_state, but review_alerts holds ${stats.alerts}`],
+            ] as const) {
+              assert.ok(kept > 0, column);
               cases.push({
-                tamper: 'UPDATE review_state SET depth = 0',
-                undo: 'UPDATE review_state SET depth = 1',
-                expected: { table: 'review_state', detail: 'the depth is 0 in review_state, but review_items holds 1 open items' },
+                tamper: `UPDATE review_state SET ${column} = 0`,
+                undo: `UPDATE review_state SET ${column} = ${kept}`,
+                expected: { table: 'review_state', detail },
               });
             }
             for (const { tamper: statement, undo, expected } of cases) {
@@ -959,7 +982,7 @@ export function reviewQueueContract(backend: ReviewBackend): void {
             );
             await assert.rejects((reopen as NonNullable<typeof reopen>)(), {
               message:
-                'The database holds schema version 99 in review_migrations, newer than this redline knows (3): upgrade redline in every process that uses it',
+                'The database holds schema version 99 in review_migrations, newer than this redline knows (4): upgrade redline in every process that uses it',
             });
           }));
 

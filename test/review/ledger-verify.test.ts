@@ -28,7 +28,7 @@ for (const backend of backends.filter((candidate) => candidate.name !== 'memory'
         assert.deepEqual(lines.slice(-1), ['review queue journal verifies (3 entries)']);
 
         await tamper('DELETE FROM review_verdicts');
-        assert.equal((await queue.stats()).verdicts.total, 0, 'the edit went through');
+        assert.equal((await queue.recentVerdicts()).length, 0, 'the edit went through');
         const first = verdicts.at(-1)?.id;
         const detail = `verdict ${first} of journal entry 1 is missing from review_verdicts`;
         lines.length = 0;

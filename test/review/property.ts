@@ -59,6 +59,7 @@ export async function checkBackpressureSequence(
   const switches: Omit<ModeChange, 'at'>[] = [];
   let mode: QueueMode = 'normal';
   let depth = 0;
+  const verdicts = { approved: 0, rejected: 0 };
 
   const expectMode = (after: number, change: ModeChange | undefined, what: string): void => {
     const to: QueueMode =
@@ -128,6 +129,7 @@ export async function checkBackpressureSequence(
         label: 'unclear',
       });
       depth -= 1;
+      verdicts[step.approve ? 'approved' : 'rejected'] += 1;
       expectMode(depth, result.modeChanged, what);
     } else {
       clock.advance(step.ms);
@@ -137,6 +139,15 @@ export async function checkBackpressureSequence(
     assert.equal(stored, depth, `${what}: depth`);
     assert.equal(await queue.mode(), mode, `${what}: stored mode`);
   }
+  // The counters the queue keeps as it goes agree with a count over what it holds.
+  const stats = await queue.stats();
+  const listed = await queue.list();
+  assert.equal(stats.depth, listed.length, 'stats: the depth is the count of items in the queue');
+  assert.equal(stats.claimed, listed.filter((entry) => entry.status === 'claimed').length, 'stats: live claims');
+  assert.equal(stats.dropped, dropped.length, 'stats: the drop count');
+  assert.deepEqual(stats.verdicts, { total: verdicts.approved + verdicts.rejected, ...verdicts }, 'stats: the verdict counts');
+  const journal = await queue.verifyJournal();
+  assert.equal(journal.ok, true, `the counters verify: ${JSON.stringify(journal)}`);
   assert.deepEqual(
     (await queue.droppedItems()).map((entry) => entry.item),
     dropped,

@@ -19,6 +19,7 @@ import type {
   DroppedItem,
   EnqueueOptions,
   EnqueueResult,
+  LogPage,
   Page,
   ReviewClaim,
   ReviewEntry,
@@ -61,6 +62,9 @@ export class MemoryReviewQueue implements ReviewQueue {
   readonly #runtime: ReviewRuntime;
   readonly #items = new Map<string, Stored>();
   readonly #byRun = new Map<string, Stored>();
+  /** The items in the queue, queued or claimed: the depth is its size. */
+  readonly #inQueue = new Set<Stored>();
+  #approved = 0;
   readonly #verdicts: Verdict[] = [];
   readonly #dropped: DroppedItem[] = [];
   readonly #modeChanges: ModeChange[] = [];
@@ -90,26 +94,32 @@ export class MemoryReviewQueue implements ReviewQueue {
     const before = this.#byRun.get(item.runId);
     if (before !== undefined)
       return { ...(before.state === 'dropped' ? { dropped: before.item } : { item: before.item }), mode: this.#mode, repeated: true };
-    const open = this.#open();
+    const depth = this.#inQueue.size;
     const incoming: Stored = { item, seq: ++this.#seq, state: 'open', claims: 0 };
-    const droppable = open
-      .filter((entry) => !this.#held(entry, at))
-      .map((entry) => ({ priority: entry.item.priority, seq: entry.seq, entry }));
+    // Only an enqueue at capacity drops, so only it looks at the items.
+    const droppable =
+      depth < config.backpressure.capacity
+        ? []
+        : [...this.#inQueue]
+            .filter((entry) => !this.#held(entry, at))
+            .map((entry) => ({ priority: entry.item.priority, seq: entry.seq, entry }));
     const step = admit({
       policy: config.backpressure,
       mode: this.#mode,
-      depth: open.length,
+      depth,
       droppable,
       incoming: { priority: item.priority, seq: incoming.seq, entry: incoming },
       at,
     });
     this.#items.set(item.id, incoming);
     this.#byRun.set(item.runId, incoming);
+    this.#inQueue.add(incoming);
     const victim = step.drop?.entry;
     if (victim !== undefined) {
       victim.state = 'dropped';
       delete victim.claim;
-      const dropped: DroppedItem = Object.freeze({ item: victim.item, droppedAt: at, depth: open.length, displacedBy: item.id });
+      this.#inQueue.delete(victim);
+      const dropped: DroppedItem = Object.freeze({ item: victim.item, droppedAt: at, depth, displacedBy: item.id });
       this.#dropped.push(dropped);
       this.#record([{ type: 'drop', at, data: dropped }]);
     }
@@ -151,7 +161,9 @@ export class MemoryReviewQueue implements ReviewQueue {
       ...(input.comment === undefined ? {} : { comment: input.comment }),
       decidedAt: at,
     });
-    const depth = this.#open().length;
+    const depth = this.#inQueue.size;
+    this.#inQueue.delete(target);
+    if (verdict.decision === 'approve') this.#approved += 1;
     target.state = 'decided';
     target.verdict = verdict;
     delete target.claim;
@@ -184,7 +196,7 @@ export class MemoryReviewQueue implements ReviewQueue {
   }
 
   async depth(): Promise<number> {
-    return this.#open().length;
+    return this.#inQueue.size;
   }
 
   async mode(): Promise<QueueMode> {
@@ -195,8 +207,8 @@ export class MemoryReviewQueue implements ReviewQueue {
     return this.#limit;
   }
 
-  async droppedItems(options: Page = {}): Promise<readonly DroppedItem[]> {
-    return page(this.#dropped, options);
+  async droppedItems(options: LogPage = {}): Promise<readonly DroppedItem[]> {
+    return page(options.newestFirst === true ? this.#dropped.toReversed() : this.#dropped, options);
   }
 
   async modeChanges(options: Page = {}): Promise<readonly ModeChange[]> {
@@ -221,15 +233,15 @@ export class MemoryReviewQueue implements ReviewQueue {
 
   async stats(): Promise<ReviewStats> {
     const at = this.#runtime.now();
-    const open = this.#open();
-    const approved = this.#verdicts.filter((verdict) => verdict.decision === 'approve').length;
+    let claimed = 0;
+    for (const entry of this.#inQueue) if (this.#held(entry, at)) claimed += 1;
     return reviewStats(this.config, {
-      depth: open.length,
+      depth: this.#inQueue.size,
       mode: this.#mode,
-      claimed: open.filter((entry) => this.#held(entry, at)).length,
+      claimed,
       attemptLimit: this.#limit,
-      approved,
-      rejected: this.#verdicts.length - approved,
+      approved: this.#approved,
+      rejected: this.#verdicts.length - this.#approved,
       dropped: this.#dropped.length,
       alerts: this.#alerts.length,
       recent: await this.recentVerdicts(),
@@ -257,8 +269,8 @@ export class MemoryReviewQueue implements ReviewQueue {
     if (index >= 0) this.#alerts[index] = frozenCopy({ ...(this.#alerts[index] as Alert), webhook: delivery });
   }
 
-  async alerts(options: Page = {}): Promise<readonly Alert[]> {
-    return page(this.#alerts, options);
+  async alerts(options: LogPage = {}): Promise<readonly Alert[]> {
+    return page(options.newestFirst === true ? this.#alerts.toReversed() : this.#alerts, options);
   }
 
   async journal(options: Page = {}): Promise<readonly JournalRow[]> {
@@ -273,9 +285,7 @@ export class MemoryReviewQueue implements ReviewQueue {
 
   /** Items in the queue, in review order: highest priority, then oldest. */
   #open(): Stored[] {
-    return [...this.#items.values()]
-      .filter((entry) => entry.state === 'open')
-      .sort((a, b) => b.item.priority - a.item.priority || a.seq - b.seq);
+    return [...this.#inQueue].sort((a, b) => b.item.priority - a.item.priority || a.seq - b.seq);
   }
 
   #held(entry: Stored, at: number): boolean {

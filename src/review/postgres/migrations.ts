@@ -3,8 +3,9 @@ import type { ReviewMigrationVersion } from '../migrations.js';
 /**
  * PostgreSQL DDL per schema version; `S` is the schema, quoted, shared with the ledger. Items keep the
  * whole brief as JSON in `item`; the columns beside it are what the queue orders, filters and locks by.
- * `review_state.depth` counts the open items: every change of depth locks that row anyway, and reading
- * the count there costs nothing where counting the open items under MVCC visits each one.
+ * `review_state.depth` counts the open items (and, from version 4, its neighbours the verdicts, approvals,
+ * drops and alerts): every change of them locks that row anyway, and reading a count there costs nothing
+ * where counting rows under MVCC visits each one.
  */
 export const POSTGRES_REVIEW_MIGRATIONS: Record<ReviewMigrationVersion, (S: string) => string> = {
   1: (S) => `
@@ -145,6 +146,35 @@ CREATE TRIGGER review_state_refuse_update BEFORE UPDATE ON ${S}.review_state FOR
 WHEN (NEW.journal_count < OLD.journal_count OR (NEW.journal_count = OLD.journal_count AND NEW.journal_hash IS DISTINCT FROM OLD.journal_hash)
   OR NEW.settings_version < OLD.settings_version)
 EXECUTE FUNCTION ${S}.review_refuse_change('the journal head only advances');
+`,
+  // Beside the depth, the counters `stats` reads, kept in the state row by the statement that moves them
+  // (which holds that row's lock already), and computed here for a queue that existed before. The state
+  // row's guard refuses what the queue never does to them. The breaker log points at the dropped item
+  // instead of holding a second copy (the journal's drop entry holds the proof). Indexes serve the
+  // live-claim count of `stats` and the verification's look-up of a dropped item's log row.
+  4: (S) => `
+ALTER TABLE ${S}.review_state
+  ADD COLUMN verdicts  INTEGER NOT NULL DEFAULT 0,
+  ADD COLUMN approved  INTEGER NOT NULL DEFAULT 0,
+  ADD COLUMN dropped   INTEGER NOT NULL DEFAULT 0,
+  ADD COLUMN alerts    INTEGER NOT NULL DEFAULT 0;
+UPDATE ${S}.review_state SET
+  verdicts = (SELECT count(*) FROM ${S}.review_verdicts),
+  approved = (SELECT count(*) FROM ${S}.review_verdicts WHERE decision = 'approve'),
+  dropped = (SELECT count(*) FROM ${S}.review_breaker_log),
+  alerts = (SELECT count(*) FROM ${S}.review_alerts)
+WHERE id = 1;
+
+DROP TRIGGER review_state_refuse_update ON ${S}.review_state;
+CREATE TRIGGER review_state_refuse_update BEFORE UPDATE ON ${S}.review_state FOR EACH ROW
+WHEN (NEW.journal_count < OLD.journal_count OR (NEW.journal_count = OLD.journal_count AND NEW.journal_hash IS DISTINCT FROM OLD.journal_hash)
+  OR NEW.settings_version < OLD.settings_version
+  OR NEW.verdicts < OLD.verdicts OR NEW.approved < OLD.approved OR NEW.dropped < OLD.dropped OR NEW.alerts < OLD.alerts)
+EXECUTE FUNCTION ${S}.review_refuse_change('the journal head only advances, and so do the counts of verdicts, drops and alerts');
+
+ALTER TABLE ${S}.review_breaker_log DROP COLUMN item;
+CREATE INDEX review_breaker_log_item ON ${S}.review_breaker_log (item_id);
+CREATE INDEX review_items_live_claims ON ${S}.review_items (lease_until) WHERE state = 'open';
 `,
 };
 

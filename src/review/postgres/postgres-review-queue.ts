@@ -21,6 +21,7 @@ import type {
   DroppedItem,
   EnqueueOptions,
   EnqueueResult,
+  LogPage,
   Page,
   ReviewEntry,
   ReviewQueue,
@@ -39,6 +40,7 @@ import {
   toLimitChange,
   toModeChange,
   toVerdict,
+  DROPPED_COLUMNS,
   VERDICT_JOIN_COLUMNS,
   verdictTarget,
   type AlertRow,
@@ -52,8 +54,8 @@ import {
 } from '../sql-rows.js';
 import { assertVerdictInput, verdictAction } from '../verdict-rules.js';
 import { POSTGRES_REVIEW_MIGRATIONS } from './migrations.js';
-import { readPostgresQueue } from './stored-queue.js';
-import { verifyStoredQueue } from '../queue-tables.js';
+import { postgresQueueStore } from './stored-queue.js';
+import { verifyAsync } from '../queue-tables.js';
 
 export interface PostgresReviewQueueOptions extends ReviewQueueOptions {
   /** The ledger's connection: a URL (`postgres://…`), a `pg` Pool, or a factory for one. */
@@ -67,6 +69,10 @@ interface StateRow {
   attempt_limit: number;
   alert_active: boolean;
   depth: number;
+  verdicts: number;
+  approved: number;
+  dropped: number;
+  alerts: number;
   /** BIGINT: `pg` hands it over as a string. */
   journal_count: string;
   journal_hash: string;
@@ -84,14 +90,17 @@ const CLAIMED_RUNS = 1024;
 
 const quote = (identifier: string): string => `"${identifier.replace(/"/g, '""')}"`;
 
+const STATE_COLUMNS =
+  'mode, attempt_limit, alert_active, depth, verdicts, approved, dropped, alerts, journal_count, journal_hash, settings_version';
+
 /** Every statement the queue runs, qualified with the schema so `search_path` does not matter. */
 function statements(S: string) {
   const open = "state = 'open'";
   const claimable = `${open} AND (lease_until IS NULL OR lease_until <= $1)`;
   return {
     // Every change of depth, mode, limit or alert state starts here: one order for all of them.
-    lockState: `SELECT mode, attempt_limit, alert_active, depth, journal_count, journal_hash, settings_version FROM ${S}.review_state WHERE id = 1 FOR UPDATE`,
-    state: `SELECT mode, attempt_limit, alert_active, depth, journal_count, journal_hash, settings_version FROM ${S}.review_state WHERE id = 1`,
+    lockState: `SELECT ${STATE_COLUMNS} FROM ${S}.review_state WHERE id = 1 FOR UPDATE`,
+    state: `SELECT ${STATE_COLUMNS} FROM ${S}.review_state WHERE id = 1`,
     // The common enqueue as one self-committing statement: with the settings this process holds, below
     // capacity and with no mode change to record, the depth counts up and the item goes in; otherwise
     // nothing happens and the full transaction runs. A run enqueued before fails the unique index, which
@@ -114,6 +123,8 @@ function statements(S: string) {
       counted AS (
         UPDATE ${S}.review_state s SET
           depth = s.depth - 1,
+          verdicts = s.verdicts + 1,
+          approved = s.approved + ($5::text = 'approve')::int,
           tuner_ids = (s.tuner_ids || $1::text)[cardinality(s.tuner_ids) + 2 - $10::int:],
           tuner_approvals = (s.tuner_approvals || ($5::text = 'approve'))[cardinality(s.tuner_approvals) + 2 - $10::int:],
           journal_count = s.journal_count + 1,
@@ -148,11 +159,11 @@ function statements(S: string) {
     insertItem: `WITH inserted AS (
         INSERT INTO ${S}.review_items (id, run_id, priority, item, enqueued_at, state) VALUES ($1, $2, $3, $4, $5, $6)
         ON CONFLICT (run_id) DO NOTHING RETURNING seq),
-      counted AS (UPDATE ${S}.review_state SET depth = $7, mode = $8 WHERE id = 1 AND EXISTS (SELECT 1 FROM inserted))
+      counted AS (UPDATE ${S}.review_state SET depth = $7, mode = $8, dropped = dropped + $9::int WHERE id = 1 AND EXISTS (SELECT 1 FROM inserted))
       SELECT seq FROM inserted`,
     drop: `WITH dropped AS (UPDATE ${S}.review_items SET state = 'dropped', claimed_by = NULL, claimed_at = NULL, lease_until = NULL WHERE id = $1)
-      INSERT INTO ${S}.review_breaker_log (item_id, item, dropped_at, depth, displaced_by) VALUES ($1, $2, $3, $4, $5)`,
-    logDrop: `INSERT INTO ${S}.review_breaker_log (item_id, item, dropped_at, depth, displaced_by) VALUES ($1, $2, $3, $4, $5)`,
+      INSERT INTO ${S}.review_breaker_log (item_id, dropped_at, depth, displaced_by) VALUES ($1, $2, $3, $4)`,
+    logDrop: `INSERT INTO ${S}.review_breaker_log (item_id, dropped_at, depth, displaced_by) VALUES ($1, $2, $3, $4)`,
     logMode: `INSERT INTO ${S}.review_mode_changes (from_mode, to_mode, depth, changed_at) VALUES ($1, $2, $3, $4)`,
     // SKIP LOCKED: a reviewer passes over rows another reviewer is claiming instead of waiting for them.
     claim: `UPDATE ${S}.review_items SET claims = claims + 1, claimed_by = $2, claimed_at = $1, lease_until = $3
@@ -166,25 +177,25 @@ function statements(S: string) {
     // The verdict, the item leaving the queue, the new depth, and the tuner's window (the newest verdicts
     // before this one, which the statement's snapshot cannot show, plus this one) in one round trip.
     decide: `WITH decided AS (UPDATE ${S}.review_items SET state = 'decided', claimed_by = NULL, claimed_at = NULL, lease_until = NULL WHERE id = $2),
-      counted AS (UPDATE ${S}.review_state SET depth = $9, mode = $10 WHERE id = 1),
+      counted AS (UPDATE ${S}.review_state SET depth = $9, mode = $10, verdicts = verdicts + 1, approved = approved + ($5::text = 'approve')::int WHERE id = 1),
       inserted AS (INSERT INTO ${S}.review_verdicts (id, item_id, run_id, reviewer, decision, label, comment, decided_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING seq, id, decision)
       SELECT seq, id, decision FROM inserted
       UNION ALL (SELECT seq, id, decision FROM ${S}.review_verdicts ORDER BY seq DESC LIMIT $11)`,
     recentVerdicts: `SELECT * FROM ${S}.review_verdicts ORDER BY seq DESC LIMIT $1`,
-    verdictTotals: `SELECT count(*)::int AS n, count(*) FILTER (WHERE decision = 'approve')::int AS approved FROM ${S}.review_verdicts`,
     changeLimit: `WITH changed AS (UPDATE ${S}.review_state SET attempt_limit = $2 WHERE id = 1)
       INSERT INTO ${S}.review_limit_changes (from_limit, to_limit, approve_rate, verdict_ids, changed_at, cause) VALUES ($1, $2, $3, $4, $5, $6)`,
     setMode: `UPDATE ${S}.review_state SET mode = $1 WHERE id = 1`,
-    dropped: `SELECT * FROM ${S}.review_breaker_log ORDER BY seq LIMIT $1`,
-    droppedCount: `SELECT count(*)::int AS n FROM ${S}.review_breaker_log`,
+    dropped: `SELECT ${DROPPED_COLUMNS} FROM ${S}.review_breaker_log b JOIN ${S}.review_items i ON i.id = b.item_id ORDER BY b.seq LIMIT $1`,
+    droppedNewest: `SELECT ${DROPPED_COLUMNS} FROM ${S}.review_breaker_log b JOIN ${S}.review_items i ON i.id = b.item_id ORDER BY b.seq DESC LIMIT $1`,
     modeChanges: `SELECT * FROM ${S}.review_mode_changes ORDER BY seq LIMIT $1`,
     limitChanges: `SELECT * FROM ${S}.review_limit_changes ORDER BY seq LIMIT $1`,
     insertReport: `INSERT INTO ${S}.review_run_reports (run_id, budget_capped, reported_at) VALUES ($1, $2, $3) ON CONFLICT (run_id) DO NOTHING RETURNING seq`,
     recentReports: `SELECT run_id, budget_capped FROM ${S}.review_run_reports ORDER BY seq DESC LIMIT $1`,
-    insertAlert: `INSERT INTO ${S}.review_alerts (id, kind, share, threshold, window_size, capped_run_ids, raised_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    insertAlert: `WITH counted AS (UPDATE ${S}.review_state SET alerts = alerts + 1 WHERE id = 1)
+      INSERT INTO ${S}.review_alerts (id, kind, share, threshold, window_size, capped_run_ids, raised_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
     setDelivery: `UPDATE ${S}.review_alerts SET webhook = $1 WHERE id = $2`,
     alerts: `SELECT * FROM ${S}.review_alerts ORDER BY seq LIMIT $1`,
-    alertCount: `SELECT count(*)::int AS n FROM ${S}.review_alerts`,
+    alertsNewest: `SELECT * FROM ${S}.review_alerts ORDER BY seq DESC LIMIT $1`,
   };
 }
 
@@ -295,13 +306,13 @@ export class PostgresReviewQueue implements ReviewQueue {
         step.drop === incoming ? 'dropped' : 'open',
         step.depth,
         step.mode,
+        step.drop === undefined ? 0 : 1,
       ]);
       if (inserted.length === 0) {
         const before = (await one<ItemRow>(client, sql.byRun, [item.runId])) as ItemRow;
         return { ...(before.state === 'dropped' ? { dropped: toItem(before) } : { item: toItem(before) }), mode, repeated: true as const };
       }
-      if (step.drop !== undefined)
-        await client.query(step.drop === incoming ? sql.logDrop : sql.drop, [step.drop.id, step.drop.json, at, depth, item.id]);
+      if (step.drop !== undefined) await client.query(step.drop === incoming ? sql.logDrop : sql.drop, [step.drop.id, at, depth, item.id]);
       await this.#logMode(client, step.modeChanged);
       const dropped = step.drop === undefined ? undefined : step.drop === incoming ? item : toItem({ item: step.drop.json });
       await this.#record(client, state, [
@@ -448,8 +459,9 @@ export class PostgresReviewQueue implements ReviewQueue {
     return ((await one<StateRow>(this.#pool, this.#sql.state)) as StateRow).attempt_limit;
   }
 
-  async droppedItems(page: Page = {}): Promise<readonly DroppedItem[]> {
-    return (await rows<BreakerRow>(this.#pool, this.#sql.dropped, [limitParam(page)])).map(toDropped);
+  async droppedItems(page: LogPage = {}): Promise<readonly DroppedItem[]> {
+    const statement = page.newestFirst === true ? this.#sql.droppedNewest : this.#sql.dropped;
+    return (await rows<BreakerRow>(this.#pool, statement, [limitParam(page)])).map(toDropped);
   }
 
   async modeChanges(page: Page = {}): Promise<readonly ModeChange[]> {
@@ -478,16 +490,15 @@ export class PostgresReviewQueue implements ReviewQueue {
     return inTransaction(this.#pool, async (client) => {
       await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
       const state = (await one<StateRow>(client, sql.state)) as StateRow;
-      const totals = (await one<{ n: number; approved: number }>(client, sql.verdictTotals)) as { n: number; approved: number };
       return reviewStats(this.config, {
         depth: state.depth,
         mode: state.mode,
         claimed: await count(client, sql.claimed, [at]),
         attemptLimit: state.attempt_limit,
-        approved: totals.approved,
-        rejected: totals.n - totals.approved,
-        dropped: await count(client, sql.droppedCount),
-        alerts: await count(client, sql.alertCount),
+        approved: state.approved,
+        rejected: state.verdicts - state.approved,
+        dropped: state.dropped,
+        alerts: state.alerts,
         recent: (await rows<VerdictRow>(client, sql.recentVerdicts, [this.config.labels.window])).map(toVerdict),
       });
     });
@@ -530,8 +541,9 @@ export class PostgresReviewQueue implements ReviewQueue {
     await this.#pool.query(this.#sql.setDelivery, [JSON.stringify(delivery), alertId]);
   }
 
-  async alerts(page: Page = {}): Promise<readonly Alert[]> {
-    return (await rows<AlertRow>(this.#pool, this.#sql.alerts, [limitParam(page)])).map(toAlert);
+  async alerts(page: LogPage = {}): Promise<readonly Alert[]> {
+    const statement = page.newestFirst === true ? this.#sql.alertsNewest : this.#sql.alerts;
+    return (await rows<AlertRow>(this.#pool, statement, [limitParam(page)])).map(toAlert);
   }
 
   async journal(page: Page = {}): Promise<readonly JournalRow[]> {
@@ -542,7 +554,7 @@ export class PostgresReviewQueue implements ReviewQueue {
     // One snapshot: the journal, its head and the tables agree even while reviewers append.
     return inTransaction(this.#pool, async (client) => {
       await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      return verifyStoredQueue(await readPostgresQueue(client, this.#schema));
+      return verifyAsync(postgresQueueStore(client, this.#schema));
     });
   }
 

@@ -133,6 +133,35 @@ CREATE TRIGGER review_state_refuse_update BEFORE UPDATE ON review_state
 WHEN NEW.journal_count < OLD.journal_count OR (NEW.journal_count = OLD.journal_count AND NEW.journal_hash IS NOT OLD.journal_hash) OR NEW.settings_version < OLD.settings_version
 BEGIN SELECT RAISE(ABORT, 'redline.review.append_only: UPDATE on review_state refused: the journal head only advances'); END;
 `,
+  // The counters `stats` and backpressure read, kept in the state row by the change that moves them, so
+  // no call counts the items; computed here for a queue that existed before. The state row's guard
+  // refuses what the queue never does to them. The breaker log points at the dropped item instead of
+  // holding a second copy (the journal's drop entry holds the proof). Indexes serve the live-claim count
+  // of `stats` and the verification's look-up of a dropped item's log row.
+  4: `
+ALTER TABLE review_state ADD COLUMN depth INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE review_state ADD COLUMN verdicts INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE review_state ADD COLUMN approved INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE review_state ADD COLUMN dropped INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE review_state ADD COLUMN alerts INTEGER NOT NULL DEFAULT 0;
+UPDATE review_state SET
+  depth = (SELECT count(*) FROM review_items WHERE state = 'open'),
+  verdicts = (SELECT count(*) FROM review_verdicts),
+  approved = (SELECT count(*) FROM review_verdicts WHERE decision = 'approve'),
+  dropped = (SELECT count(*) FROM review_breaker_log),
+  alerts = (SELECT count(*) FROM review_alerts)
+WHERE id = 1;
+
+DROP TRIGGER review_state_refuse_update;
+CREATE TRIGGER review_state_refuse_update BEFORE UPDATE ON review_state
+WHEN NEW.journal_count < OLD.journal_count OR (NEW.journal_count = OLD.journal_count AND NEW.journal_hash IS NOT OLD.journal_hash) OR NEW.settings_version < OLD.settings_version
+  OR NEW.depth < 0 OR NEW.verdicts < OLD.verdicts OR NEW.approved < OLD.approved OR NEW.dropped < OLD.dropped OR NEW.alerts < OLD.alerts
+BEGIN SELECT RAISE(ABORT, 'redline.review.append_only: UPDATE on review_state refused: the journal head only advances, and so do the counts of verdicts, drops and alerts'); END;
+
+ALTER TABLE review_breaker_log DROP COLUMN item;
+CREATE INDEX review_breaker_log_item ON review_breaker_log (item_id);
+CREATE INDEX review_items_live_claims ON review_items (lease_until) WHERE state = 'open';
+`,
 };
 
 /** A trigger refusing every `operation` on `table`. */

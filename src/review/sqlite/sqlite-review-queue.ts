@@ -10,7 +10,7 @@ import { alertStep, type Alert, type RunReport, type WebhookDelivery } from '../
 import { admit, nextMode, release, type ModeChange, type QueueMode } from '../backpressure.js';
 import { reloadRuntime, settleConfig, type ReviewConfig, type ReviewQueueOptions, type ReviewRuntime } from '../config.js';
 import { chainJournal, type JournalHead, type JournalRow, type JournalType, type JournalVerification } from '../journal.js';
-import { verifyStoredQueue } from '../queue-tables.js';
+import { verifySync } from '../queue-tables.js';
 import { boundLimit, limitChange, type LimitChange } from '../feedback-tuner.js';
 import { countLabels } from '../labels.js';
 import { REVIEW_MIGRATIONS } from '../migrations.js';
@@ -20,6 +20,7 @@ import type {
   DroppedItem,
   EnqueueOptions,
   EnqueueResult,
+  LogPage,
   Page,
   ReviewEntry,
   ReviewQueue,
@@ -38,6 +39,7 @@ import {
   toLimitChange,
   toModeChange,
   toVerdict,
+  DROPPED_COLUMNS,
   VERDICT_JOIN_COLUMNS,
   verdictTarget,
   type AlertRow,
@@ -51,7 +53,7 @@ import {
 } from '../sql-rows.js';
 import { assertVerdictInput, verdictAction } from '../verdict-rules.js';
 import { SQLITE_REVIEW_MIGRATIONS } from './migrations.js';
-import { readSqliteQueue } from './stored-queue.js';
+import { sqliteQueueStore } from './stored-queue.js';
 import { applyMigrations } from '../../ledger/sqlite/apply-migrations.js';
 
 export interface SqliteReviewQueueOptions extends ReviewQueueOptions {
@@ -73,6 +75,12 @@ interface StateRow {
   mode: QueueMode;
   attempt_limit: number;
   alert_active: number;
+  /** Running counters, moved by the change that moves them (schema version 4). */
+  depth: number;
+  verdicts: number;
+  approved: number;
+  dropped: number;
+  alerts: number;
 }
 
 // `LIMIT -1` is SQLite's "no limit".
@@ -128,8 +136,7 @@ export class SqliteReviewQueue implements ReviewQueue {
           mode: this.#state().mode,
           repeated: true as const,
         };
-      const { mode } = this.#state();
-      const depth = this.#count('depth');
+      const { mode, depth } = this.#state();
       const lowest = depth >= config.backpressure.capacity ? (this.#sql.lowest.get(at) as ItemRow | undefined) : undefined;
       const droppable =
         lowest === undefined ? [] : [{ priority: lowest.priority, seq: Number(lowest.seq), id: lowest.id, json: lowest.item }];
@@ -139,8 +146,9 @@ export class SqliteReviewQueue implements ReviewQueue {
       this.#sql.insertItem.run(item.id, item.runId, item.priority, json, at, step.drop === incoming ? 'dropped' : 'open');
       if (step.drop !== undefined) {
         if (step.drop !== incoming) this.#sql.dropItem.run(step.drop.id);
-        this.#sql.logDrop.run(step.drop.id, step.drop.json, at, depth, item.id);
+        this.#sql.logDrop.run(step.drop.id, at, depth, item.id);
       }
+      this.#sql.count.run({ depth: step.depth - depth, verdicts: 0, approved: 0, dropped: step.drop === undefined ? 0 : 1, alerts: 0 });
       const dropped = step.drop === undefined ? undefined : step.drop === incoming ? item : toItem({ item: step.drop.json });
       if (dropped !== undefined) this.#record([{ type: 'drop', at, data: { item: dropped, droppedAt: at, depth, displacedBy: item.id } }]);
       this.#setMode(step.modeChanged, item.id);
@@ -183,8 +191,8 @@ export class SqliteReviewQueue implements ReviewQueue {
         ...(input.comment === undefined ? {} : { comment: input.comment }),
         decidedAt: at,
       };
-      const depth = this.#count('depth');
       const state = this.#state();
+      const { depth } = state;
       this.#sql.insertVerdict.run(
         verdict.id,
         itemId,
@@ -196,6 +204,7 @@ export class SqliteReviewQueue implements ReviewQueue {
         at,
       );
       this.#sql.decide.run(itemId);
+      this.#sql.count.run({ depth: -1, verdicts: 1, approved: verdict.decision === 'approve' ? 1 : 0, dropped: 0, alerts: 0 });
       this.#record([{ type: 'verdict', at, data: verdict }]);
       const step = release({ policy: config.backpressure, mode: state.mode, depth, at });
       this.#setMode(step.modeChanged, itemId);
@@ -226,7 +235,7 @@ export class SqliteReviewQueue implements ReviewQueue {
   }
 
   async depth(): Promise<number> {
-    return this.#count('depth');
+    return this.#state().depth;
   }
 
   async mode(): Promise<QueueMode> {
@@ -237,8 +246,9 @@ export class SqliteReviewQueue implements ReviewQueue {
     return this.#state().attempt_limit;
   }
 
-  async droppedItems(page: Page = {}): Promise<readonly DroppedItem[]> {
-    return (this.#sql.dropped.all(limitParam(page)) as BreakerRow[]).map(toDropped);
+  async droppedItems(page: LogPage = {}): Promise<readonly DroppedItem[]> {
+    const statement = page.newestFirst === true ? this.#sql.droppedNewest : this.#sql.dropped;
+    return (statement.all(limitParam(page)) as BreakerRow[]).map(toDropped);
   }
 
   async modeChanges(page: Page = {}): Promise<readonly ModeChange[]> {
@@ -265,16 +275,15 @@ export class SqliteReviewQueue implements ReviewQueue {
     // One read transaction, so the figures agree with each other.
     return this.#db.transaction(() => {
       const state = this.#state();
-      const totals = this.#sql.verdictTotals.get() as { n: number; approved: number };
       return reviewStats(this.config, {
-        depth: this.#count('depth'),
+        depth: state.depth,
         mode: state.mode,
         claimed: this.#count('claimed', at),
         attemptLimit: state.attempt_limit,
-        approved: totals.approved,
-        rejected: totals.n - totals.approved,
-        dropped: this.#count('droppedCount'),
-        alerts: this.#count('alertCount'),
+        approved: state.approved,
+        rejected: state.verdicts - state.approved,
+        dropped: state.dropped,
+        alerts: state.alerts,
         recent: (this.#sql.recentVerdicts.all(this.config.labels.window) as VerdictRow[]).map(toVerdict),
       });
     })();
@@ -295,6 +304,7 @@ export class SqliteReviewQueue implements ReviewQueue {
       if (step.raise === undefined) return {};
       const alert: Alert = { id: generateId(), kind: 'budget_cap_share', ...step.raise, raisedAt: at };
       this.#sql.insertAlert.run(alert.id, alert.kind, alert.share, alert.threshold, alert.window, JSON.stringify(alert.cappedRunIds), at);
+      this.#sql.count.run({ depth: 0, verdicts: 0, approved: 0, dropped: 0, alerts: 1 });
       this.#record([{ type: 'alert', at, data: alert }]);
       return { alert };
     });
@@ -304,8 +314,8 @@ export class SqliteReviewQueue implements ReviewQueue {
     this.#sql.setDelivery.run(JSON.stringify(delivery), alertId);
   }
 
-  async alerts(page: Page = {}): Promise<readonly Alert[]> {
-    return (this.#sql.alerts.all(limitParam(page)) as AlertRow[]).map(toAlert);
+  async alerts(page: LogPage = {}): Promise<readonly Alert[]> {
+    return ((page.newestFirst === true ? this.#sql.alertsNewest : this.#sql.alerts).all(limitParam(page)) as AlertRow[]).map(toAlert);
   }
 
   async journal(page: Page = {}): Promise<readonly JournalRow[]> {
@@ -313,8 +323,8 @@ export class SqliteReviewQueue implements ReviewQueue {
   }
 
   async verifyJournal(): Promise<JournalVerification> {
-    // One read transaction: the journal, its head and the tables from the same snapshot.
-    return this.#db.transaction(() => verifyStoredQueue(readSqliteQueue(this.#db)))();
+    // One read transaction: the journal, its head and the tables from the same snapshot, read in pages.
+    return this.#db.transaction(() => verifySync(sqliteQueueStore(this.#db)))();
   }
 
   async close(): Promise<void> {
@@ -325,7 +335,7 @@ export class SqliteReviewQueue implements ReviewQueue {
     return this.#sql.state.get() as StateRow;
   }
 
-  #count(statement: 'depth' | 'claimed' | 'droppedCount' | 'alertCount', ...params: unknown[]): number {
+  #count(statement: 'claimed', ...params: unknown[]): number {
     return (this.#sql[statement].get(...params) as { n: number }).n;
   }
 
@@ -364,17 +374,19 @@ function prepare(db: SqliteDatabase) {
   const claimable = `${open} AND (lease_until IS NULL OR lease_until <= ?)`;
   const sql = (text: string): SqliteStatement => db.prepare(text);
   return {
-    state: sql('SELECT mode, attempt_limit, alert_active FROM review_state WHERE id = 1'),
+    state: sql('SELECT mode, attempt_limit, alert_active, depth, verdicts, approved, dropped, alerts FROM review_state WHERE id = 1'),
+    count: sql(
+      'UPDATE review_state SET depth = depth + :depth, verdicts = verdicts + :verdicts, approved = approved + :approved, dropped = dropped + :dropped, alerts = alerts + :alerts WHERE id = 1',
+    ),
     setMode: sql('UPDATE review_state SET mode = ? WHERE id = 1'),
     setLimit: sql('UPDATE review_state SET attempt_limit = ? WHERE id = 1'),
     setAlerting: sql('UPDATE review_state SET alert_active = ? WHERE id = 1'),
-    depth: sql(`SELECT count(*) AS n FROM review_items WHERE ${open}`),
     claimed: sql(`SELECT count(*) AS n FROM review_items WHERE ${open} AND lease_until > ?`),
     byRun: sql('SELECT * FROM review_items WHERE run_id = ?'),
     lowest: sql(`SELECT * FROM review_items WHERE ${claimable} ORDER BY priority, seq LIMIT 1`),
     insertItem: sql('INSERT INTO review_items (id, run_id, priority, item, enqueued_at, state) VALUES (?, ?, ?, ?, ?, ?)'),
     dropItem: sql("UPDATE review_items SET state = 'dropped', claimed_by = NULL, claimed_at = NULL, lease_until = NULL WHERE id = ?"),
-    logDrop: sql('INSERT INTO review_breaker_log (item_id, item, dropped_at, depth, displaced_by) VALUES (?, ?, ?, ?, ?)'),
+    logDrop: sql('INSERT INTO review_breaker_log (item_id, dropped_at, depth, displaced_by) VALUES (?, ?, ?, ?)'),
     logMode: sql('INSERT INTO review_mode_changes (from_mode, to_mode, depth, changed_at) VALUES (?, ?, ?, ?)'),
     claim: sql(
       `UPDATE review_items SET claims = claims + 1, claimed_by = ?, claimed_at = ?, lease_until = ? WHERE seq = (SELECT seq FROM review_items WHERE ${claimable} ORDER BY priority DESC, seq LIMIT 1) RETURNING *`,
@@ -386,12 +398,13 @@ function prepare(db: SqliteDatabase) {
     ),
     decide: sql("UPDATE review_items SET state = 'decided', claimed_by = NULL, claimed_at = NULL, lease_until = NULL WHERE id = ?"),
     recentVerdicts: sql('SELECT * FROM review_verdicts ORDER BY seq DESC LIMIT ?'),
-    verdictTotals: sql("SELECT count(*) AS n, coalesce(sum(decision = 'approve'), 0) AS approved FROM review_verdicts"),
     logLimit: sql(
       'INSERT INTO review_limit_changes (from_limit, to_limit, approve_rate, verdict_ids, changed_at, cause) VALUES (?, ?, ?, ?, ?, ?)',
     ),
-    dropped: sql('SELECT * FROM review_breaker_log ORDER BY seq LIMIT ?'),
-    droppedCount: sql('SELECT count(*) AS n FROM review_breaker_log'),
+    dropped: sql(`SELECT ${DROPPED_COLUMNS} FROM review_breaker_log b JOIN review_items i ON i.id = b.item_id ORDER BY b.seq LIMIT ?`),
+    droppedNewest: sql(
+      `SELECT ${DROPPED_COLUMNS} FROM review_breaker_log b JOIN review_items i ON i.id = b.item_id ORDER BY b.seq DESC LIMIT ?`,
+    ),
     modeChanges: sql('SELECT * FROM review_mode_changes ORDER BY seq LIMIT ?'),
     limitChanges: sql('SELECT * FROM review_limit_changes ORDER BY seq LIMIT ?'),
     insertReport: sql(
@@ -403,7 +416,7 @@ function prepare(db: SqliteDatabase) {
     ),
     setDelivery: sql('UPDATE review_alerts SET webhook = ? WHERE id = ?'),
     alerts: sql('SELECT * FROM review_alerts ORDER BY seq LIMIT ?'),
-    alertCount: sql('SELECT count(*) AS n FROM review_alerts'),
+    alertsNewest: sql('SELECT * FROM review_alerts ORDER BY seq DESC LIMIT ?'),
     journal: sql('SELECT * FROM review_journal ORDER BY seq LIMIT ?'),
     journalHead: sql('SELECT journal_count, journal_hash FROM review_state WHERE id = 1'),
     appendJournal: sql('INSERT INTO review_journal (seq, type, body, prev_hash, hash) VALUES (?, ?, ?, ?, ?)'),
@@ -462,7 +475,7 @@ function migrate(db: SqliteDatabase, options: ReviewQueueOptions): Settled {
     const at = runtime.now();
     record(sql, [{ type: 'settings', at, data: changed }]);
     const state = sql.state.get() as StateRow;
-    const depth = (sql.depth.get() as { n: number }).n;
+    const { depth } = state;
     const mode = nextMode({ mode: state.mode, depth, policy: runtime.config.backpressure });
     if (mode !== state.mode) {
       const change: ModeChange = { from: state.mode, to: mode, depth, at };

@@ -1,0 +1,84 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { verifyStoredJournal } from '../../src/review/open-review-queue.js';
+import { SqliteReviewQueue } from '../../src/review/sqlite/sqlite-review-queue.js';
+import { brief, testRuntime } from './fixtures.js';
+
+// Turns a queue file back into what schema version 3 wrote: no counters in the state row, the dropped
+// item copied into the breaker log, version 3's state guard, no version 4 indexes or migration row.
+const BACK_TO_VERSION_3 = `
+DROP TRIGGER review_state_refuse_update;
+DROP TRIGGER review_breaker_log_refuse_update;
+DROP INDEX review_breaker_log_item;
+DROP INDEX review_items_live_claims;
+${['depth', 'verdicts', 'approved', 'dropped', 'alerts'].map((column) => `ALTER TABLE review_state DROP COLUMN ${column};`).join('\n')}
+ALTER TABLE review_breaker_log ADD COLUMN item TEXT NOT NULL DEFAULT '';
+UPDATE review_breaker_log SET item = (SELECT item FROM review_items i WHERE i.id = item_id);
+CREATE TRIGGER review_breaker_log_refuse_update BEFORE UPDATE ON review_breaker_log
+BEGIN SELECT RAISE(ABORT, 'redline.review.append_only: UPDATE on review_breaker_log refused: the queue keeps what the journal proves'); END;
+CREATE TRIGGER review_state_refuse_update BEFORE UPDATE ON review_state
+WHEN NEW.journal_count < OLD.journal_count OR (NEW.journal_count = OLD.journal_count AND NEW.journal_hash IS NOT OLD.journal_hash) OR NEW.settings_version < OLD.settings_version
+BEGIN SELECT RAISE(ABORT, 'redline.review.append_only: UPDATE on review_state refused: the journal head only advances'); END;
+DELETE FROM review_migrations WHERE version = 4;
+`;
+
+describe('review queue migration to running counters (SQLite, version 3 → 4)', () => {
+  it('computes the counters of a queue written by version 3, keeps its guards, and it verifies before and after', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'redline-review-migration-'));
+    const file = path.join(dir, 'redline.db');
+    try {
+      const clock = testRuntime();
+      const options = clock.options({ backpressure: { capacity: 2 }, alerts: { threshold: 0.5, window: 2 } });
+      const queue = await SqliteReviewQueue.open({ database: file, synchronous: 'off', ...options });
+      const a = (await queue.enqueue(brief('a', { priority: 2 }))).item;
+      await queue.enqueue(brief('b'));
+      await queue.enqueue(brief('c', { priority: 1 }));
+      await queue.verdict(a?.id ?? '', { reviewer: 'ana', decision: 'approve', label: 'unclear' });
+      await queue.recordRun({ runId: 'r1', budgetCapped: true });
+      await queue.recordRun({ runId: 'r2', budgetCapped: true });
+      await queue.claim('bo');
+      const stats = await queue.stats();
+      const dropped = await queue.droppedItems();
+      assert.deepEqual([stats.depth, stats.verdicts.total, stats.dropped, stats.alerts, stats.claimed], [1, 1, 1, 1, 1]);
+      await queue.close();
+
+      const db = new Database(file);
+      db.exec(`BEGIN; ${BACK_TO_VERSION_3} COMMIT;`);
+      db.close();
+      assert.equal((await verifyStoredJournal(file))?.ok, true, 'a version 3 queue verifies as found, without migrating');
+
+      const migrated = await SqliteReviewQueue.open({ database: file, synchronous: 'off', ...options });
+      try {
+        assert.deepEqual(await migrated.stats(), stats);
+        assert.deepEqual(await migrated.droppedItems(), dropped);
+        assert.deepEqual(await migrated.verifyJournal(), await verifyStoredJournal(file));
+        assert.equal((await migrated.verifyJournal()).ok, true);
+        const raw = new Database(file);
+        try {
+          assert.throws(() => raw.exec('UPDATE review_state SET verdicts = 0'), /UPDATE on review_state refused/);
+          assert.throws(() => raw.exec('UPDATE review_state SET journal_count = 0'), /UPDATE on review_state refused/);
+          assert.throws(() => raw.exec('DELETE FROM review_breaker_log'), /DELETE on review_breaker_log refused/);
+          assert.deepEqual(
+            (raw.prepare('PRAGMA table_info(review_breaker_log)').all() as { name: string }[]).map((column) => column.name),
+            ['seq', 'item_id', 'dropped_at', 'depth', 'displaced_by'],
+            'the breaker log keeps no copy of the dropped item',
+          );
+        } finally {
+          raw.close();
+        }
+        // The migrated queue goes on counting.
+        await migrated.enqueue(brief('d'));
+        assert.equal((await migrated.stats()).depth, 2);
+        assert.equal((await migrated.verifyJournal()).ok, true);
+      } finally {
+        await migrated.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
