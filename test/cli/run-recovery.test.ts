@@ -8,29 +8,10 @@ import { SqliteLedger } from '../../src/ledger/sqlite/sqlite-ledger.js';
 import { runMission } from '../../src/loop/run-mission.js';
 import { loadMission } from '../../src/mission/load.js';
 import { tempWorkspace } from '../helpers/workspace.js';
+import { dyingAfter } from '../helpers/ledgers.js';
 
 // `redline run` recovers only its own mission's crashed runs whose process is known to be gone (issue 10
 // item 8), and leaves the rest to `redline ledger recover`.
-
-/** `inner`, as seen by a process that dies after `limit` appends. */
-function dyingAfter(inner: Ledger, limit: number): Ledger {
-  let appended = 0;
-  return {
-    append: async (record) => {
-      if (appended >= limit) throw new Error('process killed');
-      appended += 1;
-      return inner.append(record);
-    },
-    head: (runId) => inner.head(runId),
-    records: (runId) => inner.records(runId),
-    stored: (runId) => inner.stored(runId),
-    runs: (filter) => inner.runs(filter),
-    import: (run, records) => inner.import(run, records),
-    priors: (taskType) => inner.priors(taskType),
-    learn: (taskType, scores) => inner.learn(taskType, scores),
-    close: async () => {},
-  };
-}
 
 /** A mission file whose replay proposer (declared, so recovery can resume it) ends at its attempt budget. */
 async function missionFile(dir: string, id: string): Promise<string> {

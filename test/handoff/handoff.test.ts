@@ -3,7 +3,6 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { finding, type Check } from '../../src/checks/check.js';
 import type { Handoff } from '../../src/handoff/handoff.js';
-import type { Ledger } from '../../src/ledger/ledger.js';
 import { SqliteLedger } from '../../src/ledger/sqlite/sqlite-ledger.js';
 import { recoverRuns } from '../../src/loop/resume.js';
 import { runMission } from '../../src/loop/run-mission.js';
@@ -11,6 +10,7 @@ import { defineMission } from '../../src/mission/mission.js';
 import { functionProposer } from '../../src/proposers/function-proposer.js';
 import { SqliteReviewQueue } from '../../src/review/sqlite/sqlite-review-queue.js';
 import { tempWorkspace } from '../helpers/workspace.js';
+import { dyingAfter } from '../helpers/ledgers.js';
 
 // End to end on one real SQLite file holding both the ledger and the review queue.
 async function setup(capacity = 10) {
@@ -37,22 +37,6 @@ const judge = (score: number): Check => {
     ],
   };
 };
-
-/** The ledger of a process that dies after `limit` appends: every later append throws. */
-function dyingAfter(inner: Ledger, limit: number): Ledger {
-  let appended = 0;
-  return new Proxy(inner, {
-    get(target, key) {
-      const value: unknown = Reflect.get(target, key);
-      if (key !== 'append') return typeof value === 'function' ? value.bind(target) : value;
-      return async (record: Parameters<Ledger['append']>[0]) => {
-        if (appended >= limit) throw new Error('process killed');
-        appended += 1;
-        return target.append(record);
-      };
-    },
-  });
-}
 
 const failing = (id: string, maxAttempts = 10) =>
   defineMission({ id, goal: `make ${id} pass`, budgets: { maxAttempts }, stopPolicy: { guards: [] } });

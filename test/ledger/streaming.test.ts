@@ -10,6 +10,7 @@ import { runMission } from '../../src/loop/run-mission.js';
 import { defineMission } from '../../src/mission/mission.js';
 import { functionProposer } from '../../src/proposers/function-proposer.js';
 import { backends, withLedger } from './backends.js';
+import { wrapLedger } from '../helpers/ledgers.js';
 
 const RUNS = 6;
 
@@ -128,17 +129,8 @@ for (const backend of backends) {
         const view = streamOnly(inner);
         const streamed = await replayPolicies(view.ledger, policies);
         // Without a stream of its own, replay lists the runs and reads each apart (history.ts).
-        const listing: Ledger = {
-          append: (record) => inner.append(record),
-          head: (runId) => inner.head(runId),
-          records: (runId) => inner.records(runId),
-          stored: (runId) => inner.stored(runId),
-          runs: (filter) => inner.runs(filter),
-          import: (run, records) => inner.import(run, records),
-          priors: (taskType) => inner.priors(taskType),
-          learn: (taskType, scores) => inner.learn(taskType, scores),
-          close: () => inner.close(),
-        };
+        const listing = wrapLedger(inner, { close: () => inner.close() });
+
         const kept = await replayPolicies(listing, policies);
         assert.deepEqual(streamed, kept);
         assert.equal(streamed[0]?.runs, RUNS);

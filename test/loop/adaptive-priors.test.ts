@@ -13,6 +13,7 @@ import { SqliteLedger } from '../../src/ledger/sqlite/sqlite-ledger.js';
 import { runMission, type RunResult } from '../../src/loop/run-mission.js';
 import { defineMission } from '../../src/mission/mission.js';
 import { functionProposer } from '../../src/proposers/function-proposer.js';
+import { wrapLedger } from '../helpers/ledgers.js';
 
 /** A judge's score for the candidate: the proposer proposes the score itself, as a number. */
 const quality = scoreCheck({ name: 'quality', score: ({ candidate }) => Number(candidate.value) });
@@ -108,19 +109,13 @@ describe('adaptive in missions: priors learned through the ledger', () => {
 
   it('rethrows a failure to learn as a LedgerError, and the run stays sealed with its outcome', async () => {
     const inner = new MemoryLedger();
-    const broken: Ledger = {
-      append: (record) => inner.append(record),
-      head: (runId) => inner.head(runId),
-      records: (runId) => inner.records(runId),
-      stored: (runId) => inner.stored(runId),
-      runs: (filter) => inner.runs(filter),
-      import: (run, records) => inner.import(run, records),
-      priors: (taskType) => inner.priors(taskType),
+    const broken = wrapLedger(inner, {
       learn: async () => {
         throw new Error('disk full');
       },
       close: () => inner.close(),
-    };
+    });
+
     await assert.rejects(essay(broken, [0.5, 0.9]), { name: 'LedgerError', code: 'ledger.priors_failed', message: /essay.*disk full/ });
     const [run] = await inner.runs();
     assert.deepEqual([run?.sealed, run?.outcome, run?.stopReason], [true, 'complete', 'adaptive']);

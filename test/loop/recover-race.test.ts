@@ -11,6 +11,7 @@ import { defineMission, type Mission } from '../../src/mission/mission.js';
 import { functionProposer } from '../../src/proposers/function-proposer.js';
 import { openLedgerAt, POSTGRES_URL, sqlBackends, type SqlBackendName } from '../ledger/backends.js';
 import { tempWorkspace } from '../helpers/workspace.js';
+import { wrapLedger } from '../helpers/ledgers.js';
 
 // The race of issue 10 item 4: a writer killed with SIGKILL can have its last statement still running in the
 // database, which commits after recovery read the run. Here that statement is a transaction held open on
@@ -74,22 +75,14 @@ async function heldOpen(
 /** `inner`, but `beforeFirstWrite` runs once, just before the first append goes through. */
 function committingLate(inner: Ledger, beforeFirstWrite: () => Promise<void>): Ledger {
   let pending: (() => Promise<void>) | undefined = beforeFirstWrite;
-  return {
+  return wrapLedger(inner, {
     append: async (record) => {
       const hook = pending;
       pending = undefined;
       await hook?.();
       return inner.append(record);
     },
-    head: (runId) => inner.head(runId),
-    records: (runId) => inner.records(runId),
-    stored: (runId) => inner.stored(runId),
-    runs: (filter) => inner.runs(filter),
-    import: (run, records) => inner.import(run, records),
-    priors: (taskType) => inner.priors(taskType),
-    learn: (taskType, scores) => inner.learn(taskType, scores),
-    close: async () => {},
-  };
+  });
 }
 
 /**

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { scoreCheck } from '../../src/checks/score-check.js';
 import { AdaptivePriors } from '../../src/guards/adaptive-priors.js';
-import type { Ledger, LedgerRecord } from '../../src/ledger/ledger.js';
+import type { LedgerRecord } from '../../src/ledger/ledger.js';
 import { SqliteLedger } from '../../src/ledger/sqlite/sqlite-ledger.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
 import { recoverRuns } from '../../src/loop/resume.js';
@@ -13,26 +13,7 @@ import { runMission } from '../../src/loop/run-mission.js';
 import { defineMission, type Mission } from '../../src/mission/mission.js';
 import { functionProposer } from '../../src/proposers/function-proposer.js';
 import { tempWorkspace } from '../helpers/workspace.js';
-
-/** A ledger whose process "dies" after `limit` appends: every later append throws. */
-function crashingAfter(inner: Ledger, limit: number): Ledger {
-  let appended = 0;
-  return {
-    append: async (record) => {
-      if (appended >= limit) throw new Error('process killed');
-      appended += 1;
-      return inner.append(record);
-    },
-    head: (runId) => inner.head(runId),
-    records: (runId) => inner.records(runId),
-    stored: (runId) => inner.stored(runId),
-    runs: (filter) => inner.runs(filter),
-    import: (run, records) => inner.import(run, records),
-    priors: (taskType) => inner.priors(taskType),
-    learn: (taskType, scores) => inner.learn(taskType, scores),
-    close: async () => {},
-  };
-}
+import { dyingAfter } from '../helpers/ledgers.js';
 
 // A recorded agent that wanders (A, B, back to A) before it answers, so that guards and the judge both
 // have work to do; every record of its run is a crash point below, each one run again and resumed.
@@ -84,7 +65,7 @@ describe('recovery', () => {
     for (let limit = 1; limit < expected.length; limit += 1) {
       const file = path.join(dir, `crash-${limit}.db`);
       const ledger = await SqliteLedger.open({ database: file, synchronous: 'off' });
-      await assert.rejects(runMission({ mission, ledger: crashingAfter(ledger, limit) }), /process killed/);
+      await assert.rejects(runMission({ mission, ledger: dyingAfter(ledger, limit) }), /process killed/);
       const [unsealed] = await ledger.runs({ unsealed: true });
       assert.ok(unsealed !== undefined, `crash after ${limit} records leaves an unsealed run`);
       const recoveries = await recoverRuns({ ledger });
@@ -112,7 +93,7 @@ describe('recovery', () => {
       ['gone+changed', 'sealed_crashed'],
     ] as const) {
       const ledger = await SqliteLedger.open({ database: path.join(dir, `${what}.db`), synchronous: 'off' });
-      await assert.rejects(runMission({ mission, ledger: crashingAfter(ledger, 6), scratchDir }), /process killed/);
+      await assert.rejects(runMission({ mission, ledger: dyingAfter(ledger, 6), scratchDir }), /process killed/);
       const [unsealed] = await ledger.runs({ unsealed: true });
       const runDir = path.join(scratchDir, 'redline-runs', unsealed?.runId as string);
       assert.ok(existsSync(path.join(runDir, 'snapshot.json')), 'an unsealed run keeps its snapshot');
@@ -132,7 +113,7 @@ describe('recovery', () => {
     const ledger = await SqliteLedger.open({ database: path.join(dir, 'l.db'), synchronous: 'off' });
     const mission = defineMission({ id: 'library', goal: 'g', budgets: { maxAttempts: 5 } });
     await assert.rejects(
-      runMission({ mission, ledger: crashingAfter(ledger, 4), proposer: functionProposer(({ attempt }) => ({ value: attempt })) }),
+      runMission({ mission, ledger: dyingAfter(ledger, 4), proposer: functionProposer(({ attempt }) => ({ value: attempt })) }),
       /process killed/,
     );
     const [recovery] = await recoverRuns({ ledger });
@@ -159,7 +140,7 @@ describe('recovery', () => {
     };
     const mission = defineMission({ id: 'scored', goal: 'g', taskType: 'essay', budgets: { maxAttempts: 4 }, stopPolicy: { guards: [] } });
     // run.started, then attempt and decision 1 and 2: the process dies writing attempt 3.
-    await assert.rejects(runMission({ mission, ledger: crashingAfter(ledger, 5), ...options }), /process killed/);
+    await assert.rejects(runMission({ mission, ledger: dyingAfter(ledger, 5), ...options }), /process killed/);
     assert.equal(await ledger.priors('essay'), undefined);
     const [recovery] = await recoverRuns({ ledger, ...options });
     assert.equal(recovery?.action, 'resumed');
