@@ -10,6 +10,7 @@ import { localPublicKeys, openSigner, readPublicKey } from '../ledger/signing-ke
 import { readRun, streamRuns } from '../ledger/history.js';
 import { verifyLedger, verifySignedRun, type LedgerVerification, type RunVerification, type SignatureOptions } from '../ledger/verify.js';
 import { verifyStoredJournal } from '../review/open-review-queue.js';
+import { preJournalNotes } from '../review/pre-journal.js';
 import type { Output } from './run-command.js';
 import { clean, jsonLine } from './terminal-text.js';
 
@@ -132,6 +133,8 @@ export async function verifyCommand(
   else if (journal.disagreement !== undefined)
     print(`BROKEN review queue: ${journal.disagreement.table} disagrees with the journal — ${clean(journal.disagreement.detail)}`);
   else print(`BROKEN review queue journal: entry ${journal.firstBad?.seq} ${journal.firstBad?.problem} — ${journal.firstBad?.detail}`);
+  // Rows of a queue created before its journal existed: accepted, and said to be unproven.
+  if (!json) for (const note of preJournalNotes(journal.preJournal)) print(`review queue: ${note}`);
   return runsOk && journal.ok ? 0 : 1;
 }
 

@@ -1,6 +1,7 @@
 import { chainHash, GENESIS } from '../ledger/chain.js';
 import type { ChainProblem } from '../ledger/verify.js';
 import { canonicalJson } from '../loop/canonical-json.js';
+import type { PreJournalRows } from './pre-journal.js';
 import type { TableDisagreement } from './queue-tables.js';
 
 /**
@@ -46,6 +47,11 @@ export interface JournalVerification {
   readonly firstBad?: { readonly seq: number; readonly problem: ChainProblem; readonly detail: string };
   /** The chain holds, but a queue table says something the journal does not (SQL backends). */
   readonly disagreement?: TableDisagreement;
+  /**
+   * Rows per table recorded before the queue had a journal, accepted unjournaled (SQL backends, schema
+   * version 5 on; see `pre-journal.ts`). The journal does not cover them.
+   */
+  readonly preJournal?: Partial<PreJournalRows>;
 }
 
 /** The body a journal entry is stored and hashed as. */

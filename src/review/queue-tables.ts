@@ -1,5 +1,6 @@
 import { canonicalJson } from '../loop/canonical-json.js';
 import type { QueueMode } from './backpressure.js';
+import type { PreJournalRows, ProvenTable } from './pre-journal.js';
 import {
   EMPTY_JOURNAL,
   JournalChain,
@@ -34,10 +35,9 @@ export interface StoredState {
   readonly settings: string | null;
   /** The counters the row keeps: none, or the depth alone, on a queue not yet migrated to keep them all. */
   readonly counters: Partial<QueueCounters>;
+  /** Rows per table from before the journal, fixed at migration: none on a queue not yet migrated to count them. */
+  readonly preJournal: Partial<PreJournalRows>;
 }
-
-/** The tables the journal proves row by row, each read in its own order (`seq`). */
-export type ProvenTable = 'review_verdicts' | 'review_breaker_log' | 'review_alerts' | 'review_mode_changes' | 'review_limit_changes';
 
 /**
  * A SQL queue's storage as verification reads it, in pages, all within one snapshot the caller holds.
@@ -131,6 +131,8 @@ class TableCursor {
   #done = false;
   /** Rows matched to journal entries so far. */
   matched = 0;
+  /** Leading rows stepped past as recorded before the journal. */
+  skipped = 0;
 
   constructor(readonly kind: Kind) {}
 
@@ -150,13 +152,38 @@ class TableCursor {
   }
 }
 
+/** An item a journal entry (or a row from before the journal) says left the queue, and how. */
+interface Ended {
+  readonly id: string;
+  readonly expected: 'decided' | 'dropped';
+  /** What says so: `journal entry 7`, or a table's row from before the journal. */
+  readonly says: string;
+  readonly seq?: number;
+}
+
+/** The item a verdict or drop row ended, as the row is read. */
+const ENDS: Partial<Record<ProvenTable, (value: Readonly<Record<string, unknown>>) => Omit<Ended, 'says'>>> = {
+  review_verdicts: (value) => ({ id: String(value.itemId), expected: 'decided' }),
+  review_breaker_log: (value) => ({ id: String((value.item as { id?: unknown } | undefined)?.id), expected: 'dropped' }),
+};
+
+/** Where the journal's story of the mode and attempt limit starts: the last change from before it. */
+interface Before {
+  mode?: Readonly<Record<string, unknown>> | undefined;
+  limit?: Readonly<Record<string, unknown>> | undefined;
+}
+
 /**
  * Verifies a SQL queue as stored, streaming: its journal's chain, then its tables against the journal,
  * then the state row (mode, attempt limit and settings the journal's latest; each counter the count it
  * stands for). Every verdict, drop, alert, mode change and limit change row matches the journal entry
  * of its kind in the same order, and no row is left over; the items the journal decided or dropped
- * left the queue that way and no other item did. The first problem is reported: the chain's
- * (`firstBad`) before a table's (`disagreement`), as if the chain were checked whole first.
+ * left the queue that way and no other item did. A queue created before its journal existed leads
+ * each table with exactly the rows the state row counts as older than the journal (fixed at
+ * migration); those are accepted unjournaled, checked only for what they can be (as many as counted,
+ * their items decided or dropped as they say), and reported in `preJournal`. The first problem is
+ * reported: the chain's (`firstBad`) before a table's (`disagreement`), as if the chain were checked
+ * whole first.
  */
 export function* verifyQueue(): QueueVerifier {
   const state = yield* ask((store) => store.state());
@@ -170,10 +197,20 @@ export function* verifyQueue(): QueueVerifier {
   // rows and then one over the items would find them.
   let rowBad: TableDisagreement | undefined;
   let itemBad: TableDisagreement | undefined;
+  const before: Before = {};
+  for (const cursor of cursors.values()) {
+    const count = state?.preJournal[cursor.kind.table] ?? 0;
+    if (count === 0) continue;
+    const skipped = yield* skipPreJournal(cursor, count);
+    rowBad ??= skipped.rowBad;
+    itemBad ??= skipped.itemBad;
+    if (cursor.kind.table === 'review_mode_changes') before.mode = skipped.last;
+    if (cursor.kind.table === 'review_limit_changes') before.limit = skipped.last;
+  }
   let after = -1;
   for (;;) {
     const page = yield* ask((store) => store.journal(after, PAGE));
-    const ended: { id: string; expected: 'decided' | 'dropped'; seq: number }[] = [];
+    const ended: Ended[] = [];
     for (const row of page) {
       const bad = chain.next(row);
       if (bad !== undefined) return bad;
@@ -186,8 +223,10 @@ export function* verifyQueue(): QueueVerifier {
         latest.settings = entry;
         latest.firstSettings ??= entry;
       }
-      if (entry.type === 'verdict') ended.push({ id: String(entry.data.itemId), expected: 'decided', seq: entry.seq });
-      if (entry.type === 'drop') ended.push({ id: String((entry.data.item as { id?: unknown }).id), expected: 'dropped', seq: entry.seq });
+      const says = `journal entry ${entry.seq}`;
+      if (entry.type === 'verdict') ended.push({ id: String(entry.data.itemId), expected: 'decided', says, seq: entry.seq });
+      if (entry.type === 'drop')
+        ended.push({ id: String((entry.data.item as { id?: unknown }).id), expected: 'dropped', says, seq: entry.seq });
       const cursor = cursors.get(entry.type);
       // Past the first disagreeing row the chain is still checked to its end, the rows no more.
       if (cursor === undefined || rowBad !== undefined) continue;
@@ -202,16 +241,51 @@ export function* verifyQueue(): QueueVerifier {
   const result = chain.end(state?.head ?? EMPTY_JOURNAL);
   if (!result.ok) return result;
   let disagreement = rowBad ?? (yield* leftOver(cursors)) ?? itemBad ?? (yield* unexplained());
-  disagreement ??= checkState(state, entries, latest);
+  disagreement ??= checkState(state, entries, latest, before);
   if (disagreement === undefined && state !== undefined && Object.keys(state.counters).length > 0)
     disagreement = checkCounters(state.counters, yield* ask((store) => store.counts()));
-  return disagreement === undefined ? result : { ...result, ok: false, disagreement };
+  const counted = state?.preJournal ?? {};
+  const preJournal = Object.values(counted).some((count) => count > 0) ? { preJournal: counted } : {};
+  return disagreement === undefined ? { ...result, ...preJournal } : { ...result, ...preJournal, ok: false, disagreement };
 }
 
-/** The items a page of journal entries decided or dropped, each left the queue that way. */
-function* checkItems(
-  ended: readonly { id: string; expected: 'decided' | 'dropped'; seq: number }[],
-): Generator<StoreRead, TableDisagreement | undefined, unknown> {
+/**
+ * Steps past the `count` leading rows of a table recorded before the journal. There must be that many,
+ * and a verdict's or drop's item must have left the queue as the row says; beyond that nothing proves
+ * them. Returns the last one: the mode or attempt limit the journal's story starts from.
+ */
+function* skipPreJournal(
+  cursor: TableCursor,
+  count: number,
+): Generator<StoreRead, { last?: Readonly<Record<string, unknown>>; rowBad?: TableDisagreement; itemBad?: TableDisagreement }, unknown> {
+  const { table, noun } = cursor.kind;
+  const ends = ENDS[table];
+  const says = `its row in ${table} from before the journal`;
+  let last: Readonly<Record<string, unknown>> | undefined;
+  let itemBad: TableDisagreement | undefined;
+  let ended: Ended[] = [];
+  while (cursor.skipped < count) {
+    const row = yield* cursor.next();
+    if (row === undefined) {
+      const rowBad = {
+        table,
+        detail: `${table} holds ${cursor.skipped} ${noun}s, but review_state counts ${count} recorded before the journal`,
+      };
+      return { ...(last === undefined ? {} : { last }), rowBad };
+    }
+    cursor.skipped += 1;
+    last = row;
+    if (ends !== undefined) ended.push({ ...ends(row), says });
+    if (ended.length === PAGE || cursor.skipped === count) {
+      if (itemBad === undefined && ended.length > 0) itemBad = yield* checkItems(ended);
+      ended = [];
+    }
+  }
+  return { ...(last === undefined ? {} : { last }), ...(itemBad === undefined ? {} : { itemBad }) };
+}
+
+/** The items a page of journal entries (or of rows from before the journal) decided or dropped, each left the queue that way. */
+function* checkItems(ended: readonly Ended[]): Generator<StoreRead, TableDisagreement | undefined, unknown> {
   const found = yield* ask((store) => store.itemStates(ended.map((item) => item.id)));
   // An item still in the queue is, as far as the journal's check goes, simply not decided or dropped.
   const states = new Map(found.filter((item) => item.state !== 'open').map((item) => [item.id, item.state]));
@@ -220,8 +294,8 @@ function* checkItems(
   const state = states.get(wrong.id);
   return {
     table: 'review_items',
-    seq: wrong.seq,
-    detail: `item ${wrong.id} is ${state ?? `not ${wrong.expected}`} in review_items, but journal entry ${wrong.seq} says ${wrong.expected}`,
+    ...(wrong.seq === undefined ? {} : { seq: wrong.seq }),
+    detail: `item ${wrong.id} is ${state ?? `not ${wrong.expected}`} in review_items, but ${wrong.says} says ${wrong.expected}`,
   };
 }
 
@@ -248,9 +322,10 @@ function* leftOver(cursors: ReadonlyMap<JournalType, TableCursor>): Generator<St
     if (extra === undefined) continue;
     const { table, noun, key } = cursor.kind;
     if (key !== undefined) return { table, detail: `${table} holds ${noun} ${key(extra)}, which no journal entry records` };
-    let stored = cursor.matched + 1;
+    let stored = cursor.skipped + cursor.matched + 1;
     while ((yield* cursor.next()) !== undefined) stored += 1;
-    return { table, detail: `${table} holds ${stored} ${noun}s, the journal records ${cursor.matched}` };
+    const older = cursor.skipped === 0 ? '' : ` and ${cursor.skipped} predate it`;
+    return { table, detail: `${table} holds ${stored} ${noun}s, the journal records ${cursor.matched}${older}` };
   }
   return undefined;
 }
@@ -270,26 +345,35 @@ function checkState(
   state: StoredState | undefined,
   entries: number,
   latest: { mode?: JournalEntry; limit?: JournalEntry; settings?: JournalEntry; firstSettings?: JournalEntry },
+  before: Before,
 ): TableDisagreement | undefined {
   if (state === undefined)
     return entries === 0
       ? undefined
       : { table: 'review_state', detail: `review_state has no row, but the journal holds ${entries} entries` };
   const { mode, limit, settings, firstSettings: first } = latest;
-  const expectedMode = (mode?.data.to as QueueMode | undefined) ?? 'normal';
-  if (state.mode !== expectedMode)
-    return {
-      table: 'review_state',
-      ...seqOf(mode),
-      detail: `the mode is ${state.mode} in review_state, but the journal's ${mode === undefined ? 'start' : `entry ${mode.seq}`} says ${expectedMode}`,
-    };
+  // Without a journaled change, the mode and limit are where the last change from before the journal left them.
+  const expectedMode = (mode?.data.to ?? before.mode?.to ?? 'normal') as QueueMode;
+  if (state.mode !== expectedMode) {
+    const says =
+      mode !== undefined
+        ? `the journal's entry ${mode.seq}`
+        : before.mode !== undefined
+          ? 'the last mode change before the journal'
+          : "the journal's start";
+    return { table: 'review_state', ...seqOf(mode), detail: `the mode is ${state.mode} in review_state, but ${says} says ${expectedMode}` };
+  }
   const initial = (first?.data.to as { tuner?: { initial?: unknown } } | undefined)?.tuner?.initial;
-  const expectedLimit = limit === undefined ? initial : limit.data.to;
+  const expectedLimit = limit?.data.to ?? before.limit?.to ?? initial;
   if (expectedLimit !== undefined && state.attemptLimit !== expectedLimit) {
+    const says =
+      limit === undefined && before.limit !== undefined
+        ? 'the last limit change before the journal'
+        : `journal entry ${(limit ?? first)?.seq}`;
     return {
       table: 'review_state',
-      ...seqOf(limit ?? first),
-      detail: `the attempt limit is ${state.attemptLimit} in review_state, but journal entry ${(limit ?? first)?.seq} says ${String(expectedLimit)}`,
+      ...seqOf(limit ?? (before.limit === undefined ? first : undefined)),
+      detail: `the attempt limit is ${state.attemptLimit} in review_state, but ${says} says ${String(expectedLimit)}`,
     };
   }
   if (settings !== undefined && (state.settings === null || canonicalJson(parse(state.settings)) !== canonicalJson(settings.data.to))) {

@@ -1,4 +1,5 @@
 import type { ReviewMigrationVersion } from '../migrations.js';
+import { PRE_JOURNAL, preJournalColumn } from '../pre-journal.js';
 
 /**
  * PostgreSQL DDL per schema version; `S` is the schema, quoted, shared with the ledger. Items keep the
@@ -175,6 +176,25 @@ EXECUTE FUNCTION ${S}.review_refuse_change('the journal head only advances, and 
 ALTER TABLE ${S}.review_breaker_log DROP COLUMN item;
 CREATE INDEX review_breaker_log_item ON ${S}.review_breaker_log (item_id);
 CREATE INDEX review_items_live_claims ON ${S}.review_items (lease_until) WHERE state = 'open';
+`,
+  // A queue created before version 2 holds rows no journal entry records: per table, the rows beyond
+  // the journal's entries of their kind, which lead the table (the journal began after them). Fixed
+  // here, once: the state row's guard refuses any change of them, and verification accepts exactly
+  // that many unjournaled leading rows. A queue born with its journal counts 0 everywhere.
+  5: (S) => `
+ALTER TABLE ${S}.review_state
+${PRE_JOURNAL.map(([table]) => `  ADD COLUMN ${preJournalColumn(table)} INTEGER NOT NULL DEFAULT 0`).join(',\n')};
+UPDATE ${S}.review_state SET
+${PRE_JOURNAL.map(([table, type]) => `  ${preJournalColumn(table)} = GREATEST(0, (SELECT count(*) FROM ${S}.${table}) - (SELECT count(*) FROM ${S}.review_journal WHERE type = '${type}'))`).join(',\n')}
+WHERE id = 1;
+
+DROP TRIGGER review_state_refuse_update ON ${S}.review_state;
+CREATE TRIGGER review_state_refuse_update BEFORE UPDATE ON ${S}.review_state FOR EACH ROW
+WHEN (NEW.journal_count < OLD.journal_count OR (NEW.journal_count = OLD.journal_count AND NEW.journal_hash IS DISTINCT FROM OLD.journal_hash)
+  OR NEW.settings_version < OLD.settings_version
+  OR NEW.verdicts < OLD.verdicts OR NEW.approved < OLD.approved OR NEW.dropped < OLD.dropped OR NEW.alerts < OLD.alerts
+  ${PRE_JOURNAL.map(([table]) => `OR NEW.${preJournalColumn(table)} IS DISTINCT FROM OLD.${preJournalColumn(table)}`).join(' ')})
+EXECUTE FUNCTION ${S}.review_refuse_change('the journal head only advances, and so do the counts of verdicts, drops and alerts; the rows before the journal are fixed');
 `,
 };
 

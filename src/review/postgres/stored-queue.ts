@@ -1,6 +1,7 @@
 import type { PgClient } from '../../ledger/postgres/pg-pool.js';
 import type { QueueMode } from '../backpressure.js';
-import { countersOf, type ProvenTable, type QueueCounters, type QueueStore } from '../queue-tables.js';
+import { preJournalOf, type ProvenTable } from '../pre-journal.js';
+import { countersOf, type QueueCounters, type QueueStore } from '../queue-tables.js';
 import {
   DROPPED_COLUMNS,
   toAlert,
@@ -60,6 +61,7 @@ export function postgresQueueStore(client: Pick<PgClient, 'query'>, S: string): 
         attemptLimit: Number(row.attempt_limit),
         settings: row.settings,
         counters: countersOf({ ...row, depth: Number(row.depth) }),
+        preJournal: preJournalOf({ ...row }),
       };
     },
     journal: async (after, limit) =>

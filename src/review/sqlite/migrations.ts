@@ -1,4 +1,5 @@
 import type { ReviewMigrationVersion } from '../migrations.js';
+import { PRE_JOURNAL, preJournalColumn } from '../pre-journal.js';
 
 /**
  * SQLite DDL per schema version. Items keep the whole brief as JSON in `item`; the columns beside it
@@ -161,6 +162,23 @@ BEGIN SELECT RAISE(ABORT, 'redline.review.append_only: UPDATE on review_state re
 ALTER TABLE review_breaker_log DROP COLUMN item;
 CREATE INDEX review_breaker_log_item ON review_breaker_log (item_id);
 CREATE INDEX review_items_live_claims ON review_items (lease_until) WHERE state = 'open';
+`,
+  // A queue created before version 2 holds rows no journal entry records: per table, the rows beyond
+  // the journal's entries of their kind, which lead the table (the journal began after them). Fixed
+  // here, once: the state row's guard refuses any change of them, and verification accepts exactly
+  // that many unjournaled leading rows. A queue born with its journal counts 0 everywhere.
+  5: `
+${PRE_JOURNAL.map(([table]) => `ALTER TABLE review_state ADD COLUMN ${preJournalColumn(table)} INTEGER NOT NULL DEFAULT 0;`).join('\n')}
+UPDATE review_state SET
+${PRE_JOURNAL.map(([table, type]) => `  ${preJournalColumn(table)} = max(0, (SELECT count(*) FROM ${table}) - (SELECT count(*) FROM review_journal WHERE type = '${type}'))`).join(',\n')}
+WHERE id = 1;
+
+DROP TRIGGER review_state_refuse_update;
+CREATE TRIGGER review_state_refuse_update BEFORE UPDATE ON review_state
+WHEN NEW.journal_count < OLD.journal_count OR (NEW.journal_count = OLD.journal_count AND NEW.journal_hash IS NOT OLD.journal_hash) OR NEW.settings_version < OLD.settings_version
+  OR NEW.depth < 0 OR NEW.verdicts < OLD.verdicts OR NEW.approved < OLD.approved OR NEW.dropped < OLD.dropped OR NEW.alerts < OLD.alerts
+  ${PRE_JOURNAL.map(([table]) => `OR NEW.${preJournalColumn(table)} IS NOT OLD.${preJournalColumn(table)}`).join(' ')}
+BEGIN SELECT RAISE(ABORT, 'redline.review.append_only: UPDATE on review_state refused: the journal head only advances, and so do the counts of verdicts, drops and alerts; the rows before the journal are fixed'); END;
 `,
 };
 

@@ -1,6 +1,7 @@
 import type { SqliteDatabase } from '../../ledger/sqlite/sqlite-database.js';
 import type { QueueMode } from '../backpressure.js';
-import { countersOf, type ProvenTable, type QueueCounters, type QueueStore } from '../queue-tables.js';
+import { preJournalOf, type ProvenTable } from '../pre-journal.js';
+import { countersOf, type QueueCounters, type QueueStore } from '../queue-tables.js';
 import {
   DROPPED_COLUMNS,
   toAlert,
@@ -59,6 +60,7 @@ export function sqliteQueueStore(db: Pick<SqliteDatabase, 'prepare'>): QueueStor
         attemptLimit: Number(row.attempt_limit),
         settings: row.settings,
         counters: countersOf({ ...row }),
+        preJournal: preJournalOf({ ...row }),
       };
     },
     journal: (after, limit) => (journal.all(after, limit) as JournalSqlRow[]).map(toJournalRow),
