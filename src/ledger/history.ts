@@ -1,7 +1,7 @@
 import type { Ledger, RunRow, StoredRecord, StoredRun, StreamOptions } from './ledger.js';
 
 /** Runs a stream reads per round trip unless told otherwise. */
-export const DEFAULT_PAGE_SIZE = 256;
+export const DEFAULT_PAGE_SIZE = 64;
 
 /** The page size of `options`, checked: a positive integer. */
 export function pageSizeOf(options: StreamOptions = {}): number {

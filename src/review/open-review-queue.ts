@@ -57,7 +57,9 @@ export async function verifyStoredJournal(location: string): Promise<JournalVeri
   if (location === ':memory:' || !existsSync(location)) return undefined;
   const { default: Database } = await import('better-sqlite3');
   const { sqliteQueueStore } = await import('./sqlite/stored-queue.js');
-  const db = new Database(location, { readonly: true, fileMustExist: true });
+  // query_only rather than a read-only connection, which could not remove the WAL's side files on close.
+  const db = new Database(location, { fileMustExist: true });
+  db.pragma('query_only = ON');
   try {
     return db.transaction(() => {
       if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'review_journal'").get() === undefined) return undefined;
