@@ -55,11 +55,11 @@ export async function verifyStoredJournal(location: string): Promise<JournalVeri
   }
   const { existsSync } = await import('node:fs');
   if (location === ':memory:' || !existsSync(location)) return undefined;
-  const { default: Database } = await import('better-sqlite3');
-  const { sqliteQueueStore } = await import('./sqlite/stored-queue.js');
-  // query_only rather than a read-only connection, which could not remove the WAL's side files on close.
-  const db = new Database(location, { fileMustExist: true });
-  db.pragma('query_only = ON');
+  const [{ openSqliteReadOnly }, { sqliteQueueStore }] = await Promise.all([
+    import('../ledger/sqlite/sqlite-database.js'),
+    import('./sqlite/stored-queue.js'),
+  ]);
+  const db = await openSqliteReadOnly(location);
   try {
     return db.transaction(() => {
       if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'review_journal'").get() === undefined) return undefined;

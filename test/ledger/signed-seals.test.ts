@@ -11,6 +11,7 @@ import { functionProposer } from '../../src/proposers/function-proposer.js';
 import { sqlBackends, withLedger } from './backends.js';
 import { exportAll, type ExportedRun } from './records.js';
 import { forge, keyPair, sealedRun } from './signed-runs.js';
+import { dyingAfter } from '../helpers/ledgers.js';
 
 /** Every run's result, as `verifyLedger` streams them. */
 async function verifyEach(ledger: Ledger, options: Parameters<typeof verifyLedger>[1] = {}): Promise<RunVerification[]> {
@@ -185,12 +186,8 @@ for (const backend of sqlBackends) {
     it('signs the seal recovery writes for a crashed run with the recovering key', async () => {
       const [runner, recoverer] = [keyPair('runner.pub'), keyPair('recoverer.pub')];
       await withLedger(backend.open, async ({ ledger }) => {
-        let appended = 0;
         // The run's process dies after its third record: its seal is never written.
-        const dying: Ledger = {
-          ...bind(ledger),
-          append: async (record) => (appended++ < 3 ? ledger.append(record) : Promise.reject(new Error('process killed'))),
-        };
+        const dying = dyingAfter(ledger, 3);
         const mission = defineMission({ id: 'library', goal: 'g', budgets: { maxAttempts: 5 } });
         await assert.rejects(
           runMission({ mission, ledger: dying, signer: runner.signer, proposer: functionProposer(({ attempt }) => ({ value: attempt })) }),
@@ -203,19 +200,4 @@ for (const backend of sqlBackends) {
       });
     });
   });
-}
-
-/** The ledger's methods bound to it, to wrap one of them. */
-function bind(ledger: Ledger): Ledger {
-  return {
-    append: (record) => ledger.append(record),
-    head: (runId) => ledger.head(runId),
-    records: (runId) => ledger.records(runId),
-    stored: (runId) => ledger.stored(runId),
-    runs: (filter) => ledger.runs(filter),
-    import: (run, records) => ledger.import(run, records),
-    priors: (taskType) => ledger.priors(taskType),
-    learn: (taskType, scores) => ledger.learn(taskType, scores),
-    close: () => ledger.close(),
-  };
 }

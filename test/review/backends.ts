@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import pg from 'pg';
 import type { Ledger } from '../../src/ledger/ledger.js';
 import { PostgresLedger } from '../../src/ledger/postgres/postgres-ledger.js';
@@ -114,18 +115,7 @@ const sqlite: ReviewBackend = {
       },
       raw: (statements) => execOn(file, statements),
       // SQLite cannot switch triggers off: drop the queue's guards (review_*_refuse_*) first.
-      tamper: async (statements) => {
-        const { default: Database } = await import('better-sqlite3');
-        const db = new Database(file);
-        try {
-          const guards = db
-            .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name GLOB 'review_*_refuse_*'")
-            .all();
-          db.exec(`BEGIN; ${guards.map(({ name }) => `DROP TRIGGER "${name}";`).join(' ')} ${statements}; COMMIT;`);
-        } finally {
-          db.close();
-        }
-      },
+      tamper: async (statements) => tamperSqlite(file, statements),
       async close() {
         for (const thing of opened.reverse()) await thing.close();
         await rm(dir, { recursive: true, force: true });
@@ -187,3 +177,16 @@ const postgres: ReviewBackend = {
 
 /** Every backend of the `ReviewQueue` port; the contract suite runs against each. */
 export const backends: readonly ReviewBackend[] = [memory, sqlite, postgres];
+
+/** Runs `statements` on the SQLite file past the queue's guards (SQLite cannot switch triggers off: they are dropped). */
+export function tamperSqlite(file: string, statements: string): void {
+  const db = new Database(file);
+  try {
+    const guards = db
+      .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name GLOB 'review_*_refuse_*'")
+      .all();
+    db.exec(`BEGIN; ${guards.map(({ name }) => `DROP TRIGGER "${name}";`).join(' ')} ${statements}; COMMIT;`);
+  } finally {
+    db.close();
+  }
+}

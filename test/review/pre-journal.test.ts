@@ -9,6 +9,7 @@ import { verifyStoredJournal } from '../../src/review/open-review-queue.js';
 import { SqliteReviewQueue } from '../../src/review/sqlite/sqlite-review-queue.js';
 import { backends } from './backends.js';
 import { brief, testRuntime } from './fixtures.js';
+import { tamperSqlite } from './backends.js';
 
 // A queue written at schema version 1 by the CLI of the commit before the journal (see
 // test/fixtures/review/README.md): 17 items, 10 verdicts, 3 drops, an alert, a mode change and a limit
@@ -28,19 +29,6 @@ async function ledgerVerify(ledger: string): Promise<{ code: number; lines: stri
   const lines: string[] = [];
   const code = await verifyCommand({ ledger }, { print: (line: string) => lines.push(line), progress: () => undefined });
   return { code, lines };
-}
-
-/** Runs `statements` on `file` past the queue's guards (SQLite cannot switch triggers off: they are dropped). */
-function tamper(file: string, statements: string): void {
-  const db = new Database(file);
-  try {
-    const guards = db
-      .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name GLOB 'review_*_refuse_*'")
-      .all();
-    db.exec(`BEGIN; ${guards.map(({ name }) => `DROP TRIGGER "${name}";`).join(' ')} ${statements}; COMMIT;`);
-  } finally {
-    db.close();
-  }
 }
 
 describe('a review queue created before its journal (SQLite, schema version 1 â†’ 5)', () => {
@@ -75,7 +63,7 @@ describe('a review queue created before its journal (SQLite, schema version 1 â†
       }
 
       // The verdict given after the migration is journaled: editing it is caught.
-      tamper(file, "UPDATE review_verdicts SET decision = 'approve' WHERE reviewer = 'bo'");
+      tamperSqlite(file, "UPDATE review_verdicts SET decision = 'approve' WHERE reviewer = 'bo'");
       const edited = await ledgerVerify(file);
       assert.equal(edited.code, 1);
       assert.match(
@@ -84,7 +72,7 @@ describe('a review queue created before its journal (SQLite, schema version 1 â†
       );
 
       // Nor does counting it among the rows from before the journal pass.
-      tamper(
+      tamperSqlite(
         file,
         "UPDATE review_verdicts SET decision = 'reject' WHERE reviewer = 'bo'; UPDATE review_state SET prejournal_verdicts = 11",
       );
@@ -96,14 +84,14 @@ describe('a review queue created before its journal (SQLite, schema version 1 â†
       );
 
       // Nor claiming more rows than the table holds.
-      tamper(file, 'UPDATE review_state SET prejournal_verdicts = 12');
+      tamperSqlite(file, 'UPDATE review_state SET prejournal_verdicts = 12');
       assert.deepEqual((await verifyStoredJournal(file))?.disagreement, {
         table: 'review_verdicts',
         detail: 'review_verdicts holds 11 verdicts, but review_state counts 12 recorded before the journal',
       });
 
       // A row from before the journal whose item is still open is not what it claims.
-      tamper(
+      tamperSqlite(
         file,
         "UPDATE review_state SET prejournal_verdicts = 10; UPDATE review_items SET state = 'open' WHERE id = (SELECT item_id FROM review_verdicts ORDER BY seq LIMIT 1)",
       );
