@@ -71,13 +71,16 @@ function signatureSummary({ runs, signatures, otherKeys }: LedgerVerification, f
   return `; seal signatures: ${parts.join(', ')} — checked with ${from}`;
 }
 
+/** Why a run does not verify: its first bad record, or its seal's signature. */
+function whyBroken(result: RunVerification): string {
+  return result.firstBad === undefined
+    ? `seal signature — ${result.signatureProblem}`
+    : `record ${result.firstBad.seq} ${result.firstBad.problem} — ${result.firstBad.detail}`;
+}
+
 /** The line `verify` prints for a run that does not verify. */
 function brokenLine(result: RunVerification): string {
-  return clean(
-    result.firstBad === undefined
-      ? `BROKEN run ${result.runId}: seal signature — ${result.signatureProblem}`
-      : `BROKEN run ${result.runId}: record ${result.firstBad.seq} ${result.firstBad.problem} — ${result.firstBad.detail}`,
-  );
+  return clean(`BROKEN run ${result.runId}: ${whyBroken(result)}`);
 }
 
 /**
@@ -251,11 +254,7 @@ function readable(rows: readonly StoredRecord[]): LedgerRecord[] {
 /** The one-line warning `show` prints above a run that does not verify, or undefined when it does. */
 function showWarning(result: RunVerification): string | undefined {
   if (result.ok) return undefined;
-  const why =
-    result.firstBad === undefined
-      ? `seal signature — ${result.signatureProblem}`
-      : `record ${result.firstBad.seq} ${result.firstBad.problem} — ${result.firstBad.detail}`;
-  return `WARNING: run ${result.runId} does not verify (${why}); what follows may have been altered`;
+  return `WARNING: run ${result.runId} does not verify (${whyBroken(result)}); what follows may have been altered`;
 }
 
 export async function showCommand(
