@@ -32,6 +32,22 @@ export function preJournalOf(row: Readonly<Record<string, unknown>>): Partial<Pr
 }
 
 /**
+ * Per proven table, the query counting its rows beyond the journal's entries of their kind (`S` the
+ * schema prefix, e.g. `"redline".`): what the migration to schema version 5 fixes in the state row, and
+ * what verification counts itself in a queue of an older version it reads without migrating. The count
+ * can come out negative (a table missing rows): the caller clamps it at 0, as the migration does.
+ */
+export function preJournalCountQueries(S = ''): [ProvenTable, string][] {
+  return PRE_JOURNAL.map(([table, type]) => [
+    table,
+    `SELECT (SELECT count(*) FROM ${S}${table}) - (SELECT count(*) FROM ${S}review_journal WHERE type = '${type}') AS n`,
+  ]);
+}
+
+/** Whether a state row (read whole) is of schema version 5 or later, which keeps the pre-journal counts. */
+export const keepsPreJournal = (row: Readonly<Record<string, unknown>>): boolean => preJournalColumn('review_verdicts') in row;
+
+/**
  * What `redline ledger verify` says of a queue's rows from before its journal, one line per table that
  * holds any, e.g. "10 verdicts recorded before the journal, not covered by it".
  */

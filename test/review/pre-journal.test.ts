@@ -6,6 +6,9 @@ import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { verifyCommand } from '../../src/cli/ledger-command.js';
 import { verifyStoredJournal } from '../../src/review/open-review-queue.js';
+import { applyMigrations } from '../../src/ledger/sqlite/apply-migrations.js';
+import { REVIEW_MIGRATIONS } from '../../src/review/migrations.js';
+import { SQLITE_REVIEW_MIGRATIONS } from '../../src/review/sqlite/migrations.js';
 import { SqliteReviewQueue } from '../../src/review/sqlite/sqlite-review-queue.js';
 import { backends } from './backends.js';
 import { brief, testRuntime } from './fixtures.js';
@@ -105,6 +108,43 @@ describe('a review queue created before its journal (SQLite, schema version 1 â†
       await rm(dir, { recursive: true, force: true });
     }
   });
+});
+
+describe('a review queue from before its journal, at schema version 2 to 4 (SQLite)', () => {
+  for (const version of [2, 3, 4]) {
+    it(`verifies as found at version ${version}, without migrating, its rows from before the journal counted and reported`, async () => {
+      const dir = await mkdtemp(path.join(os.tmpdir(), 'redline-review-v1-'));
+      const file = path.join(dir, 'redline.db');
+      try {
+        await copyFile(FIXTURE, file);
+        // What an older redline left: the version 1 queue taken up to `version` by its migrations alone.
+        const db = new Database(file);
+        try {
+          applyMigrations(db, {
+            table: 'review_migrations',
+            migrations: REVIEW_MIGRATIONS.filter((migration) => migration.version <= version),
+            sql: (at) => SQLITE_REVIEW_MIGRATIONS[at as keyof typeof SQLITE_REVIEW_MIGRATIONS],
+          });
+        } finally {
+          db.close();
+        }
+
+        assert.deepEqual((await verifyStoredJournal(file))?.preJournal, PRE_JOURNAL);
+        const verified = await ledgerVerify(file);
+        assert.equal(verified.code, 0, verified.lines.join('\n'));
+        assert.deepEqual(verified.lines.slice(-NOTES.length), NOTES);
+        const untouched = new Database(file, { readonly: true });
+        try {
+          const applied = untouched.prepare('SELECT max(version) AS version FROM review_migrations').get() as { version: number };
+          assert.equal(applied.version, version, 'verification migrates nothing');
+        } finally {
+          untouched.close();
+        }
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
+  }
 });
 
 for (const backend of backends.filter((candidate) => candidate.name !== 'memory')) {

@@ -1,5 +1,5 @@
 import type { ReviewMigrationVersion } from '../migrations.js';
-import { PRE_JOURNAL, preJournalColumn } from '../pre-journal.js';
+import { PRE_JOURNAL, preJournalColumn, preJournalCountQueries } from '../pre-journal.js';
 
 /**
  * PostgreSQL DDL per schema version; `S` is the schema, quoted, shared with the ledger. Items keep the
@@ -185,7 +185,9 @@ CREATE INDEX review_items_live_claims ON ${S}.review_items (lease_until) WHERE s
 ALTER TABLE ${S}.review_state
 ${PRE_JOURNAL.map(([table]) => `  ADD COLUMN ${preJournalColumn(table)} INTEGER NOT NULL DEFAULT 0`).join(',\n')};
 UPDATE ${S}.review_state SET
-${PRE_JOURNAL.map(([table, type]) => `  ${preJournalColumn(table)} = GREATEST(0, (SELECT count(*) FROM ${S}.${table}) - (SELECT count(*) FROM ${S}.review_journal WHERE type = '${type}'))`).join(',\n')}
+${preJournalCountQueries(`${S}.`)
+  .map(([table, count]) => `  ${preJournalColumn(table)} = GREATEST(0, (${count}))`)
+  .join(',\n')}
 WHERE id = 1;
 
 DROP TRIGGER review_state_refuse_update ON ${S}.review_state;

@@ -1,6 +1,6 @@
 import type { PgClient } from '../../ledger/postgres/pg-pool.js';
 import type { QueueMode } from '../backpressure.js';
-import { preJournalOf, type ProvenTable } from '../pre-journal.js';
+import { keepsPreJournal, preJournalCountQueries, preJournalOf, type ProvenTable } from '../pre-journal.js';
 import { countersOf, type QueueCounters, type QueueStore } from '../queue-tables.js';
 import {
   DROPPED_COLUMNS,
@@ -61,7 +61,14 @@ export function postgresQueueStore(client: Pick<PgClient, 'query'>, S: string): 
         attemptLimit: Number(row.attempt_limit),
         settings: row.settings,
         counters: countersOf({ ...row, depth: Number(row.depth) }),
-        preJournal: preJournalOf({ ...row }),
+        // A queue older than version 5 is read as the migration would leave it: its pre-journal rows counted now.
+        preJournal: keepsPreJournal({ ...row })
+          ? preJournalOf({ ...row })
+          : Object.fromEntries(
+              await Promise.all(
+                preJournalCountQueries(`${S}.`).map(async ([table, sql]) => [table, Math.max(0, Number(await count(sql)))]),
+              ),
+            ),
       };
     },
     journal: async (after, limit) =>

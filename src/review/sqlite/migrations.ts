@@ -1,5 +1,5 @@
 import type { ReviewMigrationVersion } from '../migrations.js';
-import { PRE_JOURNAL, preJournalColumn } from '../pre-journal.js';
+import { PRE_JOURNAL, preJournalColumn, preJournalCountQueries } from '../pre-journal.js';
 
 /**
  * SQLite DDL per schema version. Items keep the whole brief as JSON in `item`; the columns beside it
@@ -170,7 +170,9 @@ CREATE INDEX review_items_live_claims ON review_items (lease_until) WHERE state 
   5: `
 ${PRE_JOURNAL.map(([table]) => `ALTER TABLE review_state ADD COLUMN ${preJournalColumn(table)} INTEGER NOT NULL DEFAULT 0;`).join('\n')}
 UPDATE review_state SET
-${PRE_JOURNAL.map(([table, type]) => `  ${preJournalColumn(table)} = max(0, (SELECT count(*) FROM ${table}) - (SELECT count(*) FROM review_journal WHERE type = '${type}'))`).join(',\n')}
+${preJournalCountQueries()
+  .map(([table, count]) => `  ${preJournalColumn(table)} = max(0, (${count}))`)
+  .join(',\n')}
 WHERE id = 1;
 
 DROP TRIGGER review_state_refuse_update;

@@ -1,6 +1,6 @@
 import type { SqliteDatabase } from '../../ledger/sqlite/sqlite-database.js';
 import type { QueueMode } from '../backpressure.js';
-import { preJournalOf, type ProvenTable } from '../pre-journal.js';
+import { keepsPreJournal, preJournalCountQueries, preJournalOf, type ProvenTable } from '../pre-journal.js';
 import { countersOf, type QueueCounters, type QueueStore } from '../queue-tables.js';
 import {
   DROPPED_COLUMNS,
@@ -60,7 +60,10 @@ export function sqliteQueueStore(db: Pick<SqliteDatabase, 'prepare'>): QueueStor
         attemptLimit: Number(row.attempt_limit),
         settings: row.settings,
         counters: countersOf({ ...row }),
-        preJournal: preJournalOf({ ...row }),
+        // A queue older than version 5 is read as the migration would leave it: its pre-journal rows counted now.
+        preJournal: keepsPreJournal({ ...row })
+          ? preJournalOf({ ...row })
+          : Object.fromEntries(preJournalCountQueries().map(([table, sql]) => [table, Math.max(0, count(sql))])),
       };
     },
     journal: (after, limit) => (journal.all(after, limit) as JournalSqlRow[]).map(toJournalRow),
