@@ -8,6 +8,7 @@ export { missionJsonSchema } from './mission/json-schema.js';
 export type { MissionInput, MissionSpec, CheckSpec, ProposerSpec } from './mission/schema.js';
 
 export { runMission, type RunMissionOptions, type RunResult } from './loop/run-mission.js';
+export type { ShadowResult, ShadowVerdict } from './loop/shadow.js';
 export type { Candidate } from './loop/candidate.js';
 export { OUTCOMES, StopReason, type Outcome, type Verification } from './loop/outcome.js';
 export type { Acceptance } from './loop/acceptance.js';
@@ -132,7 +133,9 @@ export {
 export { keySigner, keyIdOf, readPrivateKey, readPublicKey } from './ledger/signing-key.js';
 export { ledgerDigest, checkDigest, type LedgerDigest, type DigestCheck, type DigestRuns } from './ledger/ledger-digest.js';
 export { exportJsonl, importJsonl } from './ledger/export.js';
-export { replayPolicies, type PolicyReplay, type ReplayPolicy } from './ledger/replay.js';
+export { replayPolicies, type PolicyReplay, type ReplayPolicy, type ShadowReplay } from './ledger/replay.js';
+export { stopQuality, type ReachRow, type StopQualityReport } from './report/stop-quality.js';
+export type { NoiseEstimate } from './report/judge-noise.js';
 export { admitRun, AdmitError, type Admission, type AdmitOptions, type AdmitErrorCode, type Conflict } from './ledger/admit.js';
 export { openLedger } from './ledger/open-ledger.js';
 export { resumeRun, recoverRuns, type Recovery } from './loop/resume.js';

@@ -22,6 +22,12 @@ export interface Check {
   readonly stage: Stage;
   readonly tier: Tier;
   readonly required: boolean;
+  /**
+   * A shadow check runs once, at the seal, on the candidate the loop stopped on, and is recorded in the
+   * seal; it never influences the loop, the judge or acceptance (a held-out oracle for true reach).
+   * @default false
+   */
+  readonly shadow?: boolean;
   run(context: CheckContext): Promise<readonly Finding[]>;
 }
 

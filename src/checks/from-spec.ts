@@ -35,10 +35,10 @@ async function loadSchema(
   }
 }
 
-/** Builds the checks a mission file declares, in order. */
+/** Builds the checks a mission file declares, in order; a `shadow: true` spec gives a check marked `shadow`. */
 export async function buildChecks(mission: Mission): Promise<Check[]> {
   const cwd = mission.workspaceDir ?? mission.baseDir;
-  return Promise.all(
+  const checks = await Promise.all(
     mission.checks.map(async (spec, index): Promise<Check> => {
       const common = { name: spec.name, stage: spec.stage, required: spec.required };
       const process = { timeoutMs: spec.timeout, outputCap: spec.outputCap };
@@ -74,4 +74,5 @@ export async function buildChecks(mission: Mission): Promise<Check[]> {
       }
     }),
   );
+  return checks.map((check, index) => (mission.checks[index]?.shadow === true ? { ...check, shadow: true } : check));
 }

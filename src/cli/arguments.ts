@@ -45,3 +45,14 @@ export function fraction(text: string): number {
   if (!(value >= 0 && value <= 1)) throw new InvalidArgumentError(`Expected a fraction between 0 and 1, got ${JSON.stringify(text)}.`);
   return value;
 }
+
+/**
+ * A `--since` date (anything `Date.parse` reads, such as 2026-11-23 or 2026-11-23T08:00Z) as ms since the epoch.
+ * @throws {TypeError} "Expected --since to be a date …" for text that is no date.
+ */
+export function parseSince(since: string | undefined): number | undefined {
+  if (since === undefined) return undefined;
+  const at = Date.parse(since);
+  if (Number.isNaN(at)) throw new TypeError(`Expected --since to be a date such as 2026-11-23, got ${JSON.stringify(since)}`);
+  return at;
+}

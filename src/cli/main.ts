@@ -161,6 +161,23 @@ function program(setCode: (code: number) => void, output: Output): Command {
     .action(async (options) => done(await (await import('./replay-command.js')).replayCommand(options, output)));
 
   cli
+    .command('report')
+    .description('Reports over the recorded runs.')
+    .command('stop-quality')
+    .description(
+      "Observed vs true reach per stop reason and per policy (true: the mission's shadow checks at the seal), and the judge's noise σ from repeated scores of identical candidates.",
+    )
+    .option('--task-type <type>', 'only runs of this task type')
+    .option('--since <date>', 'only runs started at or after this date (e.g. 2026-11-23)')
+    .option('--json', 'one JSON line: {all, byStopReason, byPolicy, noise}')
+    .option('--ledger <location>', LEDGER_HELP)
+    .addHelpText(
+      'after',
+      '\nobserved reach: runs sealed complete or complete_noop, of all runs; true reach: runs whose shadow verdict is pass, of those\nwith a verdict of pass or fail. Policies are the guard stacks the runs started with (after the budget guards).',
+    )
+    .action(async (options) => done(await (await import('./report-command.js')).stopQualityCommand(options, output)));
+
+  cli
     .command('admit')
     .description(
       "Verify a complete run's chain and seal, then apply its candidate: write it into a directory, write it as a patch, or commit it to a new git branch.",

@@ -3,6 +3,7 @@ import { parse as parseYaml } from 'yaml';
 import { MissionError } from '../errors/mission-error.js';
 import { policyFileSchema, replayPolicies, type ReplayPolicy } from '../ledger/replay.js';
 import { toMissionIssues } from '../mission/issues.js';
+import { parseSince } from './arguments.js';
 import { withLedger } from './ledger-command.js';
 import { table } from './format.js';
 import type { Output } from './run-command.js';
@@ -31,13 +32,6 @@ async function loadPolicies(file: string): Promise<ReplayPolicy[]> {
   return 'policies' in parsed.data ? parsed.data.policies : [parsed.data];
 }
 
-function parseSince(since: string | undefined): number | undefined {
-  if (since === undefined) return undefined;
-  const at = Date.parse(since);
-  if (Number.isNaN(at)) throw new TypeError(`Expected --since to be a date such as 2026-11-23, got ${JSON.stringify(since)}`);
-  return at;
-}
-
 const pct = (part: number, whole: number): string => (whole === 0 ? '—' : `${((100 * part) / whole).toFixed(1)}%`);
 
 /** `redline replay`: what each stop policy would have done on the recorded runs. */
@@ -62,9 +56,21 @@ export async function replayCommand(
         `${runs} sealed run(s) in ${name}${taskType === undefined ? '' : ` of task type ${taskType}`}${since === undefined ? '' : ` since ${since}`}`,
       ),
     );
+    // With shadow verdicts in the runs, true reach (what the held-out checks said) stands next to the observed.
+    const shadowed = results.some((result) => result.shadow !== undefined);
     print(
       table(
-        ['policy', 'attempts', 'recorded', 'earlier', 'same', 'later', 'reach', 'recorded reach'],
+        [
+          'policy',
+          'attempts',
+          'recorded',
+          'earlier',
+          'same',
+          'later',
+          'reach',
+          'recorded reach',
+          ...(shadowed ? ['true reach', 'recorded true reach'] : []),
+        ],
         results.map((result) => [
           clean(result.policy),
           String(result.attempts),
@@ -74,12 +80,22 @@ export async function replayCommand(
           String(result.stoppedLater),
           `${result.reached} (${pct(result.reached, result.runs - result.stoppedLater)})`,
           `${result.recordedReached} (${pct(result.recordedReached, result.runs)})`,
+          ...(result.shadow === undefined
+            ? []
+            : [
+                `${result.shadow.trueReached}/${result.shadow.judged} (${pct(result.shadow.trueReached, result.shadow.judged)})`,
+                `${result.shadow.recordedTrueReached}/${result.shadow.recordedJudged} (${pct(result.shadow.recordedTrueReached, result.shadow.recordedJudged)})`,
+              ]),
         ]),
       ),
     );
     print(
       'attempts: used where the policy stopped within the recorded evidence; later: it would have gone on past the recorded end (reach unknown).',
     );
+    if (shadowed)
+      print(
+        'true reach: of the runs where the policy stops on the candidate the shadow checks judged at the seal (pass or fail), those that passed.',
+      );
     return 0;
   });
 }

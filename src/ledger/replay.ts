@@ -33,6 +33,22 @@ export interface PolicyReplay {
   /** Runs whose candidate at the policy's stop met acceptance, of those it stopped within the evidence. */
   readonly reached: number;
   readonly recordedReached: number;
+  /** Present when some run's seal holds a shadow verdict (a mission with shadow checks): true reach, next to the observed. */
+  readonly shadow?: ShadowReplay;
+}
+
+/**
+ * True reach from the shadow verdicts. The shadow checks judged only the candidate each run stopped on, so
+ * a policy's true reach is known where it stops on that same candidate (same content hash).
+ */
+export interface ShadowReplay {
+  /** Runs where the policy stopped on the candidate the shadow judged, with a verdict of pass or fail. */
+  readonly judged: number;
+  /** Of those, the runs whose shadow passed. */
+  readonly trueReached: number;
+  /** Runs whose seal holds a shadow verdict of pass or fail: the recorded policy's true reach is known for all. */
+  readonly recordedJudged: number;
+  readonly recordedTrueReached: number;
 }
 
 interface AttemptEvidence {
@@ -116,6 +132,25 @@ function replayRun(
   return { reached: false, recorded, recordedReached };
 }
 
+/** A sealed run's shadow verdict, when it is conclusive, with the candidate it judged. */
+function shadowOf(records: readonly LedgerRecord[]): { passed: boolean; candidateHash: string } | 'none' | 'inconclusive' {
+  const seal = records.at(-1);
+  const shadow = seal?.type === 'run.sealed' ? seal.data.shadow : undefined;
+  if (typeof shadow !== 'object' || shadow === null) return 'none';
+  const { verdict } = shadow as { verdict?: unknown };
+  const candidateHash = seal?.data.candidateHash;
+  if ((verdict !== 'pass' && verdict !== 'fail') || typeof candidateHash !== 'string') return 'inconclusive';
+  return { passed: verdict === 'pass', candidateHash };
+}
+
+/** The content hash of the candidate a run held after `attempt` attempts (0: the baseline, as sealed by a noop run). */
+function candidateAfter(records: readonly LedgerRecord[], attempt: number): string | undefined {
+  const record = attempt === 0 ? records.at(-1) : records.find((item) => item.type === 'attempt' && item.data.attempt === attempt);
+  const hash =
+    attempt === 0 ? record?.data.candidateHash : (record?.data.summary as { candidateHash?: unknown } | undefined)?.candidateHash;
+  return typeof hash === 'string' ? hash : undefined;
+}
+
 /**
  * What-if replay: evaluates stop policies over recorded runs' histories. For each policy, reports the
  * attempts it would have used, how many runs it would have stopped earlier, at the same attempt or later
@@ -123,6 +158,8 @@ function replayRun(
  * attempts the run went on to make). A policy with an `adaptive` guard is refused: its verdicts depend on
  * the priors as they stood when each run started, which the ledger does not keep. The runs are read as a
  * stream (`streamHistory`), one run's records parsed at a time: memory does not grow with the number of runs.
+ * Where runs hold a shadow verdict (missions with shadow checks), each policy's true reach is reported too
+ * ({@link ShadowReplay}).
  */
 export async function replayPolicies(
   ledger: Ledger,
@@ -142,16 +179,28 @@ export async function replayPolicies(
     stoppedLater: 0,
     reached: 0,
     recordedReached: 0,
+    shadow: { judged: 0, trueReached: 0, recordedJudged: 0, recordedTrueReached: 0 },
   }));
   let runs = 0;
+  let shadowed = false;
   // One run's records at a time: every policy is evaluated on it, then only the totals are kept.
   for await (const { run, records: stored } of streamHistory(ledger, { filter })) {
     if (!run.sealed) continue;
     runs += 1;
     const records = stored.map(parseRecord);
+    const shadow = shadowOf(records);
+    if (shadow !== 'none') shadowed = true;
     for (const [index, policy] of policies.entries()) {
       const sum = totals[index] as (typeof totals)[number];
       const result = replayRun(records, policy);
+      if (typeof shadow === 'object') {
+        sum.shadow.recordedJudged += 1;
+        if (shadow.passed) sum.shadow.recordedTrueReached += 1;
+        if (result.stop !== undefined && candidateAfter(records, result.stop) === shadow.candidateHash) {
+          sum.shadow.judged += 1;
+          if (shadow.passed) sum.shadow.trueReached += 1;
+        }
+      }
       sum.recordedAttempts += result.recorded;
       if (result.recordedReached) sum.recordedReached += 1;
       if (result.stop === undefined) {
@@ -165,5 +214,8 @@ export async function replayPolicies(
       if (result.reached) sum.reached += 1;
     }
   }
-  return policies.map((policy, index) => ({ policy: policy.name, runs, ...(totals[index] as (typeof totals)[number]) }));
+  return policies.map((policy, index) => {
+    const { shadow, ...sum } = totals[index] as (typeof totals)[number];
+    return { policy: policy.name, runs, ...sum, ...(shadowed ? { shadow } : {}) };
+  });
 }

@@ -49,6 +49,7 @@ import { applyProposal, Baseline, EMPTY_CANDIDATE, type Candidate } from './cand
 import { StopReason, type Outcome, type Verification } from './outcome.js';
 import { madeProgress, type Frontier } from './progress.js';
 import { runChecks, skipAll } from './run-checks.js';
+import { runShadow, type ShadowResult } from './shadow.js';
 import { normalPath } from '../workspace/path-rules.js';
 import { linksOutside } from '../workspace/links-outside.js';
 import { RunWorkspace, type RunWorkspaceOptions } from '../workspace/run-workspace.js';
@@ -63,7 +64,7 @@ export interface RunMissionOptions {
   readonly mission: Mission;
   /** The proposer; built from `mission.proposer` when absent. */
   readonly proposer?: Proposer;
-  /** Custom checks, run after the mission's own. */
+  /** Custom checks, run after the mission's own; one marked `shadow` runs only at the seal (see {@link Check.shadow}). */
   readonly checks?: readonly Check[];
   /** @default routingJudge() */
   readonly judge?: Judge;
@@ -115,6 +116,8 @@ export interface RunResult {
    * They could not change what the checks saw; the seal records them as `workspace.changed_during_run`.
    */
   readonly workspaceChanged?: readonly string[];
+  /** What the mission's shadow checks said of the candidate the loop stopped on (the seal's `shadow`). */
+  readonly shadow?: ShadowResult;
 }
 
 /** Paths of `workspace.changed_during_run` kept in the seal record; the count says how many there were. */
@@ -336,7 +339,10 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
   const now = options._internal?.now ?? Date.now;
   const proposer = options.proposer ?? (await buildProposer(mission));
   await assertRunnable(mission, proposer);
-  const checks = checkPlan(mission, await buildChecks(mission), options.checks ?? []);
+  // Shadow checks are not part of the loop's plan: no signature, frontier, acceptance or judge ever sees them.
+  const allChecks = checkPlan(mission, await buildChecks(mission), options.checks ?? []);
+  const checks = allChecks.filter((item) => item.shadow !== true);
+  const shadowChecks = allChecks.filter((item) => item.shadow === true);
   const specs = mission.stopPolicy.guards ?? defaultGuards();
   // `adaptive` stops on what finished runs of this task type taught it: loaded once, before the first attempt
   // (a resumed run loads them again, and sees what runs sealed in between taught).
@@ -482,6 +488,28 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
     };
   };
 
+  /**
+   * The shadow checks on the candidate the loop stopped on (the baseline when it made none), in the check
+   * copy. Only the caller's signal stops them: a run cut off by its wall-clock budget still gets its verdict.
+   */
+  const shadowAtSeal = (): Promise<ShadowResult> =>
+    runShadow({
+      checks: shadowChecks,
+      context: {
+        candidate: state.candidate,
+        goal: mission.goal,
+        attempt: state.attempt,
+        signal: options.signal ?? new AbortController().signal,
+        ...(sandbox === undefined ? {} : { sandbox: sandbox.checks }),
+      },
+      ...(files === undefined
+        ? {}
+        : {
+            copy: async () => (await files.checkCopy(state.candidate.files)).dir,
+            scope: checks.find((item) => item.name === SCOPE_CHECK) as Check,
+          }),
+    });
+
   const evidenceFor = async (verdict: StopVerdict | undefined) => {
     const head = await ledger.head(runId);
     const acceptance = evaluateAcceptance({
@@ -531,6 +559,7 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
         ? undefined
         : await handOff(options.handoff, { runId, outcome, verification, stopReason, brief: fullBrief }, handoffPlan);
     const workspace = await workspaceAtSeal();
+    const shadow = shadowChecks.length === 0 ? undefined : await shadowAtSeal();
     await record('run.sealed', {
       outcome,
       verification,
@@ -543,6 +572,7 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
       ...(brief === undefined ? {} : { brief }),
       ...(handoff === undefined ? {} : { handoff }),
       ...workspace.data,
+      ...(shadow === undefined ? {} : { shadow }),
     });
     sealed = true;
     if (options.handoff !== undefined && handoffPlan !== undefined) await reportRun(options.handoff, { runId, stopReason });
@@ -562,6 +592,7 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
       counters,
       ...(brief === undefined ? {} : { brief }),
       ...(workspace.changed.length === 0 ? {} : { workspaceChanged: workspace.changed }),
+      ...(shadow === undefined ? {} : { shadow }),
     };
   };
 

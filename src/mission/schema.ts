@@ -42,6 +42,11 @@ const checkBase = {
   timeout: duration.default(60_000),
   /** Bytes of stdout/stderr kept per process; more is an error finding. */
   outputCap: z.number().int().positive().default(1_048_576),
+  /**
+   * A held-out oracle: run once at the seal on the candidate the loop stopped on (the baseline when there is
+   * none) and recorded in the seal, never seen by the loop, the judge or acceptance.
+   */
+  shadow: z.boolean().optional(),
 };
 
 const commandCheck = z

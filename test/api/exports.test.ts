@@ -102,6 +102,7 @@ const EXPORTS: Readonly<Record<string, { readonly source: string; readonly names
       'sandboxProblem',
       'scoreCheck',
       'smooth',
+      'stopQuality',
       'testRunnerCheck',
       'threshold',
       'tokensBudget',
