@@ -47,7 +47,9 @@ import { evaluateAcceptance } from './acceptance.js';
 import { lastError, makeBrief, type Brief } from './brief.js';
 import { applyProposal, Baseline, EMPTY_CANDIDATE, type Candidate } from './candidate.js';
 import { StopReason, type Outcome, type Verification } from './outcome.js';
+import { environmentVerdict } from './environment.js';
 import { madeProgress, type Frontier } from './progress.js';
+import { unreachableVerdict } from './unreachable.js';
 import { runChecks, skipAll } from './run-checks.js';
 import { normalPath } from '../workspace/path-rules.js';
 import { linksOutside } from '../workspace/links-outside.js';
@@ -681,14 +683,23 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
     }
     const next = resume?.next ?? 'baseline';
 
-    // Baseline: when a demand red line already holds, no candidate is needed.
-    if (next === 'baseline' && checks.some((item) => item.required && item.tier === 'demand')) {
+    // Before any proposal: a mission no candidate in scope can satisfy blocks at once (decided from the mission and
+    // the snapshot alone, so a resumed run decides the same).
+    const unreachable =
+      next === 'baseline' && files !== undefined
+        ? unreachableVerdict({ mission, inBaseline: (file) => files.snapshot.manifest.has(file) })
+        : undefined;
+    if (unreachable !== undefined) {
+      result = await seal(unreachable.outcome, unreachable.reason, unreachable.detail, unreachable.guard);
+    } else if (next === 'baseline' && checks.some((item) => item.required && item.tier === 'demand')) {
+      // Baseline: when a demand red line already holds, no candidate is needed; when a required check cannot run
+      // on it (environment), none would help.
       state.findings = await check(EMPTY_CANDIDATE, 0);
       state.frontier = frontierOf(EMPTY_CANDIDATE, state.findings, required, promotion, undefined);
       await record('baseline', { findings: state.findings, frontier: state.frontier, ...(isolation === undefined ? {} : { isolation }) });
-      result = await decide(undefined);
+      result = await decide(environmentVerdict(checks, state.findings));
     } else if (next === 'decide') {
-      result = await decide(state.attempt === 0 ? undefined : policyVerdict());
+      result = await decide(state.attempt === 0 ? environmentVerdict(checks, state.findings) : policyVerdict());
     } else if (typeof next === 'object') {
       result = await apply(next.apply);
     }
