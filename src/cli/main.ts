@@ -47,8 +47,9 @@ function program(setCode: (code: number) => void, output: Output): Command {
     .option('--ledger <location>', `${LEDGER_HELP.replace('.redline/redline.db', '.redline/redline.db next to the mission')}`)
     .option(
       '--review',
-      "hand the run to the review queue in the ledger: the queue's mode and the feedback tuner's limit set the attempt budget, and an unverified run is enqueued at the seal",
+      "hand the run to the review queue in the ledger (created if missing): the queue's mode and the feedback tuner's limit set the attempt budget (the tuner's limit alone when the mission sets no maxAttempts), and an unverified run is enqueued at the seal. A ledger that has a queue does this without --review (sampled runs are not sampled then)",
     )
+    .option('--no-review', "do not hand the run to the ledger's review queue (recorded in the run's run.started)")
     .option(
       '--sample-rate <fraction>',
       'with --review: share of sampled runs (accepted without a demand red line) enqueued too (default 0.1)',

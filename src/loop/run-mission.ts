@@ -31,7 +31,7 @@ import type { Ledger, LedgerRecord, RecordType } from '../ledger/ledger.js';
 import { MemoryLedger } from '../ledger/memory/memory-ledger.js';
 import { priorsFailure } from '../ledger/priors.js';
 import { signSeal, type Signer } from '../ledger/seal-signature.js';
-import { missionHash, type Mission } from '../mission/mission.js';
+import { missionHash, setsMaxAttempts, type Mission } from '../mission/mission.js';
 import { buildProposer } from '../proposers/from-spec.js';
 import {
   PROPOSER_PROTOCOL,
@@ -93,6 +93,11 @@ export interface RunMissionOptions {
    * @default process.env.REDLINE_SCRATCH ?? os.tmpdir()
    */
   readonly scratchDir?: string;
+  /**
+   * How the caller chose the review queue, recorded in `run.started` as `review`: `requested` (`--review`),
+   * `default` (the ledger has a queue, so an unverified run goes to it), `opted_out` (`--no-review`).
+   */
+  readonly review?: 'requested' | 'default' | 'opted_out';
   /** Injectable clock and ids for tests and simulations. */
   readonly _internal?: { readonly now?: () => number; readonly generateId?: () => string };
 }
@@ -356,7 +361,7 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
       ? resume.handoffPlan
       : options.handoff === undefined
         ? undefined
-        : await planHandoff(options.handoff, mission.budgets.maxAttempts);
+        : await planHandoff(options.handoff, setsMaxAttempts(mission) ? mission.budgets.maxAttempts : undefined);
   const limits: BudgetLimits = {
     maxAttempts: handoffPlan?.maxAttempts ?? mission.budgets.maxAttempts,
     ...(mission.budgets.maxTokens === undefined ? {} : { maxTokens: mission.budgets.maxTokens }),
@@ -671,6 +676,7 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
               },
             }),
         ...(sandbox === undefined ? {} : { sandbox: mission.sandbox }),
+        ...(options.review === undefined ? {} : { review: options.review }),
       });
       files?.markRecorded();
     } else {
