@@ -8,6 +8,12 @@ export { missionJsonSchema } from './mission/json-schema.js';
 export type { MissionInput, MissionSpec, CheckSpec, ProposerSpec } from './mission/schema.js';
 
 export { runMission, type RunMissionOptions, type RunResult } from './loop/run-mission.js';
+export {
+  checkReachability,
+  type CheckReachabilityOptions,
+  type ReachabilityReport,
+  type ReachabilityStatus,
+} from './loop/check-reachability.js';
 export type { Candidate } from './loop/candidate.js';
 export { OUTCOMES, StopReason, type Outcome, type Verification } from './loop/outcome.js';
 export type { Acceptance } from './loop/acceptance.js';

@@ -67,6 +67,23 @@ function program(setCode: (code: number) => void, output: Output): Command {
     .action(async (file: string, options) => done(await (await import('./run-command.js')).runCommand(file, options, output)));
 
   cli
+    .command('check')
+    .description(
+      'Check a mission before running it: run its checks on the unchanged baseline and on a human-written reference candidate, and say whether it is reachable, too broad or gives weak feedback.',
+    )
+    .argument('<mission>', 'mission file (.json, .yaml, .yml) with a workspace')
+    .requiredOption(
+      '--reference <dir>',
+      "a full tree solving the mission: its difference from the workspace (outside the mission's ignore) is the candidate",
+    )
+    .option('--json', 'print one JSON line: {mission, status, reachable, tooBroad, weakFeedback, problems, candidate, baseline, reference}')
+    .addHelpText(
+      'after',
+      '\nStatus, worst first: environment (a required check cannot run on the baseline), unreachable (the reference fails a\nrequired check, or a required check needs a file outside the scope that the baseline lacks), too_broad (every required\ndemand check passes on the baseline), weak_feedback (a required format or demand check fails on the baseline with no\nreason code naming what failed, e.g. only command.exit_nonzero), reachable. Nothing is recorded; the workspace is only read.\nExit codes: 0 reachable, 1 any other status, 2 usage or mission-file error.',
+    )
+    .action(async (file: string, options) => done(await (await import('./check-command.js')).checkCommand(file, options, output)));
+
+  cli
     .command('demo')
     .description('Run every bundled example mission and check each ended as documented.')
     .option('--json', 'print one JSON line per finished run')

@@ -138,7 +138,8 @@ export interface WorkingState {
   frontier: Frontier;
 }
 
-function checkPlan(mission: Mission, fromSpec: readonly Check[], custom: readonly Check[]): Check[] {
+/** The checks a run of the mission runs, in order: scope, declared outputs, the mission's own, then custom ones. */
+export function checkPlan(mission: Mission, fromSpec: readonly Check[], custom: readonly Check[]): Check[] {
   const plan = [
     ...(mission.workspaceDir === undefined ? [] : [scopeCheck(mission.scope)]),
     ...(mission.declaredOutputs.length > 0 ? [declaredOutputsCheck(mission.declaredOutputs)] : []),
