@@ -9,6 +9,12 @@ export type { MissionInput, MissionSpec, CheckSpec, ProposerSpec } from './missi
 
 export { runMission, type RunMissionOptions, type RunResult } from './loop/run-mission.js';
 export type { ShadowResult, ShadowVerdict } from './loop/shadow.js';
+export {
+  checkReachability,
+  type CheckReachabilityOptions,
+  type ReachabilityReport,
+  type ReachabilityStatus,
+} from './loop/check-reachability.js';
 export type { Candidate } from './loop/candidate.js';
 export { OUTCOMES, StopReason, type Outcome, type Verification } from './loop/outcome.js';
 export type { Acceptance } from './loop/acceptance.js';

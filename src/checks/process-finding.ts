@@ -2,7 +2,25 @@ import type { ProcessResult } from '../process/run-process.js';
 import { finding, type Check } from './check.js';
 import type { Finding } from './finding.js';
 
-/** The `error` finding for a process the runtime had to end or could not start, if any. */
+/**
+ * Reason codes of findings that say a check could not run in its environment, whatever the candidate:
+ * its program could not start or was not found (a shell's exit 127) or not executable (exit 126), it ran
+ * past its own timeout, or it never wrote its report. A required check with one at the baseline blocks the
+ * run (`environment`) before any proposal.
+ */
+export const ENVIRONMENT_CODES: ReadonlySet<string> = new Set([
+  'process.spawn_failed',
+  'process.not_found',
+  'process.not_executable',
+  'process.timeout',
+  'report.missing',
+]);
+
+/**
+ * The `error` finding for a process the runtime had to end or could not start, if any. Exit 127 (a shell's
+ * "command not found") and 126 ("not executable") say the check's program could not run: they are errors,
+ * not failures of the candidate.
+ */
 export function processErrorFinding(
   check: Pick<Check, 'name' | 'stage' | 'tier'>,
   result: ProcessResult,
@@ -19,8 +37,19 @@ export function processErrorFinding(
     case 'aborted':
       return finding(check, 'error', ['process.aborted'], 'killed: the run was stopped');
     default:
-      return result.signal === null ? undefined : finding(check, 'error', ['process.crashed'], `ended by signal ${result.signal}`);
+      break;
   }
+  if (result.signal !== null) return finding(check, 'error', ['process.crashed'], `ended by signal ${result.signal}`);
+  if (result.exitCode === 127)
+    return finding(check, 'error', ['process.not_found'], `the command was not found (exit 127)\n${tail(result.stderr || result.stdout)}`);
+  if (result.exitCode === 126)
+    return finding(
+      check,
+      'error',
+      ['process.not_executable'],
+      `the command could not be executed (exit 126)\n${tail(result.stderr || result.stdout)}`,
+    );
+  return undefined;
 }
 
 /** The last few lines of a process's output, for a finding's message. */

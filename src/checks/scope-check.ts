@@ -5,9 +5,14 @@ import type { Finding } from './finding.js';
 /** The name of the built-in scope check every mission runs. */
 export const SCOPE_CHECK = 'scope';
 
+/** Whether a workspace path (in normal form) is within the scope globs: what a candidate may change. */
+export function scopeMatcher(scope: readonly string[]): (file: string) => boolean {
+  return picomatch([...scope], { dot: true });
+}
+
 /** Format red line: every path the candidate changes matches one of the scope globs (its authority). */
 export function scopeCheck(scope: readonly string[]): Check {
-  const inScope = picomatch([...scope], { dot: true });
+  const inScope = scopeMatcher(scope);
   const check = { name: SCOPE_CHECK, stage: 'fast' as const, tier: 'format' as const, required: true };
   return {
     ...check,

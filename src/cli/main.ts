@@ -47,8 +47,9 @@ function program(setCode: (code: number) => void, output: Output): Command {
     .option('--ledger <location>', `${LEDGER_HELP.replace('.redline/redline.db', '.redline/redline.db next to the mission')}`)
     .option(
       '--review',
-      "hand the run to the review queue in the ledger: the queue's mode and the feedback tuner's limit set the attempt budget, and an unverified run is enqueued at the seal",
+      "hand the run to the review queue in the ledger (created if missing): the queue's mode and the feedback tuner's limit set the attempt budget (the tuner's limit alone when the mission sets no maxAttempts), and an unverified run is enqueued at the seal. A ledger that has a queue does this without --review (sampled runs are not sampled then)",
     )
+    .option('--no-review', "do not hand the run to the ledger's review queue (recorded in the run's run.started)")
     .option(
       '--sample-rate <fraction>',
       'with --review: share of sampled runs (accepted without a demand red line) enqueued too (default 0.1)',
@@ -64,6 +65,23 @@ function program(setCode: (code: number) => void, output: Output): Command {
       '\nThe workspace is only read: each run snapshots it into $REDLINE_SCRATCH (default: the temp directory)/redline-runs/<run>/\nand checks every candidate in a copy of that snapshot; changes made to the workspace meanwhile are reported, never checked.\nUnsealed runs of this mission whose process (on this host) is gone are recovered first (resumed, or sealed crashed);\nother unsealed runs are counted and left to `redline ledger recover`.\nExit codes: 0 complete or complete_noop, 1 blocked or failed_with_evidence, 2 usage or mission-file error.',
     )
     .action(async (file: string, options) => done(await (await import('./run-command.js')).runCommand(file, options, output)));
+
+  cli
+    .command('check')
+    .description(
+      'Check a mission before running it: run its checks on the unchanged baseline and on a human-written reference candidate, and say whether it is reachable, too broad or gives weak feedback.',
+    )
+    .argument('<mission>', 'mission file (.json, .yaml, .yml) with a workspace')
+    .requiredOption(
+      '--reference <dir>',
+      "a full tree solving the mission: its difference from the workspace (outside the mission's ignore) is the candidate",
+    )
+    .option('--json', 'print one JSON line: {mission, status, reachable, tooBroad, weakFeedback, problems, candidate, baseline, reference}')
+    .addHelpText(
+      'after',
+      '\nStatus, worst first: environment (a required check cannot run on the baseline), unreachable (the reference fails a\nrequired check, or a required check needs a file outside the scope that the baseline lacks), too_broad (every required\ndemand check passes on the baseline), weak_feedback (a required format or demand check fails on the baseline with no\nreason code naming what failed, e.g. only command.exit_nonzero), reachable. Nothing is recorded; the workspace is only read.\nExit codes: 0 reachable, 1 any other status, 2 usage or mission-file error.',
+    )
+    .action(async (file: string, options) => done(await (await import('./check-command.js')).checkCommand(file, options, output)));
 
   cli
     .command('demo')

@@ -9,10 +9,10 @@ import type { Mission } from '../mission/mission.js';
 import { agentProposer } from '../proposers/agent-proposer.js';
 import { commandProposer } from '../proposers/command-proposer.js';
 import type { Proposer } from '../proposers/proposer.js';
-import { runMission, type RunResult } from '../loop/run-mission.js';
+import { runMission, type RunMissionOptions, type RunResult } from '../loop/run-mission.js';
 import type { Handoff } from '../handoff/handoff.js';
 import { budgetAlerts } from '../review/alerts.js';
-import { openReviewQueue } from '../review/open-review-queue.js';
+import { openReviewQueue, reviewQueueExists } from '../review/open-review-queue.js';
 import type { ReviewQueue } from '../review/review-queue.js';
 import { describeRun, runSummary } from './format.js';
 import { clean, jsonLine, shellArg } from './terminal-text.js';
@@ -28,7 +28,11 @@ export interface RunCommandOptions {
   readonly approve?: readonly string[];
   /** Ledger location: a SQLite file or a postgres:// URL. */
   readonly ledger?: string;
-  /** Hand the run to the review queue in the ledger's storage (SPEC §5). */
+  /**
+   * Hand the run to the review queue in the ledger's storage (SPEC §5): `true` (`--review`) creates the queue
+   * if needed; `false` (`--no-review`) opts out, recorded in `run.started`; absent, a queue the ledger has
+   * already takes the run's unverified outcome (rule 3), without sampling.
+   */
   readonly review?: boolean;
   /** With `review`: the share of `sampled` runs enqueued. @default 0.1 */
   readonly sampleRate?: number;
@@ -199,8 +203,11 @@ export function reviewHandoff(queue: ReviewQueue, options: RunCommandOptions, { 
   return { queue, alerts, ...(options.sampleRate === undefined ? {} : { sampleRate: options.sampleRate }) };
 }
 
+/** How a run came to the review queue: `--review`, the ledger's queue by default, or `--no-review`. */
+export type ReviewChoice = NonNullable<RunMissionOptions['review']>;
+
 /** What the queue did with a run, from its seal record, as one line. */
-function reviewLine(handoff: Record<string, unknown>): string {
+function reviewLine(handoff: Record<string, unknown>, choice: ReviewChoice | undefined): string {
   const tags = (handoff.tags as string[] | undefined) ?? [];
   const what =
     handoff.enqueued === true
@@ -208,8 +215,9 @@ function reviewLine(handoff: Record<string, unknown>): string {
       : `not enqueued (${clean(String(handoff.reason ?? 'dropped at capacity'))})`;
   const dropped = handoff.dropped as { itemId: string; runId: string } | undefined;
   const mode = handoff.modeChanged as { from: string; to: string; depth: number } | undefined;
+  const why = choice === 'default' ? ' (by default: the ledger has a review queue; --no-review opts out)' : '';
   return [
-    `review        ${what} · queue ${String(handoff.mode)}`,
+    `review        ${what} · queue ${String(handoff.mode)}${why}`,
     ...(dropped === undefined
       ? []
       : [`              dropped item ${clean(dropped.itemId)} (run ${clean(dropped.runId)}) at capacity: see redline review stats`]),
@@ -226,6 +234,7 @@ export async function runMissionFile(
   { print, progress }: Output,
   handoff?: Handoff,
   signer?: Signer,
+  review?: ReviewChoice,
 ): Promise<RunResult> {
   const mission = await loadMission(file);
   const proposer = await proposerFromFlags(mission, options);
@@ -237,19 +246,30 @@ export async function runMissionFile(
     ...(options.approve === undefined ? {} : { approvals: options.approve }),
     ...(handoff === undefined ? {} : { handoff }),
     ...(signer === undefined ? {} : { signer }),
+    ...(review === undefined ? {} : { review }),
     onRecord: (record) => {
       const line = options.json === true ? undefined : attemptLine(record);
       if (line !== undefined) progress(line);
     },
   });
-  const review =
+  const handed =
     handoff === undefined ? undefined : ((await ledger.records(result.runId)).at(-1)?.data.handoff as Record<string, unknown> | undefined);
-  if (options.json === true) print(jsonLine({ ...runSummary(result), ...(review === undefined ? {} : { review }) }));
+  // The summary says why a run went to the queue without --review, and that one opted out of it did not.
+  const queued = handed === undefined ? undefined : { ...handed, ...(review === 'default' ? { by: 'default' } : {}) };
+  if (options.json === true)
+    print(
+      jsonLine({
+        ...runSummary(result),
+        ...(queued === undefined ? {} : { review: queued }),
+        ...(review === 'opted_out' ? { review: { enqueued: false, reason: 'opted out (--no-review)' } } : {}),
+      }),
+    );
   else
     print(
       [
         describeRun(result, `redline ledger show ${result.runId} --ledger ${shellArg(ledgerName)}`),
-        ...(review === undefined ? [] : [reviewLine(review)]),
+        ...(handed === undefined ? [] : [reviewLine(handed, review)]),
+        ...(review === 'opted_out' ? ['review        not enqueued (--no-review)'] : []),
       ].join('\n'),
     );
   return result;
@@ -266,10 +286,21 @@ export async function runCommand(file: string, options: RunCommandOptions, outpu
   try {
     // Opened before anything runs, so a bad key refuses the run instead of leaving it unsealed.
     const { signer } = await openSigner({ explicit: options.signingKey, location, baseDir: mission.baseDir });
-    queue = options.review === true ? await openReviewQueue(location) : undefined;
-    const handoff = queue === undefined ? undefined : reviewHandoff(queue, options, output);
+    // Rule 3: a queue the ledger already has takes what a run could not verify, unless --no-review says otherwise.
+    const review: ReviewChoice | undefined =
+      options.review === true
+        ? 'requested'
+        : options.review === false
+          ? 'opted_out'
+          : (await reviewQueueExists(location))
+            ? 'default'
+            : undefined;
+    queue = review === 'requested' || review === 'default' ? await openReviewQueue(location) : undefined;
+    // By default only unverified runs go to the queue: sampling the sampled ones is asked for with --review.
+    const handoff =
+      queue === undefined ? undefined : reviewHandoff(queue, review === 'default' ? { ...options, sampleRate: 0 } : options, output);
     await recoverBeforeRun({ ledger, location, output, missionId: mission.id, signer, ...(handoff === undefined ? {} : { handoff }) });
-    return exitCodeOf(await runMissionFile(file, ledger, displayLocation(location), options, output, handoff, signer));
+    return exitCodeOf(await runMissionFile(file, ledger, displayLocation(location), options, output, handoff, signer, review));
   } finally {
     await queue?.close();
     await ledger.close();

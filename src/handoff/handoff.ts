@@ -32,12 +32,14 @@ export interface HandoffPlan {
 /**
  * The attempt budget of a new run. In degraded mode (the queue is above its high watermark) the run skips
  * the refinement loop: one attempt, its output tagged `draft`. Otherwise the feedback tuner's limit applies,
- * never above the mission's `maxAttempts` (the mission's budget is a circuit breaker nothing may raise).
+ * never above the mission's own `maxAttempts` (the mission's budget is a circuit breaker nothing may raise);
+ * a mission that sets none (`undefined`) gets the tuner's limit, raises included.
  */
-export async function planHandoff(handoff: Handoff, missionMaxAttempts: number): Promise<HandoffPlan> {
+export async function planHandoff(handoff: Handoff, missionMaxAttempts: number | undefined): Promise<HandoffPlan> {
   const [mode, attemptLimit] = await Promise.all([handoff.queue.mode(), handoff.queue.currentLimit()]);
   const degraded = mode === 'degraded';
-  return { mode, attemptLimit, maxAttempts: degraded ? 1 : Math.min(missionMaxAttempts, attemptLimit), tags: degraded ? ['draft'] : [] };
+  const ceiling = missionMaxAttempts ?? attemptLimit;
+  return { mode, attemptLimit, maxAttempts: degraded ? 1 : Math.min(ceiling, attemptLimit), tags: degraded ? ['draft'] : [] };
 }
 
 export interface SealedRun {

@@ -24,4 +24,8 @@ export const StopReason = {
   runtimeError: 'runtime_error',
   /** The process running the run died; recovery sealed it. */
   crashed: 'crashed',
+  /** A required check could not run on the baseline (program missing or not executable, its own timeout, no report): an outside repair is needed. */
+  environment: 'environment',
+  /** A required check examines what no candidate in the scope can change, and it fails on the baseline. */
+  unreachable: 'unreachable',
 } as const;

@@ -31,7 +31,7 @@ import type { Ledger, LedgerRecord, RecordType } from '../ledger/ledger.js';
 import { MemoryLedger } from '../ledger/memory/memory-ledger.js';
 import { priorsFailure } from '../ledger/priors.js';
 import { signSeal, type Signer } from '../ledger/seal-signature.js';
-import { missionHash, type Mission } from '../mission/mission.js';
+import { missionHash, setsMaxAttempts, type Mission } from '../mission/mission.js';
 import { buildProposer } from '../proposers/from-spec.js';
 import {
   PROPOSER_PROTOCOL,
@@ -47,7 +47,9 @@ import { evaluateAcceptance } from './acceptance.js';
 import { lastError, makeBrief, type Brief } from './brief.js';
 import { applyProposal, Baseline, EMPTY_CANDIDATE, type Candidate } from './candidate.js';
 import { StopReason, type Outcome, type Verification } from './outcome.js';
+import { environmentVerdict } from './environment.js';
 import { madeProgress, type Frontier } from './progress.js';
+import { unreachableVerdict } from './unreachable.js';
 import { runChecks, skipAll } from './run-checks.js';
 import { runShadow, type ShadowResult } from './shadow.js';
 import { normalPath } from '../workspace/path-rules.js';
@@ -92,6 +94,11 @@ export interface RunMissionOptions {
    * @default process.env.REDLINE_SCRATCH ?? os.tmpdir()
    */
   readonly scratchDir?: string;
+  /**
+   * How the caller chose the review queue, recorded in `run.started` as `review`: `requested` (`--review`),
+   * `default` (the ledger has a queue, so an unverified run goes to it), `opted_out` (`--no-review`).
+   */
+  readonly review?: 'requested' | 'default' | 'opted_out';
   /** Injectable clock and ids for tests and simulations. */
   readonly _internal?: { readonly now?: () => number; readonly generateId?: () => string };
 }
@@ -134,7 +141,8 @@ export interface WorkingState {
   frontier: Frontier;
 }
 
-function checkPlan(mission: Mission, fromSpec: readonly Check[], custom: readonly Check[]): Check[] {
+/** The checks a run of the mission runs, in order: scope, declared outputs, the mission's own, then custom ones. */
+export function checkPlan(mission: Mission, fromSpec: readonly Check[], custom: readonly Check[]): Check[] {
   const plan = [
     ...(mission.workspaceDir === undefined ? [] : [scopeCheck(mission.scope)]),
     ...(mission.declaredOutputs.length > 0 ? [declaredOutputsCheck(mission.declaredOutputs)] : []),
@@ -360,7 +368,7 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
       ? resume.handoffPlan
       : options.handoff === undefined
         ? undefined
-        : await planHandoff(options.handoff, mission.budgets.maxAttempts);
+        : await planHandoff(options.handoff, setsMaxAttempts(mission) ? mission.budgets.maxAttempts : undefined);
   const limits: BudgetLimits = {
     maxAttempts: handoffPlan?.maxAttempts ?? mission.budgets.maxAttempts,
     ...(mission.budgets.maxTokens === undefined ? {} : { maxTokens: mission.budgets.maxTokens }),
@@ -700,6 +708,7 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
               },
             }),
         ...(sandbox === undefined ? {} : { sandbox: mission.sandbox }),
+        ...(options.review === undefined ? {} : { review: options.review }),
       });
       files?.markRecorded();
     } else {
@@ -712,14 +721,23 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
     }
     const next = resume?.next ?? 'baseline';
 
-    // Baseline: when a demand red line already holds, no candidate is needed.
-    if (next === 'baseline' && checks.some((item) => item.required && item.tier === 'demand')) {
+    // Before any proposal: a mission no candidate in scope can satisfy blocks at once (decided from the mission and
+    // the snapshot alone, so a resumed run decides the same).
+    const unreachable =
+      next === 'baseline' && files !== undefined
+        ? unreachableVerdict({ mission, inBaseline: (file) => files.snapshot.manifest.has(file) })
+        : undefined;
+    if (unreachable !== undefined) {
+      result = await seal(unreachable.outcome, unreachable.reason, unreachable.detail, unreachable.guard);
+    } else if (next === 'baseline' && checks.some((item) => item.required && item.tier === 'demand')) {
+      // Baseline: when a demand red line already holds, no candidate is needed; when a required check cannot run
+      // on it (environment), none would help.
       state.findings = await check(EMPTY_CANDIDATE, 0);
       state.frontier = frontierOf(EMPTY_CANDIDATE, state.findings, required, promotion, undefined);
       await record('baseline', { findings: state.findings, frontier: state.frontier, ...(isolation === undefined ? {} : { isolation }) });
-      result = await decide(undefined);
+      result = await decide(environmentVerdict(checks, state.findings));
     } else if (next === 'decide') {
-      result = await decide(state.attempt === 0 ? undefined : policyVerdict());
+      result = await decide(state.attempt === 0 ? environmentVerdict(checks, state.findings) : policyVerdict());
     } else if (typeof next === 'object') {
       result = await apply(next.apply);
     }

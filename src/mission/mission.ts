@@ -13,6 +13,27 @@ export type Mission = Readonly<MissionSpec> & {
   readonly workspaceDir?: string;
 };
 
+/**
+ * Marks a mission whose `budgets.maxAttempts` is the schema's default rather than the mission's own: a
+ * symbol, so it is neither part of the mission's JSON nor of its hash.
+ */
+const ATTEMPTS_DEFAULTED = Symbol('redline.attemptsDefaulted');
+
+/**
+ * Whether the mission itself set `budgets.maxAttempts` (else it holds the default, 5). Under a review queue
+ * a mission that did not gets the feedback tuner's limit. A mission not made by `defineMission` counts as
+ * setting it.
+ */
+export function setsMaxAttempts(mission: Mission): boolean {
+  return (mission as { readonly [ATTEMPTS_DEFAULTED]?: true })[ATTEMPTS_DEFAULTED] !== true;
+}
+
+/** Whether a mission input names `budgets.maxAttempts`. */
+function namesMaxAttempts(input: unknown): boolean {
+  const budgets = typeof input === 'object' && input !== null ? (input as { budgets?: unknown }).budgets : undefined;
+  return typeof budgets === 'object' && budgets !== null && (budgets as { maxAttempts?: unknown }).maxAttempts !== undefined;
+}
+
 function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
     Object.freeze(value);
@@ -40,6 +61,7 @@ export function defineMission(
     baseDir: absoluteBase,
     ...(parsed.data.workspace === undefined ? {} : { workspaceDir: path.resolve(absoluteBase, parsed.data.workspace) }),
   };
+  if (!namesMaxAttempts(input)) Object.defineProperty(mission, ATTEMPTS_DEFAULTED, { value: true });
   return deepFreeze(mission);
 }
 

@@ -69,3 +69,32 @@ export async function verifyStoredJournal(location: string): Promise<JournalVeri
     db.close();
   }
 }
+
+/**
+ * Whether the ledger at `location` holds a review queue (its `review_state` table), found without creating
+ * or migrating anything: `redline run` hands runs to a queue the ledger has even without `--review`.
+ */
+export async function reviewQueueExists(location: string): Promise<boolean> {
+  if (/^postgres(ql)?:\/\//.test(location)) {
+    const { openPgPool } = await import('../ledger/postgres/pg-pool.js');
+    const url = new URL(location);
+    const schema = `"${(url.searchParams.get('schema') ?? 'redline').replace(/"/g, '""')}"`;
+    url.searchParams.delete('schema');
+    const pool = await openPgPool(url.toString(), 1);
+    try {
+      const { rows } = await pool.query<{ found: string | null }>('SELECT to_regclass($1)::text AS found', [`${schema}.review_state`]);
+      return rows[0]?.found !== null && rows[0]?.found !== undefined;
+    } finally {
+      await pool.end();
+    }
+  }
+  const { existsSync } = await import('node:fs');
+  if (location === ':memory:' || !existsSync(location)) return false;
+  const { openSqliteReadOnly } = await import('../ledger/sqlite/sqlite-database.js');
+  const db = await openSqliteReadOnly(location);
+  try {
+    return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'review_state'").get() !== undefined;
+  } finally {
+    db.close();
+  }
+}

@@ -50,6 +50,7 @@ const EXPORTS: Readonly<Record<string, { readonly source: string; readonly names
       'buildPolicy',
       'canonicalJson',
       'checkDigest',
+      'checkReachability',
       'checkSeal',
       'commandCheck',
       'commandProposer',
@@ -201,6 +202,8 @@ describe('the public API', () => {
       budgetWallClock: 'budget_wall_clock',
       runtimeError: 'runtime_error',
       crashed: 'crashed',
+      environment: 'environment',
+      unreachable: 'unreachable',
     });
   });
 });

@@ -504,8 +504,9 @@ describe('redline review', () => {
     const verify = await redline(['ledger', 'verify', '--ledger', db]);
     assert.equal(verify.code, 0, verify.stdout);
     assert.match(verify.stdout, /^2 of 2 runs verify \(\d+ records\) in .*\nreview queue journal verifies \(1 entry\)\n$/);
-    // Without --review nothing reaches the queue; its options alone are a usage error.
-    assert.equal(JSON.parse((await redline(['run', mission, '--json', '--ledger', db])).stdout).review, undefined);
+    // With --no-review nothing reaches the queue (without it, the ledger's queue takes the run: run-review-default.test.ts);
+    // --review's options alone are a usage error.
+    assert.equal(JSON.parse((await redline(['run', mission, '--no-review', '--json', '--ledger', db])).stdout).review.enqueued, false);
     assert.equal((await redline(['review', 'list', '--json', '--ledger', db])).stdout.trim().split('\n').length, 2);
     const lonely = await redline(['run', mission, '--sample-rate', '0.5', '--ledger', db]);
     assert.equal(lonely.code, 2);

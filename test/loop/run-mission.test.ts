@@ -201,7 +201,8 @@ describe('runMission checks', () => {
         goal: 'g',
         workspace: dir,
         budgets: { maxAttempts: 1 },
-        checks: [{ name: 'hang', kind: 'command', tier: 'demand', command: 'sleep 30', timeout: '300ms' }],
+        // It hangs on the candidate only: a check that times out on the baseline blocks the run (environment).
+        checks: [{ name: 'hang', kind: 'command', tier: 'demand', command: 'grep -q x a.txt && sleep 30', timeout: '300ms' }],
       }),
       proposer: functionProposer(() => ({ files: { 'a.txt': 'x' } })),
     });

@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import { verifyCommand } from '../../src/cli/ledger-command.js';
 import { verifyStoredJournal } from '../../src/review/open-review-queue.js';
 import { applyMigrations } from '../../src/ledger/sqlite/apply-migrations.js';
+import { openSqliteFile } from '../../src/ledger/sqlite/sqlite-database.js';
 import { REVIEW_MIGRATIONS } from '../../src/review/migrations.js';
 import { SQLITE_REVIEW_MIGRATIONS } from '../../src/review/sqlite/migrations.js';
 import { SqliteReviewQueue } from '../../src/review/sqlite/sqlite-review-queue.js';
@@ -118,7 +119,7 @@ describe('a review queue from before its journal, at schema version 2 to 4 (SQLi
       try {
         await copyFile(FIXTURE, file);
         // What an older redline left: the version 1 queue taken up to `version` by its migrations alone.
-        const db = new Database(file);
+        const db = await openSqliteFile(file);
         try {
           applyMigrations(db, {
             table: 'review_migrations',

@@ -1,0 +1,31 @@
+import type { Check } from '../checks/check.js';
+import type { Finding } from '../checks/finding.js';
+import { ENVIRONMENT_CODES } from '../checks/process-finding.js';
+import type { StopVerdict } from '../guards/guard.js';
+import { StopReason } from './outcome.js';
+
+/** The name the runtime's environment test gives its stop verdict (the verdict's `guard`). */
+export const ENVIRONMENT_GUARD = 'environment';
+
+/**
+ * The `blocked / environment` verdict on baseline findings, or undefined. A required check whose finding on
+ * the unchanged baseline is an `error` with an environment reason code (see `ENVIRONMENT_CODES`: its program
+ * was not found or not executable, it could not start, it ran past its own timeout, it wrote no report)
+ * fails the same way on every candidate: retrying burns the budget, an outside repair is needed. The detail
+ * names each such check and its error.
+ */
+export function environmentVerdict(checks: readonly Check[], baseline: readonly Finding[]): StopVerdict | undefined {
+  const required = new Set(checks.filter((check) => check.required).map((check) => check.name));
+  const broken = baseline.filter(
+    (item) => required.has(item.check) && item.status === 'error' && item.reasonCodes.some((code) => ENVIRONMENT_CODES.has(code)),
+  );
+  if (broken.length === 0) return undefined;
+  return {
+    guard: ENVIRONMENT_GUARD,
+    reason: StopReason.environment,
+    outcome: 'blocked',
+    detail: broken
+      .map((item) => `required check ${item.check} could not run on the baseline (${item.reasonCodes.join(', ')}): ${item.message}`)
+      .join('; '),
+  };
+}
