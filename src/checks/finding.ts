@@ -32,4 +32,6 @@ export interface Finding {
   readonly skipReason?: string;
   /** A semantic check's score in [0, 1]. */
   readonly score?: number;
+  /** How long the check that made this finding ran, in whole milliseconds (every finding of the check carries it). */
+  readonly durationMs?: number;
 }

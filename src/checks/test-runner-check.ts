@@ -7,6 +7,7 @@ import { checkSandbox, finding, type Check, type CheckContext } from './check.js
 import type { Finding, Stage } from './finding.js';
 import { processErrorFinding, tail } from './process-finding.js';
 import { parseReport } from './reports/index.js';
+import { failureIdentities, withoutTempPaths } from './test-identity.js';
 import type { ReportFormat, TestResult } from './reports/test-result.js';
 
 export interface TestRunnerCheckOptions {
@@ -25,19 +26,29 @@ export interface TestRunnerCheckOptions {
   readonly outputCap?: number;
 }
 
-function relativeTo(dir: string, file: string | undefined): string | undefined {
-  if (file === undefined) return undefined;
-  const plain = file.startsWith('file://') ? new URL(file).pathname : file;
-  return path.isAbsolute(plain) ? path.relative(dir, plain) : plain;
+/** Characters of a failing test's message kept in its finding. */
+const MESSAGE_CAP = 4000;
+
+function capped(text: string): string {
+  return text.length <= MESSAGE_CAP ? text : `${text.slice(0, MESSAGE_CAP)}…`;
 }
 
-function testId(result: TestResult): string {
-  return result.suite === undefined ? result.name : `${result.suite} > ${result.name}`;
+/** A test's file relative to the copy the check ran in (a report may give it absolute or as a URL). */
+function relativeTo(dir: string, file: string): string {
+  const plain = file.startsWith('file://') ? new URL(file).pathname : file;
+  const stable = withoutTempPaths(plain, dir);
+  return stable === plain && path.isAbsolute(plain) ? path.relative(dir, plain) : stable;
+}
+
+function testId(result: TestResult, dir: string): string {
+  return withoutTempPaths(result.suite === undefined ? result.name : `${result.suite} > ${result.name}`, dir);
 }
 
 /**
  * Demand red line: runs a test command and turns its JUnit XML, TAP or node test runner report into
- * one finding per failing test. Zero tests run is a failure, not a pass.
+ * one finding per failing test. Zero tests run is a failure, not a pass. Reason codes, test names, files
+ * and messages hold no path of the check's copy or of another temp dir, so two attempts' findings compare
+ * (see {@link failureIdentities}).
  */
 export function testRunnerCheck({
   name,
@@ -91,14 +102,21 @@ export function testRunnerCheck({
       }
       const failed = tests.filter((test) => test.status === 'fail');
       if (failed.length > 0) {
-        return failed.map((test) =>
-          finding(check, 'fail', [`test.failed:${testId(test)}`], test.message ?? `${testId(test)} failed`, {
-            location: {
-              test: testId(test),
-              ...(test.file === undefined ? {} : { file: relativeTo(dir, test.file) }),
-              ...(test.line === undefined ? {} : { line: test.line }),
+        const identities = failureIdentities(failed, dir);
+        return failed.map((test, index) =>
+          finding(
+            check,
+            'fail',
+            [`test.failed:${identities[index]}`],
+            capped(test.message === undefined ? `${testId(test, dir)} failed` : withoutTempPaths(test.message, dir)),
+            {
+              location: {
+                test: testId(test, dir),
+                ...(test.file === undefined ? {} : { file: relativeTo(dir, test.file) }),
+                ...(test.line === undefined ? {} : { line: test.line }),
+              },
             },
-          }),
+          ),
         );
       }
       if (tests.filter((test) => test.status === 'pass').length === 0) {

@@ -10,7 +10,7 @@ import { openReviewQueue } from '../review/open-review-queue.js';
 import { ReviewError } from '../review/review-error.js';
 import type { ReviewQueueOptions } from '../review/config.js';
 import { parseJournalRow } from '../review/journal.js';
-import type { ReviewEntry, ReviewQueue, VerdictResult } from '../review/review-queue.js';
+import type { ReviewEntry, ReviewItem, ReviewQueue, VerdictResult } from '../review/review-queue.js';
 import { table } from './format.js';
 import type { Output } from './run-command.js';
 
@@ -85,7 +85,27 @@ function block(title: string, text: string): string[] {
   return lines.length === 1 ? [`${title}  ${clean(text)}`] : [title, ...lines.map((line) => `  ${clean(line)}`)];
 }
 
-/** The brief of SPEC §5 for a person: task, highlighted final output, cutoff reason, last error, attempts; never the raw trace. */
+/** The failing findings of the run's last check set, each with its reason codes, place and message; then what was stripped. */
+function failingLines(item: ReviewItem, paint: (style: Style, text: string) => string): string[] {
+  const lines: string[] = [];
+  const failing = item.failing ?? [];
+  if (failing.length > 0) lines.push(paint(1, `failing (${failing.length + (item.failingOmitted ?? 0)})`));
+  for (const finding of failing) {
+    const where =
+      finding.location?.file === undefined
+        ? ''
+        : ` at ${finding.location.file}${finding.location.line === undefined ? '' : `:${finding.location.line}`}`;
+    lines.push(`  ${clean(finding.check)}  ${clean(finding.reasonCodes.join(', ') || finding.status)}${clean(where)}`);
+    lines.push(...finding.message.split('\n').map((line: string) => `    ${clean(line)}`));
+  }
+  if (item.failingOmitted !== undefined)
+    lines.push(`  … and ${item.failingOmitted} more: redline ledger show ${shellArg(clean(item.runId))}`);
+  for (const { pattern, count } of item.stripped ?? [])
+    lines.push(`${paint(1, 'stripped')}  ${count} × ${clean(pattern)} from the final output (thinking-token leakage)`);
+  return lines;
+}
+
+/** The brief of SPEC §5 for a person: task, highlighted final output, cutoff reason, last error and failing findings, attempts; never the raw trace. */
 function brief(entry: ReviewEntry, { at, ledger }: { at: number; ledger?: string | undefined }): string[] {
   const { item } = entry;
   const paint = painter();
@@ -99,6 +119,7 @@ function brief(entry: ReviewEntry, { at, ledger }: { at: number; ledger?: string
     '',
     ...block(paint(1, 'cutoff reason'), item.cutoffReason),
     ...block(paint(1, 'last error'), item.lastError ?? '(none)'),
+    ...failingLines(item, paint),
     '',
     paint(1, 'final output'),
   ];
@@ -420,7 +441,9 @@ export function addReviewCommand({
     .action(async (options: ReviewListOptions) => done(await reviewListCommand(options, output)));
   review
     .command('show')
-    .description("Show one item's brief: task, final output, cutoff reason, last error, attempts; the raw trace stays in the ledger.")
+    .description(
+      "Show one item's brief: task, final output, cutoff reason, last error and failing findings, attempts; the raw trace stays in the ledger.",
+    )
     .argument('<item>', 'review item id')
     .option('--json', 'the item as one JSON line')
     .option('--ledger <location>', ledgerHelp)

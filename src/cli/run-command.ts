@@ -78,10 +78,13 @@ function startLine(record: LedgerRecord): string | undefined {
   return `  note: ${links.count} symlink(s) of the workspace lead outside it (${shown}${links.count > 3 ? ', …' : ''}); the copies keep them, so checks and agents can write through them unless the mission sets sandbox: bwrap`;
 }
 
-function attemptLine(record: LedgerRecord): string | undefined {
-  if (record.type === 'run.started') return startLine(record);
-  if (record.type !== 'attempt') return undefined;
-  const findings = record.data.findings as readonly Finding[];
+/** `840 ms`, `12.3 s`. */
+function duration(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** What the checks found (baseline or attempt), then how long each check that ran took. */
+function checksLine(label: string, findings: readonly Finding[]): string {
   const bad = findings.filter((item) => item.status === 'fail' || item.status === 'error');
   const score = findings.find((item) => item.score !== undefined)?.score;
   const what =
@@ -91,7 +94,17 @@ function attemptLine(record: LedgerRecord): string | undefined {
           .slice(0, 2)
           .map((item) => clean(item.reasonCodes[0] ?? item.check))
           .join(', ')}${bad.length > 2 ? ', …' : ''}`;
-  return `  attempt ${record.data.attempt}: ${what}${score === undefined ? '' : ` (score ${score.toFixed(2)})`}`;
+  const timed = new Map<string, number>();
+  for (const item of findings) if (item.durationMs !== undefined && !timed.has(item.check)) timed.set(item.check, item.durationMs);
+  const took = [...timed].map(([check, ms]) => `${clean(check)} ${duration(ms)}`).join(', ');
+  return `  ${label}: ${what}${score === undefined ? '' : ` (score ${score.toFixed(2)})`}${took === '' ? '' : ` · ${took}`}`;
+}
+
+function attemptLine(record: LedgerRecord): string | undefined {
+  if (record.type === 'run.started') return startLine(record);
+  if (record.type === 'baseline') return checksLine('baseline', record.data.findings as readonly Finding[]);
+  if (record.type !== 'attempt') return undefined;
+  return checksLine(`attempt ${record.data.attempt}`, record.data.findings as readonly Finding[]);
 }
 
 /** Whether an unsealed run of the ledger (of `missionId`, when given) started under a review queue's plan. */

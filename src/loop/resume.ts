@@ -8,7 +8,7 @@ import { LedgerError } from '../errors/ledger-error.js';
 import type { Ledger, LedgerRecord, RunRow } from '../ledger/ledger.js';
 import { signSeal, type Signer } from '../ledger/seal-signature.js';
 import { defineMission, missionHash, type Mission } from '../mission/mission.js';
-import { lastError, makeBrief } from './brief.js';
+import { makeBrief } from './brief.js';
 import { EMPTY_CANDIDATE, type Candidate } from './candidate.js';
 import { StopReason } from './outcome.js';
 import type { Frontier } from './progress.js';
@@ -150,7 +150,7 @@ export async function sealCrashed(
   signer?: Signer,
 ): Promise<void> {
   const started = records[0] as LedgerRecord;
-  const mission = started.data.mission as { goal?: string; priority?: number };
+  const mission = started.data.mission as { goal?: string; priority?: number; brief?: { stripPatterns?: string[] } };
   const { state } = restoreState(records, 0);
   const detail = `the process running this run stopped after record ${records.length - 1}; ${why}`;
   const brief = makeBrief({
@@ -161,7 +161,8 @@ export async function sealCrashed(
     cutoffReason: `crashed: ${detail}`,
     attempts: state.attempt,
     verification: 'unverified',
-    ...(lastError(state.findings) === undefined ? {} : { lastError: lastError(state.findings) as string }),
+    findings: state.findings,
+    stripPatterns: mission.brief?.stripPatterns,
   });
   const plan = started.data.handoff as HandoffPlan | undefined;
   const queued =

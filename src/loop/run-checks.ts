@@ -6,18 +6,23 @@ function skipped(check: Check, skipReason: string): Finding {
 }
 
 async function runOne(check: Check, context: CheckContext): Promise<readonly Finding[]> {
+  const started = performance.now();
+  let findings: readonly Finding[];
   try {
-    const findings = await check.run(context);
-    if (findings.length === 0) return [finding(check, 'error', ['check.no_findings'], 'the check returned no findings')];
-    return findings;
+    findings = await check.run(context);
+    if (findings.length === 0) findings = [finding(check, 'error', ['check.no_findings'], 'the check returned no findings')];
   } catch (error) {
-    return [finding(check, 'error', ['check.crashed'], `the check threw: ${(error as Error)?.message ?? String(error)}`)];
+    findings = [finding(check, 'error', ['check.crashed'], `the check threw: ${(error as Error)?.message ?? String(error)}`)];
   }
+  // Every finding of a check carries how long the whole check took.
+  const durationMs = Math.round(performance.now() - started);
+  return findings.map((item) => ({ ...item, durationMs }));
 }
 
 /**
  * Runs the fast stage, then — only when every required fast check passed — the promotion stage.
- * Checks that cannot run get a `skipped` finding with the deterministic reason.
+ * Checks that cannot run get a `skipped` finding with the deterministic reason; the findings of a check
+ * that ran carry its `durationMs`.
  */
 export async function runChecks(checks: readonly Check[], context: CheckContext): Promise<Finding[]> {
   const findings: Finding[] = [];

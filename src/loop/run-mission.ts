@@ -44,7 +44,7 @@ import {
 import { reportedUsage, validateProposal } from '../proposers/validate-proposal.js';
 import { Aborted, raceSignal } from './abort.js';
 import { evaluateAcceptance } from './acceptance.js';
-import { lastError, makeBrief, type Brief } from './brief.js';
+import { makeBrief, type Brief } from './brief.js';
 import { applyProposal, Baseline, EMPTY_CANDIDATE, type Candidate } from './candidate.js';
 import { StopReason, type Outcome, type Verification } from './outcome.js';
 import { environmentVerdict } from './environment.js';
@@ -557,7 +557,8 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
       cutoffReason: `${stopReason}: ${detail}`,
       attempts: state.attempt,
       verification,
-      ...(lastError(state.findings) === undefined ? {} : { lastError: lastError(state.findings) as string }),
+      findings: state.findings,
+      stripPatterns: mission.brief?.stripPatterns,
     });
     const brief = outcome === 'blocked' || verification === 'unverified' ? fullBrief : undefined;
     // Enqueued before the seal is written, so the seal records what the queue did; a crash in between

@@ -29,6 +29,23 @@ const scopeGlob = z
       'A path glob relative to the workspace, e.g. "src/**"; absolute paths, ".." segments and empty classes ("[]") are refused.',
   });
 
+/** A regular expression source, matched globally and case-insensitively. */
+const stripPattern = z
+  .string()
+  .min(1, { abort: true })
+  .superRefine((pattern, ctx) => {
+    try {
+      // As `stripRegExp` (loop/strip-thinking.ts) compiles it.
+      new RegExp(pattern, 'gi');
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: `not a regular expression: ${(error as Error).message}` });
+    }
+  })
+  .meta({
+    description:
+      'A JavaScript regular expression, matched globally and case-insensitively, e.g. "<think>[\\s\\S]*?</think>"; what it matches is removed.',
+  });
+
 /** A command as an argv array, or a string run by `/bin/sh -c`. */
 const command = z.union([z.string().min(1), z.array(z.string()).min(1)]);
 
@@ -209,6 +226,17 @@ export const missionSchema = z
       .strict()
       .default({ onRejectedDecision: 'fail' }),
     progressWindow: z.number().int().min(2).default(3),
+    /** What the brief of a blocked or unverified run does to the final output a reviewer sees. */
+    brief: z
+      .object({
+        /**
+         * Thinking-token leakage stripped from the final output (files and value) in the brief, and recorded
+         * as stripped; the candidate itself is sealed as proposed. Replaces the default list; `[]` strips nothing.
+         */
+        stripPatterns: z.array(stripPattern),
+      })
+      .strict()
+      .optional(),
     proposer: proposerSpecSchema.optional(),
   })
   .strict()

@@ -28,6 +28,33 @@ export function briefItem(
     'brief.finalOutput.files to be an object',
     brief.finalOutput,
   );
+  expect(
+    brief.failing === undefined ||
+      (Array.isArray(brief.failing) &&
+        brief.failing.every(
+          (item) =>
+            typeof item === 'object' &&
+            item !== null &&
+            typeof item.check === 'string' &&
+            typeof item.message === 'string' &&
+            Array.isArray(item.reasonCodes) &&
+            item.reasonCodes.every((code: unknown) => typeof code === 'string'),
+        )),
+    'brief.failing to be findings with check, reasonCodes and message',
+    brief.failing,
+  );
+  expect(
+    brief.failingOmitted === undefined || (Number.isInteger(brief.failingOmitted) && brief.failingOmitted > 0),
+    'brief.failingOmitted to be a positive whole number',
+    brief.failingOmitted,
+  );
+  expect(
+    brief.stripped === undefined ||
+      (Array.isArray(brief.stripped) &&
+        brief.stripped.every((item) => typeof item?.pattern === 'string' && Number.isInteger(item.count) && item.count > 0)),
+    'brief.stripped to be patterns with a positive count',
+    brief.stripped,
+  );
   expect(Array.isArray(tags) && tags.every((tag) => typeof tag === 'string' && tag.length > 0), 'tags to be non-empty strings', tags);
   return {
     id,
@@ -39,6 +66,9 @@ export function briefItem(
     },
     cutoffReason: brief.cutoffReason,
     ...(brief.lastError === undefined ? {} : { lastError: brief.lastError }),
+    ...(brief.failing === undefined ? {} : { failing: brief.failing.map((item) => structuredClone(item)) }),
+    ...(brief.failingOmitted === undefined ? {} : { failingOmitted: brief.failingOmitted }),
+    ...(brief.stripped === undefined ? {} : { stripped: brief.stripped.map(({ pattern, count }) => ({ pattern, count })) }),
     attempts: brief.attempts,
     verification: brief.verification,
     priority: brief.priority,

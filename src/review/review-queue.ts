@@ -15,6 +15,11 @@ export interface ReviewItem {
   readonly finalOutput: Brief['finalOutput'];
   readonly cutoffReason: string;
   readonly lastError?: string;
+  /** The failing findings of the run's last check set (items enqueued before they were kept have none). */
+  readonly failing?: Brief['failing'];
+  readonly failingOmitted?: number;
+  /** What was stripped from the final output (thinking-token leakage), per pattern. */
+  readonly stripped?: Brief['stripped'];
   readonly attempts: number;
   readonly verification: Verification;
   /** Higher is reviewed first and dropped last. */

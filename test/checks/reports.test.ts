@@ -54,7 +54,15 @@ const cases: readonly FixtureCase[] = [
     passes: 4,
     skips: 4,
     todo: 'divides by zero',
-    failure: { id: 'strings > trim > keeps inner spaces', message: /^Expected values to be strictly equal:'a b' !== 'ab'$/ },
+    failure: {
+      id: 'strings > trim > keeps inner spaces',
+      // The failure's body follows its message attribute: node prints actual, expected and operator there.
+      message:
+        /^Expected values to be strictly equal:'a b' !== 'ab'\n[\s\S]*actual: 'a b',\n {4}expected: 'ab',\n {4}operator: 'strictEqual'/,
+      // node's JUnit reporter writes no file or line: the first frame of the body gives them.
+      file: 'file:///tmp/redline-fixtures/node/strings.test.mjs',
+      line: 15,
+    },
   },
   {
     fixture: 'mocha-junit-reporter.xml',
@@ -62,7 +70,12 @@ const cases: readonly FixtureCase[] = [
     passes: 3,
     skips: 2,
     failing: ['strings > strings throws on purpose', 'trim > strings trim keeps inner spaces'],
-    failure: { id: 'strings > strings throws on purpose', message: /^boom$/, file: '/tmp/redline-fixtures/mocha/strings.spec.cjs' },
+    failure: {
+      id: 'strings > strings throws on purpose',
+      message: /^Error: boom\n {4}at Context\.<anonymous> \(strings\.spec\.cjs:23:11\)$/,
+      file: '/tmp/redline-fixtures/mocha/strings.spec.cjs',
+      line: 23,
+    },
   },
   {
     fixture: 'node-test-tap.tap',
@@ -73,7 +86,8 @@ const cases: readonly FixtureCase[] = [
     todo: 'divides by zero',
     failure: {
       id: 'parses numbers > floats',
-      message: /^Expected values to be strictly equal:\n\n1\.5 !== 1\.25$/,
+      message:
+        /^Expected values to be strictly equal:\n\n1\.5 !== 1\.25\noperator: 'strictEqual'\nexpected: 1\.25\nactual: 1\.5\nat: TestContext\.<anonymous> \(file:\/\/\/tmp\/redline-fixtures\/node\/math\.test\.mjs:23:12\)$/,
       file: '/tmp/redline-fixtures/node/math.test.mjs',
       line: 22,
     },
@@ -85,7 +99,13 @@ const cases: readonly FixtureCase[] = [
     skips: 2,
     todo: 'TODO divides by zero > one over zero',
     failing: ['subtracts two numbers > five minus two', 'trim > keeps inner spaces'],
-    failure: { id: 'subtracts two numbers > five minus two', file: '/tmp/redline-fixtures/tape/math.tape.cjs', line: 9 },
+    failure: {
+      id: 'subtracts two numbers > five minus two',
+      message:
+        /^five minus two\noperator: equal\nexpected: 4\nactual: 3\nat: Test\.<anonymous> \(\/tmp\/redline-fixtures\/tape\/math\.tape\.cjs:9:5\)$/,
+      file: '/tmp/redline-fixtures/tape/math.tape.cjs',
+      line: 9,
+    },
   },
   {
     fixture: 'tapjs.tap',
@@ -101,7 +121,7 @@ const cases: readonly FixtureCase[] = [
     passes: 1,
     skips: 0,
     failing: ['db > reads', 'db', 'cache'],
-    failure: { id: 'cache', message: /^flush failed$/, file: '/tmp/redline-fixtures/node-hooks/hooks.test.mjs', line: 11 },
+    failure: { id: 'cache', message: /^flush failed\nat: /, file: '/tmp/redline-fixtures/node-hooks/hooks.test.mjs', line: 11 },
   },
   {
     fixture: 'node-test-spec.txt',
@@ -133,6 +153,53 @@ const cases: readonly FixtureCase[] = [
     skips: 0,
     failing: ['db > reads', 'db', 'cache'],
     failure: { id: 'db', message: /^Error: no db$/, file: 'hooks.test.mjs', line: 3 },
+  },
+  {
+    fixture: 'qs-6.14.0-tape.tap',
+    format: 'tap',
+    passes: 330,
+    skips: 0,
+    // Two assertions of one test with the same generic name: both are reported, each with its own line.
+    failing: [
+      'only parses one level when depth = 1 > should be deeply equivalent',
+      'only parses one level when depth = 1 > should be deeply equivalent',
+      'does not throw an exception when depth exceeds the limit with strictDepth: false > parses with depth limit',
+    ],
+    failure: {
+      id: 'only parses one level when depth = 1 > should be deeply equivalent',
+      message:
+        /^should be deeply equivalent\noperator: deepEqual\nexpected: \{ a: \{ b: \{ '\[c\]': 'd' \} \} \}\nactual: \{ a: \{ b: \{ c: 'd' \} \} \}\nat: Test\.<anonymous> \(\/tmp\/h1\/qs\/work\/test\/parse\.js:205:12\)$/,
+      file: '/tmp/h1/qs/work/test/parse.js',
+      line: 205,
+    },
+  },
+  {
+    fixture: 'node-load-tap.tap',
+    format: 'tap',
+    passes: 1,
+    skips: 0,
+    failing: ['/tmp/redline-fixtures/node-load/bad.test.cjs', '/tmp/redline-fixtures/node-load/bad-esm.test.mjs'],
+    // node names a file that failed to load after the file; the loader's error is the message, not "test failed".
+    failure: {
+      id: '/tmp/redline-fixtures/node-load/bad.test.cjs',
+      message: /^\/tmp\/redline-fixtures\/node-load\/bad\.test\.cjs:1\nconst x = ;\n {10}\^\nSyntaxError: Unexpected token ';'$/,
+      file: '/tmp/redline-fixtures/node-load/bad.test.cjs',
+      line: 1,
+    },
+  },
+  {
+    fixture: 'node-load-spec.txt',
+    format: 'node-spec',
+    passes: 1,
+    skips: 0,
+    failing: ['/tmp/redline-fixtures/node-load/bad.test.cjs', '/tmp/redline-fixtures/node-load/bad-esm.test.mjs'],
+    failure: {
+      id: '/tmp/redline-fixtures/node-load/bad-esm.test.mjs',
+      message:
+        /^file:\/\/\/tmp\/redline-fixtures\/node-load\/bad-esm\.test\.mjs:1\nexport const x = ;\n {17}\^\n\nSyntaxError: Unexpected token ';'$/,
+      file: 'bad-esm.test.mjs',
+      line: 1,
+    },
   },
 ];
 
@@ -191,13 +258,29 @@ describe('parseJUnit', () => {
       </testsuite>`;
     assert.deepEqual(parseJUnit(xml), [
       { name: 'lists', suite: 'api', file: 'api.test.js', line: 3, status: 'pass' },
-      { name: 'logs in', suite: 'api > auth', file: 'auth.test.js', line: 9, status: 'fail', message: 'timeout' },
+      { name: 'logs in', suite: 'api > auth', file: 'auth.test.js', line: 9, status: 'fail', message: 'timeout\nstack' },
     ]);
   });
 
-  it('takes the first line of the failure text when it has no message attribute', () => {
-    const xml = '<testsuites><testcase name="a"><failure>AssertionError: nope\n    at x.js:1:1</failure></testcase></testsuites>';
-    assert.equal(parseJUnit(xml)[0]?.message, 'AssertionError: nope');
+  it('takes the failure text as the message, and the place of its first frame outside dependencies as the location', () => {
+    const xml = `<testsuites><testcase name="a"><failure>AssertionError: nope
+    at Object.assert (/w/node_modules/chai/index.js:3:1)
+    at Context.&lt;anonymous> (/w/test/a.js:7:5)
+    at process.processImmediate (node:internal/timers:483:21)</failure></testcase></testsuites>`;
+    assert.deepEqual(parseJUnit(xml)[0], {
+      name: 'a',
+      file: '/w/test/a.js',
+      line: 7,
+      status: 'fail',
+      message: 'AssertionError: nope\n    at Context.<anonymous> (/w/test/a.js:7:5)',
+    });
+  });
+
+  it('keeps the message attribute before a body that does not repeat it, and at most 30 lines of the body', () => {
+    const body = Array.from({ length: 40 }, (_, index) => `line ${index}`).join('\n');
+    const message = parseJUnit(`<testsuites><testcase name="a"><failure message="short">${body}</failure></testcase></testsuites>`)[0]
+      ?.message;
+    assert.equal(message, `short\n${Array.from({ length: 30 }, (_, index) => `line ${index}`).join('\n')}\n…`);
   });
 
   it('rejects text that is not XML', () => {
@@ -236,6 +319,41 @@ describe('parseTap', () => {
         ['later', 'skip'],
         ['now', 'fail'],
       ],
+    );
+  });
+
+  it('carries operator, expected, actual and at into the message as written, maps and block scalars indented', () => {
+    const tap = [
+      'TAP version 13',
+      'not ok 1 - same',
+      '  ---',
+      "  error: 'Expected values to be loosely deep-equal'",
+      '  expected:',
+      '    a: 1',
+      "    b: '2'",
+      '  actual: |-',
+      '    { a: 1,',
+      '      b: 3 }',
+      "  operator: 'deepEqual'",
+      '  stack: |-',
+      '    assert (node:assert:10:1)',
+      '    TestContext.<anonymous> (file:///w/test/a.test.mjs:4:3)',
+      '  ...',
+      '1..1',
+    ].join('\n');
+    assert.equal(
+      parseTap(tap)[0]?.message,
+      [
+        'Expected values to be loosely deep-equal',
+        "operator: 'deepEqual'",
+        'expected:',
+        '  a: 1',
+        "  b: '2'",
+        'actual:',
+        '  { a: 1,',
+        '    b: 3 }',
+        'at: TestContext.<anonymous> (file:///w/test/a.test.mjs:4:3)',
+      ].join('\n'),
     );
   });
 

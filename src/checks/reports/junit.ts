@@ -37,6 +37,38 @@ function textOf(node: XmlNode): string {
     .trim();
 }
 
+/** Stack frames in node's internals and in dependencies: noise to whoever fixes the test. */
+const NOISE_FRAME = /^\s*at .*(?:\(node:|\bnode:internal|node_modules)/;
+const FRAME = /^\s*at (?:.*\((.+?):(\d+)(?::\d+)?\)|(.+?):(\d+)(?::\d+)?)\s*\{?$/;
+/** Lines of a failure's body kept in the message. */
+const BODY_LINES = 30;
+
+/** The failure's message attribute and its body (the error as the runner printed it), without noise frames. */
+function failureText(problem: XmlNode): { message?: string; frames: string[] } {
+  const summary = attr(problem, 'message')?.trim();
+  const lines = textOf(problem)
+    .split('\n')
+    .filter((line) => !NOISE_FRAME.test(line));
+  const frames = lines.filter((line) => FRAME.test(line));
+  const body = lines.slice(0, BODY_LINES).join('\n').trim() + (lines.length > BODY_LINES ? '\n…' : '');
+  const message = body === '' ? summary : summary === undefined || body.includes(summary) ? body : `${summary}\n${body}`;
+  return { ...(message === undefined || message === '' ? {} : { message }), frames };
+}
+
+/** Where the first frame of the failure's stack points, when the case did not say: file and line. */
+function frameLocation(frames: readonly string[], file: string | undefined): { file?: string; line?: number } {
+  for (const frame of frames) {
+    const match = FRAME.exec(frame);
+    const place = match?.[1] ?? match?.[3];
+    const line = Number(match?.[2] ?? match?.[4]);
+    if (place === undefined) continue;
+    // A case whose suite names its file takes the line of the first frame in that file.
+    if (file === undefined) return { file: place, line };
+    if (file === place || file.endsWith(`/${place}`) || place.endsWith(`/${file}`)) return { line };
+  }
+  return {};
+}
+
 function caseResult(testcase: XmlNode, suites: readonly string[], suiteFile: string | undefined): TestResult {
   const name = attr(testcase, 'name');
   if (name === undefined) throw new ReportParseError({ format: 'junit', message: 'a <testcase> has no name attribute' });
@@ -44,16 +76,19 @@ function caseResult(testcase: XmlNode, suites: readonly string[], suiteFile: str
   const problem = children.find((child) => tagOf(child) === 'failure' || tagOf(child) === 'error');
   // A skipped case that also failed is a TODO test (node's reporter writes both); TODO failures do not count.
   const skipped = children.some((child) => tagOf(child) === 'skipped');
-  const file = attr(testcase, 'file') ?? suiteFile;
-  const line = Number.parseInt(attr(testcase, 'line') ?? '', 10);
-  const message = problem === undefined ? undefined : (attr(problem, 'message') ?? textOf(problem).split('\n')[0]);
+  const attrFile = attr(testcase, 'file') ?? suiteFile;
+  const attrLine = Number.parseInt(attr(testcase, 'line') ?? '', 10);
+  const { message, frames } = problem === undefined || skipped ? { frames: [] } : failureText(problem);
+  const { file = attrFile, line = Number.isInteger(attrLine) ? attrLine : undefined } = Number.isInteger(attrLine)
+    ? {}
+    : frameLocation(frames, attrFile);
   return {
     name,
     ...(suites.length > 0 ? { suite: suites.join(' > ') } : {}),
     ...(file === undefined ? {} : { file }),
-    ...(Number.isInteger(line) ? { line } : {}),
+    ...(line === undefined ? {} : { line }),
     status: skipped ? 'skip' : problem === undefined ? 'pass' : 'fail',
-    ...(skipped || !message ? {} : { message }),
+    ...(message === undefined ? {} : { message }),
   };
 }
 
@@ -74,7 +109,9 @@ function collect(nodes: readonly XmlNode[], suites: readonly string[], suiteFile
  * Parses a JUnit XML report: a `<testsuites>` or `<testsuite>` root, suites nested to any depth, test cases
  * directly under `<testsuites>` (as node's reporter writes top-level tests). `<failure>` and `<error>` make a
  * case fail, `<skipped>` makes it skip; a case's `file` and `line` attributes are kept, and a case without
- * `file` takes its suite's.
+ * `file` takes its suite's. A failure's message is its `message` attribute and its body (the error as the
+ * runner printed it, without frames in node's internals or dependencies); a case without a line takes it
+ * from the first frame of that body in its file (or, without a file, the frame's file too).
  *
  * @throws {ReportParseError} when the text is not well-formed XML or its root is neither element.
  * @example

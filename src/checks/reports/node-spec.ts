@@ -35,10 +35,29 @@ function errorMessage(lines: readonly string[], start: number, depth: number): s
   const message: string[] = [];
   for (const line of lines.slice(start)) {
     const body = line.slice((depth + 1) * 2);
-    if (MARKER.test(line) || line.startsWith('ℹ') || body.trimStart().startsWith('at ')) break;
+    // A line not indented under the test is not its error (what the next test file printed while loading).
+    const outside = line.trim() !== '' && !line.startsWith(' '.repeat((depth + 1) * 2));
+    if (MARKER.test(line) || line.startsWith('ℹ') || outside || body.trimStart().startsWith('at ')) break;
     message.push(body);
   }
   const text = message.join('\n').trim();
+  return text === '' ? undefined : text;
+}
+
+/**
+ * What a test file that failed to load printed before node's `✖ <file>` line with its placeholder
+ * `'test failed'`: from the first unindented line after the previous test's block, without the loader's
+ * stack frames.
+ */
+function loaderText(lines: readonly string[], at: number): string | undefined {
+  let start = at;
+  while (start > 0 && !MARKER.test(lines[start - 1] ?? '') && !(lines[start - 1] ?? '').startsWith('ℹ')) start -= 1;
+  const block = lines.slice(start, at);
+  const first = block.findIndex((line) => line.trim() !== '' && !line.startsWith(' '));
+  const text = (first === -1 ? [] : block.slice(first))
+    .filter((line) => !/^\s+at /.test(line) && !/^Node\.js v\d/.test(line))
+    .join('\n')
+    .trim();
   return text === '' ? undefined : text;
 }
 
@@ -47,7 +66,8 @@ function errorMessage(lines: readonly string[], start: number, depth: number): s
  * not. Suites nest by indentation (`▶ name` opens one) and become the `suite` of their leaf tests; a
  * suite that failed for a reason of its own (a hook: node then prints the suite's error) is reported too.
  * A `# …` after the duration marks SKIP or TODO, so a failing TODO is `skip`. The closing "failing tests:"
- * section gives each failure's file and line.
+ * section gives each failure's file and line. A file that failed to load (node names its test after the
+ * file) gets what the loader printed above it, such as `SyntaxError: Unexpected token`.
  *
  * @throws {ReportParseError} when the text has no test line and no `ℹ tests` summary.
  * @example
@@ -79,7 +99,8 @@ export function parseNodeSpec(text: string): TestResult[] {
     }
     const status: TestStatus = directive || marker[2] === '﹣' ? 'skip' : marker[2] === '✖' ? 'fail' : 'pass';
     const closing = stack.at(-1)?.depth === depth ? stack.pop() : undefined;
-    const message = status === 'fail' ? errorMessage(tree, index + 1, depth) : undefined;
+    const error = status === 'fail' ? errorMessage(tree, index + 1, depth) : undefined;
+    const message = depth === 0 && error === "'test failed'" ? (loaderText(tree, index) ?? error) : error;
     let entry: Entry | undefined;
     // node prints a suite's own error only when it is not "subtests failed": then the suite failed itself.
     if (closing === undefined || (status === 'fail' && (!closing.failed || message !== undefined))) {

@@ -33,19 +33,65 @@ function location(at: unknown): { file?: string; line?: number } {
   return match?.[1] === undefined ? {} : { file: match[1], line: Number(match[2]) };
 }
 
-function diagnostics(lines: readonly string[], start: number, indent: number): { diag?: Record<string, unknown>; next: number } {
+function diagnostics(
+  lines: readonly string[],
+  start: number,
+  indent: number,
+): { diag?: Record<string, unknown>; body: readonly string[]; next: number } {
   const margin = ' '.repeat(indent);
-  if (lines[start]?.trimEnd() !== `${margin}---`) return { next: start };
+  if (lines[start]?.trimEnd() !== `${margin}---`) return { body: [], next: start };
   const end = lines.findIndex((line, index) => index > start && line.trimEnd() === `${margin}...`);
-  if (end === -1) return { next: start };
+  if (end === -1) return { body: [], next: start };
   const body = lines.slice(start + 1, end).map((line) => (line.startsWith(margin) ? line.slice(indent) : line.trimStart()));
   try {
     const diag: unknown = parseYaml(body.join('\n'));
-    return { ...(typeof diag === 'object' && diag !== null ? { diag: diag as Record<string, unknown> } : {}), next: end + 1 };
+    return { ...(typeof diag === 'object' && diag !== null ? { diag: diag as Record<string, unknown> } : {}), body, next: end + 1 };
   } catch {
     // A broken diagnostics block loses the message and location, not the test's outcome.
-    return { next: end + 1 };
+    return { body, next: end + 1 };
   }
+}
+
+/**
+ * A field of the diagnostics block as written, not as YAML reads it (`'ab'` keeps its quotes, `4` stays
+ * apart from `'4'`): an inline value, or the indented block under the key (`|-` scalars, maps).
+ */
+function rawField(body: readonly string[], key: string): string | undefined {
+  const base = /^ */.exec(body.find((line) => line.trim() !== '') ?? '')?.[0].length ?? 0;
+  const start = body.findIndex((line) => line.startsWith(`${' '.repeat(base)}${key}:`) && line[base] !== ' ');
+  if (start === -1) return undefined;
+  const inline = (body[start] ?? '').slice(base + key.length + 1).trim();
+  if (inline !== '' && !/^[|>][+-]?\d*$/.test(inline)) return inline;
+  const block: string[] = [];
+  for (const line of body.slice(start + 1)) {
+    if (line.trim() !== '' && (/^ */.exec(line)?.[0].length ?? 0) <= base) break;
+    block.push(line);
+  }
+  const indent = Math.min(...block.filter((line) => line.trim() !== '').map((line) => /^ */.exec(line)?.[0].length ?? 0));
+  const text = block
+    .map((line) => line.slice(Number.isFinite(indent) ? indent : 0))
+    .join('\n')
+    .trimEnd();
+  return text === '' ? undefined : text;
+}
+
+/** The fields of a failed assertion an agent needs (tape, node-tap and node write them), in this order. */
+const DETAIL_KEYS = ['operator', 'expected', 'actual', 'at'] as const;
+
+/** `key: value` lines for the assertion's details; a value of several lines goes under its key, indented. */
+function detailLines(body: readonly string[], diag: Record<string, unknown>): string[] {
+  const lines: string[] = [];
+  for (const key of DETAIL_KEYS) {
+    let value = rawField(body, key);
+    // node writes no `at`: the first frame of its stack outside node's internals is where the assertion failed.
+    if (key === 'at' && value === undefined && typeof diag['stack'] === 'string')
+      value = diag['stack']
+        .split('\n')
+        .find((frame) => frame.trim() !== '' && !/\(node:|node_modules/.test(frame))
+        ?.trim();
+    if (value !== undefined) lines.push(value.includes('\n') ? `${key}:\n  ${value.split('\n').join('\n  ')}` : `${key}: ${value}`);
+  }
+  return lines;
 }
 
 function failureMessage(diag: Record<string, unknown>): string | undefined {
@@ -54,13 +100,42 @@ function failureMessage(diag: Record<string, unknown>): string | undefined {
   return typeof text === 'string' && text.trim() !== '' ? text.trim() : undefined;
 }
 
-function testPoint(ok: boolean, rest: string, diag: Record<string, unknown> | undefined): Omit<TestResult, 'suite'> {
+/** node's placeholder for a test file whose process failed (it did not load, or exited) before reporting a test. */
+function fileFailed(diag: Record<string, unknown>): boolean {
+  return diag['error'] === 'test failed' && diag['failureType'] === 'testCodeFailure' && 'exitCode' in diag;
+}
+
+/**
+ * What a file that failed to load printed (node reports it as `# ` comments before the file's test
+ * point): the error and the source line it points at, without the loader's stack frames.
+ */
+function loaderText(comments: readonly string[]): string | undefined {
+  const text = comments
+    .filter((line) => !/^\s+at /.test(line) && !/^Node\.js v\d/.test(line))
+    .join('\n')
+    .trim();
+  return text === '' ? undefined : text;
+}
+
+function testPoint(
+  ok: boolean,
+  rest: string,
+  found: { diag?: Record<string, unknown>; body: readonly string[] },
+  comments: readonly string[],
+): Omit<TestResult, 'suite'> {
+  const { diag, body } = found;
   // An unescaped `#` starts the directive; anything but SKIP/TODO there (node-tap's `# time=…`) is a comment.
   const hash = rest.search(/(?<!\\)#/);
   const name = (hash === -1 ? rest : rest.slice(0, hash)).trim().replace(/\\([\\#])/g, '$1');
   const directive = hash === -1 ? false : /^(?:skip|todo)/i.test(rest.slice(hash + 1).trim());
   const status: TestStatus = directive ? 'skip' : ok ? 'pass' : 'fail';
-  const message = status === 'fail' && diag !== undefined ? failureMessage(diag) : undefined;
+  let message: string | undefined;
+  if (status === 'fail' && diag !== undefined) {
+    const details = detailLines(body, diag);
+    // tape's assertion has no message field: its name is the message ("should be deeply equivalent").
+    const head = (fileFailed(diag) ? loaderText(comments) : undefined) ?? failureMessage(diag) ?? (details.length > 0 ? name : undefined);
+    message = head === undefined ? undefined : [head, ...details].join('\n');
+  }
   return { name, ...location(diag?.['location'] ?? diag?.['at']), status, ...(message === undefined ? {} : { message }) };
 }
 
@@ -90,6 +165,8 @@ export function parseTap(text: string): TestResult[] {
   const pending: Leaf[][] = [[]];
   const subtests: string[] = [];
   let heading: string | undefined;
+  /** Top-level comments since the last test point: what a test file that failed to load printed. */
+  let comments: string[] = [];
   let bailOut: string | undefined;
   let sawTap = false;
   let index = 0;
@@ -104,15 +181,20 @@ export function parseTap(text: string): TestResult[] {
     if (PLAN.test(line)) sawTap = true;
     const subtest = SUBTEST.exec(line);
     if (subtest !== null) subtests.splice(depthOf(subtest[1] ?? ''), Infinity, subtest[2] ?? '');
-    if (flat && COMMENT.test(line)) heading = COMMENT.exec(line)?.[1];
+    const comment = COMMENT.exec(line);
+    if (flat && comment !== null) heading = comment[1];
+    if (comment !== null && subtest === null)
+      comments.push((line.slice(1).startsWith(' ') ? line.slice(2) : line.slice(1)).replace(/\\#/g, '#'));
     const point = TEST_POINT.exec(line);
     if (point === null) continue;
     sawTap = true;
     const indent = point[1] ?? '';
     const depth = depthOf(indent);
-    const { diag, next } = diagnostics(lines, index, indent.length + 2);
-    index = next;
-    const result = testPoint(point[2] === undefined, point[3] ?? '', diag);
+    const found = diagnostics(lines, index, indent.length + 2);
+    const { diag } = found;
+    index = found.next;
+    const result = testPoint(point[2] === undefined, point[3] ?? '', found, comments);
+    comments = [];
     const children = pending.splice(depth + 1, Infinity).flat();
     const level = (pending[depth] ??= []);
     for (const child of children) level.push({ path: [result.name, ...child.path], result: child.result });
