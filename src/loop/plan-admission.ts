@@ -1,10 +1,8 @@
 import { LinkError } from '../errors/link-error.js';
 import { SamePlanError } from '../errors/same-plan-error.js';
 import type { Ledger, RunRow } from '../ledger/ledger.js';
+import { RESOLVABLE } from '../ledger/run-link.js';
 import { PLAN_EXHAUSTED_REASONS, type RunPlan } from './run-plan.js';
-
-/** Outcomes a linked run may resolve: a sealed run that needs an external decision or repair. */
-const RESOLVABLE: ReadonlySet<string> = new Set(['blocked', 'failed_with_evidence']);
 
 export interface PlanAdmissionOptions {
   readonly ledger: Ledger;
