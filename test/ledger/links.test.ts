@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { exportJsonl, importJsonl } from '../../src/ledger/export.js';
+import { verifyLedger } from '../../src/ledger/verify.js';
 import type { Ledger, LedgerRecord } from '../../src/ledger/ledger.js';
 import { backends, openLedgerAt, POSTGRES_URL, sqlBackends, withLedger, type SqlBackend, type SqlBackendName } from './backends.js';
 import { appendAll, SEAL } from './records.js';
@@ -150,6 +151,49 @@ for (const backend of backends) {
       }));
   });
 }
+
+describe('ledger verify checks each linked run’s link', () => {
+  it('names a resolved run that is missing, unsealed or complete, and a run row that disagrees with run.started', async () => {
+    const storage = await sqlBackend('sqlite').storage();
+    const ledger = await openLedgerAt('sqlite', storage.location);
+    try {
+      await add(
+        ledger,
+        linkedStory('failed', { at: 1, plan: 'p1', stopReason: 'oscillation' }),
+        linkedStory('good', { at: 2, plan: 'p2', resolves: 'failed', stopReason: 'no_progress' }),
+        linkedStory('open', { at: 3, plan: 'p3' }),
+        linkedStory('to-open', { at: 4, plan: 'p4', resolves: 'open' }),
+        linkedStory('to-nobody', { at: 5, plan: 'p5', resolves: 'nobody' }),
+      );
+      await appendAll(ledger, [
+        { runId: 'complete', seq: 0, type: 'run.started', at: 6, data: { mission: { id: 'm' } } },
+        { runId: 'complete', seq: 1, type: 'run.sealed', at: 7, data: { ...SEAL, detail: '' } },
+      ]);
+      await add(ledger, linkedStory('to-complete', { at: 8, plan: 'p6', resolves: 'complete' }));
+      await add(ledger, linkedStory('moved', { at: 9, plan: 'p7', resolves: 'failed' }));
+      // Direct SQL on the run row of an open run (the triggers let an unsealed row change).
+      const db = new Database(storage.location);
+      assert.equal(db.prepare("UPDATE runs SET resolves = 'good' WHERE run_id = 'moved'").run().changes, 1);
+      db.close();
+      const problems = new Map<string, string | undefined>();
+      const totals = await verifyLedger(ledger, { onRun: (result) => void problems.set(result.runId, result.linkProblem) });
+      assert.equal(totals.broken, 4);
+      assert.deepEqual(Object.fromEntries(problems), {
+        failed: undefined,
+        good: undefined,
+        open: undefined,
+        'to-open': 'it resolves run open, which is not sealed',
+        'to-nobody': 'it resolves run nobody, which is not in this ledger',
+        complete: undefined,
+        'to-complete': 'it resolves run complete, which was sealed complete, not blocked or failed_with_evidence',
+        moved: 'the run row links to run good, but run.started to run failed',
+      });
+    } finally {
+      await ledger.close();
+      await storage.dispose();
+    }
+  });
+});
 
 describe('Ledger links are index look-ups', () => {
   it('SQLite: the newest sealed run of a plan and the runs resolving a run come through their indexes', async () => {
