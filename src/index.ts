@@ -20,6 +20,7 @@ export { OUTCOMES, StopReason, type Outcome, type Verification } from './loop/ou
 export type { Acceptance } from './loop/acceptance.js';
 export type { Brief } from './loop/brief.js';
 export { canonicalJson } from './loop/canonical-json.js';
+export { PLAN_EXHAUSTED_REASONS, runPlanHash, runPlanOf, type RunPlan } from './loop/run-plan.js';
 
 export { finding, type Check, type CheckContext } from './checks/check.js';
 export type { Finding, FindingLocation, FindingStatus, Stage, Tier } from './checks/finding.js';
@@ -90,6 +91,7 @@ export {
   type ProposalState,
   type Proposer,
   type ProposerCapabilities,
+  type ProposerIdentity,
   type Usage,
   type BudgetsLeft,
 } from './proposers/proposer.js';
@@ -117,6 +119,9 @@ export {
   WorkspaceUnreadableError,
   SandboxUnavailableError,
   MissingPeerError,
+  SamePlanError,
+  LinkError,
+  type LinkProblem,
 } from './errors/index.js';
 
 export {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ProposerError } from '../errors/proposer-error.js';
 import type { Proposer, Usage } from '../proposers/proposer.js';
 import { resolveModel, type ModelSource } from './model-source.js';
-import { PROPOSER_SYSTEM, proposalPrompt } from './proposal-prompt.js';
+import { PROPOSAL_PROMPT_TEMPLATE, PROPOSER_SYSTEM, proposalPrompt } from './proposal-prompt.js';
 import { requestObject } from './request-object.js';
 
 const proposalSchema = z.object({
@@ -60,6 +60,7 @@ export function modelProposer(options: ModelProposerOptions): Proposer {
   return {
     name: `model:${modelId}`,
     capabilities: { reportsTokens: true, reportsCost: price !== undefined },
+    identity: { kind: 'model', name: modelId, template: PROPOSAL_PROMPT_TEMPLATE },
     async propose(request, { signal, workspace }) {
       const prompt = await proposalPrompt({
         request,

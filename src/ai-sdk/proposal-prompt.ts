@@ -9,6 +9,12 @@ function listed<T>(items: readonly T[], show: (item: T) => string, separator: st
   return `${items.slice(0, MAX_LISTED).map(show).join(separator)}${items.length > MAX_LISTED ? `${separator}… and ${items.length - MAX_LISTED} more` : ''}`;
 }
 
+/**
+ * The version of the model proposer's prompt template ({@link PROPOSER_SYSTEM} and {@link proposalPrompt}),
+ * part of its identity (and so of the run's plan hash): change it whenever either one's wording or sections change.
+ */
+export const PROPOSAL_PROMPT_TEMPLATE = 'redline.proposal-prompt/1';
+
 export const PROPOSER_SYSTEM = [
   'You are the proposer in a bounded refinement loop: each attempt you propose a candidate, checks test it, and you see their findings on the next attempt.',
   'Answer with one JSON object: {"files": {"<path relative to the workspace>": "<complete new content>" or null to delete}, "value": <optional JSON value>}.',

@@ -31,7 +31,8 @@ export async function demo({ json = false, ledger: explicit }: { json?: boolean;
         path.join(PACKAGE_ROOT, entry.mission),
         ledger,
         displayLocation(location),
-        { json: true },
+        // The demo reruns the same plans on purpose (an example oscillates every time): recorded when it overrides.
+        { json: true, forceSamePlan: true },
         { print: json ? print : () => {}, progress },
         undefined,
         signer,

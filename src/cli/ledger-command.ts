@@ -8,6 +8,7 @@ import { checkDigest, ledgerDigest, parseDigest } from '../ledger/ledger-digest.
 import { displayLocation, ledgerLocation, openLedger } from '../ledger/open-ledger.js';
 import { localPublicKeys, openSigner, readPublicKey } from '../ledger/signing-key.js';
 import { readRun, streamRuns } from '../ledger/history.js';
+import { lineage } from '../ledger/lineage.js';
 import { verifyLedger, verifySignedRun, type LedgerVerification, type RunVerification, type SignatureOptions } from '../ledger/verify.js';
 import { verifyStoredJournal } from '../review/open-review-queue.js';
 import { preJournalNotes } from '../review/pre-journal.js';
@@ -73,9 +74,8 @@ function signatureSummary({ runs, signatures, otherKeys }: LedgerVerification, f
 
 /** Why a run does not verify: its first bad record, or its seal's signature. */
 function whyBroken(result: RunVerification): string {
-  return result.firstBad === undefined
-    ? `seal signature — ${result.signatureProblem}`
-    : `record ${result.firstBad.seq} ${result.firstBad.problem} — ${result.firstBad.detail}`;
+  if (result.firstBad !== undefined) return `record ${result.firstBad.seq} ${result.firstBad.problem} — ${result.firstBad.detail}`;
+  return result.signatureProblem !== undefined ? `seal signature — ${result.signatureProblem}` : `link — ${result.linkProblem}`;
 }
 
 /** The line `verify` prints for a run that does not verify. */
@@ -167,6 +167,22 @@ function findingLine(item: Finding): string {
   return `      ${item.status.padEnd(7)} ${item.check}: ${item.reasonCodes.join(', ') || item.message.split('\n')[0]}${where}`;
 }
 
+/** What a `run.started` record says of the run's plan, the run it resolves and a same-plan refusal it overrode. */
+function linkStory(data: Record<string, unknown>): string[] {
+  const plan = data.plan as { hash: string; proposer: { kind: string; name: string } } | undefined;
+  const resolves = data.resolves as { runId: string; outcome: string; stopReason: string; note?: string } | undefined;
+  const forced = data.samePlanForced as { runId: string; stopReason: string } | undefined;
+  return [
+    ...(plan === undefined ? [] : [`  plan ${plan.hash.slice(0, 12)}… (mission + ${plan.proposer.kind} proposer ${plan.proposer.name})`]),
+    ...(resolves === undefined
+      ? []
+      : [
+          `  resolves run ${resolves.runId} (${resolves.outcome} / ${resolves.stopReason})${resolves.note === undefined ? '' : `: ${resolves.note.split('\n')[0]}`}`,
+        ]),
+    ...(forced === undefined ? [] : [`  same plan as run ${forced.runId} (${forced.stopReason}), run with --force-same-plan`]),
+  ];
+}
+
 /** The story of one run, record by record, for people. */
 export function story(records: readonly LedgerRecord[]): string[] {
   const lines: string[] = [];
@@ -180,6 +196,7 @@ export function story(records: readonly LedgerRecord[]): string[] {
           `  goal: ${mission.goal.split('\n')[0]}`,
           `  proposer ${String(data.proposer)}, judge ${String(data.judge)}, guards ${(data.guards as string[]).join(', ')}`,
         );
+        lines.push(...linkStory(data));
         const workspace = data.workspace as
           { manifest: string; entries: number; snapshotMs?: number; linksOutside?: { count: number; paths: string[] } } | undefined;
         if (workspace !== undefined) {
@@ -257,12 +274,48 @@ function showWarning(result: RunVerification): string | undefined {
   return `WARNING: run ${result.runId} does not verify (${whyBroken(result)}); what follows may have been altered`;
 }
 
+/** `redline ledger show --lineage`: the chain of linked runs a run belongs to, one line (or JSON line) each. */
+async function showLineage(open: Ledger, name: string, runId: string, json: boolean, { print }: Output): Promise<number> {
+  const entries = await lineage(open, runId);
+  if (entries === undefined) throw new TypeError(`Expected run ${clean(runId)} in ${clean(name)}, got no such run`);
+  for (const { run, depth, resolves, note } of entries) {
+    if (json) {
+      print(
+        jsonLine({
+          runId: run.runId,
+          depth,
+          ...(resolves === undefined ? {} : { resolves }),
+          ...(note === undefined ? {} : { note }),
+          missionId: run.missionId,
+          startedAt: run.startedAt,
+          sealed: run.sealed,
+          ...(run.outcome === undefined ? {} : { outcome: run.outcome }),
+          ...(run.stopReason === undefined ? {} : { stopReason: run.stopReason }),
+          ...(run.planHash === undefined ? {} : { planHash: run.planHash }),
+        }),
+      );
+      continue;
+    }
+    const ended = run.sealed ? `${run.outcome} / ${run.stopReason}` : 'not sealed';
+    const plan = run.planHash === undefined ? '' : `, plan ${run.planHash.slice(0, 12)}…`;
+    print(
+      clean(
+        `${'  '.repeat(depth)}${depth === 0 ? '' : '└ '}run ${run.runId}${run.runId === runId ? ' ◀' : ''} — ${ended}, started ${new Date(run.startedAt).toISOString()}${plan}${note === undefined ? '' : ` — ${note.split('\n')[0]}`}`,
+      ),
+    );
+  }
+  if (!json) print(clean(`${entries.length} run(s) in the lineage of run ${runId}, mission ${entries[0]?.run.missionId ?? ''}`));
+  return 0;
+}
+
 export async function showCommand(
   runId: string,
-  { ledger, json = false, publicKey }: { ledger?: string; json?: boolean; publicKey?: string[] },
-  { print, progress }: Output,
+  { ledger, json = false, publicKey, lineage: chain = false }: { ledger?: string; json?: boolean; publicKey?: string[]; lineage?: boolean },
+  output: Output,
 ): Promise<number> {
+  const { print, progress } = output;
   const location = ledgerLocation(ledger, process.cwd());
+  if (chain) return withLedger(ledger, (open, name) => showLineage(open, name, runId, json, output));
   const signatures = await signatureOptions(publicKey, location, false);
   return withLedger(ledger, async (open, name) => {
     const [listed] = await open.runs({ runId });
@@ -275,6 +328,14 @@ export async function showCommand(
     const records = readable(snapshot.records);
     // Records hold agent text (file names, test names, messages): every line is made safe for the terminal.
     for (const line of json ? records.map((record) => jsonLine(record)) : story(records)) print(json ? line : clean(line));
+    // The link the other way: the runs that resolve this one (their own run.started names it).
+    if (!json)
+      for (const linked of await open.runs({ resolves: runId }))
+        print(
+          clean(
+            `resolved by run ${linked.runId} — ${linked.sealed ? `${linked.outcome} / ${linked.stopReason}` : 'not sealed yet'} (redline ledger show --lineage ${runId})`,
+          ),
+        );
     return 0;
   });
 }

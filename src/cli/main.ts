@@ -60,9 +60,18 @@ function program(setCode: (code: number) => void, output: Output): Command {
       '--signing-key <file>',
       `Ed25519 private key (PEM) to sign the seal with (default: $${SIGNING_KEY_ENV}, else ${SIGNING_KEY_DEFAULT}, created on first use)`,
     )
+    .option(
+      '--resolves <run>',
+      'start a linked run that resolves this sealed blocked or failed_with_evidence run of the same mission (recorded; the old run is never reopened)',
+    )
+    .option('--note <text>', 'with --resolves: the resolution note recorded with the link (what changed)')
+    .option(
+      '--force-same-plan',
+      'run even though the same plan (mission + proposer) stopped on oscillation, reject_repeat, no_progress or human_gate last time (recorded)',
+    )
     .addHelpText(
       'after',
-      '\nThe workspace is only read: each run snapshots it into $REDLINE_SCRATCH (default: the temp directory)/redline-runs/<run>/\nand checks every candidate in a copy of that snapshot; changes made to the workspace meanwhile are reported, never checked.\nUnsealed runs of this mission whose process (on this host) is gone are recovered first (resumed, or sealed crashed);\nother unsealed runs are counted and left to `redline ledger recover`.\nExit codes: 0 complete or complete_noop, 1 blocked or failed_with_evidence, 2 usage or mission-file error.',
+      '\nThe workspace is only read: each run snapshots it into $REDLINE_SCRATCH (default: the temp directory)/redline-runs/<run>/\nand checks every candidate in a copy of that snapshot; changes made to the workspace meanwhile are reported, never checked.\nUnsealed runs of this mission whose process (on this host) is gone are recovered first (resumed, or sealed crashed);\nother unsealed runs are counted and left to `redline ledger recover`.\nEach run records its plan hash (mission + proposer identity). After a run of this mission sealed by oscillation,\nreject_repeat, no_progress or human_gate, rerunning the same plan is refused (exit 2): change the plan (another\nproposer, model or prompt) and link the new run with --resolves <run>, or pass --force-same-plan.\nExit codes: 0 complete or complete_noop, 1 blocked or failed_with_evidence, 2 usage or mission-file error or a refused plan or link.',
     )
     .action(async (file: string, options) => done(await (await import('./run-command.js')).runCommand(file, options, output)));
 
@@ -132,9 +141,15 @@ function program(setCode: (code: number) => void, output: Output): Command {
     .action(async (options) => done(await (await import('./ledger-command.js')).headCommand(options, output)));
   ledger
     .command('show')
-    .description("Show a run's story: attempts, findings, guard verdicts, decisions and the seal; warn first when it does not verify.")
+    .description(
+      "Show a run's story: attempts, findings, guard verdicts, decisions and the seal, and its links both ways (the run it resolves, the runs that resolve it); warn first when it does not verify.",
+    )
     .argument('<run>', 'run id')
-    .option('--json', 'the raw records as JSON lines (a warning goes to stderr)')
+    .option('--json', 'the raw records as JSON lines (a warning goes to stderr); with --lineage, one JSON line per run')
+    .option(
+      '--lineage',
+      'print the chain of linked runs the run belongs to instead: back to the first run, then every run that resolves each (--resolves)',
+    )
     .option(
       '--public-key <file>',
       'Ed25519 public key (PEM) to check the seal signature with (repeatable; default: as for verify)',

@@ -40,6 +40,12 @@ export interface RunCommandOptions {
   readonly alertWebhook?: string;
   /** The Ed25519 private key seals are signed with (else `$REDLINE_SIGNING_KEY`, else the local key). */
   readonly signingKey?: string;
+  /** A sealed blocked or failed_with_evidence run of this mission that the new run resolves (a linked run). */
+  readonly resolves?: string;
+  /** With `resolves`: the resolution note recorded with the link. */
+  readonly note?: string;
+  /** Rerun a plan that thrashed on this mission (recorded). */
+  readonly forceSamePlan?: boolean;
 }
 
 export interface Output {
@@ -76,6 +82,20 @@ function startLine(record: LedgerRecord): string | undefined {
   if (links === undefined || record.data.sandbox !== undefined) return undefined;
   const shown = links.paths.slice(0, 3).map(clean).join(', ');
   return `  note: ${links.count} symlink(s) of the workspace lead outside it (${shown}${links.count > 3 ? ', …' : ''}); the copies keep them, so checks and agents can write through them unless the mission sets sandbox: bwrap`;
+}
+
+/** Notes on the run's start: the run it resolves, and a same-plan refusal it overrode. */
+function linkLines(record: LedgerRecord): string[] {
+  const resolves = record.data.resolves as { runId: string; outcome: string; stopReason: string } | undefined;
+  const forced = record.data.samePlanForced as { runId: string; stopReason: string } | undefined;
+  return [
+    ...(resolves === undefined
+      ? []
+      : [`  resolves run ${clean(resolves.runId)} (${clean(resolves.outcome)} / ${clean(resolves.stopReason)}): a linked run`]),
+    ...(forced === undefined
+      ? []
+      : [`  note: same plan as run ${clean(forced.runId)} (${clean(forced.stopReason)}), run anyway with --force-same-plan (recorded)`]),
+  ];
 }
 
 /** `840 ms`, `12.3 s`. */
@@ -260,7 +280,12 @@ export async function runMissionFile(
     ...(handoff === undefined ? {} : { handoff }),
     ...(signer === undefined ? {} : { signer }),
     ...(review === undefined ? {} : { review }),
+    ...(options.resolves === undefined ? {} : { resolves: options.resolves }),
+    ...(options.note === undefined ? {} : { note: options.note }),
+    ...(options.forceSamePlan === true ? { forceSamePlan: true } : {}),
     onRecord: (record) => {
+      // The link and a forced plan are said on stderr even with --json: they change what the run means.
+      if (record.type === 'run.started') for (const line of linkLines(record)) progress(line);
       const line = options.json === true ? undefined : attemptLine(record);
       if (line !== undefined) progress(line);
     },

@@ -9,3 +9,5 @@ export { SandboxUnavailableError } from './sandbox-unavailable-error.js';
 export { MissingPeerError } from './missing-peer-error.js';
 export { LedgerNotFoundError } from './ledger-not-found-error.js';
 export { LedgerUnreachableError } from './ledger-unreachable-error.js';
+export { SamePlanError } from './same-plan-error.js';
+export { LinkError, type LinkProblem } from './link-error.js';

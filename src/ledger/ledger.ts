@@ -41,6 +41,10 @@ export interface RunRow {
   readonly outcome?: string;
   readonly verification?: string;
   readonly stopReason?: string;
+  /** The run's plan hash (mission + proposer identity, `run.started`'s `plan.hash`); runs recorded before plans: none. */
+  readonly planHash?: string;
+  /** The sealed run this run resolves (a linked run, `run.started`'s `resolves.runId`). */
+  readonly resolves?: string;
 }
 
 /** The newest state of a run, to prove retained records agree with the working state. */
@@ -56,6 +60,11 @@ export interface RunFilter {
   /** Only runs started at or after this time (ms since the epoch). */
   readonly since?: number;
   readonly runId?: string;
+  readonly missionId?: string;
+  /** Only runs with this plan hash. */
+  readonly planHash?: string;
+  /** Only the runs linked to this run: those that resolve it. */
+  readonly resolves?: string;
 }
 
 /** A run's row and its records as stored, read in one snapshot. */
@@ -106,6 +115,12 @@ export interface Ledger {
   streamHistory?(options?: StreamOptions): AsyncIterable<StoredRun>;
   /** The run rows alone, as {@link Ledger.streamHistory} reads them (for the head digest). */
   streamRuns?(options?: StreamOptions): AsyncIterable<RunRow>;
+  /**
+   * The newest sealed run (in start order, then by id) of a mission with a plan hash, found through an
+   * index; undefined when none. The loop asks it before a run starts, to refuse rerunning a plan that
+   * thrashed. Optional for other implementations: without it, the loop filters {@link Ledger.runs}.
+   */
+  latestSealed?(query: { readonly missionId: string; readonly planHash: string }): Promise<RunRow | undefined>;
   /** Writes rows exported from another ledger, keeping their hashes; the chain must verify. */
   import(run: RunRow, records: readonly StoredRecord[]): Promise<void>;
   /** What the `adaptive` rule has learned about a task type from finished runs; undefined before any. */

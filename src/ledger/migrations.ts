@@ -7,6 +7,7 @@ export const MIGRATIONS = [
   { version: 2, name: 'adaptive priors per task type' },
   { version: 3, name: 'runs indexed in start order, for streams read in keyset pages' },
   { version: 4, name: 'records in a rowid table (SQLite; PostgreSQL unchanged)' },
+  { version: 5, name: 'plan hash and resolved run per run, indexed for linked runs and same-plan refusals' },
 ] as const;
 
 export type MigrationVersion = (typeof MIGRATIONS)[number]['version'];

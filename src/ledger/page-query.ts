@@ -31,6 +31,9 @@ export function pageQuery({
   if (filter.taskType !== undefined) conditions.push(`task_type = ${param(filter.taskType)}`);
   if (filter.since !== undefined) conditions.push(`started_at >= ${param(filter.since)}`);
   if (filter.runId !== undefined) conditions.push(`run_id = ${param(filter.runId)}`);
+  if (filter.missionId !== undefined) conditions.push(`mission_id = ${param(filter.missionId)}`);
+  if (filter.planHash !== undefined) conditions.push(`plan_hash = ${param(filter.planHash)}`);
+  if (filter.resolves !== undefined) conditions.push(`resolves = ${param(filter.resolves)}`);
   if (after !== undefined) conditions.push(`(started_at, run_id) > (${param(after.startedAt)}, ${param(after.runId)})`);
   const where = conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`;
   return { sql: `${where} ORDER BY started_at, run_id LIMIT ${param(limit)}`, params };

@@ -19,6 +19,21 @@ export function openedRun(record: LedgerRecord, hash: string): RunRow {
     recordCount: 1,
     lastHash: hash,
     sealed: false,
+    ...linkFields(record),
+  };
+}
+
+/**
+ * The plan hash and the resolved run a `run.started` record names, as its run row keeps them (for the
+ * indexed look-ups of linked runs and of earlier runs of the same plan); nothing for other records.
+ */
+export function linkFields(record: LedgerRecord): { planHash?: string; resolves?: string } {
+  if (record.type !== 'run.started') return {};
+  const plan = record.data.plan as { hash?: unknown } | undefined;
+  const resolves = record.data.resolves as { runId?: unknown } | undefined;
+  return {
+    ...(typeof plan?.hash === 'string' ? { planHash: plan.hash } : {}),
+    ...(typeof resolves?.runId === 'string' ? { resolves: resolves.runId } : {}),
   };
 }
 

@@ -13,6 +13,8 @@ export interface RunDbRow {
   outcome: string | null;
   verification: string | null;
   stop_reason: string | null;
+  plan_hash: string | null;
+  resolves: string | null;
 }
 
 /** A `records` row. */
@@ -36,6 +38,8 @@ export const toRun = (row: RunDbRow): RunRow => ({
   ...(row.outcome === null ? {} : { outcome: row.outcome }),
   ...(row.verification === null ? {} : { verification: row.verification }),
   ...(row.stop_reason === null ? {} : { stopReason: row.stop_reason }),
+  ...(row.plan_hash === null ? {} : { planHash: row.plan_hash }),
+  ...(row.resolves === null ? {} : { resolves: row.resolves }),
 });
 
 export const toStored = (row: RecordDbRow): StoredRecord => ({

@@ -1,5 +1,6 @@
 import { chainHash, GENESIS } from './chain.js';
 import { streamHistory } from './history.js';
+import { linkProblem } from './run-link.js';
 import type { Ledger, RunRow, StoredRecord } from './ledger.js';
 import { checkSeal, type PublicKeyEntry, type SignatureCheck, type SignatureStatus } from './seal-signature.js';
 
@@ -17,6 +18,8 @@ export interface RunVerification {
   readonly signature?: SignatureCheck;
   /** Why the signature makes the run fail (its chain verifies), when it does. */
   readonly signatureProblem?: string;
+  /** Why the run's link to the run it resolves does not hold (its chain verifies), when it does not (`verifyLedger`). */
+  readonly linkProblem?: string;
 }
 
 /** How `verifyLedger` checks seal signatures. */
@@ -145,8 +148,8 @@ export interface LedgerVerification {
 }
 
 /**
- * Verifies every run of a ledger (or one), in start order: each chain, and with `signatures` each seal's
- * signature. The runs are read as a stream (`streamHistory`: pages under one snapshot where the ledger
+ * Verifies every run of a ledger (or one), in start order: each chain, with `signatures` each seal's
+ * signature, and each linked run's link (it names a sealed blocked or failed run of the ledger). The runs are read as a stream (`streamHistory`: pages under one snapshot where the ledger
  * offers it, each run's row and records agreeing), so a live ledger verifies while runs append, and only
  * totals and the first `maxProblems` broken runs are kept: memory does not grow with the number of runs.
  * `onRun` sees each run's result as it comes (to print it), in start order.
@@ -178,7 +181,10 @@ export async function verifyLedger(
     ...(pageSize === undefined ? {} : { pageSize }),
   });
   for await (const { run, records } of stream) {
-    const result = verifySignedRun(run, records, signatures);
+    const signed = verifySignedRun(run, records, signatures);
+    // A linked run's link must name a sealed run that needed resolving: one look-up per linked run.
+    const link = signed.ok ? await linkProblem(ledger, run, records) : undefined;
+    const result: RunVerification = link === undefined ? signed : { ...signed, ok: false, linkProblem: link };
     totals.runs += 1;
     totals.records += result.records;
     totals.bytes += result.bytes;

@@ -58,6 +58,8 @@ import { RunWorkspace, type RunWorkspaceOptions } from '../workspace/run-workspa
 import { sandboxProblem } from '../process/sandbox-problem.js';
 import { setLongTimeout } from '../process/long-timeout.js';
 import { completedChecks, failingCodes, planHash, rejectionFingerprint, stateSignature } from './signature.js';
+import { admitPlan } from './plan-admission.js';
+import { runPlanOf } from './run-plan.js';
 
 /** How many state signatures the proposer sees. */
 const SIGNATURES_SHOWN = 8;
@@ -76,6 +78,20 @@ export interface RunMissionOptions {
   readonly ledger?: Ledger;
   /** Approvals already given, by name. */
   readonly approvals?: readonly string[];
+  /**
+   * A sealed `blocked` or `failed_with_evidence` run of the same mission that this run resolves: the new run
+   * is linked to it (recorded in `run.started`); the old run is never reopened or appended to.
+   */
+  readonly resolves?: string;
+  /** With `resolves`: the resolution note recorded with the link (what changed). */
+  readonly note?: string;
+  /**
+   * Run even when the newest sealed run of this mission with the same plan (mission + proposer identity)
+   * stopped by oscillation, rejection repeat, no progress or the human gate; the override is recorded.
+   * Without it such a run is refused with a `SamePlanError` before anything is recorded.
+   * @default false
+   */
+  readonly forceSamePlan?: boolean;
   /**
    * Signs the seal (Ed25519) over the chain it closes; without one the seal is unsigned.
    * @example signer: keySigner(await readPrivateKey('signing-key.pem'))
@@ -303,6 +319,8 @@ export function ownerInfo(): { host: string; pid: number } {
  * Runs one mission: Propose → Check → Decide → (Refine | Seal), until a transition seals the run.
  * The user's workspace is never modified; every event goes to the ledger.
  * @throws {MissionError} before anything is recorded, when the mission cannot run as given.
+ * @throws {LinkError} before anything is recorded, when `resolves` names a run this one cannot resolve.
+ * @throws {SamePlanError} before anything is recorded, when the same plan thrashed on this mission before.
  */
 export function runMission(options: RunMissionOptions): Promise<RunResult> {
   return executeRun(options);
@@ -347,6 +365,19 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
   const now = options._internal?.now ?? Date.now;
   const proposer = options.proposer ?? (await buildProposer(mission));
   await assertRunnable(mission, proposer);
+  const runPlan = runPlanOf(mission, proposer);
+  // A new run's plan and link are decided before anything is recorded; a resumed run started with them.
+  const admitted =
+    resume === undefined
+      ? await admitPlan({
+          ledger,
+          missionId: mission.id,
+          plan: runPlan,
+          resolves: options.resolves,
+          note: options.note,
+          forceSamePlan: options.forceSamePlan,
+        })
+      : {};
   // Shadow checks are not part of the loop's plan: no signature, frontier, acceptance or judge ever sees them.
   const allChecks = checkPlan(mission, await buildChecks(mission), options.checks ?? []);
   const checks = allChecks.filter((item) => item.shadow !== true);
@@ -689,6 +720,8 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
       await record('run.started', {
         mission,
         missionHash: startHash,
+        plan: runPlan,
+        ...admitted,
         proposer: proposer.name,
         judge: judge.name,
         guards: guards.map((guard) => guard.name),

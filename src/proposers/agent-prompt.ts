@@ -1,6 +1,12 @@
 import type { ProposalRequest } from './proposer.js';
 import { findingLine } from './render.js';
 
+/**
+ * The version of {@link agentPrompt}'s template, part of an agent proposer's identity (and so of the run's
+ * plan hash): change it whenever the prompt's wording or sections change.
+ */
+export const AGENT_PROMPT_TEMPLATE = 'redline.agent-prompt/1';
+
 /** Failing findings listed in full; more are counted. */
 const MAX_LISTED = 50;
 

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ProposerError } from '../errors/proposer-error.js';
 import { inheritedEnv, runProcess } from '../process/run-process.js';
-import { agentPrompt } from './agent-prompt.js';
+import { AGENT_PROMPT_TEMPLATE, agentPrompt } from './agent-prompt.js';
 import { processFailure } from './process-failure.js';
 import type { Proposal, Proposer } from './proposer.js';
 
@@ -69,9 +69,11 @@ export function agentProposer({
   reportsCost = false,
   env = {},
 }: AgentProposerOptions): Proposer {
+  const line = typeof command === 'string' ? command : command.join(' ');
   return {
-    name: `agent:${typeof command === 'string' ? command : command.join(' ')}`,
+    name: `agent:${line}`,
     capabilities: { reportsTokens, reportsCost },
+    identity: { kind: 'agent', name: line, template: AGENT_PROMPT_TEMPLATE },
     async propose(request, { signal, workspace, sandbox }) {
       if (workspace === undefined)
         throw new ProposerError({ code: 'proposer.no_workspace', message: 'an agent proposer edits files: the mission needs a workspace' });

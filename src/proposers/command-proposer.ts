@@ -1,7 +1,7 @@
 import { ProposerError } from '../errors/proposer-error.js';
 import { runProcess } from '../process/run-process.js';
 import { processFailure } from './process-failure.js';
-import type { Proposal, Proposer } from './proposer.js';
+import { PROPOSER_PROTOCOL, type Proposal, type Proposer } from './proposer.js';
 
 export interface CommandProposerOptions {
   /** argv array, or a string run by `/bin/sh -c`. */
@@ -28,9 +28,12 @@ export function commandProposer({
   reportsTokens = false,
   reportsCost = false,
 }: CommandProposerOptions): Proposer {
+  const name = typeof command === 'string' ? command : command.join(' ');
   return {
-    name: typeof command === 'string' ? command : command.join(' '),
+    name,
     capabilities: { reportsTokens, reportsCost },
+    // The program renders its own prompt from the request: the request format is what redline controls.
+    identity: { kind: 'command', name, template: PROPOSER_PROTOCOL },
     async propose(request, { signal, sandbox }) {
       const result = await runProcess({
         command,

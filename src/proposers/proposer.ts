@@ -83,9 +83,27 @@ export interface ProposeOptions {
   readonly sandbox?: ProposerSandbox;
 }
 
+/**
+ * What a proposer is, for the run's plan hash (`runPlanHash`): two runs of a mission whose proposers have the
+ * same identity run the same plan. A stronger model, another agent or a changed prompt is a new identity.
+ */
+export interface ProposerIdentity {
+  /** `command`, `agent`, `model`, `replay`, `function`, or a custom proposer's own kind. */
+  readonly kind: string;
+  /** What it runs: the command line, or the model id. */
+  readonly name: string;
+  /** The prompt template (or request format) it renders the request with, by version, when it has one. */
+  readonly template?: string;
+}
+
 /** Produces candidates. Throw a {@link ProposerError} (or anything) to record a failed proposal. */
 export interface Proposer {
   readonly name: string;
   readonly capabilities: ProposerCapabilities;
+  /**
+   * What the run's plan hash covers of this proposer.
+   * @default { kind: 'custom', name: proposer.name }
+   */
+  readonly identity?: ProposerIdentity;
   propose(request: ProposalRequest, options: ProposeOptions): Promise<Proposal>;
 }

@@ -9,6 +9,7 @@ export function replayProposer(proposals: readonly unknown[], { name = 'replay' 
   return {
     name,
     capabilities: { reportsTokens: true, reportsCost: true },
+    identity: { kind: 'replay', name },
     async propose({ attempt }) {
       if (attempt > recorded.length) {
         throw new ProposerError({

@@ -288,6 +288,7 @@ export function ledgerContract(backend: Backend): void {
             outcome: 'complete',
             verification: 'verified',
             stopReason: 'demand_passed',
+            planHash: (started?.data.plan as { hash: string } | undefined)?.hash,
           },
         ]);
         await assertVerified(ledger, ['mission']);

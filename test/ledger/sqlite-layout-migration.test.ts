@@ -32,7 +32,12 @@ function snapshot(file: string): Snapshot {
   const db = new Database(file, { readonly: true });
   try {
     return {
-      runs: db.prepare('SELECT * FROM runs ORDER BY run_id').all(),
+      // The columns the fixture's version has: later versions add columns (NULL for runs recorded before them).
+      runs: db
+        .prepare(
+          'SELECT run_id, mission_id, task_type, started_at, record_count, last_hash, sealed, outcome, verification, stop_reason FROM runs ORDER BY run_id',
+        )
+        .all(),
       records: db.prepare('SELECT run_id, seq, type, body, prev_hash, hash FROM records ORDER BY run_id, seq').all(),
       triggers: db
         .prepare<[], { name: string }>(

@@ -3,7 +3,7 @@ import { chainRecord, GENESIS, parseRecord } from '../chain.js';
 import { pageSizeOf } from '../history.js';
 import type { Ledger, LedgerHead, LedgerRecord, RunFilter, RunRow, StoredRecord, StoredRun, StreamOptions, TaskPriors } from '../ledger.js';
 import { expectLearnable, learnedPriors, parsePriors } from '../priors.js';
-import { openedRun, sealFields } from '../run-row.js';
+import { linkFields, openedRun, sealFields } from '../run-row.js';
 import { verifyRun } from '../verify.js';
 
 /** A ledger held in memory: for tests, benchmarks and library use without persistence. */
@@ -77,8 +77,15 @@ export class MemoryLedger implements Ledger {
           (filter.unsealed !== true || !run.sealed) &&
           (filter.taskType === undefined || run.taskType === filter.taskType) &&
           (filter.since === undefined || run.startedAt >= filter.since) &&
-          (filter.runId === undefined || run.runId === filter.runId),
+          (filter.runId === undefined || run.runId === filter.runId) &&
+          (filter.missionId === undefined || run.missionId === filter.missionId) &&
+          (filter.planHash === undefined || run.planHash === filter.planHash) &&
+          (filter.resolves === undefined || run.resolves === filter.resolves),
       );
+  }
+
+  async latestSealed({ missionId, planHash }: { missionId: string; planHash: string }): Promise<RunRow | undefined> {
+    return (await this.runs({ missionId, planHash })).findLast((run) => run.sealed);
   }
 
   async *streamHistory(options: StreamOptions = {}): AsyncGenerator<StoredRun> {
@@ -104,7 +111,10 @@ export class MemoryLedger implements Ledger {
       });
     if (this.#runs.has(run.runId))
       throw new LedgerError({ code: 'ledger.exists', runId: run.runId, message: `run ${run.runId} is already in this ledger` });
-    this.#runs.set(run.runId, { run: { ...run }, rows: [...records] });
+    // The link fields come from the chained `run.started` record, not from the exported row.
+    const { planHash: _planHash, resolves: _resolves, ...row } = run;
+    const link = records[0] === undefined ? {} : linkFields(parseRecord(records[0]));
+    this.#runs.set(run.runId, { run: { ...row, ...link }, rows: [...records] });
   }
 
   async priors(taskType: string): Promise<TaskPriors | undefined> {

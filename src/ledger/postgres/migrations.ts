@@ -90,4 +90,11 @@ CREATE INDEX runs_in_start_order ON ${S}.runs (started_at, run_id);
   // SQLite's records table changed layout (its WITHOUT ROWID rows spilled onto overflow pages); PostgreSQL
   // stores long rows out of line already (TOAST), so its version 4 changes nothing.
   4: () => '-- records keep their layout',
+  // Linked runs and plan hashes, copied from `run.started` when a run row is inserted (see the SQLite twin).
+  5: (S) => `
+ALTER TABLE ${S}.runs ADD COLUMN plan_hash TEXT;
+ALTER TABLE ${S}.runs ADD COLUMN resolves TEXT;
+CREATE INDEX runs_by_plan ON ${S}.runs (mission_id, plan_hash, started_at, run_id) WHERE plan_hash IS NOT NULL;
+CREATE INDEX runs_by_resolves ON ${S}.runs (resolves) WHERE resolves IS NOT NULL;
+`,
 };

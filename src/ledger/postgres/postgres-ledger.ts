@@ -7,7 +7,7 @@ import { pageQuery } from '../page-query.js';
 import { MIGRATIONS, type MigrationVersion } from '../migrations.js';
 import { applyMigrations } from './apply-migrations.js';
 import { expectLearnable, learnedPriors, parsePriors, priorsFailure } from '../priors.js';
-import { openedRun } from '../run-row.js';
+import { linkFields, openedRun } from '../run-row.js';
 import { verifyRun } from '../verify.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 import { inTransaction, openPgPool, type PgClient, type PgPool } from './pg-pool.js';
@@ -32,6 +32,7 @@ export class PostgresLedger implements Ledger {
     insertRun: string;
     insertRecord: string;
     selectRun: string;
+    latestSealed: string;
     selectRecords: string;
     pageRecords: string;
     runs: string;
@@ -46,7 +47,8 @@ export class PostgresLedger implements Ledger {
     this.#owned = owned;
     const S = quote(schema);
     this.#sql = {
-      insertRun: `INSERT INTO ${S}.runs (run_id, mission_id, task_type, started_at, record_count, last_hash) VALUES ($1, $2, $3, $4, 0, $5)`,
+      insertRun: `INSERT INTO ${S}.runs (run_id, mission_id, task_type, started_at, record_count, last_hash, plan_hash, resolves) VALUES ($1, $2, $3, $4, 0, $5, $6, $7)`,
+      latestSealed: `SELECT * FROM ${S}.runs WHERE mission_id = $1 AND plan_hash = $2 AND sealed ORDER BY started_at DESC, run_id DESC LIMIT 1`,
       insertRecord: `INSERT INTO ${S}.records (run_id, seq, type, body, prev_hash, hash) VALUES ($1, $2, $3, $4, $5, $6)`,
       selectRun: `SELECT * FROM ${S}.runs WHERE run_id = $1`,
       selectRecords: `SELECT * FROM ${S}.records WHERE run_id = $1 ORDER BY seq`,
@@ -80,7 +82,15 @@ export class PostgresLedger implements Ledger {
         const stored = chainRecord(GENESIS, record);
         const run = openedRun(record, stored.hash);
         await inTransaction(this.#pool, async (client) => {
-          await client.query(this.#sql.insertRun, [run.runId, run.missionId, run.taskType, run.startedAt, GENESIS]);
+          await client.query(this.#sql.insertRun, [
+            run.runId,
+            run.missionId,
+            run.taskType,
+            run.startedAt,
+            GENESIS,
+            run.planHash ?? null,
+            run.resolves ?? null,
+          ]);
           await insert(client, this.#sql.insertRecord, stored);
         });
         this.#heads.set(record.runId, stored.hash);
@@ -134,8 +144,16 @@ export class PostgresLedger implements Ledger {
     if (filter.taskType !== undefined) add('task_type = ?', filter.taskType);
     if (filter.since !== undefined) add('started_at >= ?', filter.since);
     if (filter.runId !== undefined) add('run_id = ?', filter.runId);
+    if (filter.missionId !== undefined) add('mission_id = ?', filter.missionId);
+    if (filter.planHash !== undefined) add('plan_hash = ?', filter.planHash);
+    if (filter.resolves !== undefined) add('resolves = ?', filter.resolves);
     const sql = `${this.#sql.runs}${conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`} ORDER BY started_at, run_id`;
     return (await this.#pool.query<RunDbRow>(sql, params)).rows.map(toRun);
+  }
+
+  async latestSealed({ missionId, planHash }: { missionId: string; planHash: string }): Promise<RunRow | undefined> {
+    const row = (await this.#pool.query<RunDbRow>(this.#sql.latestSealed, [missionId, planHash])).rows[0];
+    return row === undefined ? undefined : toRun(row);
   }
 
   streamHistory(options: StreamOptions = {}): AsyncGenerator<StoredRun> {
@@ -187,9 +205,19 @@ export class PostgresLedger implements Ledger {
     if ((await this.#pool.query(this.#sql.selectRun, [run.runId])).rows.length > 0) {
       throw new LedgerError({ code: 'ledger.exists', runId: run.runId, message: `run ${run.runId} is already in this ledger` });
     }
+    // The link columns come from the chained `run.started` record, not from the exported row.
+    const link = records[0] === undefined ? {} : linkFields(parseRecord(records[0]));
     try {
       await inTransaction(this.#pool, async (client) => {
-        await client.query(this.#sql.insertRun, [run.runId, run.missionId, run.taskType, run.startedAt, GENESIS]);
+        await client.query(this.#sql.insertRun, [
+          run.runId,
+          run.missionId,
+          run.taskType,
+          run.startedAt,
+          GENESIS,
+          link.planHash ?? null,
+          link.resolves ?? null,
+        ]);
         for (const row of records) await insert(client, this.#sql.insertRecord, row);
       });
     } catch (error) {

@@ -111,4 +111,13 @@ ALTER TABLE records_rowid RENAME TO records;
 CREATE UNIQUE INDEX records_by_run ON records (run_id, seq);
 ${RECORD_TRIGGERS}
 `,
+  // Linked runs (a run that resolves a sealed one) and plan hashes, copied from `run.started` when a run
+  // row is inserted: the newest sealed run of a mission's plan, and the runs that resolve a run, are
+  // index look-ups. Runs recorded before keep NULL (they had neither).
+  5: `
+ALTER TABLE runs ADD COLUMN plan_hash TEXT;
+ALTER TABLE runs ADD COLUMN resolves TEXT;
+CREATE INDEX runs_by_plan ON runs (mission_id, plan_hash, started_at, run_id) WHERE plan_hash IS NOT NULL;
+CREATE INDEX runs_by_resolves ON runs (resolves) WHERE resolves IS NOT NULL;
+`,
 };

@@ -7,7 +7,7 @@ import { pageQuery } from '../page-query.js';
 import { MIGRATIONS, refuseNewer, type MigrationVersion } from '../migrations.js';
 import { applyMigrations } from './apply-migrations.js';
 import { expectLearnable, learnedPriors, parsePriors, priorsFailure } from '../priors.js';
-import { openedRun } from '../run-row.js';
+import { linkFields, openedRun } from '../run-row.js';
 import { verifyRun } from '../verify.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import { reclaimSpace } from './reclaim-space.js';
@@ -46,6 +46,7 @@ export class SqliteLedger implements Ledger {
   readonly #insertRun: SqliteStatement;
   readonly #insertRecord: SqliteStatement;
   readonly #selectRun: SqliteStatement;
+  readonly #selectLatestSealed: SqliteStatement;
   readonly #selectRecords: SqliteStatement;
   readonly #selectPageRecords: SqliteStatement;
   readonly #readOnly: boolean;
@@ -56,7 +57,10 @@ export class SqliteLedger implements Ledger {
     this.#db = db;
     this.#readOnly = readOnly;
     this.#insertRun = db.prepare(
-      'INSERT INTO runs (run_id, mission_id, task_type, started_at, record_count, last_hash) VALUES (?, ?, ?, ?, 0, ?)',
+      'INSERT INTO runs (run_id, mission_id, task_type, started_at, record_count, last_hash, plan_hash, resolves) VALUES (?, ?, ?, ?, 0, ?, ?, ?)',
+    );
+    this.#selectLatestSealed = db.prepare(
+      'SELECT * FROM runs WHERE mission_id = ? AND plan_hash = ? AND sealed = 1 ORDER BY started_at DESC, run_id DESC LIMIT 1',
     );
     this.#insertRecord = db.prepare('INSERT INTO records (run_id, seq, type, body, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?)');
     this.#selectRun = db.prepare('SELECT * FROM runs WHERE run_id = ?');
@@ -98,7 +102,7 @@ export class SqliteLedger implements Ledger {
         const stored = chainRecord(GENESIS, record);
         const run = openedRun(record, stored.hash);
         this.#db.transaction(() => {
-          this.#insertRun.run(run.runId, run.missionId, run.taskType, run.startedAt, GENESIS);
+          this.#insertRun.run(run.runId, run.missionId, run.taskType, run.startedAt, GENESIS, run.planHash ?? null, run.resolves ?? null);
           this.#insertRecord.run(stored.runId, stored.seq, stored.type, stored.body, stored.prevHash, stored.hash);
         })();
         this.#heads.set(record.runId, stored.hash);
@@ -144,10 +148,18 @@ export class SqliteLedger implements Ledger {
     if (filter.taskType !== undefined) conditions.push(['task_type = ?', filter.taskType]);
     if (filter.since !== undefined) conditions.push(['started_at >= ?', filter.since]);
     if (filter.runId !== undefined) conditions.push(['run_id = ?', filter.runId]);
+    if (filter.missionId !== undefined) conditions.push(['mission_id = ?', filter.missionId]);
+    if (filter.planHash !== undefined) conditions.push(['plan_hash = ?', filter.planHash]);
+    if (filter.resolves !== undefined) conditions.push(['resolves = ?', filter.resolves]);
     const where = conditions.map(([condition]) => condition);
     const params = conditions.map(([, value]) => value);
     const sql = `SELECT * FROM runs${where.length === 0 ? '' : ` WHERE ${where.join(' AND ')}`} ORDER BY started_at, run_id`;
     return (this.#db.prepare(sql).all(...params) as RunDbRow[]).map(toRun);
+  }
+
+  async latestSealed({ missionId, planHash }: { missionId: string; planHash: string }): Promise<RunRow | undefined> {
+    const row = this.#selectLatestSealed.get(missionId, planHash) as RunDbRow | undefined;
+    return row === undefined ? undefined : toRun(row);
   }
 
   streamHistory(options: StreamOptions = {}): AsyncGenerator<StoredRun> {
@@ -193,9 +205,11 @@ export class SqliteLedger implements Ledger {
       });
     if (this.#selectRun.get(run.runId) !== undefined)
       throw new LedgerError({ code: 'ledger.exists', runId: run.runId, message: `run ${run.runId} is already in this ledger` });
+    // The link columns come from the chained `run.started` record, not from the exported row.
+    const link = records[0] === undefined ? {} : linkFields(parseRecord(records[0]));
     try {
       this.#db.transaction(() => {
-        this.#insertRun.run(run.runId, run.missionId, run.taskType, run.startedAt, GENESIS);
+        this.#insertRun.run(run.runId, run.missionId, run.taskType, run.startedAt, GENESIS, link.planHash ?? null, link.resolves ?? null);
         for (const row of records) this.#insertRecord.run(row.runId, row.seq, row.type, row.body, row.prevHash, row.hash);
       })();
     } catch (error) {

@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { modelProposer } from '../../src/ai-sdk/model-proposer.js';
+import { PROPOSAL_PROMPT_TEMPLATE } from '../../src/ai-sdk/proposal-prompt.js';
+import { missionHash, defineMission } from '../../src/mission/mission.js';
+import { AGENT_PROMPT_TEMPLATE } from '../../src/proposers/agent-prompt.js';
+import { agentProposer } from '../../src/proposers/agent-proposer.js';
+import { commandProposer } from '../../src/proposers/command-proposer.js';
+import { functionProposer } from '../../src/proposers/function-proposer.js';
+import { PROPOSER_PROTOCOL, type Proposer } from '../../src/proposers/proposer.js';
+import { replayProposer } from '../../src/proposers/replay-proposer.js';
+import { planHash } from '../../src/loop/signature.js';
+import { proposerIdentity, runPlanHash, runPlanOf } from '../../src/loop/run-plan.js';
+
+const mission = defineMission({ id: 'm', goal: 'g' });
+
+describe('run plan', () => {
+  it('names each built-in proposer by kind, what it runs and its prompt template', () => {
+    const model = modelProposer({ baseURL: 'http://127.0.0.1:9/v1', model: 'gpt-x' });
+    assert.deepEqual(model.identity, { kind: 'model', name: 'gpt-x', template: PROPOSAL_PROMPT_TEMPLATE });
+    assert.deepEqual(agentProposer({ command: ['claude', '-p'] }).identity, {
+      kind: 'agent',
+      name: 'claude -p',
+      template: AGENT_PROMPT_TEMPLATE,
+    });
+    assert.deepEqual(commandProposer({ command: 'node fix.js', cwd: '.' }).identity, {
+      kind: 'command',
+      name: 'node fix.js',
+      template: PROPOSER_PROTOCOL,
+    });
+    assert.deepEqual(replayProposer([], { name: 'replay:a.json' }).identity, { kind: 'replay', name: 'replay:a.json' });
+    assert.deepEqual(functionProposer(() => ({})).identity, { kind: 'function', name: 'function' });
+    const custom: Proposer = { name: 'mine', capabilities: { reportsTokens: false, reportsCost: false }, propose: async () => ({}) };
+    assert.deepEqual(proposerIdentity(custom), { kind: 'custom', name: 'mine' });
+  });
+
+  it('hashes the mission and the proposer identity: a stronger model or a changed prompt is a new plan', () => {
+    const base = runPlanOf(mission, modelProposer({ baseURL: 'http://127.0.0.1:9/v1', model: 'small' }));
+    assert.equal(base.hash, runPlanHash({ missionHash: missionHash(mission), proposer: base.proposer }));
+    assert.match(base.hash, /^[0-9a-f]{64}$/);
+    const hashes = new Set([
+      base.hash,
+      runPlanOf(mission, modelProposer({ baseURL: 'http://127.0.0.1:9/v1', model: 'large' })).hash,
+      runPlanHash({ missionHash: missionHash(mission), proposer: { ...base.proposer, template: 'redline.proposal-prompt/2' } }),
+      runPlanOf(defineMission({ id: 'm', goal: 'another goal' }), modelProposer({ baseURL: 'http://127.0.0.1:9/v1', model: 'small' })).hash,
+      runPlanOf(mission, agentProposer({ command: 'small' })).hash,
+    ]);
+    assert.equal(hashes.size, 5);
+    // The same plan again hashes the same, and is not the check plan's hash of state signatures.
+    assert.equal(runPlanOf(mission, modelProposer({ baseURL: 'http://127.0.0.1:9/v1', model: 'small' })).hash, base.hash);
+    assert.notEqual(base.hash, planHash([]));
+  });
+});
