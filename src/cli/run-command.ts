@@ -11,6 +11,8 @@ import { commandProposer } from '../proposers/command-proposer.js';
 import type { Proposer } from '../proposers/proposer.js';
 import { runMission, type RunResult } from '../loop/run-mission.js';
 import type { Handoff } from '../handoff/handoff.js';
+import { buildJudge } from '../judge/from-spec.js';
+import type { Judge } from '../judge/judge.js';
 import { budgetAlerts } from '../review/alerts.js';
 import { openReviewQueue } from '../review/open-review-queue.js';
 import type { ReviewQueue } from '../review/review-queue.js';
@@ -226,6 +228,7 @@ export async function runMissionFile(
   { print, progress }: Output,
   handoff?: Handoff,
   signer?: Signer,
+  judge?: Judge,
 ): Promise<RunResult> {
   const mission = await loadMission(file);
   const proposer = await proposerFromFlags(mission, options);
@@ -237,6 +240,7 @@ export async function runMissionFile(
     ...(options.approve === undefined ? {} : { approvals: options.approve }),
     ...(handoff === undefined ? {} : { handoff }),
     ...(signer === undefined ? {} : { signer }),
+    ...(judge === undefined ? {} : { judge }),
     onRecord: (record) => {
       const line = options.json === true ? undefined : attemptLine(record);
       if (line !== undefined) progress(line);
@@ -255,6 +259,11 @@ export async function runMissionFile(
   return result;
 }
 
+/** Whether the mission's judge is a person, who answers through the review queue. */
+function judgedByHuman(mission: Mission): boolean {
+  return mission.judge === 'human' || (typeof mission.judge === 'object' && mission.judge.kind === 'human');
+}
+
 /** `redline run`: opens the ledger (default `.redline/redline.db` next to the mission), recovers, runs. */
 export async function runCommand(file: string, options: RunCommandOptions, output: Output): Promise<number> {
   const mission = await loadMission(file);
@@ -266,10 +275,21 @@ export async function runCommand(file: string, options: RunCommandOptions, outpu
   try {
     // Opened before anything runs, so a bad key refuses the run instead of leaving it unsealed.
     const { signer } = await openSigner({ explicit: options.signingKey, location, baseDir: mission.baseDir });
-    queue = options.review === true ? await openReviewQueue(location) : undefined;
-    const handoff = queue === undefined ? undefined : reviewHandoff(queue, options, output);
+    // A human judge asks the queue in the ledger's storage, with or without --review.
+    const human = judgedByHuman(mission);
+    queue = options.review === true || human ? await openReviewQueue(location) : undefined;
+    const handoff = queue === undefined || options.review !== true ? undefined : reviewHandoff(queue, options, output);
+    const judge = human
+      ? await buildJudge(mission, {
+          queue: queue as ReviewQueue,
+          onRequest: ({ itemId, attempt, deadline }) =>
+            output.progress(
+              `  attempt ${attempt}: waiting for a verdict on review item ${clean(itemId)} until ${new Date(deadline).toISOString()} (redline review verdict ${clean(itemId)} --approve|--reject)`,
+            ),
+        })
+      : undefined;
     await recoverBeforeRun({ ledger, location, output, missionId: mission.id, signer, ...(handoff === undefined ? {} : { handoff }) });
-    return exitCodeOf(await runMissionFile(file, ledger, displayLocation(location), options, output, handoff, signer));
+    return exitCodeOf(await runMissionFile(file, ledger, displayLocation(location), options, output, handoff, signer, judge));
   } finally {
     await queue?.close();
     await ledger.close();

@@ -24,4 +24,12 @@ export const StopReason = {
   runtimeError: 'runtime_error',
   /** The process running the run died; recovery sealed it. */
   crashed: 'crashed',
+  /** A human judge approved the attempt through the review queue. */
+  humanApproved: 'human_approved',
+  /** A human judge rejected the attempt through the review queue (the run retries or fails, per `onReject`). */
+  humanRejected: 'human_rejected',
+  /** A human judge gave no verdict within its timeout: the run blocks. */
+  humanTimeout: 'human_timeout',
+  /** The review queue dropped a human judge's request at capacity, so no one can give the verdict: the run blocks. */
+  humanUnavailable: 'human_unavailable',
 } as const;

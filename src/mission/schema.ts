@@ -83,6 +83,12 @@ const jsonSchemaCheck = z
   })
   .strict();
 
+/** A model score judge through an OpenAI-compatible endpoint. */
+const scoreModel = z.object({ baseURL: z.url(), model: z.string(), apiKeyEnv: z.string().optional(), rubric: z.string() }).strict();
+
+/** One score source of `minOf`: a judge program or a model, as on the score check itself. */
+const scoreSource = z.union([z.object({ command }).strict(), z.object({ model: scoreModel }).strict()]);
+
 const scoreCheck = z
   .object({
     ...checkBase,
@@ -90,7 +96,9 @@ const scoreCheck = z
     /** A judge program: gets the candidate on stdin as JSON, prints `{"score":0..1,"findings":[…]}`. */
     command: command.optional(),
     /** A model judge through an OpenAI-compatible endpoint. */
-    model: z.object({ baseURL: z.url(), model: z.string(), apiKeyEnv: z.string().optional(), rubric: z.string() }).strict().optional(),
+    model: scoreModel.optional(),
+    /** Two score sources, combined by `minOfTwo`: the stricter score counts, with the findings of both. */
+    minOf: z.tuple([scoreSource, scoreSource]).optional(),
     /** Score at or above which the check passes; below is a `fail` finding. */
     pass: z.number().min(0).max(1).default(0.8),
     tier: z.literal('semantic').default('semantic'),
@@ -152,6 +160,51 @@ export const proposerSpecSchema = z.discriminatedUnion('kind', [
     .strict(),
 ]);
 
+/** A human judge's wait and polling, and what a rejection does. */
+const humanJudge = z
+  .object({
+    kind: z.literal('human'),
+    /** How long the run waits for a verdict on an attempt; with none by then the run blocks (`human_timeout`). */
+    timeout: duration.default(3_600_000),
+    /** How often the queue is asked for the verdict. */
+    pollInterval: duration.default(5_000),
+    /** What a rejection does: `retry` (another attempt, within the budgets) or `fail`. */
+    onReject: z.enum(['retry', 'fail']).default('retry'),
+  })
+  .strict();
+
+/**
+ * Who chooses each transition: the routing table (the default), a model, a program, or a person through the
+ * review queue. `"routing-table"` and `"human"` are short for `{kind: …}` with the defaults.
+ */
+export const judgeSpecSchema = z.union([
+  z.enum(['routing-table', 'human']),
+  z.discriminatedUnion('kind', [
+    z.object({ kind: z.literal('routing-table') }).strict(),
+    z
+      .object({
+        kind: z.literal('model'),
+        baseURL: z.url(),
+        model: z.string(),
+        apiKeyEnv: z.string().default('OPENAI_API_KEY'),
+        /** Limit of one decision, retries included; none when absent. */
+        timeout: duration.optional(),
+      })
+      .strict(),
+    z
+      .object({
+        kind: z.literal('command'),
+        /** Gets the evidence as JSON on stdin, prints a decision as JSON on stdout. */
+        command,
+        timeout: duration.default(60_000),
+        /** Bytes of stdout/stderr kept; more is a failed judge. */
+        outputCap: z.number().int().positive().default(1_048_576),
+      })
+      .strict(),
+    humanJudge,
+  ]),
+]);
+
 export const budgetsSchema = z
   .object({
     maxAttempts: z.number().int().positive().default(5),
@@ -205,6 +258,8 @@ export const missionSchema = z
       .default({ onRejectedDecision: 'fail' }),
     progressWindow: z.number().int().min(2).default(3),
     proposer: proposerSpecSchema.optional(),
+    /** Who chooses each transition; the routing table when absent. */
+    judge: judgeSpecSchema.optional(),
   })
   .strict()
   .superRefine((mission, ctx) => {
@@ -218,8 +273,12 @@ export const missionSchema = z
         });
       }
       names.add(check.name);
-      if (check.kind === 'score' && (check.command === undefined) === (check.model === undefined)) {
-        ctx.addIssue({ code: 'custom', path: ['checks', index], message: 'Expected exactly one of "command" or "model" on a score check' });
+      if (check.kind === 'score' && [check.command, check.model, check.minOf].filter((source) => source !== undefined).length !== 1) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['checks', index],
+          message: 'Expected exactly one of "command", "model" or "minOf" on a score check',
+        });
       }
     });
   });
@@ -230,3 +289,4 @@ export type MissionInput = z.input<typeof missionSchema>;
 export type MissionSpec = z.output<typeof missionSchema>;
 export type CheckSpec = z.output<typeof checkSpecSchema>;
 export type ProposerSpec = z.output<typeof proposerSpecSchema>;
+export type JudgeSpec = z.output<typeof judgeSpecSchema>;
