@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { guardSpecSchema } from '../guards/spec.js';
 import { durationProblem, parseDuration } from './duration.js';
+import { describeValue, toMissionIssues } from './issues.js';
 import { scopeGlobProblem } from './scope-glob.js';
 
 const duration = z
@@ -173,37 +174,45 @@ const humanJudge = z
   })
   .strict();
 
+const judgeObject = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('routing-table') }).strict(),
+  z
+    .object({
+      kind: z.literal('model'),
+      baseURL: z.url(),
+      model: z.string(),
+      apiKeyEnv: z.string().default('OPENAI_API_KEY'),
+      /** Limit of one decision, retries included; none when absent. */
+      timeout: duration.optional(),
+    })
+    .strict(),
+  z
+    .object({
+      kind: z.literal('command'),
+      /** Gets the evidence as JSON on stdin, prints a decision as JSON on stdout. */
+      command,
+      timeout: duration.default(60_000),
+      /** Bytes of stdout/stderr kept; more is a failed judge. */
+      outputCap: z.number().int().positive().default(1_048_576),
+    })
+    .strict(),
+  humanJudge,
+]);
+
+/** What is wrong with a judge: the first problem of the form its `kind` names, or what the field takes. */
+function judgeProblem(input: unknown): string {
+  const parsed =
+    typeof input === 'object' && input !== null && !Array.isArray(input) ? judgeObject.safeParse(input, { reportInput: true }) : undefined;
+  const first = parsed?.error === undefined ? undefined : toMissionIssues(parsed.error.issues)[0];
+  if (first !== undefined) return `${first.path === '(root)' ? 'judge' : `judge.${first.path}`}: ${first.message}`;
+  return `Expected "routing-table", "human" or {kind: "routing-table" | "model" | "command" | "human", …}, got ${describeValue(input)}`;
+}
+
 /**
  * Who chooses each transition: the routing table (the default), a model, a program, or a person through the
  * review queue. `"routing-table"` and `"human"` are short for `{kind: …}` with the defaults.
  */
-export const judgeSpecSchema = z.union([
-  z.enum(['routing-table', 'human']),
-  z.discriminatedUnion('kind', [
-    z.object({ kind: z.literal('routing-table') }).strict(),
-    z
-      .object({
-        kind: z.literal('model'),
-        baseURL: z.url(),
-        model: z.string(),
-        apiKeyEnv: z.string().default('OPENAI_API_KEY'),
-        /** Limit of one decision, retries included; none when absent. */
-        timeout: duration.optional(),
-      })
-      .strict(),
-    z
-      .object({
-        kind: z.literal('command'),
-        /** Gets the evidence as JSON on stdin, prints a decision as JSON on stdout. */
-        command,
-        timeout: duration.default(60_000),
-        /** Bytes of stdout/stderr kept; more is a failed judge. */
-        outputCap: z.number().int().positive().default(1_048_576),
-      })
-      .strict(),
-    humanJudge,
-  ]),
-]);
+export const judgeSpecSchema = z.union([z.enum(['routing-table', 'human']), judgeObject], { error: (issue) => judgeProblem(issue.input) });
 
 export const budgetsSchema = z
   .object({

@@ -56,7 +56,7 @@ async function storage(name: string): Promise<{ ledger: SqliteLedger; queue: Rev
 
 /** Waits, through the reviewer's connection, for the request for `attempt` and gives it `verdict`. */
 async function review(reviewer: ReviewQueue, attempt: number, verdict: Omit<VerdictInput, 'reviewer'>): Promise<ReviewEntry> {
-  for (;;) {
+  for (let tries = 0; tries < 500; tries += 1) {
     const entry = (await reviewer.list()).find((item) => item.item.runId.endsWith(`#attempt-${attempt}`));
     if (entry !== undefined) {
       await reviewer.verdict(entry.item.id, { reviewer: 'alice', ...verdict });
@@ -64,6 +64,7 @@ async function review(reviewer: ReviewQueue, attempt: number, verdict: Omit<Verd
     }
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
+  throw new Error(`no request for attempt ${attempt} came to the queue`);
 }
 
 const decisions = (records: readonly LedgerRecord[]) =>
