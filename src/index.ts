@@ -5,7 +5,7 @@
 export { defineMission, missionHash, type Mission } from './mission/mission.js';
 export { loadMission } from './mission/load.js';
 export { missionJsonSchema } from './mission/json-schema.js';
-export type { MissionInput, MissionSpec, CheckSpec, ProposerSpec } from './mission/schema.js';
+export type { MissionInput, MissionSpec, CheckSpec, ProposerSpec, JudgeSpec } from './mission/schema.js';
 
 export { runMission, type RunMissionOptions, type RunResult } from './loop/run-mission.js';
 export type { ShadowResult, ShadowVerdict } from './loop/shadow.js';
@@ -80,8 +80,19 @@ export {
   type NoiseAwareOptions,
 } from './guards/index.js';
 
-export { functionJudge, TRANSITIONS, type Decision, type Evidence, type Judge, type Transition } from './judge/judge.js';
+export {
+  functionJudge,
+  TRANSITIONS,
+  type DecideOptions,
+  type Decision,
+  type Evidence,
+  type Judge,
+  type Transition,
+} from './judge/judge.js';
 export { routingJudge } from './judge/routing-judge.js';
+export { commandJudge, JUDGE_PROTOCOL, type CommandJudgeOptions } from './judge/command-judge.js';
+export { humanJudge, type HumanJudgeOptions } from './judge/human-judge.js';
+export { buildJudge } from './judge/from-spec.js';
 export { validateDecision, type DecisionRejection } from './judge/validate-decision.js';
 
 export {

@@ -21,6 +21,8 @@ const JUDGE_SYSTEM = [
 export type ModelJudgeOptions = ModelSource & {
   /** Retries of a failed model call, with backoff. @default 2 */
   readonly maxRetries?: number;
+  /** Limit of one decision, retries included; none when absent (the run's wall-clock budget still applies). */
+  readonly timeoutMs?: number;
 };
 
 function evidencePrompt({ mission, attempt, candidate, findings, verdict, acceptance }: Evidence): string {
@@ -40,7 +42,7 @@ function evidencePrompt({ mission, attempt, candidate, findings, verdict, accept
  * const judge = modelJudge({ baseURL: 'https://api.openai.com/v1', model: 'gpt-4.1', apiKey: process.env.OPENAI_API_KEY });
  */
 export function modelJudge(options: ModelJudgeOptions): Judge {
-  const { maxRetries = 2 } = options;
+  const { maxRetries = 2, timeoutMs } = options;
   const { languageModel, modelId } = resolveModel(options);
   return {
     name: `model:${modelId}`,
@@ -51,6 +53,7 @@ export function modelJudge(options: ModelJudgeOptions): Judge {
         system: JUDGE_SYSTEM,
         prompt: evidencePrompt(evidence),
         maxRetries,
+        timeoutMs,
         abortSignal: signal,
       });
       return object;

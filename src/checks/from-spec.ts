@@ -8,7 +8,8 @@ import { commandCheck } from './command-check.js';
 import { commandScore } from './command-score.js';
 import { expectedOutputCheck } from './expected-output-check.js';
 import { jsonSchemaCheck } from './json-schema-check.js';
-import { scoreCheck } from './score-check.js';
+import { minOfTwo } from './min-of-two.js';
+import { scoreCheck, type ScoreFunction } from './score-check.js';
 import { testRunnerCheck } from './test-runner-check.js';
 
 async function loadSchema(
@@ -34,6 +35,9 @@ async function loadSchema(
     });
   }
 }
+
+/** Where a score comes from: a judge program or a model (the score check itself, or one of its `minOf`). */
+type ScoreSource = Pick<Extract<CheckSpec, { kind: 'score' }>, 'command' | 'model'>;
 
 /** Builds the checks a mission file declares, in order; a `shadow: true` spec gives a check marked `shadow`. */
 export async function buildChecks(mission: Mission): Promise<Check[]> {
@@ -62,14 +66,13 @@ export async function buildChecks(mission: Mission): Promise<Check[]> {
             ...(spec.file === undefined ? {} : { file: spec.file }),
           });
         case 'score': {
-          if (spec.command !== undefined)
-            return scoreCheck({ ...common, pass: spec.pass, score: commandScore({ command: spec.command, cwd, ...process }) });
-          const { modelScore } = await import('../ai-sdk/model-score.js');
-          return scoreCheck({
-            ...common,
-            pass: spec.pass,
-            score: await modelScore({ ...(spec.model as NonNullable<typeof spec.model>), timeoutMs: spec.timeout }),
-          });
+          const source = async (from: ScoreSource): Promise<ScoreFunction> => {
+            if (from.command !== undefined) return commandScore({ command: from.command, cwd, ...process });
+            const { modelScore } = await import('../ai-sdk/model-score.js');
+            return modelScore({ ...(from.model as NonNullable<typeof from.model>), timeoutMs: spec.timeout });
+          };
+          const score = spec.minOf === undefined ? await source(spec) : minOfTwo(await source(spec.minOf[0]), await source(spec.minOf[1]));
+          return scoreCheck({ ...common, pass: spec.pass, score });
         }
       }
     }),

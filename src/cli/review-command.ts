@@ -13,6 +13,7 @@ import { parseJournalRow } from '../review/journal.js';
 import type { ReviewEntry, ReviewItem, ReviewQueue, VerdictResult } from '../review/review-queue.js';
 import { table } from './format.js';
 import type { Output } from './run-command.js';
+import { ledgerRunOf } from '../judge/request-key.js';
 
 // Task, output, errors and tags come from agents: untrusted text. Every stored string goes through
 // `clean` (text) or `jsonLine` (JSON) before it reaches the terminal, so no escape sequence, carriage
@@ -137,7 +138,7 @@ function brief(entry: ReviewEntry, { at, ledger }: { at: number; ledger?: string
   if (files.length === 0 && value === undefined) lines.push('  (no files changed, no value)');
   if (entry.verdict?.comment !== undefined) lines.push('', `${paint(1, 'comment')}  ${clean(entry.verdict.comment)}`);
   const flag = ledger === undefined ? '' : ` --ledger ${shellArg(displayLocation(ledger))}`;
-  lines.push('', `raw trace: redline ledger show ${shellArg(clean(item.runId))}${clean(flag)}`);
+  lines.push('', `raw trace: redline ledger show ${shellArg(clean(ledgerRunOf(item.runId)))}${clean(flag)}`);
   return lines;
 }
 

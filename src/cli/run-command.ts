@@ -11,6 +11,8 @@ import { commandProposer } from '../proposers/command-proposer.js';
 import type { Proposer } from '../proposers/proposer.js';
 import { runMission, type RunMissionOptions, type RunResult } from '../loop/run-mission.js';
 import type { Handoff } from '../handoff/handoff.js';
+import { buildJudge } from '../judge/from-spec.js';
+import type { Judge } from '../judge/judge.js';
 import { budgetAlerts } from '../review/alerts.js';
 import { openReviewQueue, reviewQueueExists } from '../review/open-review-queue.js';
 import type { ReviewQueue } from '../review/review-queue.js';
@@ -268,6 +270,7 @@ export async function runMissionFile(
   handoff?: Handoff,
   signer?: Signer,
   review?: ReviewChoice,
+  judge?: Judge,
 ): Promise<RunResult> {
   const mission = await loadMission(file);
   const proposer = await proposerFromFlags(mission, options);
@@ -283,6 +286,7 @@ export async function runMissionFile(
     ...(options.resolves === undefined ? {} : { resolves: options.resolves }),
     ...(options.note === undefined ? {} : { note: options.note }),
     ...(options.forceSamePlan === true ? { forceSamePlan: true } : {}),
+    ...(judge === undefined ? {} : { judge }),
     onRecord: (record) => {
       // The link and a forced plan are said on stderr even with --json: they change what the run means.
       if (record.type === 'run.started') for (const line of linkLines(record)) progress(line);
@@ -313,6 +317,11 @@ export async function runMissionFile(
   return result;
 }
 
+/** Whether the mission's judge is a person, who answers through the review queue. */
+function judgedByHuman(mission: Mission): boolean {
+  return mission.judge === 'human' || (typeof mission.judge === 'object' && mission.judge.kind === 'human');
+}
+
 /** `redline run`: opens the ledger (default `.redline/redline.db` next to the mission), recovers, runs. */
 export async function runCommand(file: string, options: RunCommandOptions, output: Output): Promise<number> {
   const mission = await loadMission(file);
@@ -333,12 +342,26 @@ export async function runCommand(file: string, options: RunCommandOptions, outpu
           : (await reviewQueueExists(location))
             ? 'default'
             : undefined;
-    queue = review === 'requested' || review === 'default' ? await openReviewQueue(location) : undefined;
+    // A human judge asks the queue in the ledger's storage, whatever the review choice.
+    const human = judgedByHuman(mission);
+    const handsOff = review === 'requested' || review === 'default';
+    queue = handsOff || human ? await openReviewQueue(location) : undefined;
     // By default only unverified runs go to the queue: sampling the sampled ones is asked for with --review.
     const handoff =
-      queue === undefined ? undefined : reviewHandoff(queue, review === 'default' ? { ...options, sampleRate: 0 } : options, output);
+      queue === undefined || !handsOff
+        ? undefined
+        : reviewHandoff(queue, review === 'default' ? { ...options, sampleRate: 0 } : options, output);
+    const judge = human
+      ? await buildJudge(mission, {
+          queue: queue as ReviewQueue,
+          onRequest: ({ itemId, attempt, deadline }) =>
+            output.progress(
+              `  attempt ${attempt}: waiting for a verdict on review item ${clean(itemId)} until ${new Date(deadline).toISOString()} (redline review verdict ${clean(itemId)} --approve|--reject)`,
+            ),
+        })
+      : undefined;
     await recoverBeforeRun({ ledger, location, output, missionId: mission.id, signer, ...(handoff === undefined ? {} : { handoff }) });
-    return exitCodeOf(await runMissionFile(file, ledger, displayLocation(location), options, output, handoff, signer, review));
+    return exitCodeOf(await runMissionFile(file, ledger, displayLocation(location), options, output, handoff, signer, review, judge));
   } finally {
     await queue?.close();
     await ledger.close();

@@ -30,13 +30,21 @@ export interface Evidence {
   readonly acceptance: Acceptance;
 }
 
+/** What the runtime passes a judge besides the evidence. */
+export interface DecideOptions {
+  /** Aborted when the run stops (its caller, the wall-clock budget): a judge that waits should stop waiting. */
+  readonly signal: AbortSignal;
+  /** The run being judged (the runtime always gives it; a judge called by hand may not). */
+  readonly runId?: string;
+}
+
 /**
  * Chooses the transition. May return anything: the runtime validates the decision before applying
  * it, and records and refuses a bad one.
  */
 export interface Judge {
   readonly name: string;
-  decide(evidence: Evidence, options: { readonly signal: AbortSignal }): unknown;
+  decide(evidence: Evidence, options: DecideOptions): unknown;
 }
 
 /** Wraps a function as a judge. */

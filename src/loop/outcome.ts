@@ -28,4 +28,12 @@ export const StopReason = {
   environment: 'environment',
   /** A required check examines what no candidate in the scope can change, and it fails on the baseline. */
   unreachable: 'unreachable',
+  /** A human judge approved the attempt through the review queue. */
+  humanApproved: 'human_approved',
+  /** A human judge rejected the attempt through the review queue (the run retries or fails, per `onReject`). */
+  humanRejected: 'human_rejected',
+  /** A human judge gave no verdict within its timeout: the run blocks. */
+  humanTimeout: 'human_timeout',
+  /** The review queue dropped a human judge's request at capacity, so no one can give the verdict: the run blocks. */
+  humanUnavailable: 'human_unavailable',
 } as const;

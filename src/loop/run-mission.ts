@@ -25,7 +25,7 @@ import { AdaptivePriors } from '../guards/adaptive-priors.js';
 import { buildPolicy, defaultGuards, needsPriors } from '../guards/spec.js';
 import { handOff, planHandoff, reportRun, type Handoff, type HandoffPlan } from '../handoff/handoff.js';
 import type { Decision, Judge } from '../judge/judge.js';
-import { routingJudge } from '../judge/routing-judge.js';
+import { buildJudge } from '../judge/from-spec.js';
 import { validateDecision, type DecisionRejection } from '../judge/validate-decision.js';
 import type { Ledger, LedgerRecord, RecordType } from '../ledger/ledger.js';
 import { MemoryLedger } from '../ledger/memory/memory-ledger.js';
@@ -70,7 +70,10 @@ export interface RunMissionOptions {
   readonly proposer?: Proposer;
   /** Custom checks, run after the mission's own; one marked `shadow` runs only at the seal (see {@link Check.shadow}). */
   readonly checks?: readonly Check[];
-  /** @default routingJudge() */
+  /**
+   * Built from `mission.judge` when absent (the routing table when the mission names none); a `human` judge
+   * asks the handoff's review queue.
+   */
   readonly judge?: Judge;
   /** Replaces the stop policy of the mission (budget guards always come first). */
   readonly guards?: readonly Guard[];
@@ -361,9 +364,10 @@ async function learnFrom(ledger: Ledger, taskType: string, scores: readonly (num
 
 /** The loop, for a new run or one resumed from its records. */
 export async function executeRun(options: RunMissionOptions, resume?: ResumePoint): Promise<RunResult> {
-  const { mission, judge = routingJudge(), ledger = new MemoryLedger(), approvals = [], onRecord } = options;
+  const { mission, ledger = new MemoryLedger(), approvals = [], onRecord } = options;
   const now = options._internal?.now ?? Date.now;
   const proposer = options.proposer ?? (await buildProposer(mission));
+  const judge = options.judge ?? (await buildJudge(mission, options.handoff === undefined ? {} : { queue: options.handoff.queue }));
   await assertRunnable(mission, proposer);
   const runPlan = runPlanOf(mission, proposer);
   // A new run's plan and link are decided before anything is recorded; a resumed run started with them.
@@ -675,7 +679,7 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
     try {
       validated = validateDecision(
         await raceSignal(
-          Promise.resolve().then(() => judge.decide(evidence, { signal })),
+          Promise.resolve().then(() => judge.decide(evidence, { signal, runId })),
           signal,
         ),
         evidence,

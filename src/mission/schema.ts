@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { guardSpecSchema } from '../guards/spec.js';
 import { durationProblem, parseDuration } from './duration.js';
+import { describeValue, toMissionIssues } from './issues.js';
 import { scopeGlobProblem } from './scope-glob.js';
 
 const duration = z
@@ -105,6 +106,12 @@ const jsonSchemaCheck = z
   })
   .strict();
 
+/** A model score judge through an OpenAI-compatible endpoint. */
+const scoreModel = z.object({ baseURL: z.url(), model: z.string(), apiKeyEnv: z.string().optional(), rubric: z.string() }).strict();
+
+/** One score source of `minOf`: a judge program or a model, as on the score check itself. */
+const scoreSource = z.union([z.object({ command }).strict(), z.object({ model: scoreModel }).strict()]);
+
 const scoreCheck = z
   .object({
     ...checkBase,
@@ -112,7 +119,9 @@ const scoreCheck = z
     /** A judge program: gets the candidate on stdin as JSON, prints `{"score":0..1,"findings":[…]}`. */
     command: command.optional(),
     /** A model judge through an OpenAI-compatible endpoint. */
-    model: z.object({ baseURL: z.url(), model: z.string(), apiKeyEnv: z.string().optional(), rubric: z.string() }).strict().optional(),
+    model: scoreModel.optional(),
+    /** Two score sources, combined by `minOfTwo`: the stricter score counts, with the findings of both. */
+    minOf: z.tuple([scoreSource, scoreSource]).optional(),
     /** Score at or above which the check passes; below is a `fail` finding. */
     pass: z.number().min(0).max(1).default(0.8),
     tier: z.literal('semantic').default('semantic'),
@@ -173,6 +182,59 @@ export const proposerSpecSchema = z.discriminatedUnion('kind', [
     })
     .strict(),
 ]);
+
+/** A human judge's wait and polling, and what a rejection does. */
+const humanJudge = z
+  .object({
+    kind: z.literal('human'),
+    /** How long the run waits for a verdict on an attempt; with none by then the run blocks (`human_timeout`). */
+    timeout: duration.default(3_600_000),
+    /** How often the queue is asked for the verdict. */
+    pollInterval: duration.default(5_000),
+    /** What a rejection does: `retry` (another attempt, within the budgets) or `fail`. */
+    onReject: z.enum(['retry', 'fail']).default('retry'),
+  })
+  .strict();
+
+const judgeObject = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('routing-table') }).strict(),
+  z
+    .object({
+      kind: z.literal('model'),
+      baseURL: z.url(),
+      model: z.string(),
+      apiKeyEnv: z.string().default('OPENAI_API_KEY'),
+      /** Limit of one decision, retries included; none when absent. */
+      timeout: duration.optional(),
+    })
+    .strict(),
+  z
+    .object({
+      kind: z.literal('command'),
+      /** Gets the evidence as JSON on stdin, prints a decision as JSON on stdout. */
+      command,
+      timeout: duration.default(60_000),
+      /** Bytes of stdout/stderr kept; more is a failed judge. */
+      outputCap: z.number().int().positive().default(1_048_576),
+    })
+    .strict(),
+  humanJudge,
+]);
+
+/** What is wrong with a judge: the first problem of the form its `kind` names, or what the field takes. */
+function judgeProblem(input: unknown): string {
+  const parsed =
+    typeof input === 'object' && input !== null && !Array.isArray(input) ? judgeObject.safeParse(input, { reportInput: true }) : undefined;
+  const first = parsed?.error === undefined ? undefined : toMissionIssues(parsed.error.issues)[0];
+  if (first !== undefined) return `${first.path === '(root)' ? 'judge' : `judge.${first.path}`}: ${first.message}`;
+  return `Expected "routing-table", "human" or {kind: "routing-table" | "model" | "command" | "human", …}, got ${describeValue(input)}`;
+}
+
+/**
+ * Who chooses each transition: the routing table (the default), a model, a program, or a person through the
+ * review queue. `"routing-table"` and `"human"` are short for `{kind: …}` with the defaults.
+ */
+export const judgeSpecSchema = z.union([z.enum(['routing-table', 'human']), judgeObject], { error: (issue) => judgeProblem(issue.input) });
 
 export const budgetsSchema = z
   .object({
@@ -238,6 +300,8 @@ export const missionSchema = z
       .strict()
       .optional(),
     proposer: proposerSpecSchema.optional(),
+    /** Who chooses each transition; the routing table when absent. */
+    judge: judgeSpecSchema.optional(),
   })
   .strict()
   .superRefine((mission, ctx) => {
@@ -251,8 +315,12 @@ export const missionSchema = z
         });
       }
       names.add(check.name);
-      if (check.kind === 'score' && (check.command === undefined) === (check.model === undefined)) {
-        ctx.addIssue({ code: 'custom', path: ['checks', index], message: 'Expected exactly one of "command" or "model" on a score check' });
+      if (check.kind === 'score' && [check.command, check.model, check.minOf].filter((source) => source !== undefined).length !== 1) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['checks', index],
+          message: 'Expected exactly one of "command", "model" or "minOf" on a score check',
+        });
       }
     });
   });
@@ -263,3 +331,4 @@ export type MissionInput = z.input<typeof missionSchema>;
 export type MissionSpec = z.output<typeof missionSchema>;
 export type CheckSpec = z.output<typeof checkSpecSchema>;
 export type ProposerSpec = z.output<typeof proposerSpecSchema>;
+export type JudgeSpec = z.output<typeof judgeSpecSchema>;
