@@ -6,10 +6,11 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { chainRecord, GENESIS } from '../src/ledger/chain.js';
+import { chainRecord } from '../src/ledger/chain.js';
+import { GENESIS } from '../src/core/hash-chain.js';
 import type { Ledger, LedgerRecord, StoredRecord } from '../src/ledger/ledger.js';
 import { PostgresLedger } from '../src/ledger/postgres/postgres-ledger.js';
-import type { SqliteDatabase } from '../src/ledger/sqlite/sqlite-database.js';
+import type { SqliteDatabase } from '../src/db/sqlite/sqlite-database.js';
 import { SqliteLedger } from '../src/ledger/sqlite/sqlite-ledger.js';
 import { verifyLedger } from '../src/ledger/verify.js';
 

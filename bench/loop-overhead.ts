@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { Annotation, END, MemorySaver, START, StateGraph } from '@langchain/langgraph';
-import { finding, type Check } from '../src/checks/check.js';
+import { finding, type Check } from '../src/core/check.js';
 import { MemoryLedger } from '../src/ledger/memory/memory-ledger.js';
 import { runMission } from '../src/loop/run-mission.js';
 import { defineMission } from '../src/mission/mission.js';

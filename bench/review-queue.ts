@@ -3,8 +3,8 @@
 // (a brief as JSON), one producer and the same number of reviewers, each on its own connection.
 import pg from 'pg';
 import PgBoss from 'pg-boss';
-import type { PgPool } from '../src/ledger/postgres/pg-pool.js';
-import type { Brief } from '../src/loop/brief.js';
+import type { PgPool } from '../src/db/postgres/pg-pool.js';
+import type { Brief } from '../src/core/brief.js';
 import { PostgresReviewQueue } from '../src/review/postgres/postgres-review-queue.js';
 
 /** Per second, over one round or as medians over rounds. */

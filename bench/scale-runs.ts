@@ -1,7 +1,8 @@
 // Realistic recorded runs for bench/scale, built in memory: the records `runMission` writes for the
 // example missions (examples/), with the same fields and about the same sizes, chained and sealed.
 import { createHash } from 'node:crypto';
-import { chainRecord, GENESIS } from '../src/ledger/chain.js';
+import { chainRecord } from '../src/ledger/chain.js';
+import { GENESIS } from '../src/core/hash-chain.js';
 import type { LedgerRecord, RunRow, StoredRecord } from '../src/ledger/ledger.js';
 import { signSeal, type Signer } from '../src/ledger/seal-signature.js';
 

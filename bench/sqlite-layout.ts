@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { LedgerRecord } from '../src/ledger/ledger.js';
-import type { SqliteDatabase } from '../src/ledger/sqlite/sqlite-database.js';
+import type { SqliteDatabase } from '../src/db/sqlite/sqlite-database.js';
 import { SqliteLedger } from '../src/ledger/sqlite/sqlite-ledger.js';
 
 const RECORDS_PER_RUN = 13;

@@ -8,22 +8,22 @@ export { missionJsonSchema } from './mission/json-schema.js';
 export type { MissionInput, MissionSpec, CheckSpec, ProposerSpec, JudgeSpec } from './mission/schema.js';
 
 export { runMission, type RunMissionOptions, type RunResult } from './loop/run-mission.js';
-export type { ShadowResult, ShadowVerdict } from './loop/shadow.js';
+export type { ShadowResult, ShadowVerdict } from './core/shadow-verdict.js';
 export {
   checkReachability,
   type CheckReachabilityOptions,
   type ReachabilityReport,
   type ReachabilityStatus,
 } from './loop/check-reachability.js';
-export type { Candidate } from './loop/candidate.js';
-export { OUTCOMES, StopReason, type Outcome, type Verification } from './loop/outcome.js';
-export type { Acceptance } from './loop/acceptance.js';
-export type { Brief } from './loop/brief.js';
-export { canonicalJson } from './loop/canonical-json.js';
+export type { Candidate } from './core/candidate.js';
+export { OUTCOMES, StopReason, type Outcome, type Verification } from './core/outcome.js';
+export type { Acceptance } from './core/acceptance.js';
+export type { Brief } from './core/brief.js';
+export { canonicalJson } from './core/canonical-json.js';
 export { PLAN_EXHAUSTED_REASONS, runPlanHash, runPlanOf, type RunPlan } from './loop/run-plan.js';
 
-export { finding, type Check, type CheckContext } from './checks/check.js';
-export type { Finding, FindingLocation, FindingStatus, Stage, Tier } from './checks/finding.js';
+export { finding, type Check, type CheckContext } from './core/check.js';
+export type { Finding, FindingLocation, FindingStatus, Stage, Tier } from './core/finding.js';
 export { commandCheck, type CommandCheckOptions } from './checks/command-check.js';
 export { testRunnerCheck, type TestRunnerCheckOptions } from './checks/test-runner-check.js';
 export { expectedOutputCheck, type ExpectedOutputCheckOptions } from './checks/expected-output-check.js';
@@ -92,7 +92,7 @@ export {
 export { routingJudge } from './judge/routing-judge.js';
 export { commandJudge, JUDGE_PROTOCOL, type CommandJudgeOptions } from './judge/command-judge.js';
 export { humanJudge, type HumanJudgeOptions } from './judge/human-judge.js';
-export { buildJudge } from './judge/from-spec.js';
+export { buildJudge } from './build/build-judge.js';
 export { validateDecision, type DecisionRejection } from './judge/validate-decision.js';
 
 export {
@@ -139,11 +139,11 @@ export {
   verifyLedger,
   verifyRun,
   verifySignedRun,
-  type ChainProblem,
   type LedgerVerification,
   type RunVerification,
   type SignatureOptions,
 } from './ledger/verify.js';
+export type { ChainProblem } from './core/hash-chain.js';
 export {
   checkSeal,
   type PublicKeyEntry,
@@ -155,10 +155,10 @@ export {
 export { keySigner, keyIdOf, readPrivateKey, readPublicKey } from './ledger/signing-key.js';
 export { ledgerDigest, checkDigest, type LedgerDigest, type DigestCheck, type DigestRuns } from './ledger/ledger-digest.js';
 export { exportJsonl, importJsonl } from './ledger/export.js';
-export { replayPolicies, type PolicyReplay, type ReplayPolicy, type ShadowReplay } from './ledger/replay.js';
-export { stopQuality, type ReachRow, type StopQualityReport } from './report/stop-quality.js';
-export type { NoiseEstimate } from './report/judge-noise.js';
-export { admitRun, AdmitError, type Admission, type AdmitOptions, type AdmitErrorCode, type Conflict } from './ledger/admit.js';
+export { replayPolicies, type PolicyReplay, type ReplayPolicy, type ShadowReplay } from './analysis/replay.js';
+export { stopQuality, type ReachRow, type StopQualityReport } from './analysis/stop-quality.js';
+export type { NoiseEstimate } from './analysis/judge-noise.js';
+export { admitRun, AdmitError, type Admission, type AdmitOptions, type AdmitErrorCode, type Conflict } from './analysis/admit.js';
 export { openLedger } from './ledger/open-ledger.js';
 export { resumeRun, recoverRuns, type Recovery } from './loop/resume.js';
 

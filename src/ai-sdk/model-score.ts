@@ -1,6 +1,6 @@
 import type { LanguageModel } from 'ai';
 import { z } from 'zod';
-import type { CheckContext } from '../checks/check.js';
+import type { CheckContext } from '../core/check.js';
 import type { ScoreFunction } from '../checks/score-check.js';
 import { resolveModel } from './model-source.js';
 import type { OpenAICompatibleModelOptions } from './openai-compatible.js';

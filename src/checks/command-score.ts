@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { runProcess } from '../process/run-process.js';
-import { checkSandbox, type CheckContext } from './check.js';
+import { checkSandbox, type CheckContext } from '../core/check.js';
 import type { ScoreFunction, ScoreResult } from './score-check.js';
 
 const replySchema = z.object({

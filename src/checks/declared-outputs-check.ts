@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { finding, type Check, type CheckContext } from './check.js';
-import type { Finding } from './finding.js';
+import { finding, type Check, type CheckContext } from '../core/check.js';
+import type { Finding } from '../core/finding.js';
 
 export const DECLARED_OUTPUTS_CHECK = 'declared-outputs';
 

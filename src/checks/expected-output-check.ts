@@ -1,6 +1,6 @@
 import { runProcess } from '../process/run-process.js';
-import { checkSandbox, finding, type Check, type CheckContext } from './check.js';
-import type { Finding, Stage } from './finding.js';
+import { checkSandbox, finding, type Check, type CheckContext } from '../core/check.js';
+import type { Finding, Stage } from '../core/finding.js';
 import { processErrorFinding, tail } from './process-finding.js';
 
 export interface ExpectedOutputCheckOptions {

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
-import { finding, type Check, type CheckContext } from './check.js';
-import type { Finding, Stage } from './finding.js';
+import { finding, type Check, type CheckContext } from '../core/check.js';
+import type { Finding, Stage } from '../core/finding.js';
 
 export interface JsonSchemaCheckOptions {
   readonly name: string;

@@ -1,4 +1,4 @@
-import type { CheckContext } from './check.js';
+import type { CheckContext } from '../core/check.js';
 import type { ScoreFunction, ScoreResult } from './score-check.js';
 
 const parts = (result: ScoreResult): { score: number; notes: readonly { reasonCode: string; message: string }[] } =>

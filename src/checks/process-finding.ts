@@ -1,6 +1,6 @@
 import type { ProcessResult } from '../process/run-process.js';
-import { finding, type Check } from './check.js';
-import type { Finding } from './finding.js';
+import { finding, type Check } from '../core/check.js';
+import type { Finding } from '../core/finding.js';
 
 /**
  * Reason codes of findings that say a check could not run in its environment, whatever the candidate:

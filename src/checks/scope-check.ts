@@ -1,6 +1,6 @@
 import picomatch from 'picomatch';
-import { finding, type Check, type CheckContext } from './check.js';
-import type { Finding } from './finding.js';
+import { finding, type Check, type CheckContext } from '../core/check.js';
+import type { Finding } from '../core/finding.js';
 
 /** The name of the built-in scope check every mission runs. */
 export const SCOPE_CHECK = 'scope';

@@ -1,5 +1,5 @@
-import { finding, type Check, type CheckContext } from './check.js';
-import type { Finding, Stage } from './finding.js';
+import { finding, type Check, type CheckContext } from '../core/check.js';
+import type { Finding, Stage } from '../core/finding.js';
 
 /** A judge's cited problem with the candidate. */
 export interface ScoreNote {

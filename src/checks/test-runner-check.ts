@@ -1,10 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { runProcess } from '../process/run-process.js';
-import { malformedPath, normalPath } from '../workspace/path-rules.js';
+import { normalPath } from '../core/candidate.js';
+import { malformedPath } from '../workspace/path-rules.js';
 import { removeInside } from '../workspace/safe-fs.js';
-import { checkSandbox, finding, type Check, type CheckContext } from './check.js';
-import type { Finding, Stage } from './finding.js';
+import { checkSandbox, finding, type Check, type CheckContext } from '../core/check.js';
+import type { Finding, Stage } from '../core/finding.js';
 import { processErrorFinding, tail } from './process-finding.js';
 import { parseReport } from './reports/index.js';
 import { failureIdentities, withoutTempPaths } from './test-identity.js';

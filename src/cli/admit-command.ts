@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { RedlineError } from '../errors/redline-error.js';
-import { AdmitError, admitRun, conflictReason, type Admission } from '../ledger/admit.js';
-import { makeAdmitDir, removeCreatedDirs } from '../ledger/admit-dir.js';
+import { AdmitError, admitRun, conflictReason, type Admission } from '../analysis/admit.js';
+import { makeAdmitDir, removeCreatedDirs } from '../analysis/admit-dir.js';
 import { workingTreeOf } from '../workspace/git-branch.js';
 import { withLedger } from './ledger-command.js';
 import type { Output } from './run-command.js';

@@ -1,7 +1,7 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
-import type { Finding } from '../checks/finding.js';
+import type { Finding } from '../core/finding.js';
 import { exportJsonl, importJsonl } from '../ledger/export.js';
 import type { Ledger, LedgerRecord, StoredRecord } from '../ledger/ledger.js';
 import { checkDigest, ledgerDigest, parseDigest } from '../ledger/ledger-digest.js';

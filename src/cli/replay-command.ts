@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { MissionError } from '../errors/mission-error.js';
-import { policyFileSchema, replayPolicies, type ReplayPolicy } from '../ledger/replay.js';
+import { policyFileSchema, replayPolicies, type ReplayPolicy } from '../analysis/replay.js';
 import { toMissionIssues } from '../mission/issues.js';
 import { parseSince } from './arguments.js';
 import { withLedger } from './ledger-command.js';

@@ -1,5 +1,5 @@
-import type { ReachRow, StopQualityReport } from '../report/stop-quality.js';
-import { stopQuality } from '../report/stop-quality.js';
+import type { ReachRow, StopQualityReport } from '../analysis/stop-quality.js';
+import { stopQuality } from '../analysis/stop-quality.js';
 import { parseSince } from './arguments.js';
 import { table } from './format.js';
 import { withLedger } from './ledger-command.js';

@@ -1,4 +1,4 @@
-import type { Finding } from '../checks/finding.js';
+import type { Finding } from '../core/finding.js';
 import type { Ledger, LedgerRecord } from '../ledger/ledger.js';
 import { displayLocation, ledgerLocation, openLedger } from '../ledger/open-ledger.js';
 import { recoverRuns, type Recovery } from '../loop/resume.js';
@@ -11,7 +11,7 @@ import { commandProposer } from '../proposers/command-proposer.js';
 import type { Proposer } from '../proposers/proposer.js';
 import { runMission, type RunMissionOptions, type RunResult } from '../loop/run-mission.js';
 import type { Handoff } from '../handoff/handoff.js';
-import { buildJudge } from '../judge/from-spec.js';
+import { buildJudge } from '../build/build-judge.js';
 import type { Judge } from '../judge/judge.js';
 import { budgetAlerts } from '../review/alerts.js';
 import { openReviewQueue, reviewQueueExists } from '../review/open-review-queue.js';

@@ -1,4 +1,4 @@
-import { StopReason } from '../loop/outcome.js';
+import { StopReason } from '../core/outcome.js';
 import type { Guard, GuardInput } from './guard.js';
 
 interface Meter {

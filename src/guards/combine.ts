@@ -1,4 +1,4 @@
-import { OUTCOMES, type Outcome } from '../loop/outcome.js';
+import { OUTCOMES, type Outcome } from '../core/outcome.js';
 import { expectGuards } from './expect.js';
 import { evaluatePolicy, type Guard, type StopVerdict } from './guard.js';
 

@@ -1,4 +1,4 @@
-import type { Outcome } from '../loop/outcome.js';
+import type { Outcome } from '../core/outcome.js';
 
 /**
  * The summary of one attempt that guards read. The runtime keeps only the most recent

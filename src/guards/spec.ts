@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { OUTCOMES, type Outcome } from '../loop/outcome.js';
+import { OUTCOMES, type Outcome } from '../core/outcome.js';
 import { adaptive } from './adaptive.js';
 import type { AdaptivePriors } from './adaptive-priors.js';
 import { allOf, anyOf, not } from './combine.js';

@@ -1,5 +1,5 @@
-import type { Brief } from '../loop/brief.js';
-import type { Outcome, Verification } from '../loop/outcome.js';
+import type { Brief } from '../core/brief.js';
+import type { Outcome, Verification } from '../core/outcome.js';
 import type { BudgetAlerts } from '../review/alerts.js';
 import type { QueueMode } from '../review/backpressure.js';
 import type { ReviewQueue } from '../review/review-queue.js';

@@ -1,5 +1,5 @@
-import { makeBrief, type Brief } from '../loop/brief.js';
-import { StopReason } from '../loop/outcome.js';
+import { makeBrief, type Brief } from '../core/brief.js';
+import { StopReason } from '../core/outcome.js';
 import type { ReviewEntry, ReviewQueue } from '../review/review-queue.js';
 import type { Decision, Evidence, Judge } from './judge.js';
 import { humanRequestKey } from './request-key.js';

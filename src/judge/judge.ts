@@ -1,8 +1,8 @@
-import type { Finding } from '../checks/finding.js';
+import type { Finding } from '../core/finding.js';
 import type { StopVerdict } from '../guards/guard.js';
-import type { Candidate } from '../loop/candidate.js';
+import type { Candidate } from '../core/candidate.js';
 import type { Mission } from '../mission/mission.js';
-import type { Acceptance } from '../loop/acceptance.js';
+import type { Acceptance } from '../core/acceptance.js';
 
 /** The transitions a judge may choose. */
 export type Transition = 'retry' | 'accept' | 'noop' | 'block' | 'fail';

@@ -1,5 +1,5 @@
 import { SCOPE_CHECK } from '../checks/scope-check.js';
-import { StopReason } from '../loop/outcome.js';
+import { StopReason } from '../core/outcome.js';
 import type { Decision, Evidence, Judge } from './judge.js';
 
 const failing = (evidence: Evidence): string[] =>

@@ -1,13 +1,6 @@
-import { createHash } from 'node:crypto';
-import { canonicalJson } from '../loop/canonical-json.js';
+import { canonicalJson } from '../core/canonical-json.js';
+import { chainHash } from '../core/hash-chain.js';
 import type { LedgerRecord, StoredRecord } from './ledger.js';
-
-/** The `prevHash` of a run's first record. */
-export const GENESIS = '0'.repeat(64);
-
-export function chainHash(prevHash: string, body: string): string {
-  return createHash('sha256').update(prevHash).update(body).digest('hex');
-}
 
 /** Serializes a record canonically and links it to its predecessor's hash. */
 export function chainRecord(prevHash: string, record: LedgerRecord): StoredRecord {

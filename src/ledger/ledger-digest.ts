@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '../loop/canonical-json.js';
+import { canonicalJson } from '../core/canonical-json.js';
 import type { RunRow } from './ledger.js';
 
 /**

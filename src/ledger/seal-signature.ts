@@ -1,5 +1,5 @@
 import { verify, type KeyObject } from 'node:crypto';
-import { canonicalJson } from '../loop/canonical-json.js';
+import { canonicalJson } from '../core/canonical-json.js';
 import type { LedgerRecord, StoredRecord } from './ledger.js';
 
 /** What a seal record carries in `data.signature`. */

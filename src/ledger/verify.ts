@@ -1,11 +1,10 @@
-import { chainHash, GENESIS } from './chain.js';
+import { chainHash, GENESIS, type ChainProblem } from '../core/hash-chain.js';
 import { streamHistory } from './history.js';
 import { linkProblem } from './run-link.js';
 import type { Ledger, RunRow, StoredRecord } from './ledger.js';
 import { checkSeal, type PublicKeyEntry, type SignatureCheck, type SignatureStatus } from './seal-signature.js';
 
 /** Why a run's chain does not verify. */
-export type ChainProblem = 'modified' | 'missing' | 'reordered' | 'truncated' | 'appended_after_seal' | 'appended';
 
 export interface RunVerification {
   readonly runId: string;

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
-import type { Check } from '../checks/check.js';
-import type { Finding } from '../checks/finding.js';
-import { buildChecks } from '../checks/from-spec.js';
+import type { Check } from '../core/check.js';
+import type { Finding } from '../core/finding.js';
+import { buildChecks } from '../build/build-checks.js';
 import { SCOPE_CHECK } from '../checks/scope-check.js';
 import type { Mission } from '../mission/mission.js';
 import { RunWorkspace } from '../workspace/run-workspace.js';
-import { applyProposal, Baseline, EMPTY_CANDIDATE, type Candidate } from './candidate.js';
+import { applyProposal, Baseline, EMPTY_CANDIDATE, type Candidate } from '../core/candidate.js';
 import { environmentVerdict } from './environment.js';
 import { runChecks, skipAll } from './run-checks.js';
 import { checkPlan } from './run-mission.js';

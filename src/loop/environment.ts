@@ -1,8 +1,8 @@
-import type { Check } from '../checks/check.js';
-import type { Finding } from '../checks/finding.js';
+import type { Check } from '../core/check.js';
+import type { Finding } from '../core/finding.js';
 import { ENVIRONMENT_CODES } from '../checks/process-finding.js';
 import type { StopVerdict } from '../guards/guard.js';
-import { StopReason } from './outcome.js';
+import { StopReason } from '../core/outcome.js';
 
 /** The name the runtime's environment test gives its stop verdict (the verdict's `guard`). */
 export const ENVIRONMENT_GUARD = 'environment';

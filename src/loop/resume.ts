@@ -1,16 +1,16 @@
 import { rm, stat } from 'node:fs/promises';
 import { runDirectory, runsRoot } from '../workspace/run-workspace.js';
 import { sweepRunDirectories } from '../workspace/sweep.js';
-import type { Finding } from '../checks/finding.js';
+import type { Finding } from '../core/finding.js';
 import { handOff, reportRun, type Handoff, type HandoffPlan } from '../handoff/handoff.js';
 import type { AttemptSummary, RunCounters } from '../guards/guard.js';
 import { LedgerError } from '../errors/ledger-error.js';
 import type { Ledger, LedgerRecord, RunRow } from '../ledger/ledger.js';
 import { signSeal, type Signer } from '../ledger/seal-signature.js';
 import { defineMission, missionHash, type Mission } from '../mission/mission.js';
-import { makeBrief } from './brief.js';
-import { EMPTY_CANDIDATE, type Candidate } from './candidate.js';
-import { StopReason } from './outcome.js';
+import { makeBrief } from '../core/brief.js';
+import { EMPTY_CANDIDATE, type Candidate } from '../core/candidate.js';
+import { StopReason } from '../core/outcome.js';
 import type { Frontier } from './progress.js';
 import {
   executeRun,

@@ -1,5 +1,5 @@
-import { finding, type Check, type CheckContext } from '../checks/check.js';
-import type { Finding } from '../checks/finding.js';
+import { finding, type Check, type CheckContext } from '../core/check.js';
+import type { Finding } from '../core/finding.js';
 
 function skipped(check: Check, skipReason: string): Finding {
   return finding(check, 'skipped', [`skipped:${skipReason.split(':')[0]}`], `not run: ${skipReason}`, { skipReason });

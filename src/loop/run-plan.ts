@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import { missionHash, type Mission } from '../mission/mission.js';
 import type { Proposer, ProposerIdentity } from '../proposers/proposer.js';
-import { canonicalJson } from './canonical-json.js';
+import { canonicalJson } from '../core/canonical-json.js';
 
 /**
  * What a run tries: its mission and its proposer's identity. Recorded in `run.started` as `plan`; its hash

@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import type { Finding } from '../checks/finding.js';
+import type { Finding } from '../core/finding.js';
 
 const sha = (text: string): string => hash('sha256', text, 'hex').slice(0, 32);
 

@@ -1,8 +1,9 @@
 import { scopeMatcher } from '../checks/scope-check.js';
 import type { StopVerdict } from '../guards/guard.js';
 import type { Mission } from '../mission/mission.js';
-import { malformedPath, normalPath } from '../workspace/path-rules.js';
-import { StopReason } from './outcome.js';
+import { normalPath } from '../core/candidate.js';
+import { malformedPath } from '../workspace/path-rules.js';
+import { StopReason } from '../core/outcome.js';
 
 /** The name the runtime's reachability test gives its stop verdict (the verdict's `guard`). */
 export const REACHABILITY_GUARD = 'reachability';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { MissionError } from '../errors/mission-error.js';
-import { canonicalJson } from '../loop/canonical-json.js';
+import { canonicalJson } from '../core/canonical-json.js';
 import { toMissionIssues } from './issues.js';
 import { missionSchema, type MissionInput, type MissionSpec } from './schema.js';
 

@@ -1,5 +1,5 @@
-import type { Finding } from '../checks/finding.js';
-import type { Candidate } from '../loop/candidate.js';
+import type { Finding } from '../core/finding.js';
+import type { Candidate } from '../core/candidate.js';
 import type { Mission } from '../mission/mission.js';
 
 /** Identifies the JSON request format programs receive; stable. */

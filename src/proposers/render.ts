@@ -1,4 +1,4 @@
-import type { Finding } from '../checks/finding.js';
+import type { Finding } from '../core/finding.js';
 
 /** `text` in a Markdown code fence longer than any backtick run inside it. */
 export function fenced(text: string): string {

@@ -3,7 +3,7 @@ import { alertPolicy, type AlertPolicy } from './alerts.js';
 import { backpressure, type Backpressure } from './backpressure.js';
 import { tuner, type Tuner } from './feedback-tuner.js';
 import { labelPolicy, VERDICT_LABELS, type LabelPolicy } from './labels.js';
-import { canonicalJson } from '../loop/canonical-json.js';
+import { canonicalJson } from '../core/canonical-json.js';
 
 /** Settings every review queue backend takes. */
 export interface ReviewQueueOptions {

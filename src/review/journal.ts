@@ -1,6 +1,6 @@
-import { chainHash, GENESIS } from '../ledger/chain.js';
-import type { ChainProblem } from '../ledger/verify.js';
-import { canonicalJson } from '../loop/canonical-json.js';
+import { chainHash, GENESIS } from '../core/hash-chain.js';
+import type { ChainProblem } from '../core/hash-chain.js';
+import { canonicalJson } from '../core/canonical-json.js';
 import type { PreJournalRows } from './pre-journal.js';
 import type { TableDisagreement } from './queue-tables.js';
 

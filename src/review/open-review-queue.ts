@@ -32,7 +32,7 @@ export async function openReviewQueue(location: string, options: ReviewQueueOpti
  */
 export async function verifyStoredJournal(location: string): Promise<JournalVerification | undefined> {
   if (/^postgres(ql)?:\/\//.test(location)) {
-    const { openPgPool } = await import('../ledger/postgres/pg-pool.js');
+    const { openPgPool } = await import('../db/postgres/pg-pool.js');
     const { postgresQueueStore } = await import('./postgres/stored-queue.js');
     const url = new URL(location);
     const schema = `"${(url.searchParams.get('schema') ?? 'redline').replace(/"/g, '""')}"`;
@@ -56,7 +56,7 @@ export async function verifyStoredJournal(location: string): Promise<JournalVeri
   const { existsSync } = await import('node:fs');
   if (location === ':memory:' || !existsSync(location)) return undefined;
   const [{ openSqliteReadOnly }, { sqliteQueueStore }] = await Promise.all([
-    import('../ledger/sqlite/sqlite-database.js'),
+    import('../db/sqlite/sqlite-database.js'),
     import('./sqlite/stored-queue.js'),
   ]);
   const db = await openSqliteReadOnly(location);
@@ -76,7 +76,7 @@ export async function verifyStoredJournal(location: string): Promise<JournalVeri
  */
 export async function reviewQueueExists(location: string): Promise<boolean> {
   if (/^postgres(ql)?:\/\//.test(location)) {
-    const { openPgPool } = await import('../ledger/postgres/pg-pool.js');
+    const { openPgPool } = await import('../db/postgres/pg-pool.js');
     const url = new URL(location);
     const schema = `"${(url.searchParams.get('schema') ?? 'redline').replace(/"/g, '""')}"`;
     url.searchParams.delete('schema');
@@ -90,7 +90,7 @@ export async function reviewQueueExists(location: string): Promise<boolean> {
   }
   const { existsSync } = await import('node:fs');
   if (location === ':memory:' || !existsSync(location)) return false;
-  const { openSqliteReadOnly } = await import('../ledger/sqlite/sqlite-database.js');
+  const { openSqliteReadOnly } = await import('../db/sqlite/sqlite-database.js');
   const db = await openSqliteReadOnly(location);
   try {
     return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'review_state'").get() !== undefined;

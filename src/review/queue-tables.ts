@@ -1,4 +1,4 @@
-import { canonicalJson } from '../loop/canonical-json.js';
+import { canonicalJson } from '../core/canonical-json.js';
 import type { QueueMode } from './backpressure.js';
 import type { PreJournalRows, ProvenTable } from './pre-journal.js';
 import {

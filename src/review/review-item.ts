@@ -1,5 +1,5 @@
-import type { Brief } from '../loop/brief.js';
-import type { Verification } from '../loop/outcome.js';
+import type { Brief } from '../core/brief.js';
+import type { Verification } from '../core/outcome.js';
 import type { ReviewClaim, ReviewEntry, ReviewItem, ReviewStatus, Verdict } from './review-queue.js';
 
 const VERIFICATIONS: readonly Verification[] = ['verified', 'sampled', 'unverified'];

@@ -1,5 +1,5 @@
-import type { Brief } from '../loop/brief.js';
-import type { Verification } from '../loop/outcome.js';
+import type { Brief } from '../core/brief.js';
+import type { Verification } from '../core/outcome.js';
 import type { Alert, RunReport, WebhookDelivery } from './alerts.js';
 import type { ModeChange, QueueMode } from './backpressure.js';
 import type { ReviewConfig } from './config.js';

@@ -1,8 +1,8 @@
-import type { CheckContext } from '../checks/check.js';
+import type { CheckContext } from '../core/check.js';
 import { minOfTwo } from '../checks/min-of-two.js';
 import type { ScoreFunction, ScoreResult } from '../checks/score-check.js';
 import { evaluatePolicy, policyLookback, type AttemptSummary, type GuardInput, type RunCounters } from '../guards/guard.js';
-import { EMPTY_CANDIDATE } from '../loop/candidate.js';
+import { EMPTY_CANDIDATE } from '../core/candidate.js';
 import { summary, type CellTask } from './cell.js';
 import type { Strategy } from './strategies.js';
 

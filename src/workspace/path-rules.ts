@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { normalPath } from '../core/candidate.js';
 import type { IgnoreRule } from './ignore.js';
 import type { Manifest } from './manifest.js';
 
@@ -32,11 +33,6 @@ export function malformedPath(file: string): string | undefined {
   if (parts.some((part) => Buffer.byteLength(part) > NAME_MAX))
     return `a path with a component longer than ${NAME_MAX} bytes ${JSON.stringify(`${file.slice(0, 80)}…`)}`;
   return undefined;
-}
-
-/** The normal form every candidate path is kept in: POSIX separators, no `.` or empty segments. */
-export function normalPath(file: string): string {
-  return path.posix.normalize(file.replace(/\\/g, '/'));
 }
 
 /**

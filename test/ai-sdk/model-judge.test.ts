@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { modelJudge } from '../../src/ai-sdk/model-judge.js';
 import type { Evidence } from '../../src/judge/judge.js';
 import { validateDecision } from '../../src/judge/validate-decision.js';
-import { EMPTY_CANDIDATE } from '../../src/loop/candidate.js';
+import { EMPTY_CANDIDATE } from '../../src/core/candidate.js';
 import { startOpenAIStub } from '../../src/testing/openai-stub-server.js';
 import { failingTest, promptOf, proposalRequest } from './proposal-request.js';
 

@@ -6,7 +6,7 @@ import { modelProposer } from '../../src/ai-sdk/model-proposer.js';
 import { openAICompatibleModel } from '../../src/ai-sdk/openai-compatible.js';
 import { ProposerError } from '../../src/errors/proposer-error.js';
 import { MemoryLedger } from '../../src/ledger/memory/memory-ledger.js';
-import { EMPTY_CANDIDATE } from '../../src/loop/candidate.js';
+import { EMPTY_CANDIDATE } from '../../src/core/candidate.js';
 import { runMission } from '../../src/loop/run-mission.js';
 import { defineMission } from '../../src/mission/mission.js';
 import { validateProposal } from '../../src/proposers/validate-proposal.js';

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { modelScore } from '../../src/ai-sdk/model-score.js';
-import type { CheckContext } from '../../src/checks/check.js';
+import type { CheckContext } from '../../src/core/check.js';
 import { scoreCheck } from '../../src/checks/score-check.js';
-import { EMPTY_CANDIDATE } from '../../src/loop/candidate.js';
+import { EMPTY_CANDIDATE } from '../../src/core/candidate.js';
 import { startOpenAIStub } from '../../src/testing/openai-stub-server.js';
 import { promptOf } from './proposal-request.js';
 

@@ -1,8 +1,8 @@
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Finding } from '../../src/checks/finding.js';
-import type { Candidate } from '../../src/loop/candidate.js';
+import type { Finding } from '../../src/core/finding.js';
+import type { Candidate } from '../../src/core/candidate.js';
 import { defineMission } from '../../src/mission/mission.js';
 import { PROPOSER_PROTOCOL, type ProposalRequest } from '../../src/proposers/proposer.js';
 

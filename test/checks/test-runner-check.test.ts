@@ -3,11 +3,11 @@ import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import type { CheckContext } from '../../src/checks/check.js';
-import type { Finding } from '../../src/checks/finding.js';
+import type { CheckContext } from '../../src/core/check.js';
+import type { Finding } from '../../src/core/finding.js';
 import { testRunnerCheck } from '../../src/checks/test-runner-check.js';
 import type { ReportFormat } from '../../src/checks/reports/test-result.js';
-import { EMPTY_CANDIDATE } from '../../src/loop/candidate.js';
+import { EMPTY_CANDIDATE } from '../../src/core/candidate.js';
 import { failingCodes } from '../../src/loop/signature.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 

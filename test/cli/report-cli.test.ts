@@ -4,11 +4,11 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { SqliteLedger } from '../../src/ledger/sqlite/sqlite-ledger.js';
-import { EXPECTED_FIX, recordFixture, rounded } from '../report/shadow-runs.js';
+import { EXPECTED_FIX, recordFixture, rounded } from '../analysis/shadow-runs.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 import { redline, spawnRedline } from './redline.js';
 
-/** A SQLite ledger file holding the fixture's runs (test/report/shadow-runs.ts). */
+/** A SQLite ledger file holding the fixture's runs (test/analysis/shadow-runs.ts). */
 async function fixtureLedger(): Promise<string> {
   const dir = await tempWorkspace({});
   const db = path.join(dir, 'l.db');

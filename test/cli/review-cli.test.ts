@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import pg from 'pg';
-import type { Brief } from '../../src/loop/brief.js';
+import type { Brief } from '../../src/core/brief.js';
 import type { ReviewQueueOptions } from '../../src/review/config.js';
 import { openReviewQueue } from '../../src/review/open-review-queue.js';
 import type { ReviewEntry, ReviewItem } from '../../src/review/review-queue.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { finding, type Check } from '../../src/checks/check.js';
+import { finding, type Check } from '../../src/core/check.js';
 import { planHandoff } from '../../src/handoff/handoff.js';
 import { SqliteLedger } from '../../src/ledger/sqlite/sqlite-ledger.js';
 import { runMission } from '../../src/loop/run-mission.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { finding, type Check } from '../../src/checks/check.js';
+import { finding, type Check } from '../../src/core/check.js';
 import { functionJudge } from '../../src/judge/judge.js';
 import { MemoryLedger } from '../../src/ledger/memory/memory-ledger.js';
 import { runMission } from '../../src/loop/run-mission.js';

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { finding, type Check } from '../../src/checks/check.js';
+import { finding, type Check } from '../../src/core/check.js';
 import { MissionError } from '../../src/errors/mission-error.js';
 import { humanJudge } from '../../src/judge/human-judge.js';
 import { ledgerRunOf } from '../../src/judge/request-key.js';

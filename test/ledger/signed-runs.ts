@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { finding, type Check } from '../../src/checks/check.js';
-import { chainRecord, GENESIS } from '../../src/ledger/chain.js';
+import { finding, type Check } from '../../src/core/check.js';
+import { chainRecord } from '../../src/ledger/chain.js';
+import { GENESIS } from '../../src/core/hash-chain.js';
 import type { Ledger, LedgerRecord } from '../../src/ledger/ledger.js';
 import type { PublicKeyEntry, Signer } from '../../src/ledger/seal-signature.js';
 import { keyIdOf, keySigner } from '../../src/ledger/signing-key.js';

@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { verifyCommand } from '../../src/cli/ledger-command.js';
 import { LedgerError } from '../../src/errors/ledger-error.js';
 import { MIGRATIONS } from '../../src/ledger/migrations.js';
-import { PAGE_SIZE } from '../../src/ledger/sqlite/sqlite-database.js';
+import { PAGE_SIZE } from '../../src/db/sqlite/sqlite-database.js';
 import { SqliteLedger } from '../../src/ledger/sqlite/sqlite-ledger.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
 import { verifyStoredJournal } from '../../src/review/open-review-queue.js';

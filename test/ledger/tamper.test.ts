@@ -3,7 +3,8 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { chainRecord } from '../../src/ledger/chain.js';
 import type { LedgerRecord, StoredRecord } from '../../src/ledger/ledger.js';
-import { verifyRun, type ChainProblem } from '../../src/ledger/verify.js';
+import type { ChainProblem } from '../../src/core/hash-chain.js';
+import { verifyRun } from '../../src/ledger/verify.js';
 import { sqlBackends, type RawAccess, type RawColumn } from './backends.js';
 
 /**

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { GENESIS } from '../../src/ledger/chain.js';
+import { GENESIS } from '../../src/core/hash-chain.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
 import { sqlBackends } from './backends.js';
 

@@ -8,7 +8,7 @@ import { AdaptivePriors } from '../../src/guards/adaptive-priors.js';
 import type { GuardSpecInput } from '../../src/guards/spec.js';
 import type { Ledger } from '../../src/ledger/ledger.js';
 import { MemoryLedger } from '../../src/ledger/memory/memory-ledger.js';
-import { replayPolicies, replayPolicySchema } from '../../src/ledger/replay.js';
+import { replayPolicies, replayPolicySchema } from '../../src/analysis/replay.js';
 import { SqliteLedger } from '../../src/ledger/sqlite/sqlite-ledger.js';
 import { runMission, type RunResult } from '../../src/loop/run-mission.js';
 import { defineMission } from '../../src/mission/mission.js';

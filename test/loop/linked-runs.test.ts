@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { finding, type Check } from '../../src/checks/check.js';
+import { finding, type Check } from '../../src/core/check.js';
 import { LinkError } from '../../src/errors/link-error.js';
 import { SamePlanError } from '../../src/errors/same-plan-error.js';
 import type { Ledger } from '../../src/ledger/ledger.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { finding, type Check } from '../../src/checks/check.js';
-import type { Finding } from '../../src/checks/finding.js';
+import { finding, type Check } from '../../src/core/check.js';
+import type { Finding } from '../../src/core/finding.js';
 import { scoreCheck } from '../../src/checks/score-check.js';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';

@@ -5,7 +5,7 @@ import { cp, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { admitRun } from '../../src/ledger/admit.js';
+import { admitRun } from '../../src/analysis/admit.js';
 import { MemoryLedger } from '../../src/ledger/memory/memory-ledger.js';
 import { runMission } from '../../src/loop/run-mission.js';
 import { defineMission, type Mission } from '../../src/mission/mission.js';

@@ -9,7 +9,7 @@ import { MemoryLedger } from '../../src/ledger/memory/memory-ledger.js';
 import { runMission, type RunResult } from '../../src/loop/run-mission.js';
 import { loadMission } from '../../src/mission/load.js';
 import { sandboxProblem } from '../../src/process/sandbox-problem.js';
-import { buildProposer } from '../../src/proposers/from-spec.js';
+import { buildProposer } from '../../src/build/build-proposer.js';
 import { tempWorkspace, tree } from '../helpers/workspace.js';
 
 // The recipes of docs/agents.md, run exactly as the page shows them, against stand-ins named like the real

@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import type { PgPool } from '../../src/ledger/postgres/pg-pool.js';
+import type { PgPool } from '../../src/db/postgres/pg-pool.js';
 import { limitChange, TUNER, type LimitChange } from '../../src/review/feedback-tuner.js';
 import { parseJournalRow } from '../../src/review/journal.js';
 import type { Verdict } from '../../src/review/review-queue.js';

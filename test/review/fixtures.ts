@@ -1,4 +1,4 @@
-import type { Brief } from '../../src/loop/brief.js';
+import type { Brief } from '../../src/core/brief.js';
 import type { ReviewQueueOptions } from '../../src/review/config.js';
 
 /** A brief for `runId` with plausible fields; `overrides` replace any of them. */

@@ -3,7 +3,7 @@ import { linkSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync }
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { normalPath } from '../../src/workspace/path-rules.js';
+import { normalPath } from '../../src/core/candidate.js';
 import { RunWorkspace } from '../../src/workspace/run-workspace.js';
 import { EscapeError } from '../../src/errors/escape-error.js';
 import { removeInside, writeInside } from '../../src/workspace/safe-fs.js';

@@ -1,5 +1,6 @@
 import { LedgerError } from '../../errors/ledger-error.js';
-import { chainRecord, GENESIS, parseRecord } from '../chain.js';
+import { chainRecord, parseRecord } from '../chain.js';
+import { GENESIS } from '../../core/hash-chain.js';
 import { pageSizeOf } from '../history.js';
 import type { Ledger, LedgerHead, LedgerRecord, RunFilter, RunRow, StoredRecord, StoredRun, StreamOptions, TaskPriors } from '../ledger.js';
 import { expectLearnable, learnedPriors, parsePriors } from '../priors.js';

@@ -1,16 +1,17 @@
 import { LedgerError } from '../../errors/ledger-error.js';
 import { refusal, toRun, toStored, type RecordDbRow, type RunDbRow } from '../sql-rows.js';
-import { chainRecord, GENESIS, parseRecord } from '../chain.js';
+import { chainRecord, parseRecord } from '../chain.js';
+import { GENESIS } from '../../core/hash-chain.js';
 import { keysetPages, pageSizeOf } from '../history.js';
 import type { Ledger, LedgerHead, LedgerRecord, RunFilter, RunRow, StoredRecord, StoredRun, StreamOptions, TaskPriors } from '../ledger.js';
 import { pageQuery } from '../page-query.js';
 import { MIGRATIONS, type MigrationVersion } from '../migrations.js';
-import { applyMigrations } from './apply-migrations.js';
+import { applyMigrations } from '../../db/postgres/apply-migrations.js';
 import { expectLearnable, learnedPriors, parsePriors, priorsFailure } from '../priors.js';
 import { linkFields, openedRun } from '../run-row.js';
 import { verifyRun } from '../verify.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
-import { inTransaction, openPgPool, type PgClient, type PgPool } from './pg-pool.js';
+import { inTransaction, openPgPool, type PgClient, type PgPool } from '../../db/postgres/pg-pool.js';
 
 export interface PostgresLedgerOptions {
   /** A connection URL (`postgres://…`), a `pg` Pool, or a factory for one. */

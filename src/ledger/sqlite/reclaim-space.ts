@@ -1,4 +1,4 @@
-import { PAGE_SIZE, type SqliteDatabase } from './sqlite-database.js';
+import { PAGE_SIZE, type SqliteDatabase } from '../../db/sqlite/sqlite-database.js';
 
 /**
  * Gives back the pages a migration freed by rebuilding a table (schema version 4 rewrites `records`):

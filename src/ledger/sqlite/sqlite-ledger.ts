@@ -1,11 +1,13 @@
 import { LedgerError } from '../../errors/ledger-error.js';
 import { refusal, toRun, toStored, type RecordDbRow, type RunDbRow } from '../sql-rows.js';
-import { chainRecord, GENESIS, parseRecord } from '../chain.js';
+import { chainRecord, parseRecord } from '../chain.js';
+import { GENESIS } from '../../core/hash-chain.js';
 import { keysetPages, pageSizeOf, type PageKey, type RunPage } from '../history.js';
 import type { Ledger, LedgerHead, LedgerRecord, RunFilter, RunRow, StoredRecord, StoredRun, StreamOptions, TaskPriors } from '../ledger.js';
 import { pageQuery } from '../page-query.js';
-import { MIGRATIONS, refuseNewer, type MigrationVersion } from '../migrations.js';
-import { applyMigrations } from './apply-migrations.js';
+import { refuseNewer } from '../../db/refuse-newer.js';
+import { MIGRATIONS, type MigrationVersion } from '../migrations.js';
+import { applyMigrations } from '../../db/sqlite/apply-migrations.js';
 import { expectLearnable, learnedPriors, parsePriors, priorsFailure } from '../priors.js';
 import { linkFields, openedRun } from '../run-row.js';
 import { verifyRun } from '../verify.js';
@@ -18,7 +20,7 @@ import {
   type SqliteDatabase,
   type SqliteSource,
   type SqliteStatement,
-} from './sqlite-database.js';
+} from '../../db/sqlite/sqlite-database.js';
 
 export interface SqliteLedgerOptions {
   /** A database file (created with its folder when missing), an open database, or a factory for one. */

@@ -1,4 +1,4 @@
-import type { Brief } from '../../loop/brief.js';
+import type { Brief } from '../../core/brief.js';
 import { alertStep, type Alert, type RunReport, type WebhookDelivery } from '../alerts.js';
 import { admit, release, type ModeChange, type QueueMode } from '../backpressure.js';
 import {

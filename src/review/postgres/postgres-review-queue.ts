@@ -1,6 +1,6 @@
-import { applyMigrations } from '../../ledger/postgres/apply-migrations.js';
-import { inTransaction, openPgPool, type PgClient, type PgPool } from '../../ledger/postgres/pg-pool.js';
-import type { Brief } from '../../loop/brief.js';
+import { applyMigrations } from '../../db/postgres/apply-migrations.js';
+import { inTransaction, openPgPool, type PgClient, type PgPool } from '../../db/postgres/pg-pool.js';
+import type { Brief } from '../../core/brief.js';
 import { alertStep, type Alert, type RunReport, type WebhookDelivery } from '../alerts.js';
 import { admit, nextMode, release, watermark, type ModeChange, type QueueMode } from '../backpressure.js';
 import { reloadRuntime, settleConfig, type ReviewConfig, type ReviewQueueOptions, type ReviewRuntime } from '../config.js';

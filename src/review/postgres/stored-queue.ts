@@ -1,4 +1,4 @@
-import type { PgClient } from '../../ledger/postgres/pg-pool.js';
+import type { PgClient } from '../../db/postgres/pg-pool.js';
 import type { QueueMode } from '../backpressure.js';
 import { keepsPreJournal, preJournalCountQueries, preJournalOf, type ProvenTable } from '../pre-journal.js';
 import { countersOf, type QueueCounters, type QueueStore } from '../queue-tables.js';

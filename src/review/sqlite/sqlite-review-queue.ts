@@ -1,11 +1,5 @@
-import {
-  immediate,
-  openSqlite,
-  type SqliteDatabase,
-  type SqliteSource,
-  type SqliteStatement,
-} from '../../ledger/sqlite/sqlite-database.js';
-import type { Brief } from '../../loop/brief.js';
+import { immediate, openSqlite, type SqliteDatabase, type SqliteSource, type SqliteStatement } from '../../db/sqlite/sqlite-database.js';
+import type { Brief } from '../../core/brief.js';
 import { alertStep, type Alert, type RunReport, type WebhookDelivery } from '../alerts.js';
 import { admit, nextMode, release, type ModeChange, type QueueMode } from '../backpressure.js';
 import { reloadRuntime, settleConfig, type ReviewConfig, type ReviewQueueOptions, type ReviewRuntime } from '../config.js';
@@ -54,7 +48,7 @@ import {
 import { assertVerdictInput, verdictAction } from '../verdict-rules.js';
 import { SQLITE_REVIEW_MIGRATIONS } from './migrations.js';
 import { sqliteQueueStore } from './stored-queue.js';
-import { applyMigrations } from '../../ledger/sqlite/apply-migrations.js';
+import { applyMigrations } from '../../db/sqlite/apply-migrations.js';
 
 export interface SqliteReviewQueueOptions extends ReviewQueueOptions {
   /**

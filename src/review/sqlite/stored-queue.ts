@@ -1,4 +1,4 @@
-import type { SqliteDatabase } from '../../ledger/sqlite/sqlite-database.js';
+import type { SqliteDatabase } from '../../db/sqlite/sqlite-database.js';
 import type { QueueMode } from '../backpressure.js';
 import { keepsPreJournal, preJournalCountQueries, preJournalOf, type ProvenTable } from '../pre-journal.js';
 import { countersOf, type QueueCounters, type QueueStore } from '../queue-tables.js';

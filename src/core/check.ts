@@ -1,0 +1,54 @@
+import type { Candidate } from './candidate.js';
+import type { Finding, FindingStatus, Stage, Tier } from './finding.js';
+
+/** What a check gets to look at. */
+export interface CheckContext {
+  /** Isolated copy of baseline + candidate; absent for missions without a workspace. */
+  readonly dir?: string;
+  readonly candidate: Candidate;
+  readonly goal: string;
+  readonly attempt: number;
+  readonly signal: AbortSignal;
+  /** Run programs in this OS sandbox (the mission's `sandbox`), with only `dir` writable. */
+  readonly sandbox?: { readonly kind: 'bwrap'; readonly network: boolean };
+}
+
+/**
+ * A validator. Implement this to add a custom check; `run` returns at least one finding and should
+ * never throw (a thrown error becomes an `error` finding).
+ */
+export interface Check {
+  readonly name: string;
+  readonly stage: Stage;
+  readonly tier: Tier;
+  readonly required: boolean;
+  /**
+   * A shadow check runs once, at the seal, on the candidate the loop stopped on, and is recorded in the
+   * seal; it never influences the loop, the judge or acceptance (a held-out oracle for true reach).
+   * @default false
+   */
+  readonly shadow?: boolean;
+  run(context: CheckContext): Promise<readonly Finding[]>;
+}
+
+type FindingFields = Omit<Finding, 'check' | 'stage' | 'tier' | 'status' | 'reasonCodes' | 'message'>;
+
+/** Builds a finding attributed to `check`. */
+export function finding(
+  check: Pick<Check, 'name' | 'stage' | 'tier'>,
+  status: FindingStatus,
+  reasonCodes: readonly string[],
+  message: string,
+  fields: FindingFields = {},
+): Finding {
+  return { check: check.name, stage: check.stage, tier: check.tier, status, reasonCodes, message, ...fields };
+}
+
+/** The `sandbox` option of `runProcess` for a check's program: only its copy (`dir`) is writable. */
+export function checkSandbox({ dir, sandbox }: Pick<CheckContext, 'dir' | 'sandbox'>): {
+  sandbox?: { kind: 'bwrap'; writable: string[]; network: boolean };
+} {
+  return sandbox === undefined
+    ? {}
+    : { sandbox: { kind: sandbox.kind, writable: dir === undefined ? [] : [dir], network: sandbox.network } };
+}

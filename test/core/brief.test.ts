@@ -1,0 +1,126 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { finding } from '../../src/core/check.js';
+import { BRIEF_FINDINGS, makeBrief } from '../../src/core/brief.js';
+import { EMPTY_CANDIDATE } from '../../src/core/candidate.js';
+import { runMission } from '../../src/loop/run-mission.js';
+import { defineMission } from '../../src/mission/mission.js';
+import { functionProposer } from '../../src/proposers/function-proposer.js';
+import { MemoryReviewQueue } from '../../src/review/memory/memory-review-queue.js';
+import { tempWorkspace } from '../helpers/workspace.js';
+
+const tests = { name: 'tests', stage: 'fast', tier: 'demand' } as const;
+const base = { runId: 'r', task: 't', priority: 0, cutoffReason: 'c', attempts: 1, verification: 'unverified' } as const;
+
+describe('makeBrief', () => {
+  it('lists the failing findings (check, codes, message, location), at most 20, with the count left out', () => {
+    const findings = [
+      finding({ name: 'scope', stage: 'fast', tier: 'format' }, 'pass', [], 'in scope'),
+      ...Array.from({ length: 23 }, (_, index) =>
+        finding(tests, 'fail', [`test.failed:t${index}`], `t${index} broke`, { location: { file: 'test/a.js', line: index + 1 } }),
+      ),
+      finding({ name: 'lint', stage: 'fast', tier: 'format' }, 'error', ['process.timeout'], 'x'.repeat(3000)),
+    ];
+    const brief = makeBrief({ ...base, candidate: EMPTY_CANDIDATE, findings });
+    assert.equal(brief.failing?.length, BRIEF_FINDINGS);
+    assert.deepEqual(brief.failing?.[1], {
+      check: 'tests',
+      status: 'fail',
+      reasonCodes: ['test.failed:t1'],
+      message: 't1 broke',
+      location: { file: 'test/a.js', line: 2 },
+    });
+    assert.equal(brief.failingOmitted, 4);
+    assert.equal(brief.lastError, `lint: ${'x'.repeat(3000)}`);
+  });
+
+  it('strips thinking-token leakage from the final output, files and value, and records what it stripped', () => {
+    const candidate = {
+      ...EMPTY_CANDIDATE,
+      files: { 'src/a.js': '<think>plan: add</think>export const a = 1;\n', 'src/gone.js': null, 'notes.md': 'ok' },
+      value: { answer: '<THINKING>hmm</THINKING>42', list: ['reasoning…</think>7', 3] },
+    };
+    const brief = makeBrief({ ...base, candidate, findings: [] });
+    assert.deepEqual(brief.finalOutput, {
+      files: { 'src/a.js': 'export const a = 1;\n', 'src/gone.js': null, 'notes.md': 'ok' },
+      value: { answer: '42', list: ['7', 3] },
+    });
+    assert.deepEqual(brief.stripped, [
+      { pattern: '<think>[\\s\\S]*?</think>', count: 1 },
+      { pattern: '<thinking>[\\s\\S]*?</thinking>', count: 1 },
+      { pattern: '^[\\s\\S]*?</think(?:ing)?>', count: 1 },
+    ]);
+    assert.equal(brief.failing, undefined);
+  });
+
+  it('strips an opening tag never closed to the end, takes configured patterns instead, and nothing with []', () => {
+    const candidate = { ...EMPTY_CANDIDATE, value: 'answer: 42\n<thinking>and then I', files: { 'a.txt': '[[scratch]] x [[scratch]]' } };
+    assert.deepEqual(makeBrief({ ...base, candidate, findings: [] }).finalOutput.value, 'answer: 42\n');
+    const custom = makeBrief({ ...base, candidate, findings: [], stripPatterns: ['\\[\\[scratch\\]\\] ?'] });
+    assert.deepEqual(
+      [custom.finalOutput, custom.stripped],
+      [{ files: { 'a.txt': 'x ' }, value: 'answer: 42\n<thinking>and then I' }, [{ pattern: '\\[\\[scratch\\]\\] ?', count: 2 }]],
+    );
+    const none = makeBrief({ ...base, candidate, findings: [], stripPatterns: [] });
+    assert.deepEqual([none.finalOutput.value, none.stripped], ['answer: 42\n<thinking>and then I', undefined]);
+  });
+});
+
+describe('the brief of a run', () => {
+  it('refuses a mission whose strip pattern is not a regular expression, naming the path', () => {
+    assert.throws(
+      () => defineMission({ id: 'm', goal: 'g', brief: { stripPatterns: ['<think>(', ''] } }),
+      (error: Error) => {
+        assert.match(error.message, /brief\.stripPatterns\[0\]: not a regular expression/);
+        assert.match(error.message, /brief\.stripPatterns\[1\]/);
+        return true;
+      },
+    );
+  });
+
+  it('a human-gate stop hands the queue every failing finding with the loader error, and the output without thinking tokens', async () => {
+    const dir = await tempWorkspace({
+      'src/add.js': 'module.exports = (a, b) => a - b;\n',
+      'test/add.test.js':
+        "const test = require('node:test');\nconst add = require('../src/add.js');\ntest('adds', () => require('node:assert').equal(add(2, 2), 4));\n",
+      'test/sub.test.js': 'const sub = (a, b) => a - ;\n',
+    });
+    const queue = new MemoryReviewQueue();
+    const result = await runMission({
+      mission: defineMission({
+        id: 'gate',
+        goal: 'make add add',
+        workspace: dir,
+        scope: ['src/**'],
+        checks: [{ name: 'tests', kind: 'test-runner', command: 'node --test --test-reporter=tap', format: 'tap' }],
+        stopPolicy: { guards: [{ humanGate: { n: 1 } }] },
+      }),
+      proposer: functionProposer(() => ({ files: { 'src/add.js': '<think>maybe times?</think>module.exports = (a, b) => a * b;\n' } })),
+      handoff: { queue },
+    });
+    assert.deepEqual([result.outcome, result.stopReason], ['blocked', 'human_gate']);
+    const brief = result.brief;
+    // The leaked tokens broke src/add.js: the loader's errors say so, for each test file, without temp paths.
+    assert.deepEqual(
+      brief?.failing?.map((item) => [item.check, item.reasonCodes, item.message]),
+      [
+        [
+          'tests',
+          ['test.failed:test/add.test.js'],
+          "src/add.js:1\n<think>maybe times?</think>module.exports = (a, b) => a * b;\n^\nSyntaxError: Unexpected token '<'",
+        ],
+        [
+          'tests',
+          ['test.failed:test/sub.test.js'],
+          "test/sub.test.js:1\nconst sub = (a, b) => a - ;\n                          ^\nSyntaxError: Unexpected token ';'",
+        ],
+      ],
+    );
+    assert.deepEqual(brief?.finalOutput.files, { 'src/add.js': 'module.exports = (a, b) => a * b;\n' });
+    assert.deepEqual(brief?.stripped, [{ pattern: '<think>[\\s\\S]*?</think>', count: 1 }]);
+    // The candidate itself is sealed as proposed.
+    assert.match(result.candidate.files['src/add.js'] ?? '', /^<think>/);
+    const [entry] = await queue.list();
+    assert.deepEqual([entry?.item.failing, entry?.item.stripped], [brief?.failing, brief?.stripped]);
+  });
+});
