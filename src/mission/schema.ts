@@ -36,7 +36,7 @@ const stripPattern = z
   .min(1, { abort: true })
   .superRefine((pattern, ctx) => {
     try {
-      // As `stripRegExp` (loop/strip-thinking.ts) compiles it.
+      // As `stripRegExp` (core/strip-thinking.ts) compiles it.
       new RegExp(pattern, 'gi');
     } catch (error) {
       ctx.addIssue({ code: 'custom', message: `not a regular expression: ${(error as Error).message}` });

@@ -196,7 +196,7 @@ describe('admitRun stopped partway through writing', () => {
     await layOut(dir, { 'gone.txt': 'bye\n', 'a.txt': 'old a\n' });
     const source = path.resolve(import.meta.dirname, '../..');
     const script = `
-      const { admitRun } = await import(${JSON.stringify(path.join(source, 'src/ledger/admit.ts'))});
+      const { admitRun } = await import(${JSON.stringify(path.join(source, 'src/analysis/admit.ts'))});
       const { MemoryLedger } = await import(${JSON.stringify(path.join(source, 'src/ledger/memory/memory-ledger.ts'))});
       const { recordRun } = await import(${JSON.stringify(path.join(import.meta.dirname, 'admit-runs.ts'))});
       const ledger = new MemoryLedger();
@@ -256,7 +256,7 @@ describe('admitRun on a run of the loop', () => {
   });
 });
 
-/** Trees a run; new ones every run. For a longer hunt: WORKSPACE_PROPERTY_RUNS=500 node --import tsx --test test/ledger/admit.test.ts */
+/** Trees a run; new ones every run. For a longer hunt: WORKSPACE_PROPERTY_RUNS=500 node --import tsx --test test/analysis/admit.test.ts */
 const NUM_RUNS = Number(process.env.WORKSPACE_PROPERTY_RUNS ?? 60);
 
 // Trees with symlinks to files and directories outside, to `..` and to absolute targets outside, and
