@@ -232,7 +232,7 @@ export async function runSelfJudgeStudy(options: SelfJudgeStudyOptions = {}): Pr
       trials,
       maxAttempts,
       judgePrompt: prompt.name,
-      proposer: options.proposerName ?? options.proposer?.name ?? 'the missions’ own',
+      proposer: options.proposerName ?? options.proposer?.name ?? 'the missions own proposers',
     },
     taskTypes: Object.fromEntries(conditions.map((condition) => [condition, studyTaskType(studyId, condition)])),
     trials: results,
