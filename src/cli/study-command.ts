@@ -5,6 +5,7 @@ import type { StopRulesStudyOptions, StudyProgress } from '../study/index.js';
 import type { StudyOptionError } from '../study/study-option-error.js';
 import type { HandoffStudy } from '../study/handoff/index.js';
 import type { Output } from './run-command.js';
+import type { SelfJudgeCommandOptions } from './selfjudge-command.js';
 
 // The simulators are imported when a study runs, so that the rest of the CLI starts without them.
 
@@ -153,7 +154,7 @@ export async function handoffCommand(options: HandoffCommandOptions, { print }: 
   return 0;
 }
 
-/** Adds `study stop-rules` and `study handoff` to the CLI. */
+/** Adds `study stop-rules`, `study handoff` and `study redline-vs-selfjudge` to the CLI. */
 export function addStudyCommand({ cli, done, output }: { cli: Command; done: (code: number) => void; output: Output }): void {
   const study = cli.command('study').description('Simulators that measure stop policies.');
   study
@@ -187,4 +188,38 @@ export function addStudyCommand({ cli, done, output }: { cli: Command; done: (co
     .option('--out <dir>', `directory for handoff-depth.svg (default ${DEFAULT_OUT}; with --json, only when given)`)
     .option('--json', 'print one JSON array: one object per configuration and variant')
     .action(async (options: HandoffCommandOptions) => done(await handoffCommand(options, output)));
+  study
+    .command('redline-vs-selfjudge')
+    .description(
+      'Red line vs self-judge (SPEC §8.3): the same code tasks through the loop, stopping when the tests pass (A) or when the model says its code is done (B, tests as shadows); every trial is a sealed run.',
+    )
+    .option(
+      '--task-set <name>',
+      'published (the three published tasks, A and B) or boundary (seeded syntax vs logic errors, A only) (default published)',
+    )
+    .option(
+      '--task-file <file>',
+      'tasks as JSON {"tasks":[{"id","desc","test_stmt","expected"}]} (the published format), or a redline mission file',
+    )
+    .option('--trials <n>', 'trials per task and condition (default 3)', integer)
+    .option('--max-attempts <n>', 'attempt cap of every trial (default 8)', integer)
+    .option('--judge-prompt <prompt>', "B's question: yes-no, finish, or a template FILE with {task} and {code} (default yes-no)")
+    .option('--model <name>', 'the model (temperature 0) that proposes and, in B, judges itself, through an OpenAI-compatible endpoint')
+    .option('--base-url <url>', 'OpenAI-compatible endpoint of --model, e.g. http://127.0.0.1:8080/v1')
+    .option('--api-key-env <variable>', 'environment variable holding the API key (default OPENAI_API_KEY)')
+    .option('--proposer <command>', 'proposer program speaking redline.proposer/1 instead of the model (B still asks --model)')
+    .option('--agent <command>', 'agent that edits files in place instead of the model (B still asks --model)')
+    .option(
+      '--ledger <location>',
+      'ledger the trials are recorded in: a SQLite file or a postgres:// URL (default: $REDLINE_LEDGER, else .redline/redline.db)',
+    )
+    .option('--out <dir>', `directory for redline-vs-selfjudge.svg (default ${DEFAULT_OUT}; with --json, only when given)`)
+    .option('--json', 'print the results as one JSON document instead of Markdown')
+    .addHelpText(
+      'after',
+      "\nSelect a study's runs with the task type it prints: redline report stop-quality --task-type study-<id>.selfjudge. Exit code 2 for a bad option value.",
+    )
+    .action(async (options: SelfJudgeCommandOptions) =>
+      done(await (await import('./selfjudge-command.js')).selfJudgeCommand(options, output)),
+    );
 }

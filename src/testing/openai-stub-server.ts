@@ -36,16 +36,28 @@ async function readJson(request: IncomingMessage): Promise<unknown> {
 /**
  * Starts a real HTTP server on 127.0.0.1 that speaks the (non-streaming) OpenAI chat-completions
  * protocol and answers `POST /v1/chat/completions` with scripted replies, one per call in order.
- * Once the script runs out it answers 500 `no scripted reply left`, so a test that calls the model more
- * often than it meant to fails loudly. `response_format` is ignored: the scripted content is the answer.
+ * Past the script, `respond` answers from the request body; without it the stub answers 500
+ * `no scripted reply left`, so a test that calls the model more often than it meant to fails loudly. `response_format` is ignored: the scripted content is the answer.
  * @example
  * const stub = await startOpenAIStub({ replies: ['{"files":{}}', { status: 500, content: 'overloaded' }] });
  * const model = openAICompatibleModel({ baseURL: stub.baseURL, model: 'stub' });
  * // … stub.requests[0] holds the first request body …
  * await stub.close();
  */
-export async function startOpenAIStub({ replies }: { replies: readonly StubReply[] }): Promise<OpenAIStub> {
+export async function startOpenAIStub({
+  replies = [],
+  respond,
+}: {
+  replies?: readonly StubReply[];
+  /** Answers every request past the scripted `replies` from its parsed body (scripted models that read the prompt). */
+  respond?: (body: unknown, index: number) => StubReply;
+}): Promise<OpenAIStub> {
   const requests: unknown[] = [];
+  const respondTo = (body: unknown, index: number): Exclude<StubReply, string> => {
+    if (respond === undefined) return { status: 500, content: `no scripted reply left for call ${index + 1}` };
+    const reply = respond(body, index);
+    return typeof reply === 'string' ? { content: reply } : reply;
+  };
   const server = createServer((request, response) => {
     if (request.method !== 'POST' || request.url !== '/v1/chat/completions') {
       send(response, 404, { error: { message: `no route ${request.method} ${request.url}`, type: 'invalid_request_error' } });
@@ -56,9 +68,7 @@ export async function startOpenAIStub({ replies }: { replies: readonly StubReply
         const index = requests.push(body) - 1;
         const scripted = replies[index];
         const reply: Exclude<StubReply, string> =
-          typeof scripted === 'string'
-            ? { content: scripted }
-            : (scripted ?? { status: 500, content: `no scripted reply left for call ${index + 1}` });
+          typeof scripted === 'string' ? { content: scripted } : (scripted ?? respondTo(body, index));
         const answer = (): void => {
           const { content = '', status = 200, usage = { prompt_tokens: 0, completion_tokens: 0 } } = reply;
           if (status >= 400) {

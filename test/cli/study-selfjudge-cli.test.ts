@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { BOUNDARY_TASKS } from '../../src/study/selfjudge/tasks.js';
+import { startOpenAIStub, type OpenAIStub } from '../../src/testing/openai-stub-server.js';
+import { FIXES } from '../study/selfjudge/boundary-fixes.js';
+import { correctButSaysNo, scriptedModel } from '../study/selfjudge/scripted-models.js';
+import { redline } from './redline.js';
+
+const python = spawnSync('python3', ['--version']).status === 0;
+const skip = python ? false : 'python3 is not installed: the study runs its checks with python3';
+
+describe('redline study redline-vs-selfjudge', { skip }, () => {
+  let dir: string;
+  before(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'redline-selfjudge-cli-'));
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('runs a published-format task file under A and B, records every trial, and stop-quality selects them', async () => {
+    const stub: OpenAIStub = await startOpenAIStub({ respond: scriptedModel(correctButSaysNo) });
+    try {
+      const file = path.join(dir, 'tasks.json');
+      await writeFile(
+        file,
+        JSON.stringify({
+          tasks: [{ id: 'even', desc: 'Write is_even(n).', test_stmt: 'print(is_even(4)); print(is_even(3))', expected: 'True\nFalse' }],
+        }),
+      );
+      const ledger = path.join(dir, 'ledger.db');
+      const base = ['study', 'redline-vs-selfjudge', '--task-file', file, '--model', 'scripted', '--base-url', stub.baseURL];
+      const json = await redline([...base, '--trials', '2', '--max-attempts', '2', '--ledger', ledger, '--json']);
+      assert.equal(json.code, 0, json.stderr);
+      const study = JSON.parse(json.stdout);
+      assert.deepEqual(study.config.tasks, ['even']);
+      assert.equal(study.trials.length, 4);
+      const b = study.cells.find((cell: { task: string; condition: string }) => cell.task === 'even' && cell.condition === 'selfjudge');
+      assert.deepEqual(b.falseNegatives, { count: 2, n: 2, rate: 1, low: 0.3424, high: 1 });
+      assert.deepEqual(b.attempts, [2, 2]);
+
+      const quality = await redline(['report', 'stop-quality', '--task-type', study.taskTypes.selfjudge, '--ledger', ledger, '--json']);
+      assert.equal(quality.code, 0, quality.stderr);
+      const all = JSON.parse(quality.stdout).all;
+      // B's runs never stopped as done, yet the shadow tests passed on the code they stopped on: missed stops.
+      assert.equal(all.runs, 2);
+      assert.equal(all.trueReached, 2);
+      assert.equal(all.missedReached, 2);
+
+      const markdown = await redline([...base, '--trials', '1', '--max-attempts', '1', '--ledger', ledger, '--out', path.join(dir, 'out')]);
+      assert.equal(markdown.code, 0, markdown.stderr);
+      assert.match(markdown.stdout, /\| even \| B self-judge \| ✓ \| 1 \|/);
+      assert.match(markdown.stdout, /Fisher exact p = 1: no result of this size can show a difference/);
+      assert.match(await readFile(path.join(dir, 'out', 'redline-vs-selfjudge.svg'), 'utf8'), /^<svg/);
+    } finally {
+      await stub.close();
+    }
+  });
+
+  it('--task-set boundary reports fix-loop success by attempt for syntax and logic errors', async () => {
+    // Fixes a syntax error at once; a logic error only once the failing finding has been seen.
+    const stub = await startOpenAIStub({
+      respond: (body) => {
+        const prompt = (body as { messages: { role: string; content: string }[] }).messages.at(-1)?.content ?? '';
+        const task = BOUNDARY_TASKS.find((item) => prompt.includes(item.desc))!;
+        const sawFailure = prompt.includes('output.mismatch') && prompt.includes('# Latest candidate');
+        const code = task.taskClass === 'syntax' || sawFailure ? FIXES[task.id] : task.code;
+        return JSON.stringify({ files: { 'solution.py': code } });
+      },
+    });
+    try {
+      const result = await redline([
+        ...['study', 'redline-vs-selfjudge', '--task-set', 'boundary', '--model', 'scripted', '--base-url', stub.baseURL],
+        ...['--trials', '1', '--max-attempts', '3', '--ledger', path.join(dir, 'boundary.db'), '--json'],
+      ]);
+      assert.equal(result.code, 0, result.stderr);
+      const study = JSON.parse(result.stdout);
+      assert.deepEqual(study.config.conditions, ['redline']);
+      const byClass = Object.fromEntries(
+        study.byClass.map((row: { taskClass: string; byAttempt: { count: number }[] }) => [
+          row.taskClass,
+          row.byAttempt.map((p) => p.count),
+        ]),
+      );
+      assert.deepEqual(byClass, { syntax: [5, 5, 5], logic: [0, 6, 6] });
+    } finally {
+      await stub.close();
+    }
+  });
+
+  it('refuses a bad option with exit 2, naming the flag', async () => {
+    const result = await redline(['study', 'redline-vs-selfjudge', '--trials', '0', '--ledger', path.join(dir, 'y.db')]);
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /--trials/);
+    const noModel = await redline(['study', 'redline-vs-selfjudge', '--ledger', path.join(dir, 'x.db')]);
+    assert.equal(noModel.code, 2);
+    assert.match(noModel.stderr, /--model and --base-url/);
+  });
+});

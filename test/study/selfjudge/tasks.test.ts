@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { buildChecks } from '../../../src/checks/from-spec.js';
+import { StudyOptionError } from '../../../src/study/study-option-error.js';
+import { trialMission, writeTaskWorkspace } from '../../../src/study/selfjudge/task-mission.js';
+import { BOUNDARY_TASKS, PUBLISHED_TASKS, parseTaskFile, type CodeTask } from '../../../src/study/selfjudge/tasks.js';
+import { TruthOracle } from '../../../src/study/selfjudge/truth.js';
+import { FIXES } from './boundary-fixes.js';
+import { CODE } from './scripted-models.js';
+
+const python = spawnSync('python3', ['--version']).status === 0;
+const skip = python ? false : 'python3 is not installed: the study runs its checks with python3';
+
+/** The tests' verdict on `files` written over the task's workspace. */
+async function verdict(task: CodeTask, files: Record<string, string>): Promise<string> {
+  const root = await mkdtemp(path.join(tmpdir(), 'redline-tasks-'));
+  try {
+    const workspace = await writeTaskWorkspace(task, root);
+    const mission = trialMission({ task: { kind: 'code', task }, workspace, condition: 'redline', studyId: 't', trial: 1, maxAttempts: 1 });
+    const oracle = new TruthOracle({ checks: await buildChecks(mission), mission, scratch: path.join(root, 'truth') });
+    const candidate = { files, footprint: Object.keys(files), hash: JSON.stringify(files) };
+    return await oracle.verdict(candidate, 1, new AbortController().signal);
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+describe('bundled task sets', { skip }, () => {
+  it('the published tasks fail without code, pass with right code and fail with wrong code', async () => {
+    for (const task of PUBLISHED_TASKS) {
+      assert.equal(await verdict(task, {}), 'fail', task.id);
+      assert.equal(await verdict(task, { 'solution.py': CODE[task.id]!.right }), 'pass', task.id);
+      assert.equal(await verdict(task, { 'solution.py': CODE[task.id]!.wrong }), 'fail', task.id);
+    }
+  });
+
+  it('the repair boundary has at least 5 tasks per class; each seeded task fails and its fix passes', async () => {
+    for (const taskClass of ['syntax', 'logic']) assert.ok(BOUNDARY_TASKS.filter((task) => task.taskClass === taskClass).length >= 5);
+    for (const task of BOUNDARY_TASKS) {
+      assert.equal(await verdict(task, {}), 'fail', `${task.id} as seeded`);
+      assert.equal(await verdict(task, { 'solution.py': FIXES[task.id]! }), 'pass', `${task.id} fixed`);
+    }
+  });
+});
+
+describe('parseTaskFile', () => {
+  it('reads the published format', () => {
+    assert.deepEqual(parseTaskFile({ tasks: [{ id: 'sq', desc: 'square(n)', test_stmt: 'print(square(3))', expected: '9' }] }), [
+      { id: 'sq', desc: 'square(n)', testStmt: 'print(square(3))', expected: '9' },
+    ]);
+  });
+
+  it('names the first bad field', () => {
+    assert.throws(
+      () => parseTaskFile({ tasks: [{ id: 'sq', desc: 'd', expected: '9' }] }),
+      (error: unknown) => {
+        assert.ok(error instanceof StudyOptionError);
+        assert.equal(error.option, 'taskFile');
+        assert.match(error.message, /tasks\[0\]\.test_stmt/);
+        return true;
+      },
+    );
+    assert.throws(() => parseTaskFile({ task: [] }), StudyOptionError);
+    assert.throws(() => parseTaskFile({ tasks: [{ id: 'a/b', desc: 'd', test_stmt: 't', expected: '' }] }), /letters, digits/);
+  });
+});
