@@ -83,7 +83,7 @@ async function modelParts(options: SelfJudgeCommandOptions): Promise<Pick<SelfJu
   let ask: SelfJudgeStudyOptions['ask'];
   if (options.model !== undefined && options.baseUrl !== undefined) {
     const [{ modelAsk, temperatureZeroModel }, { modelProposer }] = await Promise.all([
-      import('../study/selfjudge/model-ask.js'),
+      import('../ai-sdk/model-ask.js'),
       import('../ai-sdk/model-proposer.js'),
     ]);
     const languageModel = temperatureZeroModel({

@@ -6,8 +6,8 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { BOUNDARY_TASKS } from '../../src/study/selfjudge/tasks.js';
 import { startOpenAIStub, type OpenAIStub } from '../../src/testing/openai-stub-server.js';
-import { FIXES } from '../study/selfjudge/boundary-fixes.js';
-import { correctButSaysNo, scriptedModel } from '../study/selfjudge/scripted-models.js';
+import { FIXES } from '../study/selfjudge-boundary-fixes.js';
+import { correctButSaysNo, scriptedModel } from '../study/selfjudge-scripted-models.js';
 import { redline } from './redline.js';
 
 const python = spawnSync('python3', ['--version']).status === 0;

@@ -2,16 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildChecks } from '../../checks/from-spec.js';
+import { buildChecks } from '../../build/build-checks.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import { MemoryLedger } from '../../ledger/memory/memory-ledger.js';
-import type { Candidate } from '../../loop/candidate.js';
+import type { Candidate } from '../../core/candidate.js';
 import { runMission } from '../../loop/run-mission.js';
 import { routingJudge } from '../../judge/routing-judge.js';
 import type { Proposer } from '../../proposers/proposer.js';
 import { StudyOptionError } from '../study-option-error.js';
 import type { StudyProgress } from '../options.js';
-import { JUDGE_PROMPTS, selfJudge, type Ask, type JudgePromptName } from './self-judge.js';
+import type { Ask } from '../../ai-sdk/model-ask.js';
+import { JUDGE_PROMPTS, selfJudge, type JudgePromptName } from './self-judge.js';
 import {
   analyseTrial,
   compare,

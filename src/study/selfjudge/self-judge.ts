@@ -1,8 +1,6 @@
+import type { Ask } from '../../ai-sdk/model-ask.js';
 import type { Decision, Judge } from '../../judge/judge.js';
-import { DEFAULT_STRIP_PATTERNS, stripThinking } from '../../loop/strip-thinking.js';
-
-/** Sends one prompt to the model and returns its text answer. */
-export type Ask = (prompt: string, options: { readonly signal: AbortSignal }) => Promise<string>;
+import { DEFAULT_STRIP_PATTERNS, stripThinking } from '../../core/strip-thinking.js';
 
 /** The built-in self-judge prompts: `{task}` and `{code}` are filled in. */
 export const JUDGE_PROMPTS = {

@@ -1,7 +1,7 @@
 import { cp, mkdtemp, rm, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Check } from '../../checks/check.js';
-import type { Candidate } from '../../loop/candidate.js';
+import type { Check } from '../../core/check.js';
+import type { Candidate } from '../../core/candidate.js';
 import type { Mission } from '../../mission/mission.js';
 
 /** What the tests say of one candidate: `pass`, `fail`, or `error` when they could not tell. */

@@ -1,4 +1,4 @@
-import type { StubReply } from '../../../src/testing/openai-stub-server.js';
+import type { StubReply } from '../../src/testing/openai-stub-server.js';
 
 /** Correct and wrong code for the published tasks, keyed by the function each task asks for. */
 export const CODE: Record<string, { readonly right: string; readonly wrong: string }> = {

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
-import { modelProposer } from '../../../src/ai-sdk/model-proposer.js';
-import { MemoryLedger } from '../../../src/ledger/memory/memory-ledger.js';
-import { modelAsk, temperatureZeroModel } from '../../../src/study/selfjudge/model-ask.js';
-import { runSelfJudgeStudy, type SelfJudgeStudyOptions } from '../../../src/study/selfjudge/run-selfjudge-study.js';
-import { startOpenAIStub } from '../../../src/testing/openai-stub-server.js';
-import { correctButSaysNo, degrader, scriptedModel, yesToWrong, type Behaviour } from './scripted-models.js';
+import { modelProposer } from '../../src/ai-sdk/model-proposer.js';
+import { MemoryLedger } from '../../src/ledger/memory/memory-ledger.js';
+import { modelAsk, temperatureZeroModel } from '../../src/ai-sdk/model-ask.js';
+import { runSelfJudgeStudy, type SelfJudgeStudyOptions } from '../../src/study/selfjudge/run-selfjudge-study.js';
+import { startOpenAIStub } from '../../src/testing/openai-stub-server.js';
+import { correctButSaysNo, degrader, scriptedModel, yesToWrong, type Behaviour } from './selfjudge-scripted-models.js';
 
 const python = spawnSync('python3', ['--version']).status === 0;
 const skip = python ? false : 'python3 is not installed: the study runs its checks with python3';

@@ -1,11 +1,10 @@
 import { defaultSettingsMiddleware, generateText, wrapLanguageModel } from 'ai';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
-import { openAICompatibleModel, type OpenAICompatibleModelOptions } from '../../ai-sdk/openai-compatible.js';
-import type { Ask } from './self-judge.js';
+import { openAICompatibleModel, type OpenAICompatibleModelOptions } from './openai-compatible.js';
 
 /**
  * An OpenAI-compatible model with temperature 0 on every call, as the published experiment ran: the
- * proposer and the self-judge both use it. Loaded only when the study calls a model (the AI SDK is optional).
+ * proposer and the self-judge of `study redline-vs-selfjudge` both use it. Loaded only when the study calls a model (the AI SDK is optional).
  */
 export function temperatureZeroModel(options: OpenAICompatibleModelOptions): LanguageModelV3 {
   return wrapLanguageModel({
@@ -14,7 +13,10 @@ export function temperatureZeroModel(options: OpenAICompatibleModelOptions): Lan
   });
 }
 
-/** Asks the model for a plain-text answer (the self-judge's question). */
+/** A question to a model and its plain-text answer. */
+export type Ask = (prompt: string, options: { readonly signal: AbortSignal }) => Promise<string>;
+
+/** Asks the model for a plain-text answer (a self-judge's question). */
 export function modelAsk(languageModel: LanguageModelV3, { maxRetries = 2 }: { maxRetries?: number } = {}): Ask {
   return async (prompt, { signal }) => (await generateText({ model: languageModel, prompt, maxRetries, abortSignal: signal })).text;
 }
