@@ -63,7 +63,7 @@ describe('redline study stop-rules', () => {
     assert.equal(a.stdout, b.stdout);
     assert.equal(a.stdout.trimEnd().split('\n').length, 1);
     const study = JSON.parse(a.stdout);
-    assert.deepEqual(Object.keys(study), ['config', 'results', 'coldStart', 'noiseAware', 'verdicts']);
+    assert.deepEqual(Object.keys(study), ['config', 'results', 'coldStart', 'adaptiveCdvColdStart', 'noiseAware', 'verdicts']);
     assert.deepEqual(study.config.sigmas, [0.05, 0.15]);
     assert.deepEqual(Object.keys(study.results[0]), ['strategy', 'sigma', 'meanSteps', 'observedReach', 'trueReach', 'finalScore']);
     assert.deepEqual(Object.keys(study.results[0].meanSteps), ['mean', 'sd']);
