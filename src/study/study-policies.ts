@@ -18,7 +18,7 @@ export interface StudyPolicy {
 const policySchema = z.strictObject({ name: z.string().min(1), guards: z.array(guardSpecSchema) });
 
 const where = (path: readonly PropertyKey[]): string =>
-  path.map((key) => (typeof key === 'number' ? `[${key}]` : `.${String(key)}`)).join('') || '(root)';
+  path.map((key) => (typeof key === 'number' ? `[${key}]` : `.${String(key)}`)).join('');
 
 /**
  * Checks user policies: each `{ name, guards }` with guards in mission-file syntax, named apart from
