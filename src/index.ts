@@ -72,6 +72,8 @@ export {
   type GuardSpecInput,
   adaptive,
   type AdaptiveOptions,
+  adaptiveCdv,
+  type AdaptiveCdvOptions,
   AdaptivePriors,
   type GainStats,
   type PriorsSnapshot,

@@ -1,36 +1,10 @@
-import { readFile } from 'node:fs/promises';
-import { parse as parseYaml } from 'yaml';
-import { MissionError } from '../errors/mission-error.js';
-import { policyFileSchema, replayPolicies, type ReplayPolicy } from '../analysis/replay.js';
-import { toMissionIssues } from '../mission/issues.js';
+import { replayPolicies } from '../analysis/replay.js';
 import { parseSince } from './arguments.js';
 import { withLedger } from './ledger-command.js';
 import { table } from './format.js';
+import { loadPolicies } from './policy-file.js';
 import type { Output } from './run-command.js';
 import { clean, jsonLine } from './terminal-text.js';
-
-async function loadPolicies(file: string): Promise<ReplayPolicy[]> {
-  let data: unknown;
-  try {
-    const text = await readFile(file, 'utf8');
-    data = file.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
-  } catch (error) {
-    throw new MissionError({
-      source: file,
-      issues: [
-        {
-          path: '(root)',
-          expected: 'a readable JSON or YAML policy file',
-          got: 'an error',
-          message: (error as Error).message.split('\n')[0] ?? '',
-        },
-      ],
-    });
-  }
-  const parsed = policyFileSchema.safeParse(data, { reportInput: true });
-  if (!parsed.success) throw new MissionError({ source: file, issues: toMissionIssues(parsed.error.issues) });
-  return 'policies' in parsed.data ? parsed.data.policies : [parsed.data];
-}
 
 const pct = (part: number, whole: number): string => (whole === 0 ? '—' : `${((100 * part) / whole).toFixed(1)}%`);
 

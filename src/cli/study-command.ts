@@ -19,6 +19,8 @@ export interface StopRulesCommandOptions {
   readonly cap?: number;
   readonly warmup?: number[];
   readonly confidence?: number[];
+  /** A policy file (JSON/YAML, as `redline replay --policy` reads): its guard stacks run as extra strategies. */
+  readonly policy?: string;
   readonly out?: string;
   readonly json?: boolean;
 }
@@ -44,6 +46,7 @@ const FLAGS: Readonly<Record<string, string>> = {
   cap: '--cap',
   warmup: '--warmup',
   confidences: '--confidence',
+  policies: '--policy',
   out: '--out',
 };
 
@@ -82,6 +85,8 @@ export async function stopRulesCommand(
   sink: ProgressSink = { stream: process.stderr },
 ): Promise<number> {
   const { assertOutDir, renderMarkdown, runStopRulesStudy, StudyOptionError, writeFigures } = await import('../study/index.js');
+  // A bad policy file is refused before the study runs, naming the file and what is wrong in it.
+  const policies = options.policy === undefined ? undefined : await (await import('./policy-file.js')).loadPolicies(options.policy);
   const progress = progressLine(sink);
   const studyOptions: StopRulesStudyOptions = {
     sigmas: options.sigma,
@@ -92,6 +97,7 @@ export async function stopRulesCommand(
     cap: options.cap,
     warmup: options.warmup,
     confidences: options.confidence,
+    policies,
     onProgress: progress.update,
   };
   // Figures go to --out, or to the default directory for Markdown; a bad --out is refused before the study runs.
@@ -174,9 +180,16 @@ export function addStudyCommand({ cli, done, output }: { cli: Command; done: (co
       'confidences of the noise-aware calibration sweep (default 0.5,0.6,0.7,0.75,0.8,…,0.99,0.995,0.999)',
       numbers,
     )
+    .option(
+      '--policy <file>',
+      'JSON/YAML policy file, as replay reads it ({name, guards} or {policies: [{name, guards}, …]}): each guard stack runs as an extra strategy, after the attempt budget',
+    )
     .option('--out <dir>', `directory for the SVG figures (default ${DEFAULT_OUT}; with --json, only when given)`)
     .option('--json', 'print the results as one JSON document instead of Markdown')
-    .addHelpText('after', '\nThe same options and seed give byte-identical output and figures. Exit code 2 for a bad option value.')
+    .addHelpText(
+      'after',
+      "\nadaptive-cdv is CDV's adaptive rule as published, beside redline's adaptive (docs/stop-rules.md says which published findings reproduce).\nThe same options and seed give byte-identical output and figures. Exit code 2 for a bad option value or policy file.",
+    )
     .action(async (options: StopRulesCommandOptions) => done(await stopRulesCommand(options, output)));
   study
     .command('handoff')

@@ -15,5 +15,6 @@ export {
   type GuardSpecInput,
 } from './spec.js';
 export { adaptive, type AdaptiveOptions } from './adaptive.js';
+export { adaptiveCdv, type AdaptiveCdvOptions } from './adaptive-cdv.js';
 export { AdaptivePriors, type GainStats, type PriorsSnapshot } from './adaptive-priors.js';
 export { noiseAware, NOISE_AWARE_PRIOR, type NoiseAwareOptions } from './noise-aware.js';

@@ -14,10 +14,10 @@ export interface CellTask {
   readonly summaries: readonly AttemptSummary[];
 }
 
-/** One seed at one noise level σ: the training half's observed scores, and the test half. */
+/** One seed at one noise level σ: the training half's observed scores (and true quality), and the test half. */
 export interface Cell {
   readonly sigma: number;
-  readonly train: readonly { readonly type: TaskType; readonly observed: readonly number[] }[];
+  readonly train: readonly { readonly type: TaskType; readonly quality: Float64Array; readonly observed: readonly number[] }[];
   readonly test: readonly CellTask[];
 }
 
@@ -56,7 +56,7 @@ export function buildCell({ tasks, trainTasks, sigma }: { tasks: readonly Task[]
     const task = tasks[index] as Task;
     const observed = scoresOf(task, sigma, task.noise);
     if (index < trainTasks) {
-      train.push({ type: task.type, observed });
+      train.push({ type: task.type, quality: task.quality, observed });
       continue;
     }
     const summaries = new Array<AttemptSummary>(observed.length);
@@ -64,4 +64,15 @@ export function buildCell({ tasks, trainTasks, sigma }: { tasks: readonly Task[]
     test.push({ type: task.type, quality: task.quality, observed, secondObserved: scoresOf(task, sigma, task.secondNoise), summaries });
   }
   return { sigma, train, test };
+}
+
+/** Training tasks `from` (inclusive) to `to` (exclusive) of `cell` as tasks a strategy can run on (a learning rule rehearses on them). */
+export function trainingTasks(cell: Cell, from: number, to: number): CellTask[] {
+  return cell.train.slice(from, to).map(({ type, quality, observed }) => ({
+    type,
+    quality,
+    observed,
+    secondObserved: observed,
+    summaries: observed.map((score, index) => summary(index + 1, score)),
+  }));
 }

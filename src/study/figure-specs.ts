@@ -19,11 +19,17 @@ const frame: Pick<Spec, 'padding' | 'autosize' | 'background'> & { config: Confi
   },
 };
 
+/**
+ * The strategies of SPEC §8.1, the reach figure's lines: adaptive-cdv and user policies are in the tables
+ * only (ten lines already fill the palette).
+ */
+const FIGURE_STRATEGIES: readonly string[] = STRATEGY_NAMES.filter((name) => name !== 'adaptive-cdv');
+
 /** The reach axis: percent of test tasks, always 0–100 so that figures compare. */
 const reachScale: Scale = { name: 'y', type: 'linear', domain: [0, 100], range: [HEIGHT, 0] };
 
 /**
- * True and observed reach vs σ, one line per strategy, in two panels side by side.
+ * True and observed reach vs σ, one line per strategy of SPEC §8.1, in two panels side by side.
  *
  * @example
  * new vega.View(vega.parse(reachSpec(study)), { renderer: 'none' }).toSVG()
@@ -34,7 +40,8 @@ export function reachSpec(study: StopRulesStudy): Spec {
     { panel: 'Observed reach (saw a score ≥ bar)', order: 1, metric: 'observedReach' },
   ] as const;
   const values = panels.flatMap(({ panel, order, metric }) =>
-    [...study.results]
+    study.results
+      .filter((row) => FIGURE_STRATEGIES.includes(row.strategy))
       .sort((a, b) => a.sigma - b.sigma)
       .map((row) => ({ panel, order, strategy: row.strategy, sigma: row.sigma, value: row[metric].mean })),
   );
@@ -46,7 +53,7 @@ export function reachSpec(study: StopRulesStudy): Spec {
     scales: [
       { name: 'x', type: 'linear', domain: { data: 'points', field: 'sigma' }, range: [0, WIDTH], zero: false, nice: false, padding: 8 },
       reachScale,
-      { name: 'color', type: 'ordinal', domain: [...STRATEGY_NAMES], range: { scheme: 'tableau10' } },
+      { name: 'color', type: 'ordinal', domain: [...FIGURE_STRATEGIES], range: { scheme: 'tableau10' } },
     ],
     layout: { columns: 2, padding: 28, bounds: 'full' },
     legends: [{ stroke: 'color', fill: 'color', symbolType: 'circle', title: 'strategy', orient: 'right' }],

@@ -1,5 +1,7 @@
 // `redline/study`: simulators that measure stop policies (SPEC §8).
-export { runStopRulesStudy, type ColdStartResult, type StopRulesStudy, type StrategyResult } from './run-study.js';
+export { runStopRulesStudy, type CdvColdStartResult, type ColdStartResult, type StopRulesStudy, type StrategyResult } from './run-study.js';
+export type { StudyPolicy, StudyPolicyInput } from './study-policies.js';
+export type { CdvWarmup } from './adaptive-cdv-strategy.js';
 export {
   DEFAULT_CONFIDENCES,
   DEFAULT_SIGMAS,

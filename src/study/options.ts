@@ -1,6 +1,7 @@
 import { sfc32, type RandomFactory } from './prng.js';
 import { STRATEGY_NAMES, type StrategyName } from './strategies.js';
 import { StudyOptionError } from './study-option-error.js';
+import { resolvePolicies, type StudyPolicy, type StudyPolicyInput } from './study-policies.js';
 
 /** How far a study has got: `done` of `total` (seed, σ) cells simulated. */
 export interface StudyProgress {
@@ -25,6 +26,12 @@ export interface StopRulesStudyOptions {
   readonly warmup?: readonly number[] | undefined;
   /** Confidences of the noise-aware calibration sweep; an empty list skips the sweep. @default [0.5, 0.6, 0.7, 0.75, 0.8, 0.825, 0.85, 0.875, 0.9, 0.925, 0.95, 0.975, 0.99, 0.995, 0.999] */
   readonly confidences?: readonly number[] | undefined;
+  /**
+   * User-defined guard stacks (mission-file syntax), each run as an extra strategy after the built-in ones,
+   * with the attempt budget first. An `adaptive` guard in them reads the priors warmed on the training half.
+   * @default []
+   */
+  readonly policies?: readonly StudyPolicyInput[] | undefined;
   /** Called after each simulated cell. */
   readonly onProgress?: (progress: StudyProgress) => void;
   /** Uniform generator factory for every random draw. @default sfc32 */
@@ -42,6 +49,8 @@ export interface StudyConfig {
   readonly seed: number;
   readonly sigmas: readonly number[];
   readonly strategies: readonly StrategyName[];
+  /** The user-defined strategies, reported after the built-in ones. */
+  readonly policies: readonly StudyPolicy[];
   /** Confidence of the `noise-aware` strategy (σ configured to the true σ). */
   readonly noiseAwareConfidence: number;
   readonly coldStartSigma: number;
@@ -109,6 +118,7 @@ export function resolveOptions(options: StopRulesStudyOptions): StudyConfig & { 
     seed: integer('seed', options.seed ?? 1, 0, MAX_SEED),
     sigmas: list('sigmas', options.sigmas ?? DEFAULT_SIGMAS, 'numbers in (0, 1]', (sigma) => sigma > 0 && sigma <= 1),
     strategies: STRATEGY_NAMES,
+    policies: resolvePolicies(options.policies, STRATEGY_NAMES),
     noiseAwareConfidence: 0.9,
     coldStartSigma: 0.1,
     warmup,

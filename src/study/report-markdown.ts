@@ -66,8 +66,8 @@ export function verdictLines(verdict: NoiseAwareVerdict): string[] {
 }
 
 /**
- * The study as a Markdown report: a table per σ (strategies × metrics, mean ± sd over seeds), adaptive's
- * cold start, the noise-aware calibration sweep with its verdicts, and links to `figures`.
+ * The study as a Markdown report: a table per σ (strategies × metrics, mean ± sd over seeds), the cold
+ * starts of adaptive and adaptive-cdv, the noise-aware calibration sweep with its verdicts, and links to `figures`.
  */
 export function renderMarkdown({ study, figures = [] }: { study: StopRulesStudy; figures?: readonly FigureLink[] }): string {
   const { config } = study;
@@ -85,6 +85,11 @@ export function renderMarkdown({ study, figures = [] }: { study: StopRulesStudy;
     '- true reach: % of test tasks whose true quality q at the stop attempt is ≥ bar.',
     '- final score: mean true quality q at the stop attempt.',
     `- noise-aware: confidence ${config.noiseAwareConfidence}, told the true σ.`,
+    "- adaptive-cdv: CDV's adaptive rule as published (per attempt index, threshold until 3 learned gains; then plateau(0.02, 3)), learning from every run it finishes: the training half, then the test set.",
+    ...config.policies.map(
+      ({ name, guards }) =>
+        `- ${name} (--policy): the attempt budget, then ${guards.map((guard) => JSON.stringify(guard)).join(', ') || 'no guard'}.`,
+    ),
   ];
   for (const sigma of config.sigmas) {
     const rows = study.results
@@ -107,6 +112,25 @@ export function renderMarkdown({ study, figures = [] }: { study: StopRulesStudy;
       ['warm-up tasks', 'attempts', 'true reach %'],
       ['r', 'r', 'r'],
       study.coldStart.map((row) => [String(row.warmupTasks), attempts(row.meanSteps), percent(row.trueReach)]),
+    ),
+  );
+  out.push(
+    '',
+    `## adaptive-cdv's cold start (σ = ${config.coldStartSigma})`,
+    '',
+    'adaptive-cdv warmed on the first N training tasks, then run on the test set, learning from every test run it finishes (up to its stop). ' +
+      'Warm-up by the rule: it ran on the warm-up tasks and learned each up to its stop. Warm-up whole: each warm-up task learned over every attempt, as adaptive is warmed.',
+    '',
+    table(
+      ['warm-up tasks', 'by the rule: attempts', 'by the rule: true reach %', 'whole: attempts', 'whole: true reach %'],
+      ['r', 'r', 'r', 'r', 'r'],
+      config.warmup.map((size) => {
+        const cells = (warmup: string): string[] => {
+          const row = study.adaptiveCdvColdStart.find((item) => item.warmupTasks === size && item.warmup === warmup);
+          return row === undefined ? ['—', '—'] : [attempts(row.meanSteps), percent(row.trueReach)];
+        };
+        return [String(size), ...cells('rule'), ...cells('whole')];
+      }),
     ),
   );
   const point = (sigma: number, noise: string, confidence: number) =>

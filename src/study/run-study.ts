@@ -1,4 +1,5 @@
 import { AdaptivePriors } from '../guards/adaptive-priors.js';
+import { adaptiveCdvStrategy, type CdvWarmup } from './adaptive-cdv-strategy.js';
 import { buildCell, type Cell } from './cell.js';
 import { resolveOptions, type StopRulesStudyOptions, type StudyConfig } from './options.js';
 import { simulate, simulateAll, type Tally } from './simulate.js';
@@ -7,6 +8,7 @@ import {
   adaptiveStrategy,
   buildStrategy,
   noiseAwareStrategy,
+  policyStrategy,
   STRATEGY_NAMES,
   warmPriors,
   type Strategy,
@@ -17,7 +19,8 @@ import { NOISE_MODES, noiseAwareVerdicts, type NoiseAwareResult, type NoiseAware
 
 /** One strategy at one σ, over the seeds. Reaches are percentages of the test tasks. */
 export interface StrategyResult {
-  readonly strategy: StrategyName;
+  /** A built-in {@link StrategyName}, or the name of a user-defined policy (`policies`). */
+  readonly strategy: StrategyName | (string & {});
   readonly sigma: number;
   readonly meanSteps: MeanSd;
   readonly observedReach: MeanSd;
@@ -26,7 +29,7 @@ export interface StrategyResult {
   readonly finalScore: MeanSd;
 }
 
-/** Adaptive warmed on the first `warmupTasks` training tasks, at σ = `sigma`. */
+/** Adaptive warmed on the first `warmupTasks` training tasks (without learning online), at σ = `sigma`. */
 export interface ColdStartResult {
   readonly warmupTasks: number;
   readonly sigma: number;
@@ -34,16 +37,29 @@ export interface ColdStartResult {
   readonly trueReach: MeanSd;
 }
 
+/**
+ * adaptive-cdv warmed on the first `warmupTasks` training tasks, then learning from every test run it
+ * finishes, at σ = `sigma`. `warmup` says how the warm-up tasks were learned: `rule` — run through the rule
+ * and learned up to its stop; `whole` — learned over every attempt, as adaptive's warm-up is.
+ */
+export interface CdvColdStartResult extends ColdStartResult {
+  readonly warmup: CdvWarmup;
+}
+
 /** What `redline study stop-rules --json` prints. */
 export interface StopRulesStudy {
   readonly config: StudyConfig;
   readonly results: readonly StrategyResult[];
   readonly coldStart: readonly ColdStartResult[];
+  /** adaptive-cdv's cold start, both ways of warming it (`rule` rows, then `whole` rows). */
+  readonly adaptiveCdvColdStart: readonly CdvColdStartResult[];
   /** The noise-aware calibration sweep: every confidence, σ configured and estimated. */
   readonly noiseAware: readonly NoiseAwareResult[];
   /** Per σ, whether the calibration sweep meets issue 4's done-when points (empty without a sweep). */
   readonly verdicts: readonly NoiseAwareVerdict[];
 }
+
+const CDV_WARMUPS: readonly CdvWarmup[] = ['rule', 'whole'];
 
 /** Tallies per seed, by any number of indices. */
 class Tallies {
@@ -65,8 +81,9 @@ const over = (tallies: readonly Tally[], metric: Exclude<keyof Tally, 'stops'>):
 
 /**
  * The stop-rules study of SPEC §8.1: simulates every strategy (each one the library's own guards) on the
- * same noisy scores, per seed and σ, plus adaptive's cold-start curve and the noise-aware calibration
- * sweep. Deterministic: the same options give the same result.
+ * same noisy scores, per seed and σ, and the user-defined `policies` after them; plus the cold-start
+ * curves of adaptive and adaptive-cdv and the noise-aware calibration sweep. Deterministic: the same
+ * options give the same result.
  *
  * @example
  * const study = await runStopRulesStudy({ seeds: 3, sigmas: [0.05, 0.1] });
@@ -74,10 +91,12 @@ const over = (tallies: readonly Tally[], metric: Exclude<keyof Tally, 'stops'>):
  */
 export async function runStopRulesStudy(options: StopRulesStudyOptions = {}): Promise<StopRulesStudy> {
   const { random, ...config } = resolveOptions(options);
-  const { bar, cap, sigmas, seeds, trainTasks, warmup, confidences, coldStartSigma, noiseAwareConfidence } = config;
+  const { bar, cap, sigmas, seeds, trainTasks, warmup, confidences, coldStartSigma, noiseAwareConfidence, policies } = config;
+  const names = [...STRATEGY_NAMES, ...policies.map((policy) => policy.name)];
   const strategies = new Tallies();
   const calibration = new Tallies();
   const coldStart = new Tallies();
+  const cdvColdStart = new Tallies();
   const total = seeds * (sigmas.length + 1);
   let done = 0;
   const step = (): void => options.onProgress?.({ done: (done += 1), total });
@@ -96,6 +115,8 @@ export async function runStopRulesStudy(options: StopRulesStudyOptions = {}): Pr
         tallies: strategies,
         strategy: buildStrategy(name, context),
       }));
+      for (const { name, guards } of policies)
+        runs.push({ key: [name, sigma], tallies: strategies, strategy: policyStrategy({ cap, guards, priors: context.warmPriors }) });
       for (const noise of NOISE_MODES) {
         for (const confidence of confidences)
           runs.push({
@@ -117,11 +138,16 @@ export async function runStopRulesStudy(options: StopRulesStudyOptions = {}): Pr
       warmed = size;
       coldStart.add([size], await simulate({ strategy: adaptiveStrategy({ bar, cap, priors }), tasks: coldCell.test, bar }));
     }
+    for (const recorded of CDV_WARMUPS)
+      for (const size of warmup) {
+        const strategy = adaptiveCdvStrategy({ bar, cap, cell: coldCell, warmup: size, recorded });
+        cdvColdStart.add([recorded, size], await simulate({ strategy, tasks: coldCell.test, bar }));
+      }
     step();
   }
 
   const results = sigmas.flatMap((sigma) =>
-    STRATEGY_NAMES.map((strategy): StrategyResult => {
+    names.map((strategy): StrategyResult => {
       const tallies = strategies.get([strategy, sigma]);
       return {
         strategy,
@@ -152,6 +178,18 @@ export async function runStopRulesStudy(options: StopRulesStudyOptions = {}): Pr
       const tallies = coldStart.get([warmupTasks]);
       return { warmupTasks, sigma: coldStartSigma, meanSteps: over(tallies, 'meanSteps'), trueReach: over(tallies, 'trueReach') };
     }),
+    adaptiveCdvColdStart: CDV_WARMUPS.flatMap((recorded) =>
+      warmup.map((warmupTasks): CdvColdStartResult => {
+        const tallies = cdvColdStart.get([recorded, warmupTasks]);
+        return {
+          warmupTasks,
+          sigma: coldStartSigma,
+          meanSteps: over(tallies, 'meanSteps'),
+          trueReach: over(tallies, 'trueReach'),
+          warmup: recorded,
+        };
+      }),
+    ),
     noiseAware,
     verdicts: confidences.length === 0 ? [] : noiseAwareVerdicts({ sigmas, noiseAware, confirm2 }),
   };

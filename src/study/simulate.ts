@@ -99,9 +99,9 @@ class Runner {
  * attempt by attempt, every strategy still running evaluates its policy on the same attempt before the
  * next attempt. Each strategy's tally is what it would be alone: its runs are the same and finish in the
  * same order. Rules that share work (noise-aware rules differing only in confidence) then ask about an
- * attempt one after another.
+ * attempt one after another. Synchronous: every strategy must read one judge (`scores: 'single'`).
  */
-function simulateOneJudge(strategies: readonly Strategy[], tasks: readonly CellTask[], bar: number): Tally[] {
+export function simulateOneJudge(strategies: readonly Strategy[], tasks: readonly CellTask[], bar: number): Tally[] {
   const count = strategies.length;
   const runners = strategies.map((strategy) => new Runner(strategy, bar, tasks.length));
   const caps = strategies.map((strategy) => strategy.maxAttempts);

@@ -4,15 +4,18 @@ import { attemptsBudget } from '../guards/budget.js';
 import type { Guard } from '../guards/guard.js';
 import { noiseAware } from '../guards/noise-aware.js';
 import { confirm, margin, smooth, threshold } from '../guards/score.js';
+import { buildPolicy, needsPriors, type GuardSpec } from '../guards/spec.js';
+import { adaptiveCdvStrategy } from './adaptive-cdv-strategy.js';
 import type { Cell, CellTask } from './cell.js';
 
-/** The strategies of SPEC §8.1, in report order. */
+/** The strategies of SPEC §8.1 and `adaptive-cdv` (issue 13), in report order. */
 export const STRATEGY_NAMES = Object.freeze([
   'fixed-2',
   'fixed-6',
   'threshold',
   'adaptive',
   'adaptive-cold',
+  'adaptive-cdv',
   'confirm-2',
   'smooth-2',
   'margin-0.05',
@@ -56,6 +59,7 @@ const BUILDERS: Readonly<Record<StrategyName, (context: StrategyContext) => Stra
     const priors = new AdaptivePriors();
     return { ...rule(cap, adaptive({ bar, priors })), finished: (task, stop) => priors.record(task.type, task.observed.slice(0, stop)) };
   },
+  'adaptive-cdv': ({ bar, cap, cell }) => adaptiveCdvStrategy({ bar, cap, cell }),
   'confirm-2': ({ bar, cap }) => rule(cap, confirm(2, bar)),
   'smooth-2': ({ bar, cap }) => rule(cap, smooth(2, bar)),
   'margin-0.05': ({ bar, cap }) => rule(cap, margin(0.05, bar)),
@@ -86,6 +90,25 @@ export function noiseAwareStrategy({
   noise: 'configured' | 'estimated';
 }): Strategy {
   return rule(cap, noiseAware({ bar, confidence, noise: noise === 'configured' ? cell.sigma : 'estimate' }));
+}
+
+/**
+ * A user's guard stack (mission-file syntax) as a strategy: the attempt budget first, then its guards in
+ * order; an `adaptive` guard reads `priors`.
+ *
+ * @example
+ * policyStrategy({ cap: 8, guards: [{ noiseAware: { bar: 0.8, confidence: 0.9, noise: 0.1 } }, { confirm: { k: 2, bar: 0.8 } }], priors })
+ */
+export function policyStrategy({
+  cap,
+  guards,
+  priors,
+}: {
+  cap: number;
+  guards: readonly GuardSpec[];
+  priors: () => AdaptivePriors;
+}): Strategy {
+  return rule(cap, ...buildPolicy(guards, needsPriors(guards) ? { priors: priors() } : {}));
 }
 
 /** Adaptive over `priors` (which the caller may keep warming between simulations). */

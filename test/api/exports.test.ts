@@ -42,6 +42,7 @@ const EXPORTS: Readonly<Record<string, { readonly source: string; readonly names
       'VERDICT_LABELS',
       'WorkspaceUnreadableError',
       'adaptive',
+      'adaptiveCdv',
       'admitRun',
       'agentProposer',
       'allOf',

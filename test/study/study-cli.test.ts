@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
@@ -63,7 +63,7 @@ describe('redline study stop-rules', () => {
     assert.equal(a.stdout, b.stdout);
     assert.equal(a.stdout.trimEnd().split('\n').length, 1);
     const study = JSON.parse(a.stdout);
-    assert.deepEqual(Object.keys(study), ['config', 'results', 'coldStart', 'noiseAware', 'verdicts']);
+    assert.deepEqual(Object.keys(study), ['config', 'results', 'coldStart', 'adaptiveCdvColdStart', 'noiseAware', 'verdicts']);
     assert.deepEqual(study.config.sigmas, [0.05, 0.15]);
     assert.deepEqual(Object.keys(study.results[0]), ['strategy', 'sigma', 'meanSteps', 'observedReach', 'trueReach', 'finalScore']);
     assert.deepEqual(Object.keys(study.results[0].meanSteps), ['mean', 'sd']);
@@ -85,6 +85,57 @@ describe('redline study stop-rules', () => {
       assert.match(stderr, message);
       assert.doesNotMatch(stderr, /\n\s+at /, 'no stack trace');
     }
+  });
+
+  it('--policy FILE runs its guard stacks as extra strategies after the built-in ones', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'redline-study-'));
+    await writeFile(
+      path.join(dir, 'policies.yaml'),
+      [
+        'policies:',
+        '  - name: bayes-first',
+        '    guards: [{ noiseAware: { bar: 0.8, confidence: 0.9, noise: 0.1 } }, { confirm: { k: 2, bar: 0.8 } }]',
+        '  - name: my-confirm-2',
+        '    guards: [{ confirm: { k: 2, bar: 0.8 } }]',
+      ].join('\n'),
+    );
+    const json = await redline(['study', 'stop-rules', ...SMALL, '--policy', 'policies.yaml', '--json'], dir);
+    assert.equal(json.code, 0, json.stderr);
+    const study = JSON.parse(json.stdout) as { results: { strategy: string; sigma: number; trueReach: unknown }[] };
+    assert.deepEqual(
+      study.results.filter((row) => row.sigma === 0.15).map((row) => row.strategy),
+      [
+        ...['fixed-2', 'fixed-6', 'threshold', 'adaptive', 'adaptive-cold', 'adaptive-cdv', 'confirm-2', 'smooth-2', 'margin-0.05'],
+        ...['noise-aware', 'min-of-two', 'bayes-first', 'my-confirm-2'],
+      ],
+    );
+    const reach = (strategy: string) => study.results.find((row) => row.strategy === strategy && row.sigma === 0.15)?.trueReach;
+    assert.deepEqual(reach('my-confirm-2'), reach('confirm-2'));
+    const markdown = await redline(['study', 'stop-rules', ...SMALL, '--policy', 'policies.yaml', '--out', 'figs'], dir);
+    assert.equal(markdown.code, 0, markdown.stderr);
+    assert.match(markdown.stdout, /^- bayes-first \(--policy\): the attempt budget, then \{"noiseAware":/m);
+    assert.match(markdown.stdout, /^\| bayes-first \| \d\.\d\d ± \d\.\d\d \|/m);
+  });
+
+  it('refuses a bad --policy file with exit 2, naming the file and what is wrong, before the study runs', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'redline-study-'));
+    await writeFile(path.join(dir, 'typo.yaml'), 'policies:\n  - name: x\n    guards: [{ confirm: { k: 0, bar: 0.8 } }]\n');
+    await writeFile(path.join(dir, 'clash.json'), JSON.stringify({ name: 'threshold', guards: [] }));
+    const cases: [string, RegExp][] = [
+      ['typo.yaml', /^redline: Invalid mission typo\.yaml:\n {2}- policies\[0\]\.guards\[0\]\.confirm\.k: .+\n$/],
+      [
+        'clash.json',
+        /^redline: Expected --policy to be policies named apart from the built-in strategies and from each other, got policies\[0\]\.name "threshold"\n$/,
+      ],
+      ['missing.yaml', /^redline: Invalid mission missing\.yaml:\n {2}- \(root\): ENOENT/],
+    ];
+    for (const [file, message] of cases) {
+      const { code, stdout, stderr } = await redline(['study', 'stop-rules', ...SMALL, '--policy', file], dir);
+      assert.equal(code, 2, file);
+      assert.equal(stdout, '');
+      assert.match(stderr, message);
+    }
+    assert.deepEqual(await readdir(dir), ['clash.json', 'typo.yaml'], 'no figures: nothing ran');
   });
 
   it('names the flag, what it expected and what it got for every out-of-range option', async () => {

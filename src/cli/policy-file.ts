@@ -1,0 +1,35 @@
+import { readFile } from 'node:fs/promises';
+import { parse as parseYaml } from 'yaml';
+import { MissionError } from '../errors/mission-error.js';
+import { policyFileSchema, type ReplayPolicy } from '../analysis/replay.js';
+import { toMissionIssues } from '../mission/issues.js';
+
+/**
+ * Reads a policy file (`.json`, else YAML): `{ name, guards }` or `{ policies: [{ name, guards }, …] }`,
+ * guards in mission-file syntax. Throws a {@link MissionError} naming the file and each bad path.
+ *
+ * @example
+ * await loadPolicies('policies.yaml') // [{ name: 'confirm-2', guards: [{ confirm: { k: 2, bar: 0.8 } }] }]
+ */
+export async function loadPolicies(file: string): Promise<ReplayPolicy[]> {
+  let data: unknown;
+  try {
+    const text = await readFile(file, 'utf8');
+    data = file.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+  } catch (error) {
+    throw new MissionError({
+      source: file,
+      issues: [
+        {
+          path: '(root)',
+          expected: 'a readable JSON or YAML policy file',
+          got: 'an error',
+          message: (error as Error).message.split('\n')[0] ?? '',
+        },
+      ],
+    });
+  }
+  const parsed = policyFileSchema.safeParse(data, { reportInput: true });
+  if (!parsed.success) throw new MissionError({ source: file, issues: toMissionIssues(parsed.error.issues) });
+  return 'policies' in parsed.data ? parsed.data.policies : [parsed.data];
+}
