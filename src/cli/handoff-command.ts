@@ -123,10 +123,11 @@ async function studyOptions(options: HandoffCommandOptions): Promise<HandoffSeed
  * several seeds with `--seeds`; the reviewer rate that keeps overflow at most a target with `--solve-review-rate`.
  */
 export async function handoffCommand(options: HandoffCommandOptions, { print }: Output): Promise<number> {
-  const [{ assertOutDir }, { StudyOptionError }, handoff] = await Promise.all([
+  const [{ assertOutDir }, { StudyOptionError }, handoff, { resolveHandoffOptions }] = await Promise.all([
     import('../study/out-dir.js'),
     import('../study/study-option-error.js'),
     import('../study/handoff/index.js'),
+    import('../study/handoff/options.js'),
   ]);
   const json = options.json === true;
   try {
@@ -152,7 +153,7 @@ export async function handoffCommand(options: HandoffCommandOptions, { print }: 
     const out = json ? options.out : (options.out ?? DEFAULT_OUT);
     if (out !== undefined) await assertOutDir(out);
     const rows = handoff.runHandoffStudy(study);
-    const { model, draftWeights } = handoff.resolveHandoffOptions(study);
+    const { model, draftWeights } = resolveHandoffOptions(study);
     const figure =
       out === undefined ? undefined : await handoff.writeHandoffFigure({ study: rows, dir: out, watermarks: model.watermarks });
     print(json ? JSON.stringify(rows) : handoff.renderHandoffMarkdown(rows, { model, draftWeights, ...given('figure', figure) }).trimEnd());

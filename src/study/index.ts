@@ -27,3 +27,4 @@ export { normals, sfc32, type RandomFactory, type Uniform } from './prng.js';
 export { StudyOptionError } from './study-option-error.js';
 export { assertOutDir } from './out-dir.js';
 export * from './handoff/index.js';
+export * from './judge-noise/index.js';

@@ -3,13 +3,13 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { handoffConfig } from '../../src/study/handoff/config-file.js';
+import { firstReach } from '../../src/study/handoff/first-reach.js';
 import { meanSd } from '../../src/study/stats.js';
 import { StudyOptionError } from '../../src/study/study-option-error.js';
 import {
   HANDOFF_CONFIGS,
   HANDOFF_MODEL,
-  firstReach,
-  handoffConfig,
   loadHandoffConfig,
   renderHandoffSeedsMarkdown,
   renderReviewRateMarkdown,

@@ -1,6 +1,6 @@
 // The handoff-queue study of SPEC §8.2: the simple per-minute model and the full protocol of SPEC §5.
 export { runHandoffStudy, type HandoffRow, type HandoffStudy } from './run-handoff-study.js';
-export { resolveHandoffOptions, type HandoffStudyOptions, type ResolvedHandoffOptions } from './options.js';
+export type { HandoffStudyOptions } from './options.js';
 export type { HandoffModelOptions } from './model-options.js';
 export { runHandoffSeeds, type BoundReach, type HandoffSeedsOptions, type HandoffSeedsRow, type HandoffSeedsStudy } from './seeds.js';
 export {
@@ -11,8 +11,7 @@ export {
   type SolveReviewRateOptions,
 } from './solve-review-rate.js';
 export { renderHandoffSeedsMarkdown, renderReviewRateMarkdown } from './seeds-markdown.js';
-export { handoffConfig, loadHandoffConfig } from './config-file.js';
-export { firstReach } from './first-reach.js';
+export { loadHandoffConfig } from './config-file.js';
 export { renderHandoffMarkdown } from './report-markdown.js';
 export { handoffFigureSpec, renderHandoffFigure, writeHandoffFigure, HANDOFF_FIGURE_FILE } from './figure.js';
 export {
