@@ -3,9 +3,11 @@ import { type Command } from 'commander';
 import { integer, number, numbers } from './arguments.js';
 import type { StopRulesStudyOptions, StudyProgress } from '../study/index.js';
 import type { StudyOptionError } from '../study/study-option-error.js';
-import type { HandoffStudy } from '../study/handoff/index.js';
+import { addHandoffCommand } from './handoff-command.js';
 import type { Output } from './run-command.js';
 import type { SelfJudgeCommandOptions } from './selfjudge-command.js';
+
+export { handoffCommand, type HandoffCommandOptions } from './handoff-command.js';
 
 // The simulators are imported when a study runs, so that the rest of the CLI starts without them.
 
@@ -123,43 +125,6 @@ export async function stopRulesCommand(
   return 0;
 }
 
-export interface HandoffCommandOptions {
-  readonly seed?: number;
-  readonly minutes?: number;
-  readonly out?: string;
-  readonly json?: boolean;
-}
-
-const HANDOFF_FLAGS: Readonly<Record<string, string>> = { seed: '--seed', minutes: '--minutes', out: '--out' };
-
-/** `redline study handoff`: configurations A–D, simple model and full protocol. */
-export async function handoffCommand(options: HandoffCommandOptions, { print }: Output): Promise<number> {
-  const [{ assertOutDir }, { StudyOptionError }, { renderHandoffMarkdown, runHandoffStudy, writeHandoffFigure }] = await Promise.all([
-    import('../study/out-dir.js'),
-    import('../study/study-option-error.js'),
-    import('../study/handoff/index.js'),
-  ]);
-  const out = options.json === true ? options.out : (options.out ?? DEFAULT_OUT);
-  let study: HandoffStudy;
-  let figure: string | undefined;
-  try {
-    if (out !== undefined) await assertOutDir(out);
-    study = runHandoffStudy({
-      ...(options.seed === undefined ? {} : { seed: options.seed }),
-      ...(options.minutes === undefined ? {} : { minutes: options.minutes }),
-    });
-    figure = out === undefined ? undefined : await writeHandoffFigure({ study, dir: out });
-  } catch (error) {
-    throw usageError(error, HANDOFF_FLAGS, StudyOptionError);
-  }
-  if (options.json === true) {
-    print(JSON.stringify(study));
-    return 0;
-  }
-  print(renderHandoffMarkdown(study, figure === undefined ? {} : { figure }).trimEnd());
-  return 0;
-}
-
 /** Adds `study stop-rules`, `study handoff` and `study redline-vs-selfjudge` to the CLI. */
 export function addStudyCommand({ cli, done, output }: { cli: Command; done: (code: number) => void; output: Output }): void {
   const study = cli.command('study').description('Simulators that measure stop policies.');
@@ -191,16 +156,7 @@ export function addStudyCommand({ cli, done, output }: { cli: Command; done: (co
       "\nadaptive-cdv is CDV's adaptive rule as published, beside redline's adaptive (docs/stop-rules.md says which published findings reproduce).\nThe same options and seed give byte-identical output and figures. Exit code 2 for a bad option value or policy file.",
     )
     .action(async (options: StopRulesCommandOptions) => done(await stopRulesCommand(options, output)));
-  study
-    .command('handoff')
-    .description(
-      'Handoff queue (SPEC §8.2): configurations A–D in the simple per-minute model and under the full review-queue protocol (watermarks, degraded mode, priority drops).',
-    )
-    .option('--seed <n>', 'seed of every random draw (default 1)', integer)
-    .option('--minutes <n>', 'simulated minutes (default 120)', integer)
-    .option('--out <dir>', `directory for handoff-depth.svg (default ${DEFAULT_OUT}; with --json, only when given)`)
-    .option('--json', 'print one JSON array: one object per configuration and variant')
-    .action(async (options: HandoffCommandOptions) => done(await handoffCommand(options, output)));
+  addHandoffCommand({ study, done, output });
   study
     .command('redline-vs-selfjudge')
     .description(

@@ -30,3 +30,4 @@ export { StudyOptionError } from './study-option-error.js';
 export { assertOutDir } from './out-dir.js';
 export * from './handoff/index.js';
 export * from './selfjudge/index.js';
+export * from './judge-noise/index.js';

@@ -14,6 +14,9 @@ const config: Config = {
   legend: { labelFont: FONT, titleFont: FONT },
 };
 
+/** The protocol's watermarks, as fractions of capacity. */
+type Watermarks = { readonly high: number; readonly low: number };
+
 /** File name of the figure that `writeHandoffFigure` writes. */
 export const HANDOFF_FIGURE_FILE = 'handoff-depth.svg';
 
@@ -21,7 +24,7 @@ export const HANDOFF_FIGURE_FILE = 'handoff-depth.svg';
  * Queue depth at the end of each minute, one panel per configuration: the simple model solid, the
  * protocol dashed, the minutes the protocol ended degraded shaded, capacity and watermarks as rules.
  */
-export function handoffFigureSpec(study: HandoffStudy): Spec {
+export function handoffFigureSpec(study: HandoffStudy, { high, low }: Watermarks = BACKPRESSURE): Spec {
   const order = [...new Set(study.map((row) => row.config))];
   const panel = (name: string) => ({ config: name, order: order.indexOf(name) });
   const points = study.flatMap((row) => row.depth.map((depth, minute) => ({ ...panel(row.config), variant: row.variant, minute, depth })));
@@ -33,8 +36,8 @@ export function handoffFigureSpec(study: HandoffStudy): Spec {
   const minutes = Math.max(...study.map((row) => row.depth.length - 1));
   const levels = [
     { value: capacity, label: 'capacity' },
-    { value: BACKPRESSURE.high * capacity, label: `high watermark ${Math.round(BACKPRESSURE.high * 100)}%` },
-    { value: BACKPRESSURE.low * capacity, label: `low watermark ${Math.round(BACKPRESSURE.low * 100)}%` },
+    { value: high * capacity, label: `high watermark ${Math.round(high * 100)}%` },
+    { value: low * capacity, label: `low watermark ${Math.round(low * 100)}%` },
   ];
   const seed = study[0]?.seed;
   return {
@@ -144,9 +147,9 @@ export function handoffFigureSpec(study: HandoffStudy): Spec {
  * The queue-depth figure as an SVG document, rendered headless by Vega (no browser, no canvas). Vega is
  * loaded only here, so the study itself never pays for it.
  */
-export async function renderHandoffFigure(study: HandoffStudy): Promise<string> {
+export async function renderHandoffFigure(study: HandoffStudy, watermarks: Watermarks = BACKPRESSURE): Promise<string> {
   const vega = await MissingPeerError.load(() => import('vega'), { packageName: 'vega', purpose: "draw the study's SVG figures" });
-  const view = new vega.View(vega.parse(handoffFigureSpec(study)), { renderer: 'none' });
+  const view = new vega.View(vega.parse(handoffFigureSpec(study, watermarks)), { renderer: 'none' });
   try {
     return `${await view.toSVG()}\n`;
   } finally {
@@ -158,7 +161,16 @@ export async function renderHandoffFigure(study: HandoffStudy): Promise<string> 
  * Renders the figure into `dir` (created if missing) as {@link HANDOFF_FIGURE_FILE}; returns the path written.
  * @throws {StudyOptionError} for option `out` when `dir` is a file, lies under one, or cannot be written.
  */
-export async function writeHandoffFigure({ study, dir }: { study: HandoffStudy; dir: string }): Promise<string> {
-  const [file] = await writeOutFiles({ dir, files: { [HANDOFF_FIGURE_FILE]: await renderHandoffFigure(study) } });
+export async function writeHandoffFigure({
+  study,
+  dir,
+  watermarks = BACKPRESSURE,
+}: {
+  study: HandoffStudy;
+  dir: string;
+  /** The watermarks the protocol ran with, drawn as rules. @default 0.8 and 0.3 */
+  watermarks?: Watermarks;
+}): Promise<string> {
+  const [file] = await writeOutFiles({ dir, files: { [HANDOFF_FIGURE_FILE]: await renderHandoffFigure(study, watermarks) } });
   return file as string;
 }

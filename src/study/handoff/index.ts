@@ -1,6 +1,17 @@
 // The handoff-queue study of SPEC §8.2: the simple per-minute model and the full protocol of SPEC §5.
 export { runHandoffStudy, type HandoffRow, type HandoffStudy } from './run-handoff-study.js';
 export type { HandoffStudyOptions } from './options.js';
+export type { HandoffModelOptions } from './model-options.js';
+export { runHandoffSeeds, type BoundReach, type HandoffSeedsOptions, type HandoffSeedsRow, type HandoffSeedsStudy } from './seeds.js';
+export {
+  solveReviewRate,
+  type RateOverflow,
+  type ReviewRateSolution,
+  type ReviewRateStudy,
+  type SolveReviewRateOptions,
+} from './solve-review-rate.js';
+export { renderHandoffSeedsMarkdown, renderReviewRateMarkdown } from './seeds-markdown.js';
+export { loadHandoffConfig } from './config-file.js';
 export { renderHandoffMarkdown } from './report-markdown.js';
 export { handoffFigureSpec, renderHandoffFigure, writeHandoffFigure, HANDOFF_FIGURE_FILE } from './figure.js';
 export {
@@ -19,9 +30,11 @@ export {
   BURST_FACTOR,
   DRAFT_QUALITY_WEIGHTS,
   HANDOFF_CONFIGS,
+  HANDOFF_MODEL,
   MAX_PRIORITY,
   QUALITY_WEIGHTS,
   type HandoffConfig,
+  type HandoffModel,
   type Quality,
   type QualityWeights,
 } from './model.js';

@@ -1,3 +1,6 @@
+import { BACKPRESSURE } from '../../review/backpressure.js';
+import { TUNER, type Tuner } from '../../review/feedback-tuner.js';
+
 /** What a reviewer finds in an item; the queue never sees it before the review. */
 export type Quality = 'good' | 'minor' | 'critical';
 
@@ -41,6 +44,32 @@ export const DRAFT_QUALITY_WEIGHTS: QualityWeights = Object.freeze({ good: 40, m
 
 /** Probability that a reviewer approves an item of each quality (SPEC §8.2). */
 export const APPROVE_PROBABILITY: Readonly<Record<Quality, number>> = Object.freeze({ good: 0.95, minor: 0.3, critical: 0.1 });
+
+/**
+ * The parameters of the per-minute model besides the configurations' rates: what `study handoff` lets a
+ * user calibrate to their own agents and reviewers. {@link HANDOFF_MODEL} holds SPEC §8.2's values.
+ */
+export interface HandoffModel {
+  /** A burst minute produces this many times the production rate. @default 3 */
+  readonly burstFactor: number;
+  /** Quality of an item from a full refinement loop. @default 70 / 20 / 10 */
+  readonly qualityWeights: QualityWeights;
+  /** Probability that a reviewer approves an item of each quality. @default 0.95 / 0.30 / 0.10 */
+  readonly approveProbability: Readonly<Record<Quality, number>>;
+  /** Watermarks of the protocol variant, as fractions of capacity. @default { high: 0.8, low: 0.3 } */
+  readonly watermarks: { readonly high: number; readonly low: number };
+  /** The feedback tuner: start, window, bounds and rates. @default TUNER (5; 10; [3, 15]; > 0.8 raises, < 0.4 lowers) */
+  readonly tuner: Tuner;
+}
+
+/** SPEC §8.2's model: the values every report used before the study could be calibrated. */
+export const HANDOFF_MODEL: HandoffModel = Object.freeze({
+  burstFactor: BURST_FACTOR,
+  qualityWeights: QUALITY_WEIGHTS,
+  approveProbability: APPROVE_PROBABILITY,
+  watermarks: Object.freeze({ high: BACKPRESSURE.high, low: BACKPRESSURE.low }),
+  tuner: TUNER,
+});
 
 /** Priorities are uniform over 0..MAX_PRIORITY: the mission's priority, unrelated to a quality nobody has seen yet. */
 export const MAX_PRIORITY = 2;

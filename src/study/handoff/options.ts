@@ -1,8 +1,9 @@
 import { sfc32, type RandomFactory } from '../prng.js';
 import { StudyOptionError } from '../study-option-error.js';
-import { DRAFT_QUALITY_WEIGHTS, HANDOFF_CONFIGS, QUALITIES, type HandoffConfig, type QualityWeights } from './model.js';
+import { DRAFT_QUALITY_WEIGHTS, HANDOFF_CONFIGS, type HandoffConfig, type HandoffModel, type QualityWeights } from './model.js';
+import { describeValue as describe, qualityWeights, resolveHandoffModel, type HandoffModelOptions } from './model-options.js';
 
-export interface HandoffStudyOptions {
+export interface HandoffStudyOptions extends HandoffModelOptions {
   /** Seed of every random draw. @default 1 */
   readonly seed?: number;
   /** Simulated minutes. @default 120 */
@@ -24,10 +25,8 @@ export interface ResolvedHandoffOptions {
   readonly capacity: number;
   readonly draftWeights: QualityWeights;
   readonly random: RandomFactory;
+  readonly model: HandoffModel;
 }
-
-const describe = (value: unknown): string =>
-  typeof value === 'string' || (typeof value === 'object' && value !== null) ? JSON.stringify(value) : String(value);
 
 function integer(option: string, value: unknown, min: number, max: number): number {
   if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max) return value;
@@ -51,19 +50,6 @@ function config(value: HandoffConfig, index: number): HandoffConfig {
   });
 }
 
-function weights(value: QualityWeights): QualityWeights {
-  const valid =
-    typeof value === 'object' && value !== null && QUALITIES.every((quality) => Number.isFinite(value[quality]) && value[quality] >= 0);
-  if (!valid || QUALITIES.every((quality) => value[quality] === 0)) {
-    throw new StudyOptionError({
-      option: 'draftWeights',
-      expected: 'weights { good, minor, critical } ≥ 0, not all 0',
-      got: describe(value),
-    });
-  }
-  return Object.freeze({ good: value.good, minor: value.minor, critical: value.critical });
-}
-
 /** Checks the options and fills in defaults; throws {@link StudyOptionError} naming the first bad option. */
 export function resolveHandoffOptions(options: HandoffStudyOptions): ResolvedHandoffOptions {
   const configs = options.configs ?? HANDOFF_CONFIGS;
@@ -79,7 +65,8 @@ export function resolveHandoffOptions(options: HandoffStudyOptions): ResolvedHan
     minutes: integer('minutes', options.minutes ?? 120, 1, 100_000),
     configs: Object.freeze(resolved),
     capacity: integer('capacity', options.capacity ?? 50, 1, 100_000),
-    draftWeights: weights(options.draftWeights ?? DRAFT_QUALITY_WEIGHTS),
+    draftWeights: qualityWeights('draftWeights', options.draftWeights ?? DRAFT_QUALITY_WEIGHTS),
     random: options.random ?? sfc32,
+    model: resolveHandoffModel(options),
   };
 }

@@ -1,6 +1,5 @@
 import { BACKPRESSURE } from '../../review/backpressure.js';
-import { TUNER } from '../../review/feedback-tuner.js';
-import { APPROVE_PROBABILITY, BURST_FACTOR, DRAFT_QUALITY_WEIGHTS, MAX_PRIORITY, QUALITY_WEIGHTS, type QualityWeights } from './model.js';
+import { DRAFT_QUALITY_WEIGHTS, HANDOFF_MODEL, MAX_PRIORITY, type HandoffModel, type QualityWeights } from './model.js';
 import type { HandoffRow, HandoffStudy } from './run-handoff-study.js';
 
 const weights = ({ good, minor, critical }: QualityWeights): string => `${good} / ${minor} / ${critical}`;
@@ -23,16 +22,21 @@ const trajectory = (row: HandoffRow): string => row.limitTrajectory.map(([minute
 
 /**
  * The study as a Markdown report: the model and its assumptions, one table row per configuration and
- * variant, each attempt-limit trajectory, and a link to the figure when given. Pass `draftWeights` when
- * the study ran with other draft weights than the default, so that the assumptions state them.
+ * variant, each attempt-limit trajectory, and a link to the figure when given. Pass `draftWeights` and
+ * `model` when the study ran with other values than the defaults, so that the text states them.
  *
  * @example
  * renderHandoffMarkdown(runHandoffStudy(), { figure: 'study-out/handoff-depth.svg' });
  */
 export function renderHandoffMarkdown(
   study: HandoffStudy,
-  { figure, draftWeights = DRAFT_QUALITY_WEIGHTS }: { figure?: string; draftWeights?: QualityWeights } = {},
+  {
+    figure,
+    draftWeights = DRAFT_QUALITY_WEIGHTS,
+    model = HANDOFF_MODEL,
+  }: { figure?: string; draftWeights?: QualityWeights; model?: HandoffModel } = {},
 ): string {
+  const { approveProbability: approve, burstFactor, qualityWeights, tuner, watermarks } = model;
   const first = study[0];
   const minutes = first === undefined ? 0 : first.depth.length - 1;
   const capacity = first?.capacity ?? BACKPRESSURE.capacity;
@@ -58,14 +62,14 @@ export function renderHandoffMarkdown(
     '# Handoff queue',
     '',
     `The per-minute model of SPEC §8.2 over ${minutes} minutes, seed ${first?.seed ?? '—'}, queue capacity ${capacity}. ` +
-      `Each minute the agents produce their rate of items (×${BURST_FACTOR} in a burst minute); an item is good / minor / critical with weights ${weights(QUALITY_WEIGHTS)}; ` +
-      `the reviewers then take their rate and approve with probability ${APPROVE_PROBABILITY.good} / ${APPROVE_PROBABILITY.minor} / ${APPROVE_PROBABILITY.critical}; ` +
-      `then, once ${TUNER.window} verdicts exist, the review queue's feedback tuner sets the attempt limit (start ${TUNER.initial}) from the last ${TUNER.window}: ` +
-      `approve rate > ${pct(TUNER.raiseAbove)} → +1, < ${pct(TUNER.lowerBelow)} → −1, bounded [${TUNER.min}, ${TUNER.max}]; it runs every minute, new verdicts or not.`,
+      `Each minute the agents produce their rate of items (×${burstFactor} in a burst minute); an item is good / minor / critical with weights ${weights(qualityWeights)}; ` +
+      `the reviewers then take their rate and approve with probability ${approve.good} / ${approve.minor} / ${approve.critical}; ` +
+      `then, once ${tuner.window} verdicts exist, the review queue's feedback tuner sets the attempt limit (start ${tuner.initial}) from the last ${tuner.window}: ` +
+      `approve rate > ${pct(tuner.raiseAbove)} → +1, < ${pct(tuner.lowerBelow)} → −1, bounded [${tuner.min}, ${tuner.max}]; it runs every minute, new verdicts or not.`,
     '',
     '- **simple**: FIFO; an item arriving at a full queue overflows and is lost without a record.',
     `- **protocol** (SPEC §5, decided by the review queue's own backpressure policy): reviewers take the highest priority, then the oldest; ` +
-      `depth above ${pct(BACKPRESSURE.high)} of capacity → degraded, below ${pct(BACKPRESSURE.low)} → normal; at capacity the lowest-priority item ` +
+      `depth above ${pct(watermarks.high)} of capacity → degraded, below ${pct(watermarks.low)} → normal; at capacity the lowest-priority item ` +
       '(then the oldest, the newcomer included) is dropped and written to the circuit-breaker log.',
     `- Assumptions of the protocol variant: priorities are uniform over 0–${MAX_PRIORITY} (the mission's priority, unrelated to a quality nobody has seen yet); ` +
       `an item produced in degraded mode is a one-attempt draft with quality weights ${weights(draftWeights)} ` +

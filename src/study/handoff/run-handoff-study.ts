@@ -145,10 +145,10 @@ export function summarize(trace: HandoffTrace, seed: number): HandoffRow {
  * rows.find((row) => row.config === 'B' && row.variant === 'simple')?.overflowPct;
  */
 export function runHandoffStudy(options: HandoffStudyOptions = {}): HandoffStudy {
-  const { seed, minutes, configs, capacity, draftWeights, random } = resolveHandoffOptions(options);
+  const { seed, minutes, configs, capacity, draftWeights, random, model } = resolveHandoffOptions(options);
   return configs.flatMap((config) =>
     HANDOFF_VARIANTS.map((variant) =>
-      summarize(simulateHandoff({ config, variant, minutes, capacity, draftWeights, streams: streams(random, seed, config) }), seed),
+      summarize(simulateHandoff({ config, variant, minutes, capacity, draftWeights, model, streams: streams(random, seed, config) }), seed),
     ),
   );
 }

@@ -1,15 +1,7 @@
 import { backpressure, type QueueMode } from '../../review/backpressure.js';
-import { TUNER, tuneLimit } from '../../review/feedback-tuner.js';
+import { tuneLimit } from '../../review/feedback-tuner.js';
 import type { Uniform } from '../prng.js';
-import {
-  APPROVE_PROBABILITY,
-  BURST_FACTOR,
-  MAX_PRIORITY,
-  QUALITY_WEIGHTS,
-  qualityOf,
-  type HandoffConfig,
-  type QualityWeights,
-} from './model.js';
+import { HANDOFF_MODEL, MAX_PRIORITY, qualityOf, type HandoffConfig, type HandoffModel, type QualityWeights } from './model.js';
 import { FifoQueue, ProtocolQueue, type QueueItem, type StudyQueue } from './queues.js';
 
 /** `simple`: SPEC §8.2's FIFO with overflow; `protocol`: SPEC §5's watermarks, degraded mode and priority drops. */
@@ -85,6 +77,8 @@ export interface SimulateHandoffOptions {
   /** Quality of degraded-mode drafts. */
   readonly draftWeights: QualityWeights;
   readonly streams: HandoffStreams;
+  /** Burst factor, quality weights, approve probabilities, watermarks and tuner. @default HANDOFF_MODEL (SPEC §8.2) */
+  readonly model?: HandoffModel;
 }
 
 /**
@@ -93,13 +87,23 @@ export interface SimulateHandoffOptions {
  * verdicts. The protocol's drops and mode switches and the tuner are the review queue's own pure policy
  * modules. In the protocol variant an item produced while the queue is degraded is a draft.
  */
-export function simulateHandoff({ config, variant, minutes, capacity, draftWeights, streams }: SimulateHandoffOptions): HandoffTrace {
-  const queue: StudyQueue = variant === 'simple' ? new FifoQueue({ capacity }) : new ProtocolQueue(backpressure({ capacity }));
+export function simulateHandoff({
+  config,
+  variant,
+  minutes,
+  capacity,
+  draftWeights,
+  streams,
+  model = HANDOFF_MODEL,
+}: SimulateHandoffOptions): HandoffTrace {
+  const { burstFactor, qualityWeights, approveProbability, watermarks, tuner } = model;
+  const queue: StudyQueue =
+    variant === 'simple' ? new FifoQueue({ capacity }) : new ProtocolQueue(backpressure({ capacity, ...watermarks }));
   const records: MinuteRecord[] = [];
   const drops: Drop[] = [];
   const reviews: Review[] = [];
   const verdicts: boolean[] = [];
-  let limit = TUNER.initial;
+  let limit = tuner.initial;
   const limitTrajectory: [number, number][] = [[0, limit]];
   let seq = 0;
   let drafts = 0;
@@ -107,13 +111,13 @@ export function simulateHandoff({ config, variant, minutes, capacity, draftWeigh
 
   for (let minute = 1; minute <= minutes; minute += 1) {
     const burst = streams.burst() < config.burstProbability;
-    const produced = config.productionRate * (burst ? BURST_FACTOR : 1);
+    const produced = config.productionRate * (burst ? burstFactor : 1);
     for (let index = 0; index < produced; index += 1) {
       // The mode when the run starts decides whether it refines or drafts; the simple queue is always normal.
       const draft = queue.mode === 'degraded';
       if (draft) drafts += 1;
       attempts += draft ? 1 : limit;
-      const quality = qualityOf(streams.quality(), draft ? draftWeights : QUALITY_WEIGHTS);
+      const quality = qualityOf(streams.quality(), draft ? draftWeights : qualityWeights);
       const priority = Math.floor(streams.priority() * (MAX_PRIORITY + 1));
       const depth = queue.depth;
       const dropped = queue.offer({ seq: seq++, arrivedAt: minute, quality, priority, draft });
@@ -123,14 +127,14 @@ export function simulateHandoff({ config, variant, minutes, capacity, draftWeigh
     for (let index = 0; index < config.reviewRate; index += 1) {
       const item = queue.take(minute);
       if (item === undefined) break;
-      const approved = streams.approval() < APPROVE_PROBABILITY[item.quality];
+      const approved = streams.approval() < approveProbability[item.quality];
       reviews.push({ item, minute, wait: minute - item.arrivedAt, approved });
       verdicts.push(approved);
       // The tuner reads only the last window.
-      if (verdicts.length > TUNER.window) verdicts.shift();
+      if (verdicts.length > tuner.window) verdicts.shift();
     }
     // SPEC §8.2 runs the tuner every minute once a window exists, whether or not the minute brought verdicts.
-    const next = tuneLimit({ limit, verdicts });
+    const next = tuneLimit({ limit, verdicts, policy: tuner });
     if (next !== limit) limitTrajectory.push([minute, next]);
     limit = next;
     records.push({ minute, burst, produced, peakDepth, depth: queue.depth, mode: queue.mode, limit });
