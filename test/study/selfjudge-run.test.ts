@@ -34,17 +34,17 @@ const cell = (result: Awaited<ReturnType<typeof study>>['result'], task: string,
 
 describe('runSelfJudgeStudy against scripted models', { skip }, () => {
   it('a model that writes correct code but answers NO: B converges by luck, with a false negative in every trial', async () => {
-    const { result, requests } = await study(correctButSaysNo, { maxAttempts: 4 });
+    const { result, requests } = await study(correctButSaysNo, { maxAttempts: 3, trials: 2 });
     const a = cell(result, 'all', 'redline');
     const b = cell(result, 'all', 'selfjudge');
-    assert.deepEqual(a.converged, { count: 9, n: 9, rate: 1, low: 0.7009, high: 1 });
-    assert.deepEqual(a.attempts, [1, 1, 1, 1, 1, 1, 1, 1, 1]);
+    assert.deepEqual(a.converged, { count: 6, n: 6, rate: 1, low: 0.6097, high: 1 });
+    assert.deepEqual(a.attempts, [1, 1, 1, 1, 1, 1]);
     assert.equal(a.falseNegatives.count, 0);
-    assert.deepEqual(b.falseNegatives, { count: 9, n: 9, rate: 1, low: 0.7009, high: 1 });
-    assert.deepEqual(b.attempts, [4, 4, 4, 4, 4, 4, 4, 4, 4]);
+    assert.deepEqual(b.falseNegatives, { count: 6, n: 6, rate: 1, low: 0.6097, high: 1 });
+    assert.deepEqual(b.attempts, [3, 3, 3, 3, 3, 3]);
     assert.equal(b.falsePositives.count, 0);
     assert.equal(b.degradations.count, 0);
-    assert.deepEqual(cell(result, 'is_even', 'selfjudge').falseNegatives, { count: 3, n: 3, rate: 1, low: 0.4385, high: 1 });
+    assert.deepEqual(cell(result, 'is_even', 'selfjudge').falseNegatives, { count: 2, n: 2, rate: 1, low: 0.3424, high: 1 });
     // Every trial is a sealed run; B never said yes, so its runs end on the attempt cap.
     assert.ok(result.trials.filter((trial) => trial.condition === 'selfjudge').every((trial) => !trial.saidYes && trial.converged));
     // Temperature 0 on every call, proposer and judge alike.
@@ -63,13 +63,13 @@ describe('runSelfJudgeStudy against scripted models', { skip }, () => {
   });
 
   it('a model that answers YES to wrong code: every B trial is a false positive after one attempt', async () => {
-    const { result } = await study(yesToWrong, { maxAttempts: 2 });
+    const { result } = await study(yesToWrong, { maxAttempts: 2, trials: 2 });
     const b = cell(result, 'all', 'selfjudge');
-    assert.deepEqual(b.falsePositives, { count: 9, n: 9, rate: 1, low: 0.7009, high: 1 });
-    assert.deepEqual(b.attempts, [1, 1, 1, 1, 1, 1, 1, 1, 1]);
+    assert.deepEqual(b.falsePositives, { count: 6, n: 6, rate: 1, low: 0.6097, high: 1 });
+    assert.deepEqual(b.attempts, [1, 1, 1, 1, 1, 1]);
     const a = cell(result, 'all', 'redline');
     assert.equal(a.falsePositives.count, 0);
     assert.equal(a.converged.count, 0);
-    assert.deepEqual(a.attempts, [2, 2, 2, 2, 2, 2, 2, 2, 2]);
+    assert.deepEqual(a.attempts, [2, 2, 2, 2, 2, 2]);
   });
 });
