@@ -1,7 +1,7 @@
 import { runProcess } from '../process/run-process.js';
 import { checkSandbox, finding, type Check, type CheckContext } from '../core/check.js';
 import type { Finding, Stage } from '../core/finding.js';
-import { processErrorFinding, tail } from './process-finding.js';
+import { missingScriptFinding, processErrorFinding, tail } from './process-finding.js';
 
 export interface CommandCheckOptions {
   readonly name: string;
@@ -37,6 +37,8 @@ export function commandCheck({
       const result = await runProcess({ command, cwd: dir, timeoutMs, outputCap, signal, ...checkSandbox(context) });
       const error = processErrorFinding(check, result, timeoutMs);
       if (error !== undefined) return [error];
+      const missing = missingScriptFinding(check, { command, cwd: dir, result });
+      if (missing !== undefined) return [missing];
       if (result.exitCode === 0) return [finding(check, 'pass', [], 'exit 0')];
       return [finding(check, 'fail', ['command.exit_nonzero'], `exit ${result.exitCode}\n${tail(result.stderr || result.stdout)}`)];
     },

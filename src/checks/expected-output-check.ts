@@ -1,7 +1,7 @@
 import { runProcess } from '../process/run-process.js';
 import { checkSandbox, finding, type Check, type CheckContext } from '../core/check.js';
 import type { Finding, Stage } from '../core/finding.js';
-import { processErrorFinding, tail } from './process-finding.js';
+import { missingScriptFinding, processErrorFinding, tail } from './process-finding.js';
 
 export interface ExpectedOutputCheckOptions {
   readonly name: string;
@@ -37,6 +37,8 @@ export function expectedOutputCheck({
       const result = await runProcess({ command, cwd: dir, timeoutMs, outputCap, signal, ...checkSandbox(context) });
       const error = processErrorFinding(check, result, timeoutMs);
       if (error !== undefined) return [error];
+      const missing = missingScriptFinding(check, { command, cwd: dir, result });
+      if (missing !== undefined) return [missing];
       const same = compare === 'exact' ? result.stdout === expected : normalize(result.stdout) === normalize(expected);
       if (same) return [finding(check, 'pass', [], 'output matches')];
       return [finding(check, 'fail', ['output.mismatch'], `expected:\n${tail(expected, 10)}\ngot:\n${tail(result.stdout, 10)}`)];

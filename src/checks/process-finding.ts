@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { ProcessResult } from '../process/run-process.js';
 import { finding, type Check } from '../core/check.js';
 import type { Finding } from '../core/finding.js';
@@ -50,6 +51,40 @@ export function processErrorFinding(
       `the command could not be executed (exit 126)\n${tail(result.stderr || result.stdout)}`,
     );
   return undefined;
+}
+
+/** What node, `node --test` and python say when the script they were given does not exist: its absolute path. */
+const MISSING_SCRIPT = [
+  /Error: Cannot find module '([^'\n]+)'/,
+  /^Could not find '([^'\n]+)'/m,
+  /can't open file '([^'\n]+)': \[Errno 2\]/,
+];
+
+/**
+ * The `error` finding for a command whose interpreter could not find the script the command names (one of
+ * its arguments, resolved in `cwd`), if that is why it failed: a file the check needs is not in its copy.
+ * The script goes in the finding's location, relative to `cwd`, so that the runtime can tell a script the
+ * candidate may still write (in the mission's scope) from one no candidate can (an `environment` block).
+ * A module the script imports that is missing is not this: the script ran.
+ */
+export function missingScriptFinding(
+  check: Pick<Check, 'name' | 'stage' | 'tier'>,
+  { command, cwd, result }: { command: string | readonly string[]; cwd: string; result: ProcessResult },
+): Finding | undefined {
+  if (result.exitCode === 0 || typeof command === 'string') return undefined;
+  const output = `${result.stderr}\n${result.stdout}`;
+  const named = MISSING_SCRIPT.map((pattern) => pattern.exec(output)?.[1]).find((found) => found !== undefined);
+  if (named === undefined) return undefined;
+  const script = command.slice(1).find((arg) => path.resolve(cwd, arg) === path.resolve(cwd, named));
+  if (script === undefined) return undefined;
+  const file = path.relative(cwd, path.resolve(cwd, script)).split(path.sep).join('/');
+  return finding(
+    check,
+    'error',
+    ['process.script_missing'],
+    `the command's script ${file} is not in the check's copy (exit ${result.exitCode})\n${tail(result.stderr || result.stdout)}`,
+    { location: { file } },
+  );
 }
 
 /** The last few lines of a process's output, for a finding's message. */

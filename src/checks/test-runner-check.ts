@@ -6,7 +6,7 @@ import { malformedPath } from '../workspace/path-rules.js';
 import { removeInside } from '../workspace/safe-fs.js';
 import { checkSandbox, finding, type Check, type CheckContext } from '../core/check.js';
 import type { Finding, Stage } from '../core/finding.js';
-import { processErrorFinding, tail } from './process-finding.js';
+import { missingScriptFinding, processErrorFinding, tail } from './process-finding.js';
 import { parseReport } from './reports/index.js';
 import { failureIdentities, withoutTempPaths } from './test-identity.js';
 import type { ReportFormat, TestResult } from './reports/test-result.js';
@@ -73,6 +73,8 @@ export function testRunnerCheck({
       const result = await runProcess({ command, cwd: dir, timeoutMs, outputCap, signal, ...checkSandbox(context) });
       const error = processErrorFinding(check, result, timeoutMs);
       if (error !== undefined) return [error];
+      const missing = missingScriptFinding(check, { command, cwd: dir, result });
+      if (missing !== undefined) return [missing];
       let report = result.stdout;
       if (reportFile !== undefined) {
         try {

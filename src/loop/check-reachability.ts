@@ -154,7 +154,7 @@ export async function checkReachability({
       .map((item) => item.name);
     for (const name of weakFeedback)
       problems.push(`required check ${name} fails on the baseline without a specific reason code: attempts cannot show progress on it`);
-    const environment = environmentVerdict(checks, baseline);
+    const environment = environmentVerdict(checks, baseline, mission.scope);
     if (environment !== undefined) problems.unshift(environment.detail);
     const unreachable = unreachableVerdict({ mission, inBaseline: (file) => workspace.snapshot.manifest.has(file) });
     if (unreachable !== undefined) problems.unshift(unreachable.detail);

@@ -1,6 +1,7 @@
 import type { Check } from '../core/check.js';
 import type { Finding } from '../core/finding.js';
 import { ENVIRONMENT_CODES } from '../checks/process-finding.js';
+import { scopeMatcher } from '../checks/scope-check.js';
 import type { StopVerdict } from '../guards/guard.js';
 import { StopReason } from '../core/outcome.js';
 
@@ -11,13 +12,25 @@ export const ENVIRONMENT_GUARD = 'environment';
  * The `blocked / environment` verdict on baseline findings, or undefined. A required check whose finding on
  * the unchanged baseline is an `error` with an environment reason code (see `ENVIRONMENT_CODES`: its program
  * was not found or not executable, it could not start, it ran past its own timeout, it wrote no report)
- * fails the same way on every candidate: retrying burns the budget, an outside repair is needed. The detail
- * names each such check and its error.
+ * fails the same way on every candidate: retrying burns the budget, an outside repair is needed. So does
+ * a script the check's command names that is missing (`process.script_missing`) outside the mission's
+ * `scope`: no candidate may write it (one in the scope is the candidate's to write). The detail names each
+ * such check and its error.
  */
-export function environmentVerdict(checks: readonly Check[], baseline: readonly Finding[]): StopVerdict | undefined {
+export function environmentVerdict(
+  checks: readonly Check[],
+  baseline: readonly Finding[],
+  scope: readonly string[],
+): StopVerdict | undefined {
   const required = new Set(checks.filter((check) => check.required).map((check) => check.name));
+  const inScope = scopeMatcher(scope);
+  const unwritable = (item: Finding): boolean =>
+    item.reasonCodes.includes('process.script_missing') && item.location?.file !== undefined && !inScope(item.location.file);
   const broken = baseline.filter(
-    (item) => required.has(item.check) && item.status === 'error' && item.reasonCodes.some((code) => ENVIRONMENT_CODES.has(code)),
+    (item) =>
+      required.has(item.check) &&
+      item.status === 'error' &&
+      (item.reasonCodes.some((code) => ENVIRONMENT_CODES.has(code)) || unwritable(item)),
   );
   if (broken.length === 0) return undefined;
   return {

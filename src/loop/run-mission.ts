@@ -774,9 +774,9 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
       state.findings = await check(EMPTY_CANDIDATE, 0);
       state.frontier = frontierOf(EMPTY_CANDIDATE, state.findings, required, promotion, undefined);
       await record('baseline', { findings: state.findings, frontier: state.frontier, ...(isolation === undefined ? {} : { isolation }) });
-      result = await decide(environmentVerdict(checks, state.findings));
+      result = await decide(environmentVerdict(checks, state.findings, mission.scope));
     } else if (next === 'decide') {
-      result = await decide(state.attempt === 0 ? environmentVerdict(checks, state.findings) : policyVerdict());
+      result = await decide(state.attempt === 0 ? environmentVerdict(checks, state.findings, mission.scope) : policyVerdict());
     } else if (typeof next === 'object') {
       result = await apply(next.apply);
     }

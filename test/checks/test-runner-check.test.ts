@@ -5,6 +5,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import type { CheckContext } from '../../src/core/check.js';
 import type { Finding } from '../../src/core/finding.js';
+import { missingScriptFinding } from '../../src/checks/process-finding.js';
 import { testRunnerCheck } from '../../src/checks/test-runner-check.js';
 import type { ReportFormat } from '../../src/checks/reports/test-result.js';
 import { EMPTY_CANDIDATE } from '../../src/core/candidate.js';
@@ -109,6 +110,44 @@ describe('testRunnerCheck', () => {
         "actual: { a: { b: { c: { '[d]': 'e' } } } }",
         'at: Test.<anonymous> (test/parse.js:206:12)',
       ].join('\n'),
+    );
+  });
+});
+
+describe('missingScriptFinding: the interpreter could not find the script the command names', () => {
+  const check = { name: 'c', stage: 'fast' as const, tier: 'demand' as const };
+  const result = (stderr: string, exitCode = 1) => ({ exitCode, signal: null, stdout: '', stderr, durationMs: 1 }) as never;
+  it('node, node --test and python name the missing script; it is reported relative to the copy', () => {
+    for (const [command, stderr] of [
+      [['node', 'bin/run.js'], "node:internal/modules/cjs/loader:1210\n  throw err;\nError: Cannot find module '/copy/bin/run.js'\n"],
+      [['node', '--test', 'test/a.test.js'], "Could not find '/copy/test/a.test.js'\n"],
+      [['python3', './bin/run.py'], "python3: can't open file '/copy/bin/run.py': [Errno 2] No such file or directory\n"],
+    ] as const) {
+      const found = missingScriptFinding(check, { command, cwd: '/copy', result: result(stderr) });
+      assert.deepEqual([found?.status, found?.reasonCodes], ['error', ['process.script_missing']], command.join(' '));
+      assert.equal(found?.location?.file, command.at(-1)?.replace(/^\.\//, ''));
+    }
+  });
+  it('is not a module the script imports, a shell command line, or a command that succeeded', () => {
+    assert.equal(
+      missingScriptFinding(check, { command: ['node', 'test/a.js'], cwd: '/copy', result: result("Error: Cannot find module 'tape'\n") }),
+      undefined,
+    );
+    assert.equal(
+      missingScriptFinding(check, {
+        command: 'node bin/run.js',
+        cwd: '/copy',
+        result: result("Error: Cannot find module '/copy/bin/run.js'\n"),
+      }),
+      undefined,
+    );
+    assert.equal(
+      missingScriptFinding(check, {
+        command: ['node', 'bin/run.js'],
+        cwd: '/copy',
+        result: result("Error: Cannot find module '/copy/bin/run.js'\n", 0),
+      }),
+      undefined,
     );
   });
 });

@@ -201,3 +201,39 @@ describe('blocked / unreachable: a required check on what no candidate in scope 
     }
   });
 });
+
+describe('a script the check command names that is missing from the copy', () => {
+  it('outside the scope (a test runner under node_modules that was not there): blocked / environment with zero proposals, naming the script', async () => {
+    const dir = await tempWorkspace({ 'src/a.js': 'export const a = 0;\n', 'test/a.test.js': 'process.exit(0);\n' });
+    const { result, proposals, records } = await run(
+      missionOf(
+        dir,
+        [{ name: 'tests', kind: 'test-runner', format: 'tap', command: ['node', 'node_modules/tape/bin/tape', 'test/a.test.js'] }],
+        { scope: ['src/**'] },
+      ),
+    );
+    assert.deepEqual([result.outcome, result.stopReason, result.attempts, proposals], ['blocked', 'environment', 0, 0]);
+    const baseline = records[1]?.data.findings as { check: string; status: string; reasonCodes: string[]; location?: { file?: string } }[];
+    assert.deepEqual(
+      baseline.filter((item) => item.check === 'tests').map((item) => [item.status, item.reasonCodes, item.location?.file]),
+      [['error', ['process.script_missing'], 'node_modules/tape/bin/tape']],
+    );
+    assert.match(
+      result.detail,
+      /required check tests could not run on the baseline \(process\.script_missing\): the command's script node_modules\/tape\/bin\/tape is not in the check's copy/,
+    );
+  });
+
+  it("inside the scope: the candidate's to write, so the run goes on and completes once it does", async () => {
+    const dir = await tempWorkspace({ 'README.md': 'write main.js\n' });
+    let proposals = 0;
+    const result = await runMission({
+      mission: missionOf(dir, [{ name: 'prints', kind: 'expected-output', command: ['node', 'main.js'], expected: 'ok\n' }]),
+      proposer: functionProposer(() => {
+        proposals += 1;
+        return { files: { 'main.js': 'console.log("ok");\n' } };
+      }),
+    });
+    assert.deepEqual([result.outcome, result.stopReason, result.attempts, proposals], ['complete', 'demand_passed', 1, 1]);
+  });
+});
