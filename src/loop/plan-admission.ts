@@ -56,7 +56,7 @@ async function resolvedRun(ledger: Ledger, missionId: string, runId: string): Pr
  * `run.started` record adds: the link to the run it resolves (with the note) and, when `forceSamePlan`
  * overrode a refusal, which run it overrode. The same plan is refused (`SamePlanError`) when the newest
  * sealed run of the mission with that plan hash — or the run it resolves, when that ran the same plan —
- * stopped by oscillation, rejection repeat, no progress or the human gate.
+ * stopped by oscillation, a repeated output, rejection repeat, no progress or the human gate.
  * @throws {LinkError} when `resolves` names a run that cannot be resolved.
  * @throws {SamePlanError} when the plan thrashed on this mission and `forceSamePlan` is not set.
  */

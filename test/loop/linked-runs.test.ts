@@ -104,6 +104,24 @@ for (const backend of backends) {
         assert.equal((await ledger.records(linked.runId))[0]?.data.samePlanForced, undefined);
       }));
 
+    it('a plan that repeated its output is refused like any other thrash stop', () =>
+      withLedger(open, async ({ ledger }) => {
+        const repeating = defineMission({
+          id: 'repeat',
+          goal: 'say ok',
+          budgets: { maxAttempts: 6 },
+          stopPolicy: { guards: [{ repeatedOutput: { window: 3, repeats: 2 } }] },
+        });
+        const same = functionProposer(() => ({ value: 'A' }), { name: 'same' });
+        const first = await run(ledger, { mission: repeating, proposer: same });
+        assert.equal(first.stopReason, 'repeated_output');
+        await assert.rejects(run(ledger, { mission: repeating, proposer: same }), (error: unknown) => {
+          assert.ok(error instanceof SamePlanError);
+          assert.deepEqual([error.runId, error.stopReason], [first.runId, 'repeated_output']);
+          return true;
+        });
+      }));
+
     it('--force-same-plan reruns the plan and records which run it overrode', () =>
       withLedger(open, async ({ ledger }) => {
         const first = await run(ledger, { mission: oscillating, proposer: stuck });
