@@ -1,10 +1,7 @@
 import type { AdaptivePriors } from './adaptive-priors.js';
+import { giveUpVerdict, scoreAtBar } from './adaptive.js';
 import { expectInteger, expectNumber } from './expect.js';
 import type { Guard } from './guard.js';
-import { normalCdf } from './normal.js';
-
-const EPSILON = 1e-9;
-const format = (value: number): string => String(Number(value.toFixed(4)));
 
 export interface AdaptiveCdvOptions {
   readonly bar: number;
@@ -48,8 +45,8 @@ export function adaptiveCdv({ bar, priors, level = 0.3, minObservations = 3 }: A
     evaluate({ recent, counters, budgets, taskType }) {
       const score = recent.at(-1)?.score;
       if (score === undefined) return undefined;
-      if (score >= bar - EPSILON)
-        return { guard: name, reason: 'adaptive', outcome: 'complete', detail: `score ${format(score)} ≥ bar ${bar}` };
+      const reached = scoreAtBar(name, bar, score);
+      if (reached !== undefined) return reached;
       const left = budgets.maxAttempts - counters.attempts;
       if (left <= 0 || known(taskType, counters.attempts + 1) === undefined) return undefined;
       let mean = 0;
@@ -60,15 +57,14 @@ export function adaptiveCdv({ bar, priors, level = 0.3, minObservations = 3 }: A
         mean += gain.mean;
         variance += gain.variance;
       }
-      const gap = bar - score;
-      const chance = variance > 0 ? 1 - normalCdf((gap - mean) / Math.sqrt(variance)) : mean >= gap ? 1 : 0;
-      if (chance >= level) return undefined;
-      return {
-        guard: name,
-        reason: 'adaptive_giveup',
-        outcome: 'failed_with_evidence',
-        detail: `P(the ${left} attempt(s) left gain ≥ ${format(gap)}) = ${format(chance)} < ${level} (learned per attempt index, ${minObservations}+ ${taskType} gains each)`,
-      };
+      return giveUpVerdict({
+        name,
+        gain: { mean, variance },
+        gap: bar - score,
+        left,
+        level,
+        learned: `learned per attempt index, ${minObservations}+ ${taskType} gains each`,
+      });
     },
   };
 }

@@ -1,10 +1,46 @@
 import type { AdaptivePriors } from './adaptive-priors.js';
 import { expectInteger, expectNumber } from './expect.js';
-import type { Guard } from './guard.js';
+import type { Guard, StopVerdict } from './guard.js';
 import { normalCdf } from './normal.js';
 
 const EPSILON = 1e-9;
 const format = (value: number): string => String(Number(value.toFixed(4)));
+
+/** The verdict of an adaptive rule on its last score: `complete` at the bar, else undefined. */
+export function scoreAtBar(name: string, bar: number, score: number): StopVerdict | undefined {
+  return score >= bar - EPSILON
+    ? { guard: name, reason: 'adaptive', outcome: 'complete', detail: `score ${format(score)} ≥ bar ${bar}` }
+    : undefined;
+}
+
+/**
+ * The give-up verdict of an adaptive rule: when the chance that gains of summed `mean` and `variance`
+ * (taken as normal) close the `gap` to the bar falls below `level`; `learned` says where the gains came from.
+ */
+export function giveUpVerdict({
+  name,
+  gain: { mean, variance },
+  gap,
+  left,
+  level,
+  learned,
+}: {
+  name: string;
+  gain: { mean: number; variance: number };
+  gap: number;
+  left: number;
+  level: number;
+  learned: string;
+}): StopVerdict | undefined {
+  const chance = variance > 0 ? 1 - normalCdf((gap - mean) / Math.sqrt(variance)) : mean >= gap ? 1 : 0;
+  if (chance >= level) return undefined;
+  return {
+    guard: name,
+    reason: 'adaptive_giveup',
+    outcome: 'failed_with_evidence',
+    detail: `P(the ${left} attempt(s) left gain ≥ ${format(gap)}) = ${format(chance)} < ${level} (${learned})`,
+  };
+}
 
 export interface AdaptiveOptions {
   readonly bar: number;
@@ -36,8 +72,8 @@ export function adaptive({ bar, priors, level = 0.3, minRuns = 3 }: AdaptiveOpti
     evaluate({ recent, counters, budgets, taskType }) {
       const score = recent.at(-1)?.score;
       if (score === undefined) return undefined;
-      if (score >= bar - EPSILON)
-        return { guard: name, reason: 'adaptive', outcome: 'complete', detail: `score ${format(score)} ≥ bar ${bar}` };
+      const reached = scoreAtBar(name, bar, score);
+      if (reached !== undefined) return reached;
       if (priors.runs(taskType) < minRuns) return undefined;
       let mean = 0;
       let variance = 0;
@@ -52,17 +88,16 @@ export function adaptive({ bar, priors, level = 0.3, minRuns = 3 }: AdaptiveOpti
         mean += gain.mean;
         variance += gain.variance;
       }
-      const gap = bar - score;
       const left = budgets.maxAttempts - counters.attempts;
       if (left <= 0) return undefined;
-      const chance = variance > 0 ? 1 - normalCdf((gap - mean) / Math.sqrt(variance)) : mean >= gap ? 1 : 0;
-      if (chance >= level) return undefined;
-      return {
-        guard: name,
-        reason: 'adaptive_giveup',
-        outcome: 'failed_with_evidence',
-        detail: `P(the ${left} attempt(s) left gain ≥ ${format(gap)}) = ${format(chance)} < ${level} (learned from ${priors.runs(taskType)} ${taskType} runs)`,
-      };
+      return giveUpVerdict({
+        name,
+        gain: { mean, variance },
+        gap: bar - score,
+        left,
+        level,
+        learned: `learned from ${priors.runs(taskType)} ${taskType} runs`,
+      });
     },
   };
 }
