@@ -14,6 +14,8 @@ import { defineMission, type Mission } from '../../src/mission/mission.js';
 import { functionProposer } from '../../src/proposers/function-proposer.js';
 import type { ReviewEntry, ReviewQueue, VerdictInput } from '../../src/review/review-queue.js';
 import { SqliteReviewQueue } from '../../src/review/sqlite/sqlite-review-queue.js';
+import { verifyLedger } from '../../src/ledger/verify.js';
+import { backends, type ReviewBackend } from '../review/backends.js';
 
 /** A demand red line that holds once the candidate's value is 1 (never on the baseline, which has no value). */
 const valueIsOne: Check = {
@@ -300,6 +302,41 @@ describe('a mission with judge: human', () => {
       assert.deepEqual([result.outcome, result.stopReason], ['complete', 'human_approved']);
     } finally {
       await store.close();
+    }
+  });
+});
+
+describe('humanJudge on PostgreSQL', () => {
+  it("a reviewer on another connection approves through the queue in the ledger's schema; the run seals complete as the human decided", async () => {
+    const opened = await (backends.find((backend) => backend.name === 'postgres') as ReviewBackend).open();
+    try {
+      const { queue, reopen, openLedger } = opened as Required<typeof opened>;
+      const ledger = await openLedger();
+      const reviewer = await reopen();
+      let runId = '';
+      const run = runMission({
+        mission: mission(),
+        proposer: functionProposer(() => ({ value: 1 })),
+        checks: [valueIsOne],
+        judge: humanJudge({ queue, timeoutMs: 60_000, pollIntervalMs: 10 }),
+        ledger,
+        onRecord: (record) => (runId = record.runId),
+      });
+      const entry = await review(reviewer, 1, { decision: 'approve', label: 'unclear', comment: 'fine' });
+      const result = await run;
+      assert.equal(ledgerRunOf(entry.item.runId), runId);
+      assert.deepEqual([result.outcome, result.verification, result.stopReason], ['complete', 'verified', 'human_approved']);
+      assert.deepEqual(
+        decisions(await ledger.records(runId)).map((decision) => [decision.transition, decision.reason]),
+        [
+          ['retry', 'baseline_not_passing'],
+          ['accept', 'human_approved'],
+        ],
+      );
+      assert.equal((await reviewer.get(entry.item.id))?.status, 'decided');
+      assert.equal((await verifyLedger(ledger)).ok, true);
+    } finally {
+      await opened.close();
     }
   });
 });
