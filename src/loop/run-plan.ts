@@ -14,7 +14,13 @@ export interface RunPlan {
 }
 
 /** Stop reasons after which the same plan is not run again on the mission: the loop thrashed on it (every stop of the thrash guards) or a human stopped it. */
-export const PLAN_EXHAUSTED_REASONS: ReadonlySet<string> = new Set(['oscillation', 'repeated_output', 'reject_repeat', 'no_progress', 'human_gate']);
+export const PLAN_EXHAUSTED_REASONS: ReadonlySet<string> = new Set([
+  'oscillation',
+  'repeated_output',
+  'reject_repeat',
+  'no_progress',
+  'human_gate',
+]);
 
 /** A proposer's identity, or `{ kind: 'custom', name }` for one that declares none. */
 export function proposerIdentity(proposer: Proposer): ProposerIdentity {
