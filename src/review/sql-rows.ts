@@ -2,9 +2,8 @@ import type { Alert, WebhookDelivery } from './alerts.js';
 import type { ModeChange, QueueMode } from './backpressure.js';
 import type { LimitChange } from './feedback-tuner.js';
 import type { JournalRow, JournalType } from './journal.js';
-import { entryOf } from './review-item.js';
-import type { DroppedItem, ReviewEntry, ReviewItem, Verdict, VerdictDecision } from './review-queue.js';
-import type { VerdictTarget } from './verdict-rules.js';
+import type { DroppedItem, ReviewItem, Verdict, VerdictDecision } from './review-queue.js';
+import type { StoredItem } from './review-store.js';
 
 // Rows as both SQL backends return them. PostgreSQL hands BIGINT columns back as strings, hence `Num`
 // and the `Number(…)` on every one of them.
@@ -112,26 +111,18 @@ export function claimOf(row: ItemRow): { reviewer: string; claimedAt: number; le
     : { reviewer: row.claimed_by, claimedAt: Number(row.claimed_at), leaseUntil: Number(row.lease_until) };
 }
 
-/** What a verdict needs to know of the item row it locked. */
-export function verdictTarget(row: (ItemRow & ItemVerdictRow) | undefined): VerdictTarget | undefined {
-  if (row === undefined) return undefined;
+/** An item row (with its verdict's columns, if joined) as the store hands it to the queue. */
+export function toStored(row: ItemRow & Partial<ItemVerdictRow>): StoredItem {
   const claim = claimOf(row);
   const verdict = joinedVerdict(row);
-  return { state: row.state, ...(claim === undefined ? {} : { claim }), ...(verdict === undefined ? {} : { verdict }) };
-}
-
-/** An item row (with its verdict, if joined) as an entry at `now`. */
-export function toEntry(row: ItemRow & Partial<ItemVerdictRow>, now: number): ReviewEntry {
-  const claim = claimOf(row);
-  const verdict = joinedVerdict(row);
-  return entryOf({
+  return {
     item: toItem(row),
+    seq: Number(row.seq),
     state: row.state,
     claims: Number(row.claims),
     ...(claim === undefined ? {} : { claim }),
     ...(verdict === undefined ? {} : { verdict }),
-    now,
-  });
+  };
 }
 
 export const toDropped = (row: BreakerRow): DroppedItem => ({
