@@ -31,6 +31,7 @@ import type {
   VerdictResult,
 } from '../review-queue.js';
 import { reviewStats } from '../review-stats.js';
+import { assertReviewerEntry, assertTokenHash } from '../reviewers.js';
 import { assertVerdictInput, verdictAction } from '../verdict-rules.js';
 
 interface Stored {
@@ -78,6 +79,8 @@ export class MemoryReviewQueue implements ReviewQueue {
   #mode: QueueMode = 'normal';
   #limit: number;
   #alerting = false;
+  /** Reviewer name → the hash of their sign-in token. */
+  readonly #reviewers = new Map<string, string>();
 
   constructor(options: ReviewQueueOptions = {}) {
     const settled = settleConfig(undefined, options);
@@ -279,6 +282,29 @@ export class MemoryReviewQueue implements ReviewQueue {
 
   async verifyJournal(): Promise<JournalVerification> {
     return verifyJournal(this.#journal, this.#head);
+  }
+
+  async addReviewer(name: string, tokenHash: string): Promise<void> {
+    assertReviewerEntry(name, tokenHash);
+    this.#reviewers.set(name, tokenHash);
+  }
+
+  async reviewerByToken(tokenHash: string): Promise<string | undefined> {
+    assertTokenHash(tokenHash);
+    for (const [name, hash] of this.#reviewers) if (hash === tokenHash) return name;
+    return undefined;
+  }
+
+  async releaseClaims(reviewer: string): Promise<number> {
+    assertReviewer(reviewer);
+    const at = this.#runtime.now();
+    let released = 0;
+    for (const entry of this.#inQueue)
+      if (this.#held(entry, at) && entry.claim?.reviewer === reviewer) {
+        delete entry.claim;
+        released += 1;
+      }
+    return released;
   }
 
   async close(): Promise<void> {}

@@ -15,6 +15,7 @@ import {
 import { boundLimit, limitChange, type LimitChange } from '../feedback-tuner.js';
 import { countLabels } from '../labels.js';
 import { REVIEW_MIGRATIONS } from '../migrations.js';
+import * as reviewers from './reviewers.js';
 import { assertReviewer, briefItem, leaseOf, limitOf } from '../review-item.js';
 import type {
   ClaimOptions,
@@ -556,6 +557,19 @@ export class PostgresReviewQueue implements ReviewQueue {
       await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
       return verifyAsync(postgresQueueStore(client, this.#schema));
     });
+  }
+
+  async addReviewer(name: string, tokenHash: string): Promise<void> {
+    await reviewers.addReviewer(this.#pool, this.#schema, name, tokenHash, this.#runtime.now());
+  }
+
+  async reviewerByToken(tokenHash: string): Promise<string | undefined> {
+    return reviewers.reviewerByToken(this.#pool, this.#schema, tokenHash);
+  }
+
+  async releaseClaims(reviewer: string): Promise<number> {
+    // The claim's item may be in this queue's cache of claimed runs: a verdict reads it under its lock anyway.
+    return reviewers.releaseClaims(this.#pool, this.#schema, reviewer, this.#runtime.now());
   }
 
   async close(): Promise<void> {

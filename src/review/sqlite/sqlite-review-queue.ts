@@ -48,6 +48,7 @@ import {
 import { assertVerdictInput, verdictAction } from '../verdict-rules.js';
 import { SQLITE_REVIEW_MIGRATIONS } from './migrations.js';
 import { sqliteQueueStore } from './stored-queue.js';
+import * as reviewers from './reviewers.js';
 import { applyMigrations } from '../../db/sqlite/apply-migrations.js';
 
 export interface SqliteReviewQueueOptions extends ReviewQueueOptions {
@@ -319,6 +320,18 @@ export class SqliteReviewQueue implements ReviewQueue {
   async verifyJournal(): Promise<JournalVerification> {
     // One read transaction: the journal, its head and the tables from the same snapshot, read in pages.
     return this.#db.transaction(() => verifySync(sqliteQueueStore(this.#db)))();
+  }
+
+  async addReviewer(name: string, tokenHash: string): Promise<void> {
+    reviewers.addReviewer(this.#db, name, tokenHash, this.#runtime.now());
+  }
+
+  async reviewerByToken(tokenHash: string): Promise<string | undefined> {
+    return reviewers.reviewerByToken(this.#db, tokenHash);
+  }
+
+  async releaseClaims(reviewer: string): Promise<number> {
+    return reviewers.releaseClaims(this.#db, reviewer, this.#runtime.now());
   }
 
   async close(): Promise<void> {
