@@ -31,14 +31,14 @@ export interface ReviewAppOptions {
 
 /**
  * Every response's security headers: scripts and styles from this origin only (no inline script can
- * run, whatever a run's output holds), no framing, no sniffing, no referrer, no caching of briefs.
+ * run, whatever a run's output holds), no framing, no sniffing, no referrer beyond this origin (which keeps its `Origin` on POSTs), no caching of briefs.
  */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'Content-Security-Policy':
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'X-Content-Type-Options': 'nosniff',
   'X-Frame-Options': 'DENY',
-  'Referrer-Policy': 'no-referrer',
+  'Referrer-Policy': 'same-origin',
   'Cache-Control': 'no-store',
   'Cross-Origin-Opener-Policy': 'same-origin',
   'Cross-Origin-Resource-Policy': 'same-origin',

@@ -86,7 +86,7 @@ describe('redline review serve', () => {
     } finally {
       child.kill('SIGTERM');
     }
-    const [code] = (await new Promise((resolve) => child.once('close', (...args) => resolve(args)))) as [number | null];
+    const code = await new Promise<number | null>((resolve) => child.once('close', (exit) => resolve(exit)));
     assert.equal(code, 0);
   });
 });
