@@ -76,7 +76,9 @@ export function queuePage({
         >${item.tags.map((tag) => html` <span class="badge">${tag}</span>`)}
       </td>
       <td>${run === undefined ? '–' : html`${run.missionId}<br /><span class="keys">${run.taskType}</span>`}</td>
-      <td><a href="/items/${encodeURIComponent(item.id)}">${short(item.task.split('\n')[0] ?? '', 80) || '(no task text)'}</a></td>
+      <td>
+        <a href="/items/${encodeURIComponent(item.id)}">${short(item.task.slice(0, 200).split('\n')[0] ?? '', 80) || '(no task text)'}</a>
+      </td>
       <td>${claimCell(entry, session, at)}</td>
     </tr>`;
   });
