@@ -20,6 +20,7 @@ const LAYERS = [
   'ai-sdk',
   'build', // the roles a mission file names: checks, proposer, judge
   'analysis', // on top of the ledger: replay, stop quality, admission
+  'review-app', // the reviewer web app: server-rendered pages over the review queue and the ledger
   'loop',
   'testing',
   'study',
@@ -32,6 +33,7 @@ const ADAPTERS = [
   { packages: ['ai', '@ai-sdk/[^/]+'], folder: 'ai-sdk' },
   { packages: ['vega'], folder: 'study' },
   { packages: ['commander'], folder: 'cli' },
+  { packages: ['hono', '@hono/node-server'], folder: 'review-app' },
 ];
 
 const folders = (names) => `^src/(${names.join('|')})/`;

@@ -1,6 +1,7 @@
 // `npm run bench`: runs every benchmark (`npm run bench -- NAME [options]` one) and prints the measurements side by side with what they compare to.
 import { ledgerBench, type BackendResult } from './ledger.js';
 import { loopOverhead } from './loop-overhead.js';
+import { reviewAppBench } from './review-app.js';
 import { reviewQueueBench, reviewQueueDepthBench } from './review-queue.js';
 import { scaleBench, scaleOptions } from './scale.js';
 import { scaleReport } from './scale-report.js';
@@ -49,6 +50,17 @@ const benches: Record<string, () => Promise<string>> = {
       `  ${'ratio redline / pg-boss'.padEnd(43)}${result.ratio.toFixed(2).padStart(8)}×  (target ≥ 1.0×)`,
     ].join('\n');
   },
+};
+
+benches['review-app'] = async () => {
+  const result = await reviewAppBench();
+  const ms = ({ median, p95 }: { median: number; p95: number }): string => `${median.toFixed(1).padStart(8)} ms  (p95 ${p95.toFixed(1)})`;
+  return [
+    `review-app: the queue page over HTTP on loopback, SQLite ledger and queue with ${result.items.toLocaleString('en-US')} runs and items (filled in ${result.fillS.toFixed(1)} s), median of ${result.rounds} requests after 5 warm-up ones`,
+    `  ${'first request (missions read from the ledger)'.padEnd(48)}${result.firstMs.toFixed(1).padStart(8)} ms`,
+    `  ${'queue page, first 50 items'.padEnd(48)}${ms(result.pageMs)}  (target < 100 ms; ${Math.round(result.pageBytes / 1024)} KB)`,
+    `  ${'queue page filtered by verification (whole queue)'.padEnd(48)}${ms(result.filteredMs)}`,
+  ].join('\n');
 };
 
 benches['review-depth'] = async () => {

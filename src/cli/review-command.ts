@@ -14,6 +14,7 @@ import type { ReviewEntry, ReviewItem, ReviewQueue, VerdictResult } from '../rev
 import { table } from './format.js';
 import type { Output } from './run-command.js';
 import { ledgerRunOf } from '../judge/request-key.js';
+import type { ReviewServeOptions } from './review-serve-command.js';
 
 // Task, output, errors and tags come from agents: untrusted text. Every stored string goes through
 // `clean` (text) or `jsonLine` (JSON) before it reaches the terminal, so no escape sequence, carriage
@@ -418,7 +419,7 @@ function journalSummary(type: string, data: Readonly<Record<string, unknown>>): 
   }
 }
 
-/** Adds `redline review list|show|claim|verdict|stats|settings|journal`; `ledgerHelp` is the ledger commands' `--ledger` help. */
+/** Adds `redline review list|show|claim|verdict|stats|settings|journal|serve|token add`; `ledgerHelp` is the ledger commands' `--ledger` help. */
 export function addReviewCommand({
   cli,
   done,
@@ -514,4 +515,31 @@ export function addReviewCommand({
     .option('--json', 'one JSON line per entry, with its hash')
     .option('--ledger <location>', ledgerHelp)
     .action(async (options: ReviewListOptions) => done(await reviewJournalCommand(options, output)));
+  review
+    .command('serve')
+    .description(
+      'Serve the reviewer web app: the queue, one brief with the verdict form and keyboard shortcuts, the evidence, a status bar.',
+    )
+    .option('--port <n>', 'port to listen on (0: any free port)', count, 4848)
+    .option('--host <address>', 'address to bind (loopback by default: only this machine reaches it)', '127.0.0.1')
+    .option('--reviewer <name>', "who the start token signs in as (default: the system user's name)")
+    .option('--lease <duration>', 'how long a claim taken in the app holds before the item returns to the queue', '15m')
+    .option('--ledger <location>', ledgerHelp)
+    .addHelpText(
+      'after',
+      '\nPrints the address and a start token (generated, or $REDLINE_REVIEW_TOKEN), sent once and then held in an\nHttpOnly, SameSite=Strict session cookie. Reviewers added with `redline review token add NAME` sign in\nwith their own token; their verdicts name them. Runs until Ctrl-C.',
+    )
+    .action(async (options: ReviewServeOptions) =>
+      done(await (await import('./review-serve-command.js')).reviewServeCommand(options, output)),
+    );
+  review
+    .command('token')
+    .description('Sign-in tokens of named reviewers for the web app.')
+    .command('add')
+    .description('Create a token for reviewer NAME, printed once; the queue stores only its hash. A new token for a name revokes the old.')
+    .argument('<name>', "the reviewer's name, as their verdicts will carry it")
+    .option('--ledger <location>', ledgerHelp)
+    .action(async (name: string, options: { ledger?: string }) =>
+      done(await (await import('./review-serve-command.js')).reviewTokenAddCommand(name, options, output)),
+    );
 }

@@ -9,6 +9,7 @@ export const REVIEW_MIGRATIONS = [
   { version: 3, name: 'review queue: verdicts, logs, alerts and decided or dropped items final (refusing triggers)' },
   { version: 4, name: 'review queue: running counters in the state row, live-claim and drop indexes, a dropped item stored once' },
   { version: 5, name: 'review queue: rows recorded before the journal existed, counted per table in the state row' },
+  { version: 6, name: 'review queue: named reviewers, each with the hash of their sign-in token' },
 ] as const;
 
 export type ReviewMigrationVersion = (typeof REVIEW_MIGRATIONS)[number]['version'];

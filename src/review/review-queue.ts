@@ -194,5 +194,14 @@ export interface ReviewQueue {
   journal(page?: Page): Promise<readonly JournalRow[]>;
   /** Checks the whole journal against its hashes and the queue's own count of it, in one snapshot. */
   verifyJournal(): Promise<JournalVerification>;
+  /**
+   * Stores a reviewer by name with the hash of their sign-in token (the web app's `hashToken`), replacing
+   * the hash stored for that name before: a new token for a name revokes the old one.
+   */
+  addReviewer(name: string, tokenHash: string): Promise<void>;
+  /** The name of the reviewer whose token hashes to `tokenHash`; undefined for a token no one holds. */
+  reviewerByToken(tokenHash: string): Promise<string | undefined>;
+  /** Returns every item `reviewer` holds under a live claim to the queue (sign-out); how many it released. */
+  releaseClaims(reviewer: string): Promise<number>;
   close(): Promise<void>;
 }

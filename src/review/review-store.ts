@@ -146,6 +146,11 @@ export interface ReviewStore {
   journal(limit: number | undefined): Awaitable<readonly JournalRow[]>;
   /** The journal against its hashes and head, and (SQL) the tables against the journal, in one snapshot. */
   verifyJournal(): Awaitable<JournalVerification>;
+  /** Stores (or replaces: the old token stops working) the hash of a named reviewer's sign-in token. */
+  addReviewer(name: string, tokenHash: string, at: number): Awaitable<void>;
+  reviewerByToken(tokenHash: string): Awaitable<string | undefined>;
+  /** Frees the claims `reviewer` holds whose lease runs past `at`; how many. */
+  releaseClaims(reviewer: string, at: number): Awaitable<number>;
   close(): Awaitable<void>;
   /** One-statement paths for the common enqueue and verdict, where the store has them. */
   readonly fast?: FastPaths;

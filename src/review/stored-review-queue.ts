@@ -23,6 +23,7 @@ import type {
 } from './review-queue.js';
 import { reviewStats } from './review-stats.js';
 import { ask, type LockedState, type QueueWrite, type ReviewStore, type StoredItem, type TxStep } from './review-store.js';
+import { assertReviewerEntry, assertTokenHash } from './reviewers.js';
 import { assertVerdictInput, verdictAction } from './verdict-rules.js';
 
 type JournalEntryInput = { type: JournalType; at: number; data: object };
@@ -309,6 +310,21 @@ export class StoredReviewQueue implements ReviewQueue {
 
   async verifyJournal(): Promise<JournalVerification> {
     return this.#store.verifyJournal();
+  }
+
+  async addReviewer(name: string, tokenHash: string): Promise<void> {
+    assertReviewerEntry(name, tokenHash);
+    await this.#store.addReviewer(name, tokenHash, this.#runtime.now());
+  }
+
+  async reviewerByToken(tokenHash: string): Promise<string | undefined> {
+    assertTokenHash(tokenHash);
+    return this.#store.reviewerByToken(tokenHash);
+  }
+
+  async releaseClaims(reviewer: string): Promise<number> {
+    assertReviewer(reviewer);
+    return this.#store.releaseClaims(reviewer, this.#runtime.now());
   }
 
   async close(): Promise<void> {

@@ -982,7 +982,7 @@ export function reviewQueueContract(backend: ReviewBackend): void {
             );
             await assert.rejects((reopen as NonNullable<typeof reopen>)(), {
               message:
-                'The database holds schema version 99 in review_migrations, newer than this redline knows (5): upgrade redline in every process that uses it',
+                'The database holds schema version 99 in review_migrations, newer than this redline knows (6): upgrade redline in every process that uses it',
             });
           }));
 

@@ -62,6 +62,8 @@ class MemoryReviewStore implements ReviewStore, ReviewTx {
   #seq = 0;
   #state: QueueState;
   #settings: StoredSettings = { settings: null, version: 0 };
+  /** Reviewer name → the hash of their sign-in token. */
+  readonly #reviewers = new Map<string, string>();
 
   constructor(attemptLimit: number) {
     this.#state = { mode: 'normal', attemptLimit, alertActive: false, depth: 0, verdicts: 0, approved: 0, dropped: 0, alerts: 0 };
@@ -195,6 +197,25 @@ class MemoryReviewStore implements ReviewStore, ReviewTx {
 
   verifyJournal(): JournalVerification {
     return verifyJournal(this.#journal, this.#head);
+  }
+
+  addReviewer(name: string, tokenHash: string): void {
+    this.#reviewers.set(name, tokenHash);
+  }
+
+  reviewerByToken(tokenHash: string): string | undefined {
+    for (const [name, hash] of this.#reviewers) if (hash === tokenHash) return name;
+    return undefined;
+  }
+
+  releaseClaims(reviewer: string, at: number): number {
+    let released = 0;
+    for (const entry of this.#inQueue)
+      if (held(entry, at) && entry.claim?.reviewer === reviewer) {
+        delete entry.claim;
+        released += 1;
+      }
+    return released;
   }
 
   close(): void {}

@@ -198,6 +198,14 @@ WHEN (NEW.journal_count < OLD.journal_count OR (NEW.journal_count = OLD.journal_
   ${PRE_JOURNAL.map(([table]) => `OR NEW.${preJournalColumn(table)} IS DISTINCT FROM OLD.${preJournalColumn(table)}`).join(' ')})
 EXECUTE FUNCTION ${S}.review_refuse_change('the journal head only advances, and so do the counts of verdicts, drops and alerts; the rows before the journal are fixed');
 `,
+  // Reviewers of the web app: a name and the SHA-256 of their token (the token itself is never stored).
+  6: (S) => `
+CREATE TABLE ${S}.review_reviewers (
+  name        TEXT PRIMARY KEY,
+  token_hash  TEXT NOT NULL UNIQUE,
+  added_at    BIGINT NOT NULL
+);
+`,
 };
 
 /** Triggers refusing `operations` on `table` row by row, and TRUNCATE of it. */

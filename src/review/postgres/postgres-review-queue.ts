@@ -42,6 +42,7 @@ import {
 import { settle, StoredReviewQueue } from '../stored-review-queue.js';
 import { postgresFastPaths } from './fast-paths.js';
 import { POSTGRES_REVIEW_MIGRATIONS } from './migrations.js';
+import * as reviewers from './reviewers.js';
 import { postgresQueueStore } from './stored-queue.js';
 
 export interface PostgresReviewQueueOptions extends ReviewQueueOptions {
@@ -372,6 +373,18 @@ class PostgresReviewStore implements ReviewStore {
       await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
       return verifyAsync(postgresQueueStore(client, this.#schema));
     });
+  }
+
+  async addReviewer(name: string, tokenHash: string, at: number): Promise<void> {
+    await reviewers.addReviewer(this.#pool, this.#schema, name, tokenHash, at);
+  }
+
+  async reviewerByToken(tokenHash: string): Promise<string | undefined> {
+    return reviewers.reviewerByToken(this.#pool, this.#schema, tokenHash);
+  }
+
+  async releaseClaims(reviewer: string, at: number): Promise<number> {
+    return reviewers.releaseClaims(this.#pool, this.#schema, reviewer, at);
   }
 
   async close(): Promise<void> {

@@ -182,6 +182,14 @@ WHEN NEW.journal_count < OLD.journal_count OR (NEW.journal_count = OLD.journal_c
   ${PRE_JOURNAL.map(([table]) => `OR NEW.${preJournalColumn(table)} IS NOT OLD.${preJournalColumn(table)}`).join(' ')}
 BEGIN SELECT RAISE(ABORT, 'redline.review.append_only: UPDATE on review_state refused: the journal head only advances, and so do the counts of verdicts, drops and alerts; the rows before the journal are fixed'); END;
 `,
+  // Reviewers of the web app: a name and the SHA-256 of their token (the token itself is never stored).
+  6: `
+CREATE TABLE review_reviewers (
+  name        TEXT PRIMARY KEY,
+  token_hash  TEXT NOT NULL UNIQUE,
+  added_at    INTEGER NOT NULL
+);
+`,
 };
 
 /** A trigger refusing every `operation` on `table`. */

@@ -41,6 +41,7 @@ import {
 } from '../sql-rows.js';
 import { settle, StoredReviewQueue } from '../stored-review-queue.js';
 import { SQLITE_REVIEW_MIGRATIONS } from './migrations.js';
+import * as reviewers from './reviewers.js';
 import { sqliteQueueStore } from './stored-queue.js';
 
 export interface SqliteReviewQueueOptions extends ReviewQueueOptions {
@@ -285,6 +286,18 @@ class SqliteReviewStore implements ReviewStore, ReviewTx {
   verifyJournal(): JournalVerification {
     // One read transaction: the journal, its head and the tables from the same snapshot, read in pages.
     return this.#db.transaction(() => verifySync(sqliteQueueStore(this.#db)))();
+  }
+
+  addReviewer(name: string, tokenHash: string, at: number): void {
+    reviewers.addReviewer(this.#db, name, tokenHash, at);
+  }
+
+  reviewerByToken(tokenHash: string): string | undefined {
+    return reviewers.reviewerByToken(this.#db, tokenHash);
+  }
+
+  releaseClaims(reviewer: string, at: number): number {
+    return reviewers.releaseClaims(this.#db, reviewer, at);
   }
 
   close(): void {

@@ -1,0 +1,80 @@
+import os from 'node:os';
+import { once } from 'node:events';
+import { displayLocation, expectLedgerAt, ledgerLocation, openLedger } from '../ledger/open-ledger.js';
+import { parseDuration } from '../mission/duration.js';
+import { openReviewQueue } from '../review/open-review-queue.js';
+import { generateToken, hashToken } from '../review-app/tokens.js';
+import { isLoopback, serveReviewApp } from '../review-app/serve-review-app.js';
+import type { Output } from './run-command.js';
+import { clean, shellArg } from './terminal-text.js';
+
+/** Environment variable holding the start token instead of a generated one. */
+export const REVIEW_TOKEN_ENV = 'REDLINE_REVIEW_TOKEN';
+
+export interface ReviewServeOptions {
+  readonly port: number;
+  readonly host: string;
+  readonly reviewer?: string;
+  readonly lease: string;
+  readonly ledger?: string;
+}
+
+/**
+ * `redline review serve`: the reviewer web app over the queue and ledger, until SIGINT or SIGTERM. Prints
+ * the address and a start token (generated, or `$REDLINE_REVIEW_TOKEN`) that signs in as `--reviewer`;
+ * reviewers added with `redline review token add` sign in with their own.
+ */
+export async function reviewServeCommand(
+  { port, host, reviewer = os.userInfo().username || 'reviewer', lease, ledger }: ReviewServeOptions,
+  { print, progress }: Output,
+): Promise<number> {
+  const leaseMs = parseDuration(lease);
+  if (leaseMs === undefined) throw new TypeError(`Expected --lease to be a duration such as 90s, 15m or 1h, got ${JSON.stringify(lease)}`);
+  const configured = process.env[REVIEW_TOKEN_ENV];
+  if (configured !== undefined && configured.length < 16)
+    throw new TypeError(`Expected $${REVIEW_TOKEN_ENV} to have at least 16 characters, got ${configured.length}`);
+  const location = ledgerLocation(ledger, process.cwd());
+  await expectLedgerAt(location);
+  const queue = await openReviewQueue(location);
+  const runs = await openLedger(location, { readOnly: true });
+  try {
+    const startToken = configured ?? generateToken();
+    const server = await serveReviewApp({ queue, ledger: runs, host, port, startToken, startReviewer: reviewer, leaseMs });
+    if (!isLoopback(host))
+      progress(
+        `warning: serving on ${clean(host)}, beyond this machine, over plain HTTP: put it behind HTTPS before anyone signs in from elsewhere`,
+      );
+    print(`review app for ${clean(displayLocation(location))} at ${server.url}`);
+    print(
+      configured === undefined
+        ? `sign in as ${clean(reviewer)}: ${server.url}/sign-in?token=${startToken}`
+        : `sign in as ${clean(reviewer)} with the token in $${REVIEW_TOKEN_ENV}: ${server.url}/sign-in`,
+    );
+    print('reviewers added with `redline review token add NAME` sign in with their own token; Ctrl-C stops');
+    await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')]);
+    await server.close();
+    return 0;
+  } finally {
+    await runs.close();
+    await queue.close();
+  }
+}
+
+/** `redline review token add NAME`: a new token for a reviewer, printed once; only its hash is stored with the queue. */
+export async function reviewTokenAddCommand(name: string, { ledger }: { ledger?: string }, { print }: Output): Promise<number> {
+  const location = ledgerLocation(ledger, process.cwd());
+  await expectLedgerAt(location);
+  const queue = await openReviewQueue(location);
+  try {
+    const token = generateToken();
+    await queue.addReviewer(name, hashToken(token));
+    print(`token for ${clean(name)} (shown once; a new one for the same name replaces it):`);
+    print(token);
+    print(
+      `sign in at the address \`redline review serve${ledger === undefined ? '' : ` --ledger ${shellArg(clean(displayLocation(ledger)))}`}\` prints`,
+    );
+    return 0;
+  } finally {
+    await queue.close();
+  }
+}

@@ -1,0 +1,76 @@
+import { highlightLine } from './highlight.js';
+import { html, type Html } from './html.js';
+
+/** Lines of one output a brief shows; the rest is one link away. */
+export const MAX_LINES = 400;
+/** Characters of one output a brief shows, whatever its lines (a 1 MB single line is cut too). */
+export const MAX_CHARS = 64_000;
+/** Characters of one line shown; a longer line ends in `…`. */
+const MAX_LINE_CHARS = 500;
+
+/** Whether `text` is a unified diff (as `git diff` or `diff -u` print it): shown with its lines marked. */
+export function isUnifiedDiff(text: string): boolean {
+  return /^(diff --git |--- \S.*\n\+\+\+ \S)/m.test(text.slice(0, 4096));
+}
+
+function diffClass(line: string): string {
+  if (line.startsWith('+++') || line.startsWith('---') || line.startsWith('diff ') || line.startsWith('index ')) return 'diff-meta';
+  if (line.startsWith('@@')) return 'diff-hunk';
+  if (line.startsWith('+')) return 'diff-add';
+  if (line.startsWith('-')) return 'diff-del';
+  return 'diff-context';
+}
+
+/**
+ * One output of a brief (a file or the value) as a numbered, highlighted listing, cut on the server at
+ * {@link MAX_LINES} lines or {@link MAX_CHARS} characters with a link to the whole (`wholeHref`), so a
+ * huge output cannot freeze the reviewer's page. A unified diff is shown as a diff.
+ */
+export function outputView({
+  text,
+  language,
+  wholeHref,
+  label,
+}: {
+  text: string;
+  language: string;
+  wholeHref: string;
+  label: string;
+}): Html {
+  const diff = isUnifiedDiff(text);
+  const lines: Html[] = [];
+  let chars = 0;
+  let cut = false;
+  let partial = false;
+  let start = 0;
+  let total = 0;
+  // Walks the text line by line without splitting all of it: a 1 MB output costs what is shown.
+  while (start <= text.length) {
+    const end = text.indexOf('\n', start);
+    const line = text.slice(start, end < 0 ? text.length : end);
+    if (end < 0 && line === '' && total > 0) break;
+    total += 1;
+    if (!cut && (lines.length >= MAX_LINES || chars >= MAX_CHARS)) cut = true;
+    if (!cut) {
+      const shown = line.length > MAX_LINE_CHARS ? line.slice(0, MAX_LINE_CHARS) : line;
+      chars += shown.length;
+      const tail = line.length > MAX_LINE_CHARS ? html`<span class="cut" title="line cut">…</span>` : '';
+      const body = diff ? html`${shown}` : highlightLine(shown, language);
+      lines.push(html`<li${diff ? html` class="${diffClass(line)}"` : ''}><code>${body}${tail}</code></li>`);
+      if (line.length > MAX_LINE_CHARS) partial = true;
+    }
+    if (end < 0) break;
+    start = end + 1;
+  }
+  const note =
+    cut || partial
+      ? html`<p class="truncated" role="note">
+          Showing ${lines.length} of ${total} line(s), ${text.length.toLocaleString('en-US')} characters in all:
+          <a href="${wholeHref}">the whole ${label}</a> (plain text).
+        </p>`
+      : '';
+  return html`<ol class="listing${diff ? ' diff' : ''}" aria-label="${label}">
+      ${lines}
+    </ol>
+    ${note}`;
+}

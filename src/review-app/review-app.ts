@@ -1,0 +1,334 @@
+import { Hono, type Context } from 'hono';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { ledgerRunOf } from '../judge/request-key.js';
+import type { Ledger } from '../ledger/ledger.js';
+import { verifyRun } from '../ledger/verify.js';
+import { ReviewError } from '../review/review-error.js';
+import type { ReviewEntry, ReviewQueue } from '../review/review-queue.js';
+import { KEYS_SCRIPT, STYLESHEET } from './assets.js';
+import { briefPage, valueText } from './brief-page.js';
+import { evidencePage } from './evidence-page.js';
+import { html, type Html } from './html.js';
+import { page, statusBar } from './layout.js';
+import { PAGE_SIZE, queuePage, type QueueFilter, type RunInfo } from './queue-page.js';
+import { SESSION_COOKIE, Sessions, type Session } from './sessions.js';
+import { signInPage } from './sign-in-page.js';
+import { hashToken, sameSecret } from './tokens.js';
+
+/** What the reviewer web app serves from. */
+export interface ReviewAppOptions {
+  readonly queue: ReviewQueue;
+  /** The ledger the queue's runs are in: the evidence page and each item's mission read it. */
+  readonly ledger?: Ledger;
+  /** A token that signs in as `startReviewer` for this server's life (printed at start), besides the queue's reviewers. */
+  readonly startToken?: string;
+  /** @default 'reviewer' */
+  readonly startReviewer?: string;
+  /** How long a claim taken in the app holds. @default 900_000 (15 minutes) */
+  readonly leaseMs?: number;
+  readonly _internal?: { readonly now?: () => number };
+}
+
+/**
+ * Every response's security headers: scripts and styles from this origin only (no inline script can
+ * run, whatever a run's output holds), no framing, no sniffing, no referrer beyond this origin (which keeps its `Origin` on POSTs), no caching of briefs.
+ */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Security-Policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'same-origin',
+  'Cache-Control': 'no-store',
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+};
+
+type Env = { Variables: { session: Session } };
+
+/**
+ * The reviewer web app (SPEC §5) as a Hono application: the queue, one brief with the verdict form and
+ * keyboard shortcuts, the run's evidence, and a status bar. Server-rendered; every value from a run goes
+ * through `html` (escaped). A reviewer signs in with a token once and then holds an HttpOnly,
+ * SameSite=Strict session cookie; every POST carries the session's CSRF token and a same-origin `Origin`.
+ */
+export function reviewApp({
+  queue,
+  ledger,
+  startToken,
+  startReviewer = 'reviewer',
+  leaseMs = 15 * 60_000,
+  _internal,
+}: ReviewAppOptions): Hono<Env> {
+  if (startToken !== undefined && (typeof startToken !== 'string' || startToken.length < 16))
+    throw new TypeError(`Expected the start token to have at least 16 characters, got ${JSON.stringify(startToken?.length)}`);
+  const now = _internal?.now ?? Date.now;
+  const sessions = new Sessions({ now });
+  const startHash = startToken === undefined ? undefined : hashToken(startToken);
+  const runInfo = new Map<string, RunInfo | null>();
+  const app = new Hono<Env>();
+
+  app.use(async (c, next) => {
+    await next();
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) c.header(name, value);
+  });
+  app.get('/assets/app.css', (c) => c.body(STYLESHEET, 200, { 'Content-Type': 'text/css; charset=utf-8' }));
+  app.get('/assets/keys.js', (c) => c.body(KEYS_SCRIPT, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
+
+  /** The reviewer a token names: the start token's, or one stored (hashed) with the queue. */
+  const reviewerOf = async (token: string): Promise<string | undefined> => {
+    if (token.length === 0 || token.length > 256) return undefined;
+    const hash = hashToken(token);
+    if (startHash !== undefined && sameSecret(hash, startHash)) return startReviewer;
+    return queue.reviewerByToken(hash);
+  };
+  const signIn = async (c: Context<Env>, token: string): Promise<Response> => {
+    const reviewer = await reviewerOf(token);
+    if (reviewer === undefined) return c.html(signInPage('That token signs no reviewer in.'), 401);
+    const session = sessions.start(reviewer);
+    setCookie(c, SESSION_COOKIE, session.id, { httpOnly: true, sameSite: 'Strict', path: '/' });
+    return c.redirect('/', 303);
+  };
+  app.get('/sign-in', async (c) => {
+    const token = c.req.query('token');
+    return token === undefined ? c.html(signInPage()) : signIn(c, token);
+  });
+  app.post('/sign-in', async (c) => {
+    if (!sameOrigin(c)) return refused(c, 'cross-origin sign-in');
+    const form = await c.req.parseBody();
+    return signIn(c, typeof form.token === 'string' ? form.token : '');
+  });
+
+  // Everything past here needs a session; a change needs the session's CSRF token from this origin too.
+  app.use(async (c, next) => {
+    const session = sessions.get(getCookie(c, SESSION_COOKIE));
+    if (session === undefined) return c.html(signInPage(), c.req.method === 'GET' ? 401 : 403);
+    if (c.req.method === 'POST') {
+      if (!sameOrigin(c)) return refused(c, 'a request from another origin');
+      const form = await c.req.parseBody();
+      if (typeof form.csrf !== 'string' || !sameSecret(form.csrf, session.csrf))
+        return refused(c, 'a form without this session’s CSRF token');
+    }
+    c.set('session', session);
+    await next();
+  });
+
+  const render = async (c: Context<Env>, title: string, body: Html, status = 200): Promise<Response> => {
+    const bar = statusBar(await queue.stats(), c.get('session'));
+    return c.html(page({ title, body, status: bar }), status as 200);
+  };
+
+  /** Missions and task types of the runs behind `entries`, read from the ledger once per unknown run. */
+  const infoFor = async (entries: readonly ReviewEntry[]): Promise<ReadonlyMap<string, RunInfo>> => {
+    const found = new Map<string, RunInfo>();
+    if (ledger === undefined) return found;
+    if (entries.some(({ item }) => !runInfo.has(ledgerRunOf(item.runId)))) {
+      for (const run of await ledger.runs()) runInfo.set(run.runId, { missionId: run.missionId, taskType: run.taskType });
+      for (const { item } of entries) if (!runInfo.has(ledgerRunOf(item.runId))) runInfo.set(ledgerRunOf(item.runId), null);
+    }
+    for (const { item } of entries) {
+      const info = runInfo.get(ledgerRunOf(item.runId));
+      if (info !== undefined && info !== null) found.set(item.runId, info);
+    }
+    return found;
+  };
+
+  app.get('/', async (c) => {
+    const pageNumber = Math.max(1, Math.min(10_000, Number.parseInt(c.req.query('page') ?? '1', 10) || 1));
+    const verification = c.req.query('verification') || undefined;
+    const taskType = c.req.query('taskType') || undefined;
+    const filter: QueueFilter = {
+      page: pageNumber,
+      ...(verification === undefined ? {} : { verification }),
+      ...(taskType === undefined ? {} : { taskType }),
+    };
+    const filtered = verification !== undefined || taskType !== undefined;
+    // Unfiltered, only the pages up to this one are read; a filter reads the queue whole.
+    const listed = await queue.list(filtered ? {} : { limit: pageNumber * PAGE_SIZE + 1 });
+    const runs = await infoFor(filtered ? listed : listed.slice((pageNumber - 1) * PAGE_SIZE, pageNumber * PAGE_SIZE));
+    const matching = listed.filter(
+      ({ item }) =>
+        (verification === undefined || item.verification === verification) &&
+        (taskType === undefined || runs.get(item.runId)?.taskType === taskType),
+    );
+    const entries = matching.slice((pageNumber - 1) * PAGE_SIZE, pageNumber * PAGE_SIZE);
+    const taskTypes = [...new Set([...runInfo.values()].flatMap((info) => (info === null ? [] : [info.taskType])))].sort();
+    const after = await afterNotice(c.req.query('after'));
+    const body = html`${after}${queuePage({
+      entries,
+      runs,
+      taskTypes,
+      filter,
+      depth: await queue.depth(),
+      hasMore: matching.length > pageNumber * PAGE_SIZE,
+      session: c.get('session'),
+      at: now(),
+    })}`;
+    return render(c, 'Queue', body);
+  });
+
+  /** "Your verdict on X was recorded", read back from the queue (so nothing in the URL is echoed). */
+  const afterNotice = async (itemId: string | undefined): Promise<Html | undefined> => {
+    if (itemId === undefined) return undefined;
+    const verdict = (await queue.get(itemId))?.verdict;
+    if (verdict === undefined) return undefined;
+    return html`<p class="notice" role="status" id="after">
+      ${verdict.decision === 'approve' ? 'Approved' : 'Rejected'} <code>${verdict.itemId}</code> (${verdict.label}).
+    </p>`;
+  };
+
+  app.post('/next', async (c) => {
+    const entry = await queue.claim(c.get('session').reviewer, { leaseMs });
+    return c.redirect(entry === undefined ? '/?empty' : `/items/${encodeURIComponent(entry.item.id)}`, 303);
+  });
+
+  app.get('/items/:id', async (c) => {
+    const entry = await queue.get(c.req.param('id'));
+    if (entry === undefined)
+      return render(
+        c,
+        'Not found',
+        html`<h1>No such item</h1>
+          <p><a href="/">Back to the queue</a></p>`,
+        404,
+      );
+    const body = briefPage({
+      entry,
+      labels: queue.config.labels.labels,
+      session: c.get('session'),
+      at: now(),
+      message: await afterNotice(c.req.query('after')),
+    });
+    return render(c, `Brief ${entry.item.id}`, body);
+  });
+
+  // The whole of one output, as plain text (never HTML, never sniffed): what the brief cut.
+  app.get('/items/:id/output', async (c) => {
+    const entry = await queue.get(c.req.param('id'));
+    const file = c.req.query('file');
+    const output = entry?.item.finalOutput;
+    const text =
+      output === undefined
+        ? undefined
+        : file !== undefined
+          ? Object.hasOwn(output.files, file)
+            ? (output.files[file] ?? undefined)
+            : undefined
+          : c.req.query('value') !== undefined && output.value !== undefined
+            ? valueText(output.value)
+            : undefined;
+    if (text === undefined) return c.text('No such output', 404);
+    return c.body(text, 200, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Disposition': 'inline' });
+  });
+
+  app.post('/items/:id/verdict', async (c) => {
+    const itemId = c.req.param('id');
+    const session = c.get('session');
+    const form = await c.req.parseBody();
+    const decision = form.decision;
+    const label = typeof form.label === 'string' ? form.label : '';
+    const comment = typeof form.comment === 'string' && form.comment.trim() !== '' ? form.comment.trim() : undefined;
+    const problem = async (message: string, status: number): Promise<Response> => {
+      const entry = await queue.get(itemId);
+      if (entry === undefined)
+        return render(
+          c,
+          'Not found',
+          html`<h1>No such item</h1>
+            <p><a href="/">Back to the queue</a></p>`,
+          404,
+        );
+      const body = briefPage({
+        entry,
+        labels: queue.config.labels.labels,
+        session,
+        at: now(),
+        message: html`<p class="error" role="alert" id="problem">${message}</p>`,
+      });
+      return render(c, `Brief ${itemId}`, body, status);
+    };
+    if (decision !== 'approve' && decision !== 'reject') return problem('Choose approve or reject.', 400);
+    if (label === '') return problem('Choose a reason label.', 400);
+    try {
+      const result = await queue.verdict(itemId, {
+        reviewer: session.reviewer,
+        decision,
+        label,
+        ...(comment === undefined ? {} : { comment }),
+      });
+      // A repeated verdict (a double submit) changed nothing: it takes no new item either.
+      const next = result.repeated ? undefined : await queue.claim(session.reviewer, { leaseMs });
+      const after = `after=${encodeURIComponent(itemId)}`;
+      return c.redirect(next === undefined ? `/?${after}` : `/items/${encodeURIComponent(next.item.id)}?${after}`, 303);
+    } catch (error) {
+      if (error instanceof ReviewError) return problem(error.message, error.code === 'review.not_found' ? 404 : 409);
+      throw error;
+    }
+  });
+
+  app.get('/runs/:runId/evidence', async (c) => {
+    const runId = ledgerRunOf(c.req.param('runId'));
+    if (ledger === undefined)
+      return render(
+        c,
+        'Evidence',
+        html`<h1>Evidence</h1>
+          <p class="notice">No ledger is open.</p>`,
+        404,
+      );
+    const [run] = await ledger.runs({ runId });
+    const stored = run === undefined ? [] : await ledger.stored(run.runId);
+    const records = run === undefined ? [] : await ledger.records(run.runId);
+    const body = evidencePage({ runId, run, records, verification: run === undefined ? undefined : verifyRun(run, stored) });
+    return render(c, `Evidence ${runId}`, body, run === undefined ? 404 : 200);
+  });
+
+  app.post('/sign-out', async (c) => {
+    const session = c.get('session');
+    sessions.end(session.id);
+    // The reviewer's claims go back to the queue, unless they are still signed in elsewhere.
+    if (!sessions.signedIn(session.reviewer)) await queue.releaseClaims(session.reviewer);
+    deleteCookie(c, SESSION_COOKIE, { path: '/' });
+    return c.redirect('/sign-in', 303);
+  });
+
+  app.onError((error, c) => {
+    if (error instanceof TypeError)
+      return c.html(
+        page({
+          title: 'Bad request',
+          body: html`<h1>Bad request</h1>
+            <p class="error">${error.message}</p>`,
+        }),
+        400,
+      );
+    return c.html(
+      page({
+        title: 'Error',
+        body: html`<h1>Something went wrong</h1>
+          <p class="error">${String(error?.message ?? error)}</p>`,
+      }),
+      500,
+    );
+  });
+  return app;
+}
+
+/** Whether a POST comes from this origin: browsers send `Origin` with every POST; one naming another origin is refused. */
+function sameOrigin(c: Context): boolean {
+  const origin = c.req.header('Origin');
+  if (origin === undefined) return c.req.header('Sec-Fetch-Site') === undefined || c.req.header('Sec-Fetch-Site') === 'same-origin';
+  const host = c.req.header('Host');
+  return host !== undefined && (origin === `http://${host}` || origin === `https://${host}`);
+}
+
+function refused(c: Context, what: string): Response {
+  return c.html(
+    page({
+      title: 'Refused',
+      body: html`<h1>Refused</h1>
+        <p class="error">The server refused ${what}.</p>`,
+    }),
+    403,
+  );
+}

@@ -1,0 +1,92 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { describe, it } from 'node:test';
+import { openReviewQueue } from '../../src/review/open-review-queue.js';
+import { hashToken } from '../../src/review-app/tokens.js';
+import { tempWorkspace } from '../helpers/workspace.js';
+import { brief } from '../review/fixtures.js';
+import { redline, ROOT } from './redline.js';
+
+delete process.env.REDLINE_LEDGER;
+
+/** A SQLite ledger holding a review queue with one item. */
+async function seededLedger(dir: string): Promise<string> {
+  const location = path.join(dir, 'redline.db');
+  const queue = await openReviewQueue(location);
+  await queue.enqueue(brief('run-1'));
+  await queue.close();
+  return location;
+}
+
+describe('redline review token add', () => {
+  it('prints a token once and stores only its hash, under the reviewer’s name', async () => {
+    const dir = await tempWorkspace({});
+    const ledger = await seededLedger(dir);
+    const { code, stdout } = await redline(['review', 'token', 'add', 'ada', '--ledger', ledger]);
+    assert.equal(code, 0);
+    const token = stdout.split('\n')[1] ?? '';
+    assert.match(token, /^[A-Za-z0-9_-]{43}$/);
+    const queue = await openReviewQueue(ledger);
+    try {
+      assert.equal(await queue.reviewerByToken(hashToken(token)), 'ada');
+    } finally {
+      await queue.close();
+    }
+    const bytes = await readFile(ledger);
+    assert.equal(bytes.includes(token), false, 'the token itself is not in the database');
+  });
+
+  it('refuses a ledger that does not exist (exit 2)', async () => {
+    const dir = await tempWorkspace({});
+    const { code, stderr } = await redline(['review', 'token', 'add', 'ada', '--ledger', path.join(dir, 'missing.db')]);
+    assert.equal(code, 2);
+    assert.match(stderr, /missing\.db/);
+  });
+});
+
+// The process boundary is what is tested: the command listens, prints where and a token, and stops on SIGTERM.
+describe('redline review serve', () => {
+  it('listens on loopback, refuses requests without the token, signs in with the printed one, and stops on SIGTERM', async () => {
+    const dir = await tempWorkspace({});
+    const ledger = await seededLedger(dir);
+    const child = spawn(
+      process.execPath,
+      [path.join(ROOT, 'bin/redline.js'), 'review', 'serve', '--port', '0', '--reviewer', 'ada', '--ledger', ledger],
+      {
+        cwd: dir,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, REDLINE_REVIEW_TOKEN: undefined },
+      },
+    );
+    try {
+      const lines = createInterface({ input: child.stdout });
+      let signIn: string | undefined;
+      for await (const line of lines) {
+        const match = /sign in as ada: (http:\/\/127\.0\.0\.1:\d+\/sign-in\?token=[A-Za-z0-9_-]+)$/.exec(line);
+        if (match !== null) {
+          signIn = match[1];
+          break;
+        }
+      }
+      assert.ok(signIn !== undefined, 'the sign-in address is printed');
+      const origin = new URL(signIn).origin;
+      assert.equal((await fetch(`${origin}/`)).status, 401);
+      assert.equal((await fetch(`${origin}/sign-in?token=wrong-token-of-some-length`, { redirect: 'manual' })).status, 401);
+      const signedIn = await fetch(signIn, { redirect: 'manual' });
+      assert.equal(signedIn.status, 303);
+      const cookie = signedIn.headers.get('set-cookie') ?? '';
+      assert.match(cookie, /HttpOnly/);
+      assert.match(cookie, /SameSite=Strict/);
+      const queue = await fetch(`${origin}/`, { headers: { cookie: cookie.split(';')[0] ?? '' } });
+      assert.equal(queue.status, 200);
+      assert.match(await queue.text(), /fix the failing test of run-1/);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    const code = await new Promise<number | null>((resolve) => child.once('close', (exit) => resolve(exit)));
+    assert.equal(code, 0);
+  });
+});

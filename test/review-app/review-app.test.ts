@@ -1,0 +1,422 @@
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdir, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Brief } from '../../src/core/brief.js';
+import { finding, type Check } from '../../src/core/check.js';
+import { SqliteLedger } from '../../src/ledger/sqlite/sqlite-ledger.js';
+import { runMission } from '../../src/loop/run-mission.js';
+import { defineMission } from '../../src/mission/mission.js';
+import { functionProposer } from '../../src/proposers/function-proposer.js';
+import type { ReviewItem } from '../../src/review/review-queue.js';
+import { SqliteReviewQueue } from '../../src/review/sqlite/sqlite-review-queue.js';
+import { serveReviewApp, type ReviewServer } from '../../src/review-app/serve-review-app.js';
+import { generateToken, hashToken } from '../../src/review-app/tokens.js';
+import { MAX_LINES } from '../../src/review-app/output-view.js';
+import { tempWorkspace } from '../helpers/workspace.js';
+import { brief } from '../review/fixtures.js';
+
+// The reviewer web app in a real browser (Debian's Chromium, driven by playwright-core) over a real SQLite
+// ledger and review queue. One browser for every case; each reviewer has a context (cookies) of their own.
+// `REDLINE_SCREENSHOTS=docs/figures/review-app` writes the screenshots docs/review-app.md shows.
+
+const SCREENSHOTS = process.env.REDLINE_SCREENSHOTS ?? path.join(os.tmpdir(), 'redline-review-app-screenshots');
+
+/** Each vector sets `window.__pwned` and opens a dialog if it ever runs. */
+const XSS = [
+  '<script>window.__pwned = 1; alert("script")</script>',
+  '<img src=x onerror="window.__pwned = 2; alert(\'img\')">',
+  '<a href="javascript:window.__pwned = 3; alert(\'link\')">click me</a>',
+  '<svg onload="window.__pwned = 4; alert(\'svg\')"></svg>',
+  '"><script>window.__pwned = 5</script><p title=\'',
+  '<iframe srcdoc="<script>parent.__pwned = 6</script>"></iframe>',
+].join('\n');
+
+const failingCheck = (message: string): Check => {
+  const check: Check = {
+    name: 'tests',
+    stage: 'fast',
+    tier: 'demand',
+    required: true,
+    run: async () => [finding(check, 'fail', ['test.failed:adds'], message)],
+  };
+  return check;
+};
+
+/** A 2,000-line unified diff. */
+function bigDiff(): string {
+  const lines = ['diff --git a/src/big.ts b/src/big.ts', '--- a/src/big.ts', '+++ b/src/big.ts', '@@ -1,1000 +1,1000 @@'];
+  for (let line = 0; line < 998; line += 1) lines.push(`-const line${line} = ${line};`, `+const line${line} = ${line + 1};`);
+  return `${lines.join('\n')}\n`;
+}
+
+describe('the reviewer web app in a browser', () => {
+  let dir: string;
+  let ledger: SqliteLedger;
+  let queue: SqliteReviewQueue;
+  let server: ReviewServer;
+  let browser: Browser;
+  let attacker: Server;
+  const tokens = { ada: generateToken(), grace: generateToken() };
+  const items: Record<string, ReviewItem> = {};
+
+  before(async () => {
+    dir = await tempWorkspace({});
+    const file = path.join(dir, 'redline.db');
+    ledger = await SqliteLedger.open({ database: file, synchronous: 'off' });
+    queue = await SqliteReviewQueue.open({ database: file, synchronous: 'off', backpressure: { capacity: 100 } });
+    // Eight rejections already given (through the library): two more verdicts fill the tuner's window of 10.
+    for (let index = 0; index < 8; index += 1) {
+      const { item } = await queue.enqueue(brief(`earlier-${index}`, { priority: 50 }));
+      await queue.verdict(item?.id as string, { reviewer: 'seed', decision: 'reject', label: 'logic_error' });
+    }
+    // Real runs, sealed in the ledger and handed to the queue: two plain ones first in review order, then an evil one.
+    const run = async (id: string, priority: number, value: string, goal: string, message: string): Promise<void> => {
+      const mission = defineMission({ id, goal, priority, budgets: { maxAttempts: 2 }, stopPolicy: { guards: [] } });
+      await runMission({
+        mission,
+        proposer: functionProposer(({ attempt }) => ({ value: `${value}\n// attempt ${attempt}` })),
+        checks: [failingCheck(message)],
+        ledger,
+        handoff: { queue },
+      });
+    };
+    await run(
+      'plain-1',
+      10,
+      'export const add = (a: number, b: number): number => a + b;',
+      'make add() pass',
+      'adds failed: expected 3, got 4',
+    );
+    await run('plain-2', 9, 'def add(a, b):\n    return a - b  # wrong', 'port add to Python', 'add(1, 2) == -1');
+    await run('evil-run', 8, XSS, `Summarize ${XSS}`, `expected safe output, got ${XSS}`);
+    const [plain1, plain2, evilRun] = (await queue.list()).map((entry) => entry.item);
+    Object.assign(items, { plain1, plain2, evilRun });
+    const enqueue = async (each: Brief): Promise<ReviewItem> => (await queue.enqueue(each)).item as ReviewItem;
+    items.evilFiles = await enqueue(
+      brief('evil-files', {
+        priority: 7,
+        task: XSS,
+        cutoffReason: XSS,
+        lastError: XSS,
+        finalOutput: { files: { [`src/${XSS.split('\n')[1]}.ts`]: XSS, 'page.html': XSS }, value: { html: XSS } },
+        failing: [{ check: XSS, status: 'fail', reasonCodes: [XSS], message: XSS, location: { file: XSS, line: 1 } }],
+      }),
+    );
+    items.big = await enqueue(
+      brief('big', { priority: 6, finalOutput: { files: { 'changes.diff': bigDiff() }, value: `${'x'.repeat(99)}\n`.repeat(10_486) } }),
+    );
+    for (const index of [1, 2, 3]) items[`spare${index}`] = await enqueue(brief(`spare-${index}`, { priority: 1 }));
+    await queue.addReviewer('ada', hashToken(tokens.ada));
+    await queue.addReviewer('grace', hashToken(tokens.grace));
+    server = await serveReviewApp({ queue, ledger });
+    attacker = createServer((request, response) => {
+      const target = decodeURIComponent(request.url?.slice(1) ?? '');
+      response.setHeader('Content-Type', 'text/html');
+      response.end(
+        `<!doctype html><form method="post" action="${target}"><input name="decision" value="approve"><input name="label" value="unclear"><input name="csrf" value="guessed"><button id="go">win a prize</button></form>`,
+      );
+    });
+    await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve));
+    browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+    });
+    await mkdir(SCREENSHOTS, { recursive: true });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+    await new Promise((resolve) => attacker?.close(resolve));
+    await queue?.close();
+    await ledger?.close();
+  });
+
+  /** A browser context (its own cookies) with a page that records dialogs and console messages. */
+  async function reviewerPage(): Promise<{ context: BrowserContext; page: Page; dialogs: string[]; console: string[] }> {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    const dialogs: string[] = [];
+    const console: string[] = [];
+    page.on('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+    page.on('console', (message) => console.push(message.text()));
+    return { context, page, dialogs, console };
+  }
+
+  /** Signs in by typing the token into the sign-in form and pressing Enter. */
+  async function signIn(page: Page, token: string): Promise<void> {
+    const response = await page.goto(`${server.url}/`);
+    assert.equal(response?.status(), 401);
+    await page.keyboard.type(token);
+    await page.keyboard.press('Enter');
+    await page.locator('#reviewer').waitFor();
+  }
+
+  const itemUrl = (item: ReviewItem): string => `${server.url}/items/${item.id}`;
+
+  it('refuses every request without a token, and a wrong token', async () => {
+    const { context, page } = await reviewerPage();
+    try {
+      for (const url of [`${server.url}/`, itemUrl(items.plain1 as ReviewItem), `${server.url}/runs/x/evidence`]) {
+        const response = await page.goto(url);
+        assert.equal(response?.status(), 401, url);
+        assert.equal(await page.locator('#token').count(), 1, 'the sign-in form, nothing of the queue');
+        assert.doesNotMatch(await page.content(), /make add\(\) pass/);
+      }
+      const posted = await context.request.post(`${server.url}/next`, { form: { csrf: 'x' }, headers: { Origin: server.url } });
+      assert.equal(posted.status(), 403);
+      await page.fill('#token', 'not-a-token-anyone-holds');
+      await page.press('#token', 'Enter');
+      await page.waitForSelector('.error');
+      assert.match(await page.locator('.error').innerText(), /signs no reviewer in/);
+      const cookies = await context.cookies();
+      assert.deepEqual(cookies, []);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('approves one item and rejects another with a label using only the keyboard; the verdicts name the reviewer and move the tuner', async () => {
+    const { context, page } = await reviewerPage();
+    try {
+      await signIn(page, tokens.ada);
+      const [cookie] = await context.cookies();
+      assert.deepEqual([cookie?.httpOnly, cookie?.sameSite], [true, 'Strict']);
+      assert.equal(await page.locator('#attempt-limit').innerText(), '5');
+      await page.screenshot({ path: path.join(SCREENSHOTS, 'queue.png'), fullPage: false });
+
+      // n: the next item (the highest priority) is claimed for ada and its brief opens.
+      await Promise.all([page.waitForURL(itemUrl(items.plain1 as ReviewItem)), page.keyboard.press('n')]);
+      assert.match(await page.locator('#standing').innerText(), /Claimed by you/);
+      assert.match(await page.locator('#task').innerText(), /make add\(\) pass/);
+      await page.screenshot({ path: path.join(SCREENSHOTS, 'brief.png'), fullPage: false });
+
+      // a without a label submits nothing: the label is required.
+      await page.keyboard.press('a');
+      assert.equal(page.url(), itemUrl(items.plain1 as ReviewItem));
+      assert.equal((await queue.get(items.plain1?.id as string))?.verdict, undefined);
+
+      // 5 (unclear), a: approved; the next item opens.
+      await page.keyboard.press('5');
+      await Promise.all([page.waitForURL(`${itemUrl(items.plain2 as ReviewItem)}?after=${items.plain1?.id}`), page.keyboard.press('a')]);
+      assert.match(await page.locator('#after').innerText(), /Approved/);
+      // 1 (code_error), c and a comment, Escape, r: rejected.
+      await page.keyboard.press('1');
+      await page.keyboard.press('c');
+      await page.keyboard.type('subtracts instead of adding');
+      await page.keyboard.press('Escape');
+      await Promise.all([page.waitForURL((url) => url.search === `?after=${items.plain2?.id}`), page.keyboard.press('r')]);
+      assert.match(await page.locator('#after').innerText(), /Rejected/);
+
+      const first = (await queue.get(items.plain1?.id as string))?.verdict;
+      const second = (await queue.get(items.plain2?.id as string))?.verdict;
+      assert.deepEqual([first?.decision, first?.label, first?.reviewer], ['approve', 'unclear', 'ada']);
+      assert.deepEqual(
+        [second?.decision, second?.label, second?.reviewer, second?.comment],
+        ['reject', 'code_error', 'ada', 'subtracts instead of adding'],
+      );
+      // 1 approval in the last 10 verdicts: below 40%, so the tuner lowers the attempt limit, in the journal.
+      assert.equal(await queue.currentLimit(), 4);
+      assert.equal(await page.locator('#attempt-limit').innerText(), '4');
+      const journal = (await queue.journal()).map((row) => JSON.parse(row.body) as { type: string; data: Record<string, unknown> });
+      const tail = journal.slice(-3);
+      assert.deepEqual(
+        tail.map(({ type, data }) => [type, data.reviewer ?? data.to]),
+        [
+          ['verdict', 'ada'],
+          ['verdict', 'ada'],
+          ['limit_change', 4],
+        ],
+      );
+      assert.equal((await queue.verifyJournal()).ok, true);
+
+      // e: the run's evidence, from the ledger: attempts, findings, the seal, a chain that verifies.
+      await page.goto(itemUrl(items.plain2 as ReviewItem));
+      await Promise.all([page.waitForURL(/\/evidence$/), page.keyboard.press('e')]);
+      assert.match(await page.locator('#chain').innerText(), /Hash chain verifies/);
+      assert.match(await page.locator('#seal').innerText(), /failed_with_evidence/);
+      assert.match(await page.locator('main').innerText(), /add\(1, 2\) == -1/);
+      // Signing out releases what ada still holds (the item the last verdict claimed).
+      const held = (await queue.list()).filter((entry) => entry.claim?.reviewer === 'ada');
+      assert.equal(held.length, 1);
+      await page.goto(`${server.url}/`);
+      await Promise.all([page.waitForURL(/\/sign-in$/), page.getByRole('button', { name: 'Sign out' }).click()]);
+      assert.equal((await queue.get(held[0]?.item.id as string))?.status, 'queued');
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('renders script tags, event-handler attributes and javascript: links from a run as text; no script runs', async () => {
+    const { context, page, dialogs, console } = await reviewerPage();
+    try {
+      await signIn(page, tokens.grace);
+      // From here on, any console message (a CSP violation, an error) is a failure.
+      console.length = 0;
+      for (const url of [
+        `${server.url}/`,
+        itemUrl(items.evilRun as ReviewItem),
+        itemUrl(items.evilFiles as ReviewItem),
+        `${server.url}/runs/${items.evilRun?.runId}/evidence`,
+      ]) {
+        const response = await page.goto(url);
+        assert.equal(response?.status(), 200, url);
+        assert.match(response?.headers()['content-security-policy'] ?? '', /script-src 'self'/);
+        await page.mouse.click(5, 5);
+        assert.equal(await page.evaluate('window.__pwned'), undefined, url);
+        assert.equal(await page.locator('script').count(), 1, 'only the app’s own shortcut script');
+        assert.equal(await page.locator('[onerror], [onload], iframe, svg, img').count(), 0, url);
+        assert.equal(await page.locator('a[href^="javascript:"]').count(), 0, url);
+      }
+      await page.goto(itemUrl(items.evilFiles as ReviewItem));
+      assert.match(await page.locator('#task').innerText(), /<script>window.__pwned = 1; alert\("script"\)<\/script>/);
+      assert.match(await page.locator('#output').innerText(), /<img src=x onerror="window.__pwned = 2; alert\('img'\)">/);
+      assert.match(await page.locator('#output').innerText(), /<a href="javascript:window.__pwned = 3/);
+      await page.goto(itemUrl(items.evilRun as ReviewItem));
+      assert.match(await page.locator('#last-error').innerText(), /<svg onload=/);
+      assert.deepEqual(dialogs, []);
+      assert.deepEqual(
+        console.filter((line) => !line.includes('favicon')),
+        [],
+      );
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('refuses a forged cross-site verdict POST, from another site and from another port of this one', async () => {
+    const { context, page } = await reviewerPage();
+    try {
+      await signIn(page, tokens.grace);
+      const target = encodeURIComponent(`${itemUrl(items.spare1 as ReviewItem)}/verdict`);
+      const port = (attacker.address() as AddressInfo).port;
+      for (const origin of [`http://localhost:${port}`, `http://127.0.0.1:${port}`]) {
+        await page.goto(`${origin}/${target}`);
+        const [response] = await Promise.all([page.waitForNavigation(), page.click('#go')]);
+        assert.equal(response?.status(), 403, origin);
+        assert.equal((await queue.get(items.spare1?.id as string))?.verdict, undefined, origin);
+      }
+      // From this origin with the session cookie but without the form's CSRF token: refused too.
+      const forged = await context.request.post(`${itemUrl(items.spare1 as ReviewItem)}/verdict`, {
+        form: { decision: 'approve', label: 'unclear' },
+        headers: { Origin: server.url },
+      });
+      assert.equal(forged.status(), 403);
+      assert.equal((await queue.get(items.spare1?.id as string))?.verdict, undefined);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('counts a double-submitted verdict once', async () => {
+    const { context, page } = await reviewerPage();
+    try {
+      await signIn(page, tokens.grace);
+      const before = (await queue.stats()).verdicts.total;
+      const spare = items.spare2 as ReviewItem;
+      await page.goto(itemUrl(spare));
+      await page.selectOption('#label', 'format_issue');
+      await page.dblclick('button[data-key="a"]');
+      await page.waitForURL(/after=/);
+      // And the same form posted again, as a browser's resubmit would.
+      const again = await context.request.post(`${itemUrl(spare)}/verdict`, {
+        form: { decision: 'approve', label: 'format_issue', csrf: await page.locator('input[name="csrf"]').first().inputValue() },
+        headers: { Origin: server.url },
+        maxRedirects: 0,
+      });
+      assert.equal(again.status(), 303);
+      assert.equal((await queue.stats()).verdicts.total, before + 1);
+      const verdicts = (await queue.journal())
+        .map((row) => JSON.parse(row.body) as { type: string; data: { itemId?: string } })
+        .filter((entry) => entry.type === 'verdict' && entry.data.itemId === spare.id);
+      assert.equal(verdicts.length, 1);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('never gives two reviewers the same item, shows claims, and releases them on sign-out', async () => {
+    const ada = await reviewerPage();
+    const grace = await reviewerPage();
+    try {
+      await signIn(ada.page, tokens.ada);
+      await signIn(grace.page, tokens.grace);
+      await Promise.all([ada.page.waitForURL(/\/items\//), ada.page.keyboard.press('n')]);
+      await Promise.all([grace.page.waitForURL(/\/items\//), grace.page.keyboard.press('n')]);
+      const adaItem = ada.page.url();
+      assert.notEqual(adaItem, grace.page.url());
+      await grace.page.goto(adaItem);
+      assert.match(await grace.page.locator('#standing').innerText(), /Claimed by ada until .* left\): only they can decide it now/);
+      assert.equal(await grace.page.locator('button[data-key="a"]').isDisabled(), true);
+      await grace.page.goto(`${server.url}/`);
+      assert.match(await grace.page.locator('#queue').innerText(), /claimed by ada \(\d+m left\)/);
+      await Promise.all([ada.page.waitForURL(/\/sign-in$/), ada.page.getByRole('button', { name: 'Sign out' }).click()]);
+      await grace.page.goto(adaItem);
+      assert.match(await grace.page.locator('#standing').innerText(), /Not claimed/);
+      assert.equal(await grace.page.locator('button[data-key="a"]').isDisabled(), false);
+    } finally {
+      await ada.context.close();
+      await grace.context.close();
+    }
+  });
+
+  it('cuts a 2,000-line diff and a 1 MB output on the server, with links to the whole, and the page loads at once', async (t) => {
+    const { context, page } = await reviewerPage();
+    try {
+      await signIn(page, tokens.grace);
+      const response = await page.goto(itemUrl(items.big as ReviewItem));
+      const html = (await response?.text()) ?? '';
+      // Evaluated as text: the test compiles without the DOM's types.
+      const timing = (await page.evaluate(
+        '(() => { const [navigation] = performance.getEntriesByType("navigation"); return { load: navigation.loadEventEnd }; })()',
+      )) as { load: number };
+      t.diagnostic(`brief with a 2,000-line diff and a 1 MB value: ${html.length} bytes of HTML, loaded in ${Math.round(timing.load)} ms`);
+      assert.ok(html.length < 400_000, `the page stays small: ${html.length} bytes`);
+      const listings = page.locator('ol.listing');
+      assert.equal(await listings.count(), 2);
+      for (const index of [0, 1]) assert.ok((await listings.nth(index).locator('li').count()) <= MAX_LINES);
+      assert.equal(await page.locator('ol.diff li.diff-add').first().innerText(), '+const line0 = 1;');
+      const links = page.locator('.truncated a');
+      assert.equal(await links.count(), 2);
+      const whole = await context.request.get(new URL((await links.nth(0).getAttribute('href')) ?? '', server.url).toString());
+      assert.equal(whole.headers()['content-type'], 'text/plain; charset=utf-8');
+      assert.equal((await whole.text()).split('\n').length - 1, 2_000);
+      const value = await context.request.get(new URL((await links.nth(1).getAttribute('href')) ?? '', server.url).toString());
+      assert.equal((await value.body()).length, 1_048_600);
+      // The page answers input at once: a key press reaches the shortcut script.
+      await page.keyboard.press('3');
+      assert.equal(await page.locator('#label').inputValue(), 'format_issue');
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('highlights code, labels every form control, and writes the screenshots', async () => {
+    const { context, page } = await reviewerPage();
+    try {
+      await signIn(page, tokens.grace);
+      for (const url of [`${server.url}/`, itemUrl(items.spare3 as ReviewItem)]) {
+        await page.goto(url);
+        const unlabelled = await page.$$eval('select, textarea, input:not([type="hidden"])', (controls) =>
+          controls
+            .filter((control) => (control as unknown as { labels: { length: number } | null }).labels?.length === 0)
+            .map((control) => control.outerHTML),
+        );
+        assert.deepEqual(unlabelled, [], url);
+      }
+      assert.equal(await page.locator('.tok-keyword').first().innerText(), 'export', 'src/a.ts is highlighted');
+      for (const name of ['queue.png', 'brief.png']) assert.ok((await stat(path.join(SCREENSHOTS, name))).size > 10_000, name);
+    } finally {
+      await context.close();
+    }
+  });
+});
