@@ -116,7 +116,7 @@ export { sandboxProblem, assertSandboxAvailable } from './process/sandbox-proble
 export type { Sandbox, BwrapSandbox } from './process/sandbox.js';
 export { replayProposer, loadReplay } from './proposers/replay-proposer.js';
 
-export type { Ledger, LedgerHead, LedgerRecord, RecordType, StoredRun, StreamOptions, TaskPriors } from './ledger/ledger.js';
+export type { Ledger, LedgerHead, LedgerRecord, RecordType, RunRecord, StoredRun, StreamOptions, TaskPriors } from './ledger/ledger.js';
 export { MemoryLedger } from './ledger/memory/memory-ledger.js';
 
 export {
@@ -133,6 +133,7 @@ export {
   SamePlanError,
   LinkError,
   type LinkProblem,
+  RecordParseError,
 } from './errors/index.js';
 
 export {

@@ -1,17 +1,15 @@
 import { rm, stat } from 'node:fs/promises';
 import { runDirectory, runsRoot } from '../workspace/run-workspace.js';
 import { sweepRunDirectories } from '../workspace/sweep.js';
-import type { Finding } from '../core/finding.js';
-import { handOff, reportRun, type Handoff, type HandoffPlan } from '../handoff/handoff.js';
-import type { AttemptSummary, RunCounters } from '../guards/guard.js';
+import { handOff, reportRun, type Handoff } from '../handoff/handoff.js';
 import { LedgerError } from '../errors/ledger-error.js';
-import type { Ledger, LedgerRecord, RunRow } from '../ledger/ledger.js';
+import type { Ledger, LedgerRecord, RunRecord, RunRow } from '../ledger/ledger.js';
+import { recordsOf, type TypedRecord } from '../ledger/run-records.js';
 import { signSeal, type Signer } from '../ledger/seal-signature.js';
 import { defineMission, missionHash, type Mission } from '../mission/mission.js';
 import { makeBrief } from '../core/brief.js';
-import { EMPTY_CANDIDATE, type Candidate } from '../core/candidate.js';
+import { EMPTY_CANDIDATE } from '../core/candidate.js';
 import { StopReason } from '../core/outcome.js';
-import type { Frontier } from './progress.js';
 import {
   executeRun,
   initialState,
@@ -45,15 +43,11 @@ export interface Recovery {
 }
 
 /** Rebuilds the mission a run started with; undefined (with why) when it is no longer available. */
-export async function recordedMission(started: LedgerRecord): Promise<{ mission: Mission } | { unavailable: string }> {
-  const {
-    baseDir,
-    workspaceDir: _workspaceDir,
-    ...spec
-  } = started.data.mission as Record<string, unknown> & { baseDir: string; workspaceDir?: string };
+export async function recordedMission(started: TypedRecord<'run.started'>): Promise<{ mission: Mission } | { unavailable: string }> {
+  const { baseDir, workspaceDir: _workspaceDir, ...spec } = started.data.mission;
   let mission: Mission;
   try {
-    mission = defineMission(spec, { baseDir, source: `run ${started.runId}` });
+    mission = defineMission(spec, { ...(baseDir === undefined ? {} : { baseDir }), source: `run ${started.runId}` });
   } catch (error) {
     return { unavailable: `its mission no longer validates: ${(error as Error).message}` };
   }
@@ -71,19 +65,20 @@ export async function recordedMission(started: LedgerRecord): Promise<{ mission:
 }
 
 /** The working state and next step of a run, from its records alone. */
-export function restoreState(records: readonly LedgerRecord[], lookback: number): { state: WorkingState; next: ResumePoint['next'] } {
-  const attempts = records.filter((record) => record.type === 'attempt');
+export function restoreState(records: readonly RunRecord[], lookback: number): { state: WorkingState; next: ResumePoint['next'] } {
+  const attempts = recordsOf(records, 'attempt');
+  const summaries = attempts.flatMap((record) => (record.data.summary === undefined ? [] : [record.data.summary]));
   const lastAttempt = attempts.at(-1)?.data;
-  const baseline = records.find((record) => record.type === 'baseline')?.data;
+  const baseline = recordsOf(records, 'baseline')[0]?.data;
   const fresh = initialState();
   const state: WorkingState = {
-    attempt: (lastAttempt?.attempt as number | undefined) ?? 0,
-    candidate: (lastAttempt?.candidate as Candidate | undefined) ?? EMPTY_CANDIDATE,
-    findings: (lastAttempt?.findings ?? baseline?.findings ?? []) as Finding[],
-    counters: (lastAttempt?.counters as RunCounters | undefined) ?? fresh.counters,
-    recent: attempts.slice(-lookback).map((record) => record.data.summary as AttemptSummary),
-    signatures: attempts.slice(-SIGNATURES_SHOWN).map((record) => (record.data.summary as AttemptSummary).signature),
-    frontier: ((lastAttempt ?? baseline)?.frontier as Frontier | undefined) ?? fresh.frontier,
+    attempt: lastAttempt?.attempt ?? 0,
+    candidate: lastAttempt?.candidate ?? EMPTY_CANDIDATE,
+    findings: lastAttempt?.findings ?? baseline?.findings ?? [],
+    counters: lastAttempt?.counters ?? fresh.counters,
+    recent: summaries.slice(-lookback),
+    signatures: summaries.slice(-SIGNATURES_SHOWN).map((summary) => summary.signature),
+    frontier: (lastAttempt ?? baseline)?.frontier ?? fresh.frontier,
   };
   const last = records.filter((record) => record.type !== 'run.resumed').at(-1);
   switch (last?.type) {
@@ -91,7 +86,7 @@ export function restoreState(records: readonly LedgerRecord[], lookback: number)
     case 'attempt':
       return { state, next: 'decide' };
     case 'decision': {
-      const { verdict, decision, rejection, overridden } = last.data as RecordedDecision;
+      const { verdict, decision, rejection, overridden } = last.data;
       const recorded: RecordedDecision = {
         ...(verdict === undefined ? {} : { verdict }),
         ...(decision === undefined ? {} : { decision }),
@@ -116,11 +111,11 @@ export async function resumeRun(options: ResumeOptions): Promise<RunResult> {
   if (started?.type !== 'run.started') throw new TypeError(`Expected run ${runId} to have records, got none`);
   const available = await recordedMission(started);
   if ('unavailable' in available) throw new TypeError(`Expected run ${runId}'s mission to be available, but ${available.unavailable}`);
-  const lookback = (started.data.lookback as number | undefined) ?? records.length;
+  const lookback = started.data.lookback ?? records.length;
   const { state, next } = restoreState(records, lookback);
-  const checkNames = (started.data.checks as { name: string }[]).map((check) => check.name);
-  const handoffPlan = started.data.handoff as HandoffPlan | undefined;
-  const manifestHash = (started.data.workspace as { manifest?: string } | undefined)?.manifest;
+  const checkNames = (started.data.checks ?? []).map((check) => check.name);
+  const handoffPlan = started.data.handoff;
+  const manifestHash = started.data.workspace?.manifest;
   return executeRun(
     { ...rest, mission: available.mission, ledger },
     {
@@ -142,15 +137,17 @@ export async function resumeRun(options: ResumeOptions): Promise<RunResult> {
  */
 export async function sealCrashed(
   ledger: Ledger,
-  records: readonly LedgerRecord[],
+  records: readonly RunRecord[],
   why: string,
   now: () => number = Date.now,
   handoff?: Handoff,
   scratchDir?: string,
   signer?: Signer,
 ): Promise<void> {
-  const started = records[0] as LedgerRecord;
-  const mission = started.data.mission as { goal?: string; priority?: number; brief?: { stripPatterns?: string[] } };
+  const [started] = records;
+  if (started?.type !== 'run.started')
+    throw new TypeError(`Expected a run that started, got ${started === undefined ? 'no records' : started.type}`);
+  const { mission } = started.data;
   const { state } = restoreState(records, 0);
   const detail = `the process running this run stopped after record ${records.length - 1}; ${why}`;
   const brief = makeBrief({
@@ -164,7 +161,7 @@ export async function sealCrashed(
     findings: state.findings,
     stripPatterns: mission.brief?.stripPatterns,
   });
-  const plan = started.data.handoff as HandoffPlan | undefined;
+  const plan = started.data.handoff;
   const queued =
     handoff === undefined || plan === undefined
       ? undefined
@@ -202,9 +199,10 @@ export async function sealCrashed(
  * Whether the process that last owned a run is alive: knowable only on the same host. This process is
  * never running a run it is asked to recover.
  */
-function ownerState(records: readonly LedgerRecord[]): 'alive' | 'dead' | { unknown: string } {
-  const owner = records.filter((record) => record.type === 'run.started' || record.type === 'run.resumed').at(-1)?.data.owner as
-    { host?: string; pid?: number } | undefined;
+function ownerState(records: readonly RunRecord[]): 'alive' | 'dead' | { unknown: string } {
+  const owner = records
+    .flatMap((record) => (record.type === 'run.started' || record.type === 'run.resumed' ? [record.data.owner] : []))
+    .at(-1);
   if (owner?.pid === undefined) return { unknown: 'it records no owner process' };
   if (owner.host !== ownerInfo().host) return { unknown: `its process ran on host ${String(owner.host)}, where it may still be alive` };
   if (owner.pid === process.pid) return 'dead';
@@ -237,11 +235,11 @@ export interface RecoverOptions extends Omit<RunMissionOptions, 'mission' | 'led
 }
 
 /** A run another process sealed before recovery could: what it reports, from the seal record. */
-const alreadySealed = (run: RunRow, seal: LedgerRecord): Recovery => ({
+const alreadySealed = (run: RunRow, seal: TypedRecord<'run.sealed'>): Recovery => ({
   runId: run.runId,
   missionId: run.missionId,
   action: 'already_sealed',
-  detail: `${String(seal.data.outcome)} / ${String(seal.data.stopReason)} by another process`,
+  detail: `${seal.data.outcome} / ${seal.data.stopReason} by another process`,
 });
 
 /** How a resumed run ended, as the ledger holds it now: `outcome / stop reason`. */
@@ -282,10 +280,11 @@ async function recoverRun(
 async function recoverRecords(
   { ledger, resume, ...rest }: Omit<RecoverOptions, 'missionId' | 'knownDeadOnly'> & { resume: boolean },
   run: RunRow,
-  records: readonly LedgerRecord[],
+  records: readonly RunRecord[],
 ): Promise<Recovery> {
   const { runId, missionId } = run;
-  const available = await recordedMission(records[0] as LedgerRecord);
+  const [started] = records;
+  const available = started?.type === 'run.started' ? await recordedMission(started) : { unavailable: 'it has no run.started record' };
   const why =
     'unavailable' in available
       ? available.unavailable

@@ -26,11 +26,12 @@ import { buildPolicy, defaultGuards, needsPriors } from '../guards/spec.js';
 import { handOff, planHandoff, reportRun, type Handoff, type HandoffPlan } from '../handoff/handoff.js';
 import type { Decision, Judge } from '../judge/judge.js';
 import { buildJudge } from '../build/build-judge.js';
-import { validateDecision, type DecisionRejection } from '../judge/validate-decision.js';
-import type { Ledger, LedgerRecord, RecordType } from '../ledger/ledger.js';
+import { validateDecision } from '../judge/validate-decision.js';
+import type { Ledger, RunRecord } from '../ledger/ledger.js';
+import { recordsOf, type DecisionRecordData, type RunRecordBody } from '../ledger/run-records.js';
 import { MemoryLedger } from '../ledger/memory/memory-ledger.js';
 import { priorsFailure } from '../ledger/priors.js';
-import { signSeal, type Signer } from '../ledger/seal-signature.js';
+import { sealSignature, type Signer } from '../ledger/seal-signature.js';
 import { missionHash, setsMaxAttempts, type Mission } from '../mission/mission.js';
 import { buildProposer } from '../build/build-proposer.js';
 import {
@@ -103,7 +104,7 @@ export interface RunMissionOptions {
   readonly signer?: Signer;
   readonly signal?: AbortSignal;
   /** Sees every record right after it is appended (progress display). */
-  readonly onRecord?: (record: LedgerRecord) => void;
+  readonly onRecord?: (record: RunRecord) => void;
   /**
    * The human review queue: its mode and the feedback tuner set the attempt budget, and the run's brief is
    * enqueued at the seal when the run could not be verified (or is sampled).
@@ -294,12 +295,7 @@ export interface ResumePoint {
 }
 
 /** A decision record whose transition was recorded but not carried out before a crash. */
-export interface RecordedDecision {
-  readonly verdict?: StopVerdict;
-  readonly decision?: Decision;
-  readonly rejection?: DecisionRejection;
-  readonly overridden?: boolean;
-}
+export type RecordedDecision = Pick<DecisionRecordData, 'verdict' | 'decision' | 'rejection' | 'overridden'>;
 
 /** The state of a run before its first record. */
 export function initialState(): WorkingState {
@@ -337,11 +333,9 @@ async function loadPriors(ledger: Ledger, taskType: string): Promise<AdaptivePri
 }
 
 /** The observed score of each recorded attempt, by attempt index. */
-function recordedScores(records: readonly LedgerRecord[]): (number | undefined)[] {
+function recordedScores(records: readonly RunRecord[]): (number | undefined)[] {
   const scores: (number | undefined)[] = [];
-  for (const record of records) {
-    if (record.type === 'attempt') scores[(record.data.attempt as number) - 1] = (record.data.summary as AttemptSummary).score;
-  }
+  for (const { data } of recordsOf(records, 'attempt')) scores[data.attempt - 1] = data.summary?.score;
   return scores;
 }
 
@@ -447,6 +441,8 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
   const snapshotMs = now() - startedAt - (resume?.state.counters.elapsedMs ?? 0);
   /** What the last reset of the check copy cost, for the attempt record. */
   let isolation: Record<string, number> | undefined;
+  /** The record's `isolation` field: read through a function, as checks set it. */
+  const isolationField = () => (isolation === undefined ? {} : { isolation });
   const baseline = new Baseline(files === undefined ? undefined : (file) => files.snapshot.text(file));
   const proposerWorkspace: ProposerWorkspace | undefined =
     files === undefined
@@ -472,12 +468,15 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
   let seq = resume?.seq ?? 0;
   /** The hash of the newest record this process appended: every run appends one (started or resumed) before it can seal. */
   let lastHash: string | undefined;
-  const record = async (type: RecordType, data: Record<string, unknown>): Promise<void> => {
-    const unsigned: LedgerRecord = { runId, seq, type, at: now(), data };
+  const record = async (body: RunRecordBody): Promise<void> => {
+    const unsigned: RunRecord = { runId, seq, at: now(), ...body };
     // The seal is signed over the hash of the record before it, which chains every record of the run.
-    const entry =
-      type === 'run.sealed' && options.signer !== undefined
-        ? signSeal({ signer: options.signer, prevHash: lastHash as string, seal: unsigned })
+    const entry: RunRecord =
+      unsigned.type === 'run.sealed' && options.signer !== undefined
+        ? {
+            ...unsigned,
+            data: { ...unsigned.data, signature: sealSignature({ signer: options.signer, prevHash: lastHash as string, seal: unsigned }) },
+          }
         : unsigned;
     lastHash = (await ledger.append(entry)).hash;
     seq += 1;
@@ -605,19 +604,22 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
         : await handOff(options.handoff, { runId, outcome, verification, stopReason, brief: fullBrief }, handoffPlan);
     const workspace = await workspaceAtSeal();
     const shadow = shadowChecks.length === 0 ? undefined : await shadowAtSeal();
-    await record('run.sealed', {
-      outcome,
-      verification,
-      stopReason,
-      detail,
-      ...(guard === undefined ? {} : { guard }),
-      attempts: state.attempt,
-      candidateHash: state.candidate.hash,
-      counters,
-      ...(brief === undefined ? {} : { brief }),
-      ...(handoff === undefined ? {} : { handoff }),
-      ...workspace.data,
-      ...(shadow === undefined ? {} : { shadow }),
+    await record({
+      type: 'run.sealed',
+      data: {
+        outcome,
+        verification,
+        stopReason,
+        detail,
+        ...(guard === undefined ? {} : { guard }),
+        attempts: state.attempt,
+        candidateHash: state.candidate.hash,
+        counters,
+        ...(brief === undefined ? {} : { brief }),
+        ...(handoff === undefined ? {} : { handoff }),
+        ...workspace.data,
+        ...(shadow === undefined ? {} : { shadow }),
+      },
     });
     sealed = true;
     if (options.handoff !== undefined && handoffPlan !== undefined) await reportRun(options.handoff, { runId, stopReason });
@@ -701,11 +703,14 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
       ...(rejection === undefined ? {} : { rejection }),
       ...(overridden ? { overridden: true } : {}),
     };
-    await record('decision', {
-      attempt: state.attempt,
-      ...recorded,
-      acceptance: evidence.acceptance,
-      state: { counters: state.counters, frontier: state.frontier, recentAttempts: state.recent.map((summary) => summary.attempt) },
+    await record({
+      type: 'decision',
+      data: {
+        attempt: state.attempt,
+        ...recorded,
+        acceptance: evidence.acceptance,
+        state: { counters: state.counters, frontier: state.frontier, recentAttempts: state.recent.map((summary) => summary.attempt) },
+      },
     });
     return apply(recorded);
   };
@@ -722,39 +727,45 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
   try {
     let result: RunResult | undefined;
     if (resume === undefined) {
-      await record('run.started', {
-        mission,
-        missionHash: startHash,
-        plan: runPlan,
-        ...admitted,
-        proposer: proposer.name,
-        judge: judge.name,
-        guards: guards.map((guard) => guard.name),
-        checks: checks.map(({ name, stage, tier, required: isRequired }) => ({ name, stage, tier, required: isRequired })),
-        approvals,
-        lookback,
-        owner: ownerInfo(),
-        ...(handoffPlan === undefined ? {} : { handoff: handoffPlan }),
-        ...(files === undefined
-          ? {}
-          : {
-              workspace: {
-                manifest: files.snapshot.hash,
-                entries: files.snapshot.manifest.size,
-                ignore: mission.ignore,
-                snapshotMs,
-                ...linksOutside(files.snapshot.manifest),
-              },
-            }),
-        ...(sandbox === undefined ? {} : { sandbox: mission.sandbox }),
-        ...(options.review === undefined ? {} : { review: options.review }),
+      await record({
+        type: 'run.started',
+        data: {
+          mission,
+          missionHash: startHash,
+          plan: runPlan,
+          ...admitted,
+          proposer: proposer.name,
+          judge: judge.name,
+          guards: guards.map((guard) => guard.name),
+          checks: checks.map(({ name, stage, tier, required: isRequired }) => ({ name, stage, tier, required: isRequired })),
+          approvals,
+          lookback,
+          owner: ownerInfo(),
+          ...(handoffPlan === undefined ? {} : { handoff: handoffPlan }),
+          ...(files === undefined
+            ? {}
+            : {
+                workspace: {
+                  manifest: files.snapshot.hash,
+                  entries: files.snapshot.manifest.size,
+                  ignore: mission.ignore,
+                  snapshotMs,
+                  ...linksOutside(files.snapshot.manifest),
+                },
+              }),
+          ...(sandbox === undefined ? {} : { sandbox: mission.sandbox }),
+          ...(options.review === undefined ? {} : { review: options.review }),
+        },
       });
       files?.markRecorded();
     } else {
-      await record('run.resumed', {
-        fromSeq: resume.seq,
-        next: typeof resume.next === 'string' ? resume.next : 'apply',
-        owner: ownerInfo(),
+      await record({
+        type: 'run.resumed',
+        data: {
+          fromSeq: resume.seq,
+          next: typeof resume.next === 'string' ? resume.next : 'apply',
+          owner: ownerInfo(),
+        },
       });
       files?.markRecorded();
     }
@@ -773,7 +784,10 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
       // on it (environment), none would help.
       state.findings = await check(EMPTY_CANDIDATE, 0);
       state.frontier = frontierOf(EMPTY_CANDIDATE, state.findings, required, promotion, undefined);
-      await record('baseline', { findings: state.findings, frontier: state.frontier, ...(isolation === undefined ? {} : { isolation }) });
+      await record({
+        type: 'baseline',
+        data: { findings: state.findings, frontier: state.frontier, ...isolationField() },
+      });
       result = await decide(environmentVerdict(checks, state.findings));
     } else if (next === 'decide') {
       result = await decide(state.attempt === 0 ? environmentVerdict(checks, state.findings) : policyVerdict());
@@ -891,15 +905,18 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
       state.signatures.push(signature);
       if (state.signatures.length > SIGNATURES_SHOWN) state.signatures.shift();
 
-      await record('attempt', {
-        attempt: state.attempt,
-        candidate: state.candidate,
-        ...(Object.keys(usage).length === 0 ? {} : { usage }),
-        findings: state.findings,
-        summary,
-        counters: state.counters,
-        frontier: state.frontier,
-        ...(isolation === undefined ? {} : { isolation }),
+      await record({
+        type: 'attempt',
+        data: {
+          attempt: state.attempt,
+          candidate: state.candidate,
+          ...(Object.keys(usage).length === 0 ? {} : { usage }),
+          findings: state.findings,
+          summary,
+          counters: state.counters,
+          frontier: state.frontier,
+          ...isolationField(),
+        },
       });
 
       result = await decide(policyVerdict());

@@ -14,6 +14,7 @@ import { defineMission, type Mission } from '../../src/mission/mission.js';
 import { functionProposer } from '../../src/proposers/function-proposer.js';
 import type { ReviewEntry, ReviewQueue, VerdictInput } from '../../src/review/review-queue.js';
 import { SqliteReviewQueue } from '../../src/review/sqlite/sqlite-review-queue.js';
+import { dataOf } from '../helpers/records.js';
 
 /** A demand red line that holds once the candidate's value is 1 (never on the baseline, which has no value). */
 const valueIsOne: Check = {
@@ -108,7 +109,7 @@ describe('humanJudge', () => {
       );
       assert.match(result.detail, new RegExp(`review item ${entry.item.id} approved by alice \\(unclear\\): looks right`));
       const records = await store.ledger.records(runId);
-      assert.equal(records[0]?.data.judge, 'human');
+      assert.equal(dataOf(records, 'run.started').judge, 'human');
       // The baseline is the routing table's (nothing to accept yet); attempt 1 is the human's.
       assert.deepEqual(
         decisions(records).map((decision) => [decision.transition, decision.reason]),
