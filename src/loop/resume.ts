@@ -1,28 +1,19 @@
 import { rm, stat } from 'node:fs/promises';
 import { runDirectory, runsRoot } from '../workspace/run-workspace.js';
 import { sweepRunDirectories } from '../workspace/sweep.js';
-import { handOff, reportRun, type Handoff } from '../handoff/handoff.js';
+import type { Handoff } from '../handoff/handoff.js';
 import { LedgerError } from '../errors/ledger-error.js';
-import type { Ledger, LedgerRecord, RunRecord, RunRow } from '../ledger/ledger.js';
+import type { Ledger, RunRecord, RunRow } from '../ledger/ledger.js';
 import { recordsOf, type TypedRecord } from '../ledger/run-records.js';
 import { signSeal, type Signer } from '../ledger/seal-signature.js';
 import { defineMission, missionHash, type Mission } from '../mission/mission.js';
-import { makeBrief } from '../core/brief.js';
 import { EMPTY_CANDIDATE } from '../core/candidate.js';
-import { StopReason } from '../core/outcome.js';
-import {
-  executeRun,
-  initialState,
-  ownerInfo,
-  type RecordedDecision,
-  type ResumePoint,
-  type RunMissionOptions,
-  type RunResult,
-  type WorkingState,
-} from './run-mission.js';
-
-/** How many state signatures the proposer sees (as in the loop). */
-const SIGNATURES_SHOWN = 8;
+import { crashedEnding, refines, type RecordedDecision } from './ending.js';
+import { ownerInfo } from './owner.js';
+import { executeRun, type ResumeStep, type RunMissionOptions, type RunResult } from './run-mission.js';
+import { sealRun, type SealPosition } from './seal.js';
+import { step, type StepContext } from './step.js';
+import { frontierOf, initialState, type WorkingState } from './working-state.js';
 
 export type ResumeOptions = Omit<RunMissionOptions, 'mission' | 'ledger'> & { readonly ledger: Ledger; readonly runId: string };
 
@@ -64,22 +55,29 @@ export async function recordedMission(started: TypedRecord<'run.started'>): Prom
   return { mission };
 }
 
-/** The working state and next step of a run, from its records alone. */
-export function restoreState(records: readonly RunRecord[], lookback: number): { state: WorkingState; next: ResumePoint['next'] } {
-  const attempts = recordsOf(records, 'attempt');
-  const summaries = attempts.flatMap((record) => (record.data.summary === undefined ? [] : [record.data.summary]));
-  const lastAttempt = attempts.at(-1)?.data;
+/**
+ * The working state of a run rebuilt from its records by the loop's own {@link step}: the baseline's
+ * findings, then every recorded attempt's evidence (its candidate, findings, usage and clock) stepped over
+ * with the run's step context, so the summaries, counters, frontier and windows are the ones the run
+ * without the interruption has; and the step its last record leaves to do.
+ * @throws {TypeError} when an attempt record lacks its evidence (a run that cannot be resumed).
+ */
+export function restoreState(records: readonly RunRecord[], context: StepContext): { state: WorkingState; next: ResumeStep } {
   const baseline = recordsOf(records, 'baseline')[0]?.data;
-  const fresh = initialState();
-  const state: WorkingState = {
-    attempt: lastAttempt?.attempt ?? 0,
-    candidate: lastAttempt?.candidate ?? EMPTY_CANDIDATE,
-    findings: lastAttempt?.findings ?? baseline?.findings ?? [],
-    counters: lastAttempt?.counters ?? fresh.counters,
-    recent: summaries.slice(-lookback),
-    signatures: summaries.slice(-SIGNATURES_SHOWN).map((summary) => summary.signature),
-    frontier: (lastAttempt ?? baseline)?.frontier ?? fresh.frontier,
-  };
+  let state: WorkingState =
+    baseline === undefined
+      ? initialState()
+      : {
+          ...initialState(),
+          findings: baseline.findings,
+          frontier: frontierOf(EMPTY_CANDIDATE, baseline.findings, context.required, context.promotion, undefined),
+        };
+  for (const { seq, data } of recordsOf(records, 'attempt')) {
+    const { candidate, findings, counters } = data;
+    if (candidate === undefined || findings === undefined || counters === undefined)
+      throw new TypeError(`Expected attempt ${data.attempt} (record ${seq}) to record its candidate, findings and counters, got none`);
+    state = step(state, { candidate, findings, usage: data.usage ?? {}, elapsedMs: counters.elapsedMs }, context).state;
+  }
   const last = records.filter((record) => record.type !== 'run.resumed').at(-1);
   switch (last?.type) {
     case 'baseline':
@@ -93,11 +91,22 @@ export function restoreState(records: readonly RunRecord[], lookback: number): {
         ...(rejection === undefined ? {} : { rejection }),
         ...(overridden === undefined ? {} : { overridden }),
       };
-      return { state, next: decision?.transition === 'retry' && overridden !== true ? 'attempt' : { apply: recorded } };
+      return { state, next: refines(recorded) ? 'attempt' : { apply: recorded } };
     }
     default:
       return { state, next: 'baseline' };
   }
+}
+
+/** Where a run's records leave it, for a seal without its mission's checks: its last attempt, or its baseline. */
+function recordedPosition(records: readonly RunRecord[]): SealPosition {
+  const last = recordsOf(records, 'attempt').at(-1)?.data;
+  return {
+    attempt: last?.attempt ?? 0,
+    candidate: last?.candidate ?? EMPTY_CANDIDATE,
+    findings: last?.findings ?? recordsOf(records, 'baseline')[0]?.data.findings ?? [],
+    counters: last?.counters ?? initialState().counters,
+  };
 }
 
 /**
@@ -111,18 +120,17 @@ export async function resumeRun(options: ResumeOptions): Promise<RunResult> {
   if (started?.type !== 'run.started') throw new TypeError(`Expected run ${runId} to have records, got none`);
   const available = await recordedMission(started);
   if ('unavailable' in available) throw new TypeError(`Expected run ${runId}'s mission to be available, but ${available.unavailable}`);
-  const lookback = started.data.lookback ?? records.length;
-  const { state, next } = restoreState(records, lookback);
   const checkNames = (started.data.checks ?? []).map((check) => check.name);
   const handoffPlan = started.data.handoff;
   const manifestHash = started.data.workspace?.manifest;
+  // The guards' window is the one the run started with.
+  const lookback = started.data.lookback;
   return executeRun(
     { ...rest, mission: available.mission, ledger },
     {
       runId,
       seq: records.length,
-      state,
-      next,
+      restore: (context) => restoreState(records, lookback === undefined ? context : { ...context, lookback }),
       checkNames,
       ...(handoffPlan === undefined ? {} : { handoffPlan }),
       ...(manifestHash === undefined ? {} : { manifestHash }),
@@ -147,52 +155,24 @@ export async function sealCrashed(
   const [started] = records;
   if (started?.type !== 'run.started')
     throw new TypeError(`Expected a run that started, got ${started === undefined ? 'no records' : started.type}`);
-  const { mission } = started.data;
-  const { state } = restoreState(records, 0);
-  const detail = `the process running this run stopped after record ${records.length - 1}; ${why}`;
-  const brief = makeBrief({
-    runId: started.runId,
-    task: String(mission.goal ?? ''),
-    priority: Number(mission.priority ?? 0),
-    candidate: state.candidate,
-    cutoffReason: `crashed: ${detail}`,
-    attempts: state.attempt,
+  const { mission, handoff: plan } = started.data;
+  const { runId } = started;
+  await sealRun({
+    runId,
+    ending: crashedEnding({ lastSeq: records.length - 1, why }),
     verification: 'unverified',
-    findings: state.findings,
-    stripPatterns: mission.brief?.stripPatterns,
-  });
-  const plan = started.data.handoff;
-  const queued =
-    handoff === undefined || plan === undefined
-      ? undefined
-      : await handOff(
-          handoff,
-          { runId: started.runId, outcome: 'failed_with_evidence', verification: 'unverified', stopReason: StopReason.crashed, brief },
-          plan,
-        );
-  const seal: LedgerRecord = {
-    runId: started.runId,
-    seq: records.length,
-    type: 'run.sealed',
-    at: now(),
-    data: {
-      outcome: 'failed_with_evidence',
-      verification: 'unverified',
-      stopReason: StopReason.crashed,
-      detail,
-      attempts: state.attempt,
-      candidateHash: state.candidate.hash,
-      counters: state.counters,
-      brief,
-      ...(queued === undefined ? {} : { handoff: queued }),
+    position: recordedPosition(records),
+    mission: { goal: String(mission.goal ?? ''), priority: Number(mission.priority ?? 0), stripPatterns: mission.brief?.stripPatterns },
+    handoff: handoff === undefined || plan === undefined ? undefined : { handoff, plan },
+    append: async (data) => {
+      const seal: TypedRecord<'run.sealed'> = { runId, seq: records.length, type: 'run.sealed', at: now(), data };
+      // Recovery signs with its own key, over the run row's last hash: if a record landed after `records` were read, the append fails on its seq.
+      const prevHash = signer === undefined ? undefined : (await ledger.runs({ runId }))[0]?.lastHash;
+      await ledger.append(signer === undefined || prevHash === undefined ? seal : signSeal({ signer, prevHash, seal }));
     },
-  };
-  // Recovery signs with its own key, over the run row's last hash: if a record landed after `records` were read, the append fails on its seq.
-  const prevHash = signer === undefined ? undefined : (await ledger.runs({ runId: started.runId }))[0]?.lastHash;
-  await ledger.append(signer === undefined || prevHash === undefined ? seal : signSeal({ signer, prevHash, seal }));
-  if (handoff !== undefined && plan !== undefined) await reportRun(handoff, { runId: started.runId, stopReason: StopReason.crashed });
+  });
   // The run will not go on: its snapshot and copies are of no more use.
-  await rm(runDirectory(started.runId, scratchDir), { recursive: true, force: true });
+  await rm(runDirectory(runId, scratchDir), { recursive: true, force: true });
 }
 
 /**
