@@ -139,9 +139,10 @@ export async function resumeRun(options: ResumeOptions): Promise<RunResult> {
 }
 
 /**
- * Seals an unsealed run `failed_with_evidence` with stop reason `crashed`, keeping what it recorded. A run
- * that started under a review queue's plan goes to that queue (`handoff`) like any unverified run, and the
- * seal records what the queue did. With a `signer`, the seal is signed with the recovering process's key.
+ * Seals an unsealed run `failed_with_evidence` with stop reason `crashed`, keeping what it recorded, through
+ * the loop's own seal path (`sealRun`) from where its records leave it. A run that started under a review
+ * queue's plan goes to that queue (`handoff`) like any unverified run, and the seal records what the queue
+ * did. With a `signer`, the seal is signed with the recovering process's key.
  */
 export async function sealCrashed(
   ledger: Ledger,
