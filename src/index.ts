@@ -118,7 +118,7 @@ export { sandboxProblem, assertSandboxAvailable } from './process/sandbox-proble
 export type { Sandbox, BwrapSandbox } from './process/sandbox.js';
 export { replayProposer, loadReplay } from './proposers/replay-proposer.js';
 
-export type { Ledger, LedgerHead, LedgerRecord, RecordType, StoredRun, StreamOptions, TaskPriors } from './ledger/ledger.js';
+export type { Ledger, LedgerHead, LedgerRecord, RecordType, RunRecord, StoredRun, StreamOptions, TaskPriors } from './ledger/ledger.js';
 export { MemoryLedger } from './ledger/memory/memory-ledger.js';
 
 export {
@@ -135,6 +135,7 @@ export {
   SamePlanError,
   LinkError,
   type LinkProblem,
+  RecordParseError,
 } from './errors/index.js';
 
 export {

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { AdmitError } from '../errors/admit-error.js';
 import { parseRecord } from '../ledger/chain.js';
-import type { Ledger, LedgerRecord } from '../ledger/ledger.js';
+import type { Ledger, RunRecord, StoredRecord } from '../ledger/ledger.js';
+import { RecordParseError } from '../errors/record-parse-error.js';
 import { readRun } from '../ledger/history.js';
 import { verifyRun } from '../ledger/verify.js';
 
@@ -39,7 +40,7 @@ function changedDuringRun(evidence: z.infer<typeof sealedSchema>['evidence']): P
     : { changedDuringRun: { count: changed.count ?? changed.paths?.length ?? 0, paths: changed.paths ?? [] } };
 }
 
-function parsed<T>(schema: z.ZodType<T>, record: LedgerRecord | undefined, runId: string): T {
+function parsed<T>(schema: z.ZodType<T>, record: RunRecord | undefined, runId: string): T {
   const result = schema.safeParse(record?.data);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
@@ -48,6 +49,20 @@ function parsed<T>(schema: z.ZodType<T>, record: LedgerRecord | undefined, runId
     runId,
     headline: `run ${runId}: its ${record?.type ?? 'missing'} record is not what redline writes (${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'absent'})`,
   });
+}
+
+/** The run's records parsed; one that does not parse makes the run malformed for admission. */
+function readRecords(stored: readonly StoredRecord[], runId: string): RunRecord[] {
+  try {
+    return stored.map(parseRecord);
+  } catch (error) {
+    if (!(error instanceof RecordParseError)) throw error;
+    throw new AdmitError({
+      code: 'admit.malformed_record',
+      runId,
+      headline: `run ${runId}: its ${error.type} record is not what redline writes (${error.path.replace(/^data\.?/, '')}: ${error.problem})`,
+    });
+  }
 }
 
 /**
@@ -73,7 +88,7 @@ export async function admissionSource(ledger: Ledger, runId: string): Promise<Ad
   if (!run.sealed) throw refuse('admit.not_sealed', `run ${runId} is not sealed`);
   if (run.outcome !== 'complete')
     throw refuse('admit.not_complete', `run ${runId} ended ${run.outcome} (${run.stopReason}); only a complete run can be admitted`);
-  const records = stored.map(parseRecord);
+  const records = readRecords(stored, runId);
   const { mission } = parsed(startedSchema, records[0], runId);
   const seal = parsed(sealedSchema, records.at(-1), runId);
   const last = records.filter((record) => record.type === 'attempt').at(-1);

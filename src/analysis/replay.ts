@@ -5,7 +5,8 @@ import { evaluatePolicy, policyLookback, type AttemptSummary, type BudgetLimits,
 import { buildPolicy, guardSpecSchema, needsPriors } from '../guards/spec.js';
 import { parseRecord } from '../ledger/chain.js';
 import { streamHistory } from '../ledger/history.js';
-import type { Ledger, LedgerRecord, RunFilter } from '../ledger/ledger.js';
+import type { Ledger, RunFilter, RunRecord } from '../ledger/ledger.js';
+import { recordsOf } from '../ledger/run-records.js';
 
 export const replayPolicySchema = z
   .object({
@@ -63,23 +64,21 @@ interface AttemptEvidence {
 const POLICY_INDEPENDENT = new Set(['scope_violation', 'approval_missing', 'invalid_decision']);
 
 /** The recorded attempts of a run with the acceptance the runtime computed for each. */
-function attemptsOf(records: readonly LedgerRecord[]): AttemptEvidence[] {
+function attemptsOf(records: readonly RunRecord[]): AttemptEvidence[] {
   const evidence: AttemptEvidence[] = [];
   for (const record of records) {
-    if (record.type === 'attempt')
-      evidence.push({ summary: record.data.summary as AttemptSummary, counters: record.data.counters as RunCounters });
-    if (record.type === 'decision' && (record.data.attempt as number) > 0) {
+    if (record.type === 'attempt' && record.data.summary !== undefined && record.data.counters !== undefined)
+      evidence.push({ summary: record.data.summary, counters: record.data.counters });
+    if (record.type === 'decision' && record.data.attempt > 0) {
       const last = evidence.at(-1);
-      const reason =
-        (record.data.decision as { reason?: string } | undefined)?.reason ??
-        (record.data.rejection === undefined ? undefined : 'invalid_decision');
+      const reason = record.data.decision?.reason ?? (record.data.rejection === undefined ? undefined : 'invalid_decision');
       // Fields named, not `...last`: spreading the previous object here made every run leave garbage in V8's
       // old space (peak memory 1.23× higher at 50,000 runs than at 5,000; measured with bench/scale).
       if (last !== undefined)
         evidence[evidence.length - 1] = {
           summary: last.summary,
           counters: last.counters,
-          acceptance: record.data.acceptance as Acceptance,
+          ...(record.data.acceptance === undefined ? {} : { acceptance: record.data.acceptance }),
           ...(reason !== undefined && POLICY_INDEPENDENT.has(reason) ? { policyIndependent: reason } : {}),
         };
     }
@@ -89,30 +88,28 @@ function attemptsOf(records: readonly LedgerRecord[]): AttemptEvidence[] {
 
 /** Where `policy` would have stopped a recorded run: the attempt, and whether its candidate was accepted there. */
 function replayRun(
-  records: readonly LedgerRecord[],
+  records: readonly RunRecord[],
   policy: ReplayPolicy,
 ): { stop?: number; reached: boolean; recorded: number; recordedReached: boolean } {
-  const started = records[0]?.data as {
-    mission: {
-      budgets: { maxAttempts: number; maxTokens?: number; maxWallClock?: number; maxCostUsd?: number };
-      progressWindow: number;
-      taskType: string;
-    };
-  };
-  const sealed = records.at(-1)?.data as { outcome?: string; attempts?: number } | undefined;
-  const recordedReached = sealed?.outcome === 'complete' || sealed?.outcome === 'complete_noop';
+  const [started] = records;
+  const last = records.at(-1);
+  const outcome = last?.type === 'run.sealed' ? last.data.outcome : undefined;
+  const recordedReached = outcome === 'complete' || outcome === 'complete_noop';
   const attempts = attemptsOf(records);
   const recorded = attempts.length;
-  if (sealed?.outcome === 'complete_noop') return { stop: 0, reached: true, recorded, recordedReached };
-  const { mission } = started;
+  if (outcome === 'complete_noop') return { stop: 0, reached: true, recorded, recordedReached };
+  // A run whose mission was recorded without its budgets (no redline version did) gives no stop to replay.
+  if (started?.type !== 'run.started') return { reached: false, recorded, recordedReached };
+  const { budgets: missionBudgets, progressWindow, taskType } = started.data.mission;
+  if (missionBudgets === undefined || progressWindow === undefined) return { reached: false, recorded, recordedReached };
   const limits: BudgetLimits = {
-    maxAttempts: mission.budgets.maxAttempts,
-    ...(mission.budgets.maxTokens === undefined ? {} : { maxTokens: mission.budgets.maxTokens }),
-    ...(mission.budgets.maxWallClock === undefined ? {} : { maxWallClockMs: mission.budgets.maxWallClock }),
-    ...(mission.budgets.maxCostUsd === undefined ? {} : { maxCostUsd: mission.budgets.maxCostUsd }),
+    maxAttempts: missionBudgets.maxAttempts,
+    ...(missionBudgets.maxTokens === undefined ? {} : { maxTokens: missionBudgets.maxTokens }),
+    ...(missionBudgets.maxWallClock === undefined ? {} : { maxWallClockMs: missionBudgets.maxWallClock }),
+    ...(missionBudgets.maxCostUsd === undefined ? {} : { maxCostUsd: missionBudgets.maxCostUsd }),
   };
   const guards = [...budgets(), ...buildPolicy(policy.guards)];
-  const lookback = Math.max(policyLookback(guards), mission.progressWindow);
+  const lookback = Math.max(policyLookback(guards), progressWindow);
   for (const [index, attempt] of attempts.entries()) {
     const acceptance = attempt.acceptance;
     // A demand red line that holds ends the run whatever the policy: that stop is not the policy's to make.
@@ -122,8 +119,8 @@ function replayRun(
       recent: attempts.slice(Math.max(0, index + 1 - lookback), index + 1).map((item) => item.summary),
       counters: attempt.counters,
       budgets: limits,
-      progressWindow: mission.progressWindow,
-      taskType: mission.taskType,
+      progressWindow,
+      taskType: taskType ?? 'default',
     });
     if (verdict === undefined) continue;
     if (verdict.outcome !== 'complete') return { stop: index + 1, reached: false, recorded, recordedReached };
@@ -133,22 +130,22 @@ function replayRun(
 }
 
 /** A sealed run's shadow verdict, when it is conclusive, with the candidate it judged. */
-function shadowOf(records: readonly LedgerRecord[]): { passed: boolean; candidateHash: string } | 'none' | 'inconclusive' {
+function shadowOf(records: readonly RunRecord[]): { passed: boolean; candidateHash: string } | 'none' | 'inconclusive' {
   const seal = records.at(-1);
-  const shadow = seal?.type === 'run.sealed' ? seal.data.shadow : undefined;
-  if (typeof shadow !== 'object' || shadow === null) return 'none';
-  const { verdict } = shadow as { verdict?: unknown };
-  const candidateHash = seal?.data.candidateHash;
-  if ((verdict !== 'pass' && verdict !== 'fail') || typeof candidateHash !== 'string') return 'inconclusive';
+  if (seal?.type !== 'run.sealed' || seal.data.shadow === undefined) return 'none';
+  const { verdict } = seal.data.shadow;
+  const { candidateHash } = seal.data;
+  if (verdict === 'error' || candidateHash === undefined) return 'inconclusive';
   return { passed: verdict === 'pass', candidateHash };
 }
 
 /** The content hash of the candidate a run held after `attempt` attempts (0: the baseline, as sealed by a noop run). */
-function candidateAfter(records: readonly LedgerRecord[], attempt: number): string | undefined {
-  const record = attempt === 0 ? records.at(-1) : records.find((item) => item.type === 'attempt' && item.data.attempt === attempt);
-  const hash =
-    attempt === 0 ? record?.data.candidateHash : (record?.data.summary as { candidateHash?: unknown } | undefined)?.candidateHash;
-  return typeof hash === 'string' ? hash : undefined;
+function candidateAfter(records: readonly RunRecord[], attempt: number): string | undefined {
+  if (attempt === 0) {
+    const seal = records.at(-1);
+    return seal?.type === 'run.sealed' ? seal.data.candidateHash : undefined;
+  }
+  return recordsOf(records, 'attempt').find((item) => item.data.attempt === attempt)?.data.summary?.candidateHash;
 }
 
 /**

@@ -1,7 +1,8 @@
 import { budgets } from '../guards/budget.js';
 import { parseRecord } from '../ledger/chain.js';
 import { streamHistory } from '../ledger/history.js';
-import type { Ledger, LedgerRecord, RunFilter } from '../ledger/ledger.js';
+import type { Ledger, RunFilter, RunRecord } from '../ledger/ledger.js';
+import { recordsOf } from '../ledger/run-records.js';
 import type { ShadowVerdict } from '../core/shadow-verdict.js';
 import { JudgeNoise, type NoiseEstimate } from './judge-noise.js';
 
@@ -45,30 +46,20 @@ interface RunFacts {
 }
 
 const BUDGET_GUARDS = new Set(budgets().map((guard) => guard.name));
-const SHADOW_VERDICTS: readonly string[] = ['pass', 'fail', 'error'] satisfies ShadowVerdict[];
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
-
 /** The facts of a sealed run; undefined when its first or last record is not what a sealed run holds. */
-function factsOf(records: readonly LedgerRecord[], noise: JudgeNoise): RunFacts | undefined {
+function factsOf(records: readonly RunRecord[], noise: JudgeNoise): RunFacts | undefined {
   const started = records[0];
   const sealed = records.at(-1);
   if (started?.type !== 'run.started' || sealed?.type !== 'run.sealed') return undefined;
-  for (const record of records) {
-    const summary = record.type === 'attempt' ? record.data.summary : undefined;
-    if (isObject(summary) && typeof summary.candidateHash === 'string' && typeof summary.score === 'number')
-      noise.add(summary.candidateHash, summary.score);
-  }
-  const guards = Array.isArray(started.data.guards) ? started.data.guards.filter((item): item is string => typeof item === 'string') : [];
-  const policy = guards.filter((name) => !BUDGET_GUARDS.has(name)).join(', ');
+  for (const { data } of recordsOf(records, 'attempt'))
+    if (data.summary?.score !== undefined) noise.add(data.summary.candidateHash, data.summary.score);
+  const policy = (started.data.guards ?? []).filter((name) => !BUDGET_GUARDS.has(name)).join(', ');
   const { outcome, stopReason, shadow } = sealed.data;
-  const verdict =
-    isObject(shadow) && typeof shadow.verdict === 'string' && SHADOW_VERDICTS.includes(shadow.verdict) ? shadow.verdict : undefined;
   return {
-    stopReason: typeof stopReason === 'string' ? stopReason : '(none)',
+    stopReason,
     policy: policy === '' ? '(budgets only)' : policy,
     observed: outcome === 'complete' || outcome === 'complete_noop',
-    ...(verdict === undefined ? {} : { shadow: verdict as ShadowVerdict }),
+    ...(shadow === undefined ? {} : { shadow: shadow.verdict }),
   };
 }
 

@@ -3,7 +3,9 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import type { Finding } from '../core/finding.js';
 import { exportJsonl, importJsonl } from '../ledger/export.js';
-import type { Ledger, LedgerRecord, StoredRecord } from '../ledger/ledger.js';
+import type { Ledger, RunRecord, StoredRecord } from '../ledger/ledger.js';
+import { parseRunRecord, type StartedData } from '../ledger/run-records.js';
+import { RecordParseError } from '../errors/record-parse-error.js';
 import { checkDigest, ledgerDigest, parseDigest } from '../ledger/ledger-digest.js';
 import { displayLocation, ledgerLocation, openLedger } from '../ledger/open-ledger.js';
 import { localPublicKeys, openSigner, readPublicKey } from '../ledger/signing-key.js';
@@ -75,7 +77,8 @@ function signatureSummary({ runs, signatures, otherKeys }: LedgerVerification, f
 /** Why a run does not verify: its first bad record, or its seal's signature. */
 function whyBroken(result: RunVerification): string {
   if (result.firstBad !== undefined) return `record ${result.firstBad.seq} ${result.firstBad.problem} — ${result.firstBad.detail}`;
-  return result.signatureProblem !== undefined ? `seal signature — ${result.signatureProblem}` : `link — ${result.linkProblem}`;
+  if (result.signatureProblem !== undefined) return `seal signature — ${result.signatureProblem}`;
+  return result.recordProblem !== undefined ? `${result.recordProblem}` : `link — ${result.linkProblem}`;
 }
 
 /** The line `verify` prints for a run that does not verify. */
@@ -135,6 +138,7 @@ export async function verifyCommand(
   else if (journal.ok) print(`review queue journal verifies (${journal.records} ${journal.records === 1 ? 'entry' : 'entries'})`);
   else if (journal.disagreement !== undefined)
     print(`BROKEN review queue: ${journal.disagreement.table} disagrees with the journal — ${clean(journal.disagreement.detail)}`);
+  else if (journal.entryProblem !== undefined) print(`BROKEN review queue journal: ${clean(journal.entryProblem)}`);
   else print(`BROKEN review queue journal: entry ${journal.firstBad?.seq} ${journal.firstBad?.problem} — ${journal.firstBad?.detail}`);
   // Rows of a queue created before its journal existed: accepted, and said to be unproven.
   if (!json) for (const note of preJournalNotes(journal.preJournal)) print(`review queue: ${note}`);
@@ -168,100 +172,99 @@ function findingLine(item: Finding): string {
 }
 
 /** What a `run.started` record says of the run's plan, the run it resolves and a same-plan refusal it overrode. */
-function linkStory(data: Record<string, unknown>): string[] {
-  const plan = data.plan as { hash: string; proposer: { kind: string; name: string } } | undefined;
-  const resolves = data.resolves as { runId: string; outcome: string; stopReason: string; note?: string } | undefined;
-  const forced = data.samePlanForced as { runId: string; stopReason: string } | undefined;
+function linkStory({ plan, resolves, samePlanForced: forced }: StartedData): string[] {
   return [
     ...(plan === undefined ? [] : [`  plan ${plan.hash.slice(0, 12)}… (mission + ${plan.proposer.kind} proposer ${plan.proposer.name})`]),
     ...(resolves === undefined
       ? []
       : [
-          `  resolves run ${resolves.runId} (${resolves.outcome} / ${resolves.stopReason})${resolves.note === undefined ? '' : `: ${resolves.note.split('\n')[0]}`}`,
+          `  resolves run ${resolves.runId} (${String(resolves.outcome)} / ${String(resolves.stopReason)})${resolves.note === undefined ? '' : `: ${resolves.note.split('\n')[0]}`}`,
         ]),
-    ...(forced === undefined ? [] : [`  same plan as run ${forced.runId} (${forced.stopReason}), run with --force-same-plan`]),
+    ...(forced === undefined ? [] : [`  same plan as run ${forced.runId} (${String(forced.stopReason)}), run with --force-same-plan`]),
   ];
 }
 
-/** The story of one run, record by record, for people. */
-export function story(records: readonly LedgerRecord[]): string[] {
-  const lines: string[] = [];
-  for (const record of records) {
-    const data = record.data as Record<string, unknown>;
-    switch (record.type) {
-      case 'run.started': {
-        const mission = data.mission as { id: string; goal: string; taskType: string };
-        lines.push(
-          `run ${record.runId} — mission ${mission.id} (${mission.taskType}), started ${new Date(record.at).toISOString()}`,
-          `  goal: ${mission.goal.split('\n')[0]}`,
-          `  proposer ${String(data.proposer)}, judge ${String(data.judge)}, guards ${(data.guards as string[]).join(', ')}`,
-        );
-        lines.push(...linkStory(data));
-        const workspace = data.workspace as
-          { manifest: string; entries: number; snapshotMs?: number; linksOutside?: { count: number; paths: string[] } } | undefined;
-        if (workspace !== undefined) {
-          const links =
-            workspace.linksOutside === undefined
-              ? ''
-              : `; ${workspace.linksOutside.count} symlink(s) lead outside it: ${workspace.linksOutside.paths.join(', ')}`;
-          lines.push(
-            `  snapshot ${workspace.manifest.slice(0, 12)}…: ${workspace.entries} entries${workspace.snapshotMs === undefined ? '' : `, taken in ${workspace.snapshotMs} ms`}${data.sandbox === undefined ? '' : `, sandbox ${JSON.stringify(data.sandbox)}`}${links}`,
-          );
-        }
-        break;
-      }
-      case 'run.resumed':
-        lines.push(`  resumed after record ${String(data.fromSeq)}`);
-        break;
-      case 'baseline':
-        lines.push('  baseline:', ...(data.findings as Finding[]).map(findingLine));
-        break;
-      case 'attempt': {
-        const candidate = data.candidate as { footprint: string[] };
-        const summary = data.summary as { progress: boolean; signature: string };
-        const isolation = data.isolation as { resetMs: number; scanned: number; restored: number } | undefined;
-        const reset =
-          isolation === undefined
+/** The lines of one record, for people. */
+function recordStory(record: RunRecord): string[] {
+  switch (record.type) {
+    case 'run.started': {
+      const { data } = record;
+      const { mission, workspace } = data;
+      const lines = [
+        `run ${record.runId} — mission ${mission.id} (${mission.taskType}), started ${new Date(record.at).toISOString()}`,
+        `  goal: ${String(mission.goal).split('\n')[0]}`,
+        `  proposer ${String(data.proposer)}, judge ${String(data.judge)}, guards ${(data.guards ?? []).join(', ')}`,
+        ...linkStory(data),
+      ];
+      if (workspace !== undefined) {
+        const links =
+          workspace.linksOutside === undefined
             ? ''
-            : `; copy reset in ${isolation.resetMs} ms (${isolation.scanned} paths compared, ${isolation.restored} restored)`;
+            : `; ${workspace.linksOutside.count} symlink(s) lead outside it: ${workspace.linksOutside.paths.join(', ')}`;
         lines.push(
-          `  attempt ${String(data.attempt)}: changes ${candidate.footprint.join(', ') || '(nothing)'}; ${summary.progress ? 'progress' : 'no progress'}; state ${summary.signature.slice(0, 8)}${reset}`,
-          ...(data.findings as Finding[]).map(findingLine),
+          `  snapshot ${workspace.manifest.slice(0, 12)}…: ${workspace.entries} entries${workspace.snapshotMs === undefined ? '' : `, taken in ${workspace.snapshotMs} ms`}${data.sandbox === undefined ? '' : `, sandbox ${JSON.stringify(data.sandbox)}`}${links}`,
         );
-        break;
       }
-      case 'decision': {
-        const verdict = data.verdict as { guard: string; reason: string; detail: string } | undefined;
-        const decision = data.decision as { transition: string; reason: string } | undefined;
-        const rejection = data.rejection as { code: string; message: string } | undefined;
-        if (verdict !== undefined) lines.push(`    guard ${verdict.guard}: ${verdict.reason} — ${verdict.detail}`);
-        if (decision !== undefined)
-          lines.push(
-            `    decision: ${decision.transition} (${decision.reason})${data.overridden === true ? ' — overridden by the stop verdict' : ''}`,
-          );
-        if (rejection !== undefined) lines.push(`    decision REJECTED: ${rejection.code} — ${rejection.message}`);
-        break;
-      }
-      case 'run.sealed':
-        lines.push(
-          `sealed ${String(data.outcome)} / ${String(data.verification)} / ${String(data.stopReason)} after ${String(data.attempts)} attempt(s): ${String(data.detail).split('\n')[0]}`,
-        );
-        for (const item of (data.evidence ?? []) as { code: string; count?: number; paths?: string[]; message?: string }[]) {
-          lines.push(
+      return lines;
+    }
+    case 'run.resumed':
+      return [`  resumed after record ${record.data.fromSeq}`];
+    case 'baseline':
+      return ['  baseline:', ...record.data.findings.map(findingLine)];
+    case 'attempt': {
+      const { candidate, summary, isolation, findings = [] } = record.data;
+      const reset =
+        isolation === undefined
+          ? ''
+          : `; copy reset in ${isolation.resetMs} ms (${isolation.scanned} paths compared, ${isolation.restored} restored)`;
+      return [
+        `  attempt ${record.data.attempt}: changes ${candidate?.footprint.join(', ') || '(nothing)'}; ${summary?.progress === true ? 'progress' : 'no progress'}; state ${String(summary?.signature.slice(0, 8))}${reset}`,
+        ...findings.map(findingLine),
+      ];
+    }
+    case 'decision': {
+      const { verdict, decision, rejection, overridden } = record.data;
+      return [
+        ...(verdict === undefined ? [] : [`    guard ${verdict.guard}: ${verdict.reason} — ${verdict.detail}`]),
+        ...(decision === undefined
+          ? []
+          : [`    decision: ${decision.transition} (${decision.reason})${overridden === true ? ' — overridden by the stop verdict' : ''}`]),
+        ...(rejection === undefined ? [] : [`    decision REJECTED: ${rejection.code} — ${rejection.message}`]),
+      ];
+    }
+    case 'run.sealed': {
+      const { data } = record;
+      return [
+        `sealed ${data.outcome} / ${data.verification} / ${data.stopReason} after ${String(data.attempts)} attempt(s): ${String(data.detail).split('\n')[0]}`,
+        ...(data.evidence ?? []).map(
+          (item) =>
             `  evidence ${item.code}${item.count === undefined ? '' : ` (${item.count} path(s))`}: ${item.paths?.join(', ') ?? item.message ?? ''}`,
-          );
-        }
-        break;
+        ),
+      ];
     }
   }
-  return lines;
 }
 
-/** Records as stored, read back; a row that is not JSON (the warning names it) is left out. */
-function readable(rows: readonly StoredRecord[]): LedgerRecord[] {
+/**
+ * The story of one run, record by record, for people, from its records as stored. A record that does not
+ * parse (the warning above the story says whether the run verifies) is named with what is wrong with it.
+ */
+export function story(rows: readonly StoredRecord[]): string[] {
   return rows.flatMap((row) => {
     try {
-      return [JSON.parse(row.body) as LedgerRecord];
+      return recordStory(parseRunRecord(row));
+    } catch (error) {
+      if (!(error instanceof RecordParseError)) throw error;
+      return [`  ${error.message}`];
+    }
+  });
+}
+
+/** Records as stored, each as the JSON it holds; a row that is not JSON (the warning names it) is left out. */
+function storedJson(rows: readonly StoredRecord[]): unknown[] {
+  return rows.flatMap((row) => {
+    try {
+      return [JSON.parse(row.body)];
     } catch {
       return [];
     }
@@ -325,9 +328,9 @@ export async function showCommand(
     const warning = showWarning(verifySignedRun(snapshot.run, snapshot.records, signatures.options));
     // With --json stdout stays JSON lines: the warning goes to stderr.
     if (warning !== undefined) (json ? progress : print)(clean(warning));
-    const records = readable(snapshot.records);
     // Records hold agent text (file names, test names, messages): every line is made safe for the terminal.
-    for (const line of json ? records.map((record) => jsonLine(record)) : story(records)) print(json ? line : clean(line));
+    for (const line of json ? storedJson(snapshot.records).map((record) => jsonLine(record)) : story(snapshot.records))
+      print(json ? line : clean(line));
     // The link the other way: the runs that resolve this one (their own run.started names it).
     if (!json)
       for (const linked of await open.runs({ resolves: runId }))

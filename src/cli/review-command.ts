@@ -9,7 +9,7 @@ import { VERDICT_LABELS } from '../review/labels.js';
 import { openReviewQueue } from '../review/open-review-queue.js';
 import { ReviewError } from '../review/review-error.js';
 import type { ReviewQueueOptions } from '../review/config.js';
-import { parseJournalRow } from '../review/journal.js';
+import type { JournalEntry } from '../review/journal-entries.js';
 import type { ReviewEntry, ReviewItem, ReviewQueue, VerdictResult } from '../review/review-queue.js';
 import { table } from './format.js';
 import type { Output } from './run-command.js';
@@ -372,50 +372,41 @@ export async function reviewSettingsCommand(
 
 /** `redline review journal`: the queue's hash-chained journal, oldest first. */
 export async function reviewJournalCommand({ limit, json = false, ledger }: ReviewListOptions, { print }: Output): Promise<number> {
+  // Loaded here: the entries' schemas (zod) are not what `redline --help` should load.
+  const { parseJournalEntry } = await import('../review/journal-entries.js');
   return withReviewQueue(ledger, async (queue) => {
     const rows = await queue.journal(limit === undefined ? {} : { limit });
     for (const row of rows) {
-      const entry = parseJournalRow(row);
-      if (json) print(jsonLine({ ...entry, hash: row.hash }));
-      else
-        print(
-          `${String(entry.seq).padStart(5)}  ${iso(entry.at)}  ${entry.type.padEnd(12)}  ${clean(journalSummary(entry.type, entry.data))}`,
-        );
+      const entry = parseJournalEntry(row);
+      if (json) print(jsonLine({ seq: row.seq, type: entry.type, at: entry.at, data: entry.data, hash: row.hash }));
+      else print(`${String(entry.seq).padStart(5)}  ${iso(entry.at)}  ${entry.type.padEnd(12)}  ${clean(journalSummary(entry))}`);
     }
     return 0;
   });
 }
 
-function journalSummary(type: string, data: Readonly<Record<string, unknown>>): string {
-  const d = data as {
-    itemId?: string;
-    decision?: string;
-    label?: string;
-    reviewer?: string;
-    runId?: string;
-    from?: unknown;
-    to?: unknown;
-    depth?: number;
-    approveRate?: number;
-    verdictIds?: string[];
-    item?: { id: string; priority: number; runId: string };
-    displacedBy?: string;
-  };
-  switch (type) {
-    case 'verdict':
-      return `${String(d.itemId)} ${d.decision === 'approve' ? 'approved' : 'rejected'} (${String(d.label)}) by ${String(d.reviewer)}, run ${String(d.runId)}`;
-    case 'mode_change':
-      return `${String(d.from)} → ${String(d.to)} at depth ${String(d.depth)} (item ${String(d.itemId)})`;
-    case 'limit_change':
-      return `attempt limit ${String(d.from)} → ${String(d.to)}: approve rate ${percent(d.approveRate ?? 0)} over ${d.verdictIds?.length ?? 0} verdicts`;
-    case 'drop':
-      return `dropped ${String(d.item?.id)} (priority ${String(d.item?.priority)}, run ${String(d.item?.runId)}) at depth ${String(d.depth)} for ${String(d.displacedBy)}`;
+function journalSummary(entry: JournalEntry): string {
+  switch (entry.type) {
+    case 'verdict': {
+      const d = entry.data;
+      return `${d.itemId} ${d.decision === 'approve' ? 'approved' : 'rejected'} (${d.label}) by ${d.reviewer}, run ${d.runId}`;
+    }
+    case 'mode_change': {
+      const d = entry.data;
+      return `${d.from} → ${d.to} at depth ${d.depth} (item ${String(d.itemId)})`;
+    }
+    case 'limit_change': {
+      const d = entry.data;
+      return `attempt limit ${d.from} → ${d.to}: approve rate ${percent(d.approveRate)} over ${d.verdictIds.length} verdicts`;
+    }
+    case 'drop': {
+      const d = entry.data;
+      return `dropped ${d.item.id} (priority ${d.item.priority}, run ${d.item.runId}) at depth ${d.depth} for ${d.displacedBy}`;
+    }
     case 'alert':
-      return alertLine(data as never);
+      return alertLine(entry.data);
     case 'settings':
-      return d.from === undefined ? 'settings stored' : 'settings changed';
-    default:
-      return JSON.stringify(data);
+      return entry.data.from === undefined ? 'settings stored' : 'settings changed';
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Finding } from '../core/finding.js';
-import type { Ledger, LedgerRecord } from '../ledger/ledger.js';
+import type { Ledger, RunRecord } from '../ledger/ledger.js';
+import type { TypedRecord } from '../ledger/run-records.js';
 import { displayLocation, ledgerLocation, openLedger } from '../ledger/open-ledger.js';
 import { recoverRuns, type Recovery } from '../loop/resume.js';
 import type { Signer } from '../ledger/seal-signature.js';
@@ -11,6 +12,7 @@ import { commandProposer } from '../proposers/command-proposer.js';
 import type { Proposer } from '../proposers/proposer.js';
 import { runMission, type RunMissionOptions, type RunResult } from '../loop/run-mission.js';
 import type { Handoff } from '../handoff/handoff.js';
+import type { HandoffResult } from '../handoff/handoff-result.js';
 import { buildJudge } from '../build/build-judge.js';
 import type { Judge } from '../judge/judge.js';
 import { budgetAlerts } from '../review/alerts.js';
@@ -78,25 +80,27 @@ async function proposerFromFlags(mission: Mission, options: RunCommandOptions): 
 }
 
 /** A note on the run's start: symlinks of the workspace that lead outside it, which programs can write through. */
-function startLine(record: LedgerRecord): string | undefined {
-  const workspace = record.data.workspace as { linksOutside?: { count: number; paths: string[] } } | undefined;
-  const links = workspace?.linksOutside;
+function startLine(record: TypedRecord<'run.started'>): string | undefined {
+  const links = record.data.workspace?.linksOutside;
   if (links === undefined || record.data.sandbox !== undefined) return undefined;
   const shown = links.paths.slice(0, 3).map(clean).join(', ');
   return `  note: ${links.count} symlink(s) of the workspace lead outside it (${shown}${links.count > 3 ? ', …' : ''}); the copies keep them, so checks and agents can write through them unless the mission sets sandbox: bwrap`;
 }
 
 /** Notes on the run's start: the run it resolves, and a same-plan refusal it overrode. */
-function linkLines(record: LedgerRecord): string[] {
-  const resolves = record.data.resolves as { runId: string; outcome: string; stopReason: string } | undefined;
-  const forced = record.data.samePlanForced as { runId: string; stopReason: string } | undefined;
+function linkLines(record: TypedRecord<'run.started'>): string[] {
+  const { resolves, samePlanForced: forced } = record.data;
   return [
     ...(resolves === undefined
       ? []
-      : [`  resolves run ${clean(resolves.runId)} (${clean(resolves.outcome)} / ${clean(resolves.stopReason)}): a linked run`]),
+      : [
+          `  resolves run ${clean(resolves.runId)} (${clean(String(resolves.outcome))} / ${clean(String(resolves.stopReason))}): a linked run`,
+        ]),
     ...(forced === undefined
       ? []
-      : [`  note: same plan as run ${clean(forced.runId)} (${clean(forced.stopReason)}), run anyway with --force-same-plan (recorded)`]),
+      : [
+          `  note: same plan as run ${clean(forced.runId)} (${clean(String(forced.stopReason))}), run anyway with --force-same-plan (recorded)`,
+        ]),
   ];
 }
 
@@ -122,18 +126,19 @@ function checksLine(label: string, findings: readonly Finding[]): string {
   return `  ${label}: ${what}${score === undefined ? '' : ` (score ${score.toFixed(2)})`}${took === '' ? '' : ` · ${took}`}`;
 }
 
-function attemptLine(record: LedgerRecord): string | undefined {
+function attemptLine(record: RunRecord): string | undefined {
   if (record.type === 'run.started') return startLine(record);
-  if (record.type === 'baseline') return checksLine('baseline', record.data.findings as readonly Finding[]);
+  if (record.type === 'baseline') return checksLine('baseline', record.data.findings);
   if (record.type !== 'attempt') return undefined;
-  return checksLine(`attempt ${record.data.attempt}`, record.data.findings as readonly Finding[]);
+  return checksLine(`attempt ${record.data.attempt}`, record.data.findings ?? []);
 }
 
 /** Whether an unsealed run of the ledger (of `missionId`, when given) started under a review queue's plan. */
 async function anyStartedUnderQueue(ledger: Ledger, missionId: string | undefined): Promise<boolean> {
   for (const run of await ledger.runs({ unsealed: true })) {
     if (missionId !== undefined && run.missionId !== missionId) continue;
-    if ((await ledger.records(run.runId))[0]?.data.handoff !== undefined) return true;
+    const [started] = await ledger.records(run.runId);
+    if (started?.type === 'run.started' && started.data.handoff !== undefined) return true;
   }
   return false;
 }
@@ -242,17 +247,17 @@ export function reviewHandoff(queue: ReviewQueue, options: RunCommandOptions, { 
 export type ReviewChoice = NonNullable<RunMissionOptions['review']>;
 
 /** What the queue did with a run, from its seal record, as one line. */
-function reviewLine(handoff: Record<string, unknown>, choice: ReviewChoice | undefined): string {
-  const tags = (handoff.tags as string[] | undefined) ?? [];
-  const what =
-    handoff.enqueued === true
-      ? `enqueued as item ${clean(String(handoff.itemId))}${tags.length === 0 ? '' : ` (${clean(tags.join(', '))})`}`
-      : `not enqueued (${clean(String(handoff.reason ?? 'dropped at capacity'))})`;
-  const dropped = handoff.dropped as { itemId: string; runId: string } | undefined;
-  const mode = handoff.modeChanged as { from: string; to: string; depth: number } | undefined;
+function reviewLine(handoff: HandoffResult, choice: ReviewChoice | undefined): string {
+  const tags = 'tags' in handoff ? handoff.tags : [];
+  const what = handoff.enqueued
+    ? `enqueued as item ${clean(String(handoff.itemId))}${tags.length === 0 ? '' : ` (${clean(tags.join(', '))})`}`
+    : `not enqueued (${clean('reason' in handoff ? handoff.reason : 'dropped at capacity')})`;
+  const queued = 'mode' in handoff ? handoff : undefined;
+  const dropped = queued?.dropped;
+  const mode = queued?.modeChanged;
   const why = choice === 'default' ? ' (by default: the ledger has a review queue; --no-review opts out)' : '';
   return [
-    `review        ${what} · queue ${String(handoff.mode)}${why}`,
+    `review        ${what} · queue ${String(queued?.mode)}${why}`,
     ...(dropped === undefined
       ? []
       : [`              dropped item ${clean(dropped.itemId)} (run ${clean(dropped.runId)}) at capacity: see redline review stats`]),
@@ -294,8 +299,8 @@ export async function runMissionFile(
       if (line !== undefined) progress(line);
     },
   });
-  const handed =
-    handoff === undefined ? undefined : ((await ledger.records(result.runId)).at(-1)?.data.handoff as Record<string, unknown> | undefined);
+  const seal = handoff === undefined ? undefined : (await ledger.records(result.runId)).at(-1);
+  const handed = seal?.type === 'run.sealed' ? seal.data.handoff : undefined;
   // The summary says why a run went to the queue without --review, and that one opted out of it did not.
   const queued = handed === undefined ? undefined : { ...handed, ...(review === 'default' ? { by: 'default' } : {}) };
   if (options.json === true)

@@ -11,3 +11,4 @@ export { LedgerNotFoundError } from './ledger-not-found-error.js';
 export { LedgerUnreachableError } from './ledger-unreachable-error.js';
 export { SamePlanError } from './same-plan-error.js';
 export { LinkError, type LinkProblem } from './link-error.js';
+export { RecordParseError } from './record-parse-error.js';

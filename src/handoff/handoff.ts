@@ -3,6 +3,7 @@ import type { Outcome, Verification } from '../core/outcome.js';
 import type { BudgetAlerts } from '../review/alerts.js';
 import type { QueueMode } from '../review/backpressure.js';
 import type { ReviewQueue } from '../review/review-queue.js';
+import type { HandoffResult } from './handoff-result.js';
 
 /**
  * Connects runs to the human review queue (SPEC §5): the queue's mode and the feedback tuner's limit set a
@@ -57,7 +58,7 @@ export interface SealedRun {
  * does not stop the seal: the record says `enqueued: false` with the error, and the run stays in the
  * ledger with its brief.
  */
-export async function handOff(handoff: Handoff, run: SealedRun, plan: HandoffPlan): Promise<Record<string, unknown>> {
+export async function handOff(handoff: Handoff, run: SealedRun, plan: HandoffPlan): Promise<HandoffResult> {
   const sampled = run.verification === 'sampled' && (handoff.random ?? Math.random)() < (handoff.sampleRate ?? 0.1);
   if (run.verification !== 'unverified' && !sampled)
     return { enqueued: false, reason: run.verification === 'sampled' ? 'not sampled' : 'verified' };

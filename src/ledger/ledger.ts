@@ -1,9 +1,13 @@
 import type { PriorsSnapshot } from '../guards/adaptive-priors.js';
+import type { RecordType, RunRecord } from './run-records.js';
 
-/** Kinds of record a run writes, in the order they happen. */
-export type RecordType = 'run.started' | 'run.resumed' | 'baseline' | 'attempt' | 'decision' | 'run.sealed';
+export type { RecordType, RunRecord } from './run-records.js';
 
-/** One event of a run. `seq` starts at 0 for `run.started`; the seal is the last. */
+/**
+ * One event of a run as it is appended: the loop appends {@link RunRecord}s (typed by `type`); the port
+ * stores any record's data as given, and reads every record back parsed (`records`).
+ * `seq` starts at 0 for `run.started`; the seal is the last.
+ */
 export interface LedgerRecord {
   readonly runId: string;
   readonly seq: number;
@@ -94,8 +98,11 @@ export interface Ledger {
   /** Appends the next record of a run; `seq` must be the run's record count. */
   append(record: LedgerRecord): Promise<StoredRecord>;
   head(runId: string): Promise<LedgerHead>;
-  /** The run's records, in `seq` order. */
-  records(runId: string): Promise<readonly LedgerRecord[]>;
+  /**
+   * The run's records, in `seq` order, each parsed into its type (`parseRunRecord`).
+   * @throws {RecordParseError} for a stored record that does not have the shape of its type.
+   */
+  records(runId: string): Promise<readonly RunRecord[]>;
   /** The run's rows exactly as stored, in `seq` order, for verification and export. */
   stored(runId: string): Promise<readonly StoredRecord[]>;
   /** Runs in start order (then by id). */

@@ -1,4 +1,6 @@
+import { RecordParseError } from '../errors/record-parse-error.js';
 import type { Ledger, RunRow, StoredRecord } from './ledger.js';
+import { parseRunRecord, type RunRecord } from './run-records.js';
 
 /** Outcomes a linked run may resolve: a sealed run that needs an external decision or repair. */
 export const RESOLVABLE: ReadonlySet<string> = new Set(['blocked', 'failed_with_evidence']);
@@ -16,16 +18,19 @@ export interface StartedLink {
 export function startedLink(records: readonly StoredRecord[]): StartedLink {
   const first = records[0];
   if (first === undefined || first.type !== 'run.started') return {};
-  let data: { plan?: { hash?: unknown }; resolves?: { runId?: unknown; note?: unknown } } | undefined;
+  let started: RunRecord;
   try {
-    data = (JSON.parse(first.body) as { data?: typeof data }).data;
-  } catch {
-    return {};
+    started = parseRunRecord(first);
+  } catch (error) {
+    if (error instanceof RecordParseError) return {};
+    throw error;
   }
+  if (started.type !== 'run.started') return {};
+  const { resolves, plan } = started.data;
   return {
-    ...(typeof data?.resolves?.runId === 'string' ? { resolves: data.resolves.runId } : {}),
-    ...(typeof data?.resolves?.note === 'string' ? { note: data.resolves.note } : {}),
-    ...(typeof data?.plan?.hash === 'string' ? { planHash: data.plan.hash } : {}),
+    ...(resolves === undefined ? {} : { resolves: resolves.runId }),
+    ...(resolves?.note === undefined ? {} : { note: resolves.note }),
+    ...(plan === undefined ? {} : { planHash: plan.hash }),
   };
 }
 

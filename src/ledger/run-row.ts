@@ -1,9 +1,14 @@
 import { LedgerError } from '../errors/ledger-error.js';
-import type { LedgerRecord, RunRow } from './ledger.js';
+import { RecordParseError } from '../errors/record-parse-error.js';
+import type { LedgerRecord, RunRow, StoredRecord } from './ledger.js';
+import { parseRunRecord, type RunRecord } from './run-records.js';
 
-/** The run row that a `run.started` record opens. */
-export function openedRun(record: LedgerRecord, hash: string): RunRow {
-  const mission = record.data.mission as { id?: unknown; taskType?: unknown } | undefined;
+/**
+ * The run row that a `run.started` record opens. A `run.started` whose data does not parse still opens a
+ * run (of mission `unknown`, task type `default`): the ledger stores what it is given, and `verifyLedger`
+ * reports the record.
+ */
+export function openedRun(record: LedgerRecord, stored: StoredRecord): RunRow {
   if (record.type !== 'run.started' || record.seq !== 0) {
     throw new LedgerError({
       code: 'ledger.not_started',
@@ -11,29 +16,40 @@ export function openedRun(record: LedgerRecord, hash: string): RunRow {
       message: `run ${record.runId} has no run.started record: expected record 0 to start it, got ${record.type} ${record.seq}`,
     });
   }
+  const started = readable(stored);
+  const mission = started?.type === 'run.started' ? started.data.mission : undefined;
   return {
     runId: record.runId,
-    missionId: typeof mission?.id === 'string' ? mission.id : 'unknown',
-    taskType: typeof mission?.taskType === 'string' ? mission.taskType : 'default',
+    missionId: mission?.id ?? 'unknown',
+    taskType: mission?.taskType ?? 'default',
     startedAt: record.at,
     recordCount: 1,
-    lastHash: hash,
+    lastHash: stored.hash,
     sealed: false,
-    ...linkFields(record),
+    ...(started === undefined ? {} : linkFields(started)),
   };
+}
+
+/** The stored record parsed, or undefined when it does not parse. */
+function readable(stored: StoredRecord): RunRecord | undefined {
+  try {
+    return parseRunRecord(stored);
+  } catch (error) {
+    if (error instanceof RecordParseError) return undefined;
+    throw error;
+  }
 }
 
 /**
  * The plan hash and the resolved run a `run.started` record names, as its run row keeps them (for the
  * indexed look-ups of linked runs and of earlier runs of the same plan); nothing for other records.
  */
-export function linkFields(record: LedgerRecord): { planHash?: string; resolves?: string } {
+export function linkFields(record: RunRecord): { planHash?: string; resolves?: string } {
   if (record.type !== 'run.started') return {};
-  const plan = record.data.plan as { hash?: unknown } | undefined;
-  const resolves = record.data.resolves as { runId?: unknown } | undefined;
+  const { plan, resolves } = record.data;
   return {
-    ...(typeof plan?.hash === 'string' ? { planHash: plan.hash } : {}),
-    ...(typeof resolves?.runId === 'string' ? { resolves: resolves.runId } : {}),
+    ...(plan === undefined ? {} : { planHash: plan.hash }),
+    ...(resolves === undefined ? {} : { resolves: resolves.runId }),
   };
 }
 

@@ -45,12 +45,12 @@ export function sealMessage(prevHash: string, seal: LedgerRecord): Uint8Array {
 
 /** The seal record with its signature over `prevHash` (the hash of the run's record before it). */
 export function signSeal({ signer, prevHash, seal }: { signer: Signer; prevHash: string; seal: LedgerRecord }): LedgerRecord {
-  const signature: SealSignature = {
-    algorithm: 'ed25519',
-    keyId: signer.keyId,
-    value: Buffer.from(signer.sign(sealMessage(prevHash, seal))).toString('base64'),
-  };
-  return { ...seal, data: { ...seal.data, signature } };
+  return { ...seal, data: { ...seal.data, signature: sealSignature({ signer, prevHash, seal }) } };
+}
+
+/** The signature a seal record carries (`data.signature`), over `prevHash` (the hash of the run's record before it). */
+export function sealSignature({ signer, prevHash, seal }: { signer: Signer; prevHash: string; seal: LedgerRecord }): SealSignature {
+  return { algorithm: 'ed25519', keyId: signer.keyId, value: Buffer.from(signer.sign(sealMessage(prevHash, seal))).toString('base64') };
 }
 
 /**

@@ -1,5 +1,7 @@
 import { chainHash, GENESIS, type ChainProblem } from '../core/hash-chain.js';
+import { RecordParseError } from '../errors/record-parse-error.js';
 import { streamHistory } from './history.js';
+import { parseRunRecord } from './run-records.js';
 import { linkProblem } from './run-link.js';
 import type { Ledger, RunRow, StoredRecord } from './ledger.js';
 import { checkSeal, type PublicKeyEntry, type SignatureCheck, type SignatureStatus } from './seal-signature.js';
@@ -19,6 +21,8 @@ export interface RunVerification {
   readonly signatureProblem?: string;
   /** Why the run's link to the run it resolves does not hold (its chain verifies), when it does not (`verifyLedger`). */
   readonly linkProblem?: string;
+  /** Why one of the run's records does not parse as its type (its chain verifies), when one does not (`verifyLedger`). */
+  readonly recordProblem?: string;
 }
 
 /** How `verifyLedger` checks seal signatures. */
@@ -38,12 +42,33 @@ function bad(run: RunRow, records: number, bytes: number, seq: number, problem: 
   return { runId: run.runId, ok: false, records, bytes, firstBad: { seq, problem, detail } };
 }
 
+/** The envelope fields of a stored body, whatever else it holds; undefined when it is not a JSON object. */
 function bodyField(body: string): { seq?: unknown; runId?: unknown; type?: unknown } | undefined {
+  let value: unknown;
   try {
-    return JSON.parse(body) as { seq?: unknown; runId?: unknown; type?: unknown };
+    value = JSON.parse(body);
   } catch {
     return undefined;
   }
+  return typeof value === 'object' && value !== null ? value : undefined;
+}
+
+/**
+ * Why a run's records do not read back as the records a run writes (the first that does not parse, with
+ * the field), or undefined when every one does. Its chain may verify: the bytes are as written, but not
+ * in a shape redline reads.
+ */
+export function recordProblem(rows: readonly StoredRecord[]): string | undefined {
+  for (const row of rows) {
+    try {
+      parseRunRecord(row);
+    } catch (error) {
+      if (error instanceof RecordParseError)
+        return `record ${error.seq} (${error.type}): ${error.path === '' ? '' : `${error.path}: `}${error.problem}`;
+      throw error;
+    }
+  }
+  return undefined;
 }
 
 /**
@@ -181,9 +206,16 @@ export async function verifyLedger(
   });
   for await (const { run, records } of stream) {
     const signed = verifySignedRun(run, records, signatures);
-    // A linked run's link must name a sealed run that needed resolving: one look-up per linked run.
-    const link = signed.ok ? await linkProblem(ledger, run, records) : undefined;
-    const result: RunVerification = link === undefined ? signed : { ...signed, ok: false, linkProblem: link };
+    // Every record must read back as its type; a linked run's link must name a sealed run that needed
+    // resolving: one look-up per linked run.
+    const unreadable = signed.ok ? recordProblem(records) : undefined;
+    const link = signed.ok && unreadable === undefined ? await linkProblem(ledger, run, records) : undefined;
+    const result: RunVerification =
+      unreadable !== undefined
+        ? { ...signed, ok: false, recordProblem: unreadable }
+        : link === undefined
+          ? signed
+          : { ...signed, ok: false, linkProblem: link };
     totals.runs += 1;
     totals.records += result.records;
     totals.bytes += result.bytes;

@@ -9,7 +9,7 @@ import { RunWorkspace } from '../workspace/run-workspace.js';
 import { applyProposal, Baseline, EMPTY_CANDIDATE, type Candidate } from '../core/candidate.js';
 import { environmentVerdict } from './environment.js';
 import { runChecks, skipAll } from './run-checks.js';
-import { checkPlan } from './run-mission.js';
+import { checkPlan } from './run-setup.js';
 import { unreachableVerdict } from './unreachable.js';
 
 /**

@@ -1,30 +1,19 @@
 import { rm, stat } from 'node:fs/promises';
 import { runDirectory, runsRoot } from '../workspace/run-workspace.js';
 import { sweepRunDirectories } from '../workspace/sweep.js';
-import type { Finding } from '../core/finding.js';
-import { handOff, reportRun, type Handoff, type HandoffPlan } from '../handoff/handoff.js';
-import type { AttemptSummary, RunCounters } from '../guards/guard.js';
+import type { Handoff } from '../handoff/handoff.js';
 import { LedgerError } from '../errors/ledger-error.js';
-import type { Ledger, LedgerRecord, RunRow } from '../ledger/ledger.js';
+import type { Ledger, RunRecord, RunRow } from '../ledger/ledger.js';
+import { recordsOf, type TypedRecord } from '../ledger/run-records.js';
 import { signSeal, type Signer } from '../ledger/seal-signature.js';
 import { defineMission, missionHash, type Mission } from '../mission/mission.js';
-import { makeBrief } from '../core/brief.js';
-import { EMPTY_CANDIDATE, type Candidate } from '../core/candidate.js';
-import { StopReason } from '../core/outcome.js';
-import type { Frontier } from './progress.js';
-import {
-  executeRun,
-  initialState,
-  ownerInfo,
-  type RecordedDecision,
-  type ResumePoint,
-  type RunMissionOptions,
-  type RunResult,
-  type WorkingState,
-} from './run-mission.js';
-
-/** How many state signatures the proposer sees (as in the loop). */
-const SIGNATURES_SHOWN = 8;
+import { EMPTY_CANDIDATE } from '../core/candidate.js';
+import { crashedEnding, refines, type RecordedDecision } from './ending.js';
+import { ownerInfo } from './owner.js';
+import { executeRun, type ResumeStep, type RunMissionOptions, type RunResult } from './run-mission.js';
+import { sealRun, type SealPosition } from './seal.js';
+import { step, type StepContext } from './step.js';
+import { frontierOf, initialState, type WorkingState } from './working-state.js';
 
 export type ResumeOptions = Omit<RunMissionOptions, 'mission' | 'ledger'> & { readonly ledger: Ledger; readonly runId: string };
 
@@ -45,15 +34,11 @@ export interface Recovery {
 }
 
 /** Rebuilds the mission a run started with; undefined (with why) when it is no longer available. */
-export async function recordedMission(started: LedgerRecord): Promise<{ mission: Mission } | { unavailable: string }> {
-  const {
-    baseDir,
-    workspaceDir: _workspaceDir,
-    ...spec
-  } = started.data.mission as Record<string, unknown> & { baseDir: string; workspaceDir?: string };
+export async function recordedMission(started: TypedRecord<'run.started'>): Promise<{ mission: Mission } | { unavailable: string }> {
+  const { baseDir, workspaceDir: _workspaceDir, ...spec } = started.data.mission;
   let mission: Mission;
   try {
-    mission = defineMission(spec, { baseDir, source: `run ${started.runId}` });
+    mission = defineMission(spec, { ...(baseDir === undefined ? {} : { baseDir }), source: `run ${started.runId}` });
   } catch (error) {
     return { unavailable: `its mission no longer validates: ${(error as Error).message}` };
   }
@@ -70,39 +55,58 @@ export async function recordedMission(started: LedgerRecord): Promise<{ mission:
   return { mission };
 }
 
-/** The working state and next step of a run, from its records alone. */
-export function restoreState(records: readonly LedgerRecord[], lookback: number): { state: WorkingState; next: ResumePoint['next'] } {
-  const attempts = records.filter((record) => record.type === 'attempt');
-  const lastAttempt = attempts.at(-1)?.data;
-  const baseline = records.find((record) => record.type === 'baseline')?.data;
-  const fresh = initialState();
-  const state: WorkingState = {
-    attempt: (lastAttempt?.attempt as number | undefined) ?? 0,
-    candidate: (lastAttempt?.candidate as Candidate | undefined) ?? EMPTY_CANDIDATE,
-    findings: (lastAttempt?.findings ?? baseline?.findings ?? []) as Finding[],
-    counters: (lastAttempt?.counters as RunCounters | undefined) ?? fresh.counters,
-    recent: attempts.slice(-lookback).map((record) => record.data.summary as AttemptSummary),
-    signatures: attempts.slice(-SIGNATURES_SHOWN).map((record) => (record.data.summary as AttemptSummary).signature),
-    frontier: ((lastAttempt ?? baseline)?.frontier as Frontier | undefined) ?? fresh.frontier,
-  };
+/**
+ * The working state of a run rebuilt from its records by the loop's own {@link step}: the baseline's
+ * findings, then every recorded attempt's evidence (its candidate, findings, usage and clock) stepped over
+ * with the run's step context, so the summaries, counters, frontier and windows are the ones the run
+ * without the interruption has; and the step its last record leaves to do.
+ * @throws {TypeError} when an attempt record lacks its evidence (a run that cannot be resumed).
+ */
+export function restoreState(records: readonly RunRecord[], context: StepContext): { state: WorkingState; next: ResumeStep } {
+  const baseline = recordsOf(records, 'baseline')[0]?.data;
+  let state: WorkingState =
+    baseline === undefined
+      ? initialState()
+      : {
+          ...initialState(),
+          findings: baseline.findings,
+          frontier: frontierOf(EMPTY_CANDIDATE, baseline.findings, context.required, context.promotion, undefined),
+        };
+  for (const { seq, data } of recordsOf(records, 'attempt')) {
+    const { candidate, findings, counters } = data;
+    if (candidate === undefined || findings === undefined || counters === undefined)
+      throw new TypeError(`Expected attempt ${data.attempt} (record ${seq}) to record its candidate, findings and counters, got none`);
+    state = step(state, { candidate, findings, usage: data.usage ?? {}, elapsedMs: counters.elapsedMs }, context).state;
+  }
   const last = records.filter((record) => record.type !== 'run.resumed').at(-1);
   switch (last?.type) {
     case 'baseline':
     case 'attempt':
       return { state, next: 'decide' };
     case 'decision': {
-      const { verdict, decision, rejection, overridden } = last.data as RecordedDecision;
+      const { verdict, decision, rejection, overridden } = last.data;
       const recorded: RecordedDecision = {
         ...(verdict === undefined ? {} : { verdict }),
         ...(decision === undefined ? {} : { decision }),
         ...(rejection === undefined ? {} : { rejection }),
         ...(overridden === undefined ? {} : { overridden }),
       };
-      return { state, next: decision?.transition === 'retry' && overridden !== true ? 'attempt' : { apply: recorded } };
+      return { state, next: refines(recorded) ? 'attempt' : { apply: recorded } };
     }
     default:
       return { state, next: 'baseline' };
   }
+}
+
+/** Where a run's records leave it, for a seal without its mission's checks: its last attempt, or its baseline. */
+function recordedPosition(records: readonly RunRecord[]): SealPosition {
+  const last = recordsOf(records, 'attempt').at(-1)?.data;
+  return {
+    attempt: last?.attempt ?? 0,
+    candidate: last?.candidate ?? EMPTY_CANDIDATE,
+    findings: last?.findings ?? recordsOf(records, 'baseline')[0]?.data.findings ?? [],
+    counters: last?.counters ?? initialState().counters,
+  };
 }
 
 /**
@@ -116,18 +120,17 @@ export async function resumeRun(options: ResumeOptions): Promise<RunResult> {
   if (started?.type !== 'run.started') throw new TypeError(`Expected run ${runId} to have records, got none`);
   const available = await recordedMission(started);
   if ('unavailable' in available) throw new TypeError(`Expected run ${runId}'s mission to be available, but ${available.unavailable}`);
-  const lookback = (started.data.lookback as number | undefined) ?? records.length;
-  const { state, next } = restoreState(records, lookback);
-  const checkNames = (started.data.checks as { name: string }[]).map((check) => check.name);
-  const handoffPlan = started.data.handoff as HandoffPlan | undefined;
-  const manifestHash = (started.data.workspace as { manifest?: string } | undefined)?.manifest;
+  const checkNames = (started.data.checks ?? []).map((check) => check.name);
+  const handoffPlan = started.data.handoff;
+  const manifestHash = started.data.workspace?.manifest;
+  // The guards' window is the one the run started with.
+  const lookback = started.data.lookback;
   return executeRun(
     { ...rest, mission: available.mission, ledger },
     {
       runId,
       seq: records.length,
-      state,
-      next,
+      restore: (context) => restoreState(records, lookback === undefined ? context : { ...context, lookback }),
       checkNames,
       ...(handoffPlan === undefined ? {} : { handoffPlan }),
       ...(manifestHash === undefined ? {} : { manifestHash }),
@@ -136,75 +139,51 @@ export async function resumeRun(options: ResumeOptions): Promise<RunResult> {
 }
 
 /**
- * Seals an unsealed run `failed_with_evidence` with stop reason `crashed`, keeping what it recorded. A run
- * that started under a review queue's plan goes to that queue (`handoff`) like any unverified run, and the
- * seal records what the queue did. With a `signer`, the seal is signed with the recovering process's key.
+ * Seals an unsealed run `failed_with_evidence` with stop reason `crashed`, keeping what it recorded, through
+ * the loop's own seal path (`sealRun`) from where its records leave it. A run that started under a review
+ * queue's plan goes to that queue (`handoff`) like any unverified run, and the seal records what the queue
+ * did. With a `signer`, the seal is signed with the recovering process's key.
  */
 export async function sealCrashed(
   ledger: Ledger,
-  records: readonly LedgerRecord[],
+  records: readonly RunRecord[],
   why: string,
   now: () => number = Date.now,
   handoff?: Handoff,
   scratchDir?: string,
   signer?: Signer,
 ): Promise<void> {
-  const started = records[0] as LedgerRecord;
-  const mission = started.data.mission as { goal?: string; priority?: number; brief?: { stripPatterns?: string[] } };
-  const { state } = restoreState(records, 0);
-  const detail = `the process running this run stopped after record ${records.length - 1}; ${why}`;
-  const brief = makeBrief({
-    runId: started.runId,
-    task: String(mission.goal ?? ''),
-    priority: Number(mission.priority ?? 0),
-    candidate: state.candidate,
-    cutoffReason: `crashed: ${detail}`,
-    attempts: state.attempt,
+  const [started] = records;
+  if (started?.type !== 'run.started')
+    throw new TypeError(`Expected a run that started, got ${started === undefined ? 'no records' : started.type}`);
+  const { mission, handoff: plan } = started.data;
+  const { runId } = started;
+  await sealRun({
+    runId,
+    ending: crashedEnding({ lastSeq: records.length - 1, why }),
     verification: 'unverified',
-    findings: state.findings,
-    stripPatterns: mission.brief?.stripPatterns,
-  });
-  const plan = started.data.handoff as HandoffPlan | undefined;
-  const queued =
-    handoff === undefined || plan === undefined
-      ? undefined
-      : await handOff(
-          handoff,
-          { runId: started.runId, outcome: 'failed_with_evidence', verification: 'unverified', stopReason: StopReason.crashed, brief },
-          plan,
-        );
-  const seal: LedgerRecord = {
-    runId: started.runId,
-    seq: records.length,
-    type: 'run.sealed',
-    at: now(),
-    data: {
-      outcome: 'failed_with_evidence',
-      verification: 'unverified',
-      stopReason: StopReason.crashed,
-      detail,
-      attempts: state.attempt,
-      candidateHash: state.candidate.hash,
-      counters: state.counters,
-      brief,
-      ...(queued === undefined ? {} : { handoff: queued }),
+    position: recordedPosition(records),
+    mission: { goal: String(mission.goal ?? ''), priority: Number(mission.priority ?? 0), stripPatterns: mission.brief?.stripPatterns },
+    handoff: handoff === undefined || plan === undefined ? undefined : { handoff, plan },
+    append: async (data) => {
+      const seal: TypedRecord<'run.sealed'> = { runId, seq: records.length, type: 'run.sealed', at: now(), data };
+      // Recovery signs with its own key, over the run row's last hash: if a record landed after `records` were read, the append fails on its seq.
+      const prevHash = signer === undefined ? undefined : (await ledger.runs({ runId }))[0]?.lastHash;
+      await ledger.append(signer === undefined || prevHash === undefined ? seal : signSeal({ signer, prevHash, seal }));
     },
-  };
-  // Recovery signs with its own key, over the run row's last hash: if a record landed after `records` were read, the append fails on its seq.
-  const prevHash = signer === undefined ? undefined : (await ledger.runs({ runId: started.runId }))[0]?.lastHash;
-  await ledger.append(signer === undefined || prevHash === undefined ? seal : signSeal({ signer, prevHash, seal }));
-  if (handoff !== undefined && plan !== undefined) await reportRun(handoff, { runId: started.runId, stopReason: StopReason.crashed });
+  });
   // The run will not go on: its snapshot and copies are of no more use.
-  await rm(runDirectory(started.runId, scratchDir), { recursive: true, force: true });
+  await rm(runDirectory(runId, scratchDir), { recursive: true, force: true });
 }
 
 /**
  * Whether the process that last owned a run is alive: knowable only on the same host. This process is
  * never running a run it is asked to recover.
  */
-function ownerState(records: readonly LedgerRecord[]): 'alive' | 'dead' | { unknown: string } {
-  const owner = records.filter((record) => record.type === 'run.started' || record.type === 'run.resumed').at(-1)?.data.owner as
-    { host?: string; pid?: number } | undefined;
+function ownerState(records: readonly RunRecord[]): 'alive' | 'dead' | { unknown: string } {
+  const owner = records
+    .flatMap((record) => (record.type === 'run.started' || record.type === 'run.resumed' ? [record.data.owner] : []))
+    .at(-1);
   if (owner?.pid === undefined) return { unknown: 'it records no owner process' };
   if (owner.host !== ownerInfo().host) return { unknown: `its process ran on host ${String(owner.host)}, where it may still be alive` };
   if (owner.pid === process.pid) return 'dead';
@@ -237,11 +216,11 @@ export interface RecoverOptions extends Omit<RunMissionOptions, 'mission' | 'led
 }
 
 /** A run another process sealed before recovery could: what it reports, from the seal record. */
-const alreadySealed = (run: RunRow, seal: LedgerRecord): Recovery => ({
+const alreadySealed = (run: RunRow, seal: TypedRecord<'run.sealed'>): Recovery => ({
   runId: run.runId,
   missionId: run.missionId,
   action: 'already_sealed',
-  detail: `${String(seal.data.outcome)} / ${String(seal.data.stopReason)} by another process`,
+  detail: `${seal.data.outcome} / ${seal.data.stopReason} by another process`,
 });
 
 /** How a resumed run ended, as the ledger holds it now: `outcome / stop reason`. */
@@ -282,10 +261,11 @@ async function recoverRun(
 async function recoverRecords(
   { ledger, resume, ...rest }: Omit<RecoverOptions, 'missionId' | 'knownDeadOnly'> & { resume: boolean },
   run: RunRow,
-  records: readonly LedgerRecord[],
+  records: readonly RunRecord[],
 ): Promise<Recovery> {
   const { runId, missionId } = run;
-  const available = await recordedMission(records[0] as LedgerRecord);
+  const [started] = records;
+  const available = started?.type === 'run.started' ? await recordedMission(started) : { unavailable: 'it has no run.started record' };
   const why =
     'unavailable' in available
       ? available.unavailable

@@ -2,6 +2,8 @@ import { chainHash, GENESIS } from '../core/hash-chain.js';
 import type { ChainProblem } from '../core/hash-chain.js';
 import { canonicalJson } from '../core/canonical-json.js';
 import type { PreJournalRows } from './pre-journal.js';
+import { RecordParseError } from '../errors/record-parse-error.js';
+import { parseJournalEntry, type JournalEntry, type JournalType } from './journal-entries.js';
 import type { TableDisagreement } from './queue-tables.js';
 
 /**
@@ -11,7 +13,7 @@ import type { TableDisagreement } from './queue-tables.js';
  * with the runs. The queue's own tables answer queries; the journal is what proves them.
  */
 
-export type JournalType = 'settings' | 'verdict' | 'mode_change' | 'limit_change' | 'drop' | 'alert';
+export type { JournalEntry, JournalType } from './journal-entries.js';
 
 /** One journal entry as stored: `body` is the canonical JSON of `{ chain: 'review', seq, type, at, data }`. */
 export interface JournalRow {
@@ -21,15 +23,6 @@ export interface JournalRow {
   readonly body: string;
   readonly prevHash: string;
   readonly hash: string;
-}
-
-/** A journal entry read back. */
-export interface JournalEntry {
-  readonly seq: number;
-  readonly type: JournalType;
-  /** Milliseconds since the epoch. */
-  readonly at: number;
-  readonly data: Readonly<Record<string, unknown>>;
 }
 
 /** The journal's newest state as the queue's state row keeps it, so a deleted tail shows. */
@@ -47,6 +40,8 @@ export interface JournalVerification {
   readonly firstBad?: { readonly seq: number; readonly problem: ChainProblem; readonly detail: string };
   /** The chain holds, but a queue table says something the journal does not (SQL backends). */
   readonly disagreement?: TableDisagreement;
+  /** The chain holds, but an entry does not parse as its type: the first such, with the field. */
+  readonly entryProblem?: string;
   /**
    * Rows per table recorded before the queue had a journal, accepted unjournaled (SQL backends, schema
    * version 5 on; see `pre-journal.ts`). The journal does not cover them.
@@ -87,11 +82,6 @@ export function chainJournal(
   return { rows, head: { count, lastHash } };
 }
 
-export function parseJournalRow(row: JournalRow): JournalEntry {
-  const body = JSON.parse(row.body) as { type: JournalType; at: number; data: Record<string, unknown> };
-  return { seq: row.seq, type: body.type, at: body.at, data: body.data };
-}
-
 /**
  * Checks a journal row by row, as it streams past, holding only the last hash: each hash covers its
  * predecessor's hash and its own body, `seq` runs 0, 1, 2, … without gaps, and at the end the count and
@@ -101,6 +91,7 @@ export class JournalChain {
   #prevHash = GENESIS;
   #records = 0;
   #bytes = 0;
+  #entryProblem: string | undefined;
 
   /** The next stored row; the first problem found, when there is one. */
   next(row: JournalRow): JournalVerification | undefined {
@@ -118,12 +109,13 @@ export class JournalChain {
     }
     if (chainHash(row.prevHash, row.body) !== row.hash)
       return this.#bad(row.seq, 'modified', `journal entry ${row.seq} does not match its hash`);
-    let body: { chain?: unknown; seq?: unknown; type?: unknown };
+    let json: unknown;
     try {
-      body = JSON.parse(row.body) as { chain?: unknown; seq?: unknown; type?: unknown };
+      json = JSON.parse(row.body);
     } catch {
       return this.#bad(row.seq, 'modified', `journal entry ${row.seq} is not JSON`);
     }
+    const body: { chain?: unknown; seq?: unknown; type?: unknown } = typeof json === 'object' && json !== null ? json : {};
     if (body.seq !== row.seq) return this.#bad(row.seq, 'reordered', `journal entry ${row.seq} holds entry ${String(body.seq)}`);
     if (body.chain !== 'review' || body.type !== row.type)
       return this.#bad(row.seq, 'modified', `journal entry ${row.seq} is stored as ${row.type} but holds ${String(body.type)}`);
@@ -133,6 +125,20 @@ export class JournalChain {
     return undefined;
   }
 
+  /**
+   * A row {@link next} passed, read as its entry; undefined when it does not parse, which {@link end}
+   * reports (the first such) once the chain holds.
+   */
+  entry(row: JournalRow): JournalEntry | undefined {
+    try {
+      return parseJournalEntry(row);
+    } catch (error) {
+      if (!(error instanceof RecordParseError)) throw error;
+      this.#entryProblem ??= `entry ${error.seq} (${error.type}): ${error.path === '' ? '' : `${error.path}: `}${error.problem}`;
+      return undefined;
+    }
+  }
+
   /** After the last stored row: the rows against the head the state row keeps. */
   end(head: JournalHead): JournalVerification {
     const stored = this.#records;
@@ -140,6 +146,7 @@ export class JournalChain {
     if (stored > head.count) return this.#bad(head.count, 'appended', `${stored} journal entries are stored, ${head.count} were appended`);
     if (this.#prevHash !== head.lastHash)
       return this.#bad(Math.max(0, stored - 1), 'modified', `journal entry ${stored - 1} is not the last entry appended`);
+    if (this.#entryProblem !== undefined) return { ok: false, records: stored, bytes: this.#bytes, entryProblem: this.#entryProblem };
     return { ok: true, records: stored, bytes: this.#bytes };
   }
 
@@ -155,6 +162,7 @@ export function verifyJournal(rows: readonly JournalRow[], head: JournalHead): J
     const bad = chain.next(row);
     // Reported over every stored row, as a reader of the whole journal counts them.
     if (bad !== undefined) return { ...bad, records: rows.length };
+    chain.entry(row);
   }
   return chain.end(head);
 }

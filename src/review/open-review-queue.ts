@@ -1,6 +1,5 @@
 import type { ReviewQueueOptions } from './config.js';
 import type { JournalVerification } from './journal.js';
-import { verifyAsync, verifySync } from './queue-tables.js';
 import type { ReviewQueue } from './review-queue.js';
 
 /**
@@ -34,6 +33,8 @@ export async function verifyStoredJournal(location: string): Promise<JournalVeri
   if (/^postgres(ql)?:\/\//.test(location)) {
     const { openPgPool } = await import('../db/postgres/pg-pool.js');
     const { postgresQueueStore } = await import('./postgres/stored-queue.js');
+    // Loaded here: the journal entries' schemas (zod) are not what `redline --help` should load.
+    const { verifyAsync } = await import('./queue-tables.js');
     const url = new URL(location);
     const schema = `"${(url.searchParams.get('schema') ?? 'redline').replace(/"/g, '""')}"`;
     url.searchParams.delete('schema');
@@ -55,9 +56,10 @@ export async function verifyStoredJournal(location: string): Promise<JournalVeri
   }
   const { existsSync } = await import('node:fs');
   if (location === ':memory:' || !existsSync(location)) return undefined;
-  const [{ openSqliteReadOnly }, { sqliteQueueStore }] = await Promise.all([
+  const [{ openSqliteReadOnly }, { sqliteQueueStore }, { verifySync }] = await Promise.all([
     import('../db/sqlite/sqlite-database.js'),
     import('./sqlite/stored-queue.js'),
+    import('./queue-tables.js'),
   ]);
   const db = await openSqliteReadOnly(location);
   try {

@@ -1,16 +1,8 @@
 import { canonicalJson } from '../core/canonical-json.js';
 import type { QueueMode } from './backpressure.js';
 import type { PreJournalRows, ProvenTable } from './pre-journal.js';
-import {
-  EMPTY_JOURNAL,
-  JournalChain,
-  parseJournalRow,
-  type JournalEntry,
-  type JournalHead,
-  type JournalRow,
-  type JournalType,
-  type JournalVerification,
-} from './journal.js';
+import { EMPTY_JOURNAL, JournalChain, type JournalHead, type JournalRow, type JournalVerification } from './journal.js';
+import type { JournalEntry, JournalType, TypedJournalEntry } from './journal-entries.js';
 
 /** A value now (SQLite) or later (PostgreSQL): the verifier runs the same over both. */
 export type Awaitable<T> = T | Promise<T>;
@@ -109,7 +101,7 @@ const KINDS: Partial<Record<JournalType, Kind>> = {
     table: 'review_breaker_log',
     noun: 'dropped item',
     project: (value) => ({ ...value }),
-    key: (value) => String((value.item as { id?: unknown } | undefined)?.id),
+    key: (value) => idOf(value.item),
   },
   alert: {
     table: 'review_alerts',
@@ -164,8 +156,21 @@ interface Ended {
 /** The item a verdict or drop row ended, as the row is read. */
 const ENDS: Partial<Record<ProvenTable, (value: Readonly<Record<string, unknown>>) => Omit<Ended, 'says'>>> = {
   review_verdicts: (value) => ({ id: String(value.itemId), expected: 'decided' }),
-  review_breaker_log: (value) => ({ id: String((value.item as { id?: unknown } | undefined)?.id), expected: 'dropped' }),
+  review_breaker_log: (value) => ({ id: idOf(value.item), expected: 'dropped' }),
 };
+
+/** The `id` of an object a row holds (a dropped item), as text. */
+function idOf(value: unknown): string {
+  return String(typeof value === 'object' && value !== null && 'id' in value ? value.id : undefined);
+}
+
+/** The newest journal entries that set the state row's mode, attempt limit and settings, and the first settings. */
+interface Latest {
+  mode?: TypedJournalEntry<'mode_change'>;
+  limit?: TypedJournalEntry<'limit_change'>;
+  settings?: TypedJournalEntry<'settings'>;
+  firstSettings?: TypedJournalEntry<'settings'>;
+}
 
 /** Where the journal's story of the mode and attempt limit starts: the last change from before it. */
 interface Before {
@@ -191,7 +196,7 @@ export function* verifyQueue(): QueueVerifier {
   const cursors = new Map<JournalType, TableCursor>();
   for (const [type, kind] of Object.entries(KINDS) as [JournalType, Kind][]) cursors.set(type, new TableCursor(kind));
   const positions = new Map<JournalType, number>();
-  const latest: { mode?: JournalEntry; limit?: JournalEntry; settings?: JournalEntry; firstSettings?: JournalEntry } = {};
+  const latest: Latest = {};
   let entries = 0;
   // The first row that disagrees is reported before the first item that does, as one pass over the
   // rows and then one over the items would find them.
@@ -216,7 +221,9 @@ export function* verifyQueue(): QueueVerifier {
       if (bad !== undefined) return bad;
       after = row.seq;
       entries += 1;
-      const entry = parseJournalRow(row);
+      const entry = chain.entry(row);
+      // An entry that does not parse is the journal's problem (`chain.end` says it), not the tables'.
+      if (entry === undefined) continue;
       if (entry.type === 'mode_change') latest.mode = entry;
       if (entry.type === 'limit_change') latest.limit = entry;
       if (entry.type === 'settings') {
@@ -224,9 +231,8 @@ export function* verifyQueue(): QueueVerifier {
         latest.firstSettings ??= entry;
       }
       const says = `journal entry ${entry.seq}`;
-      if (entry.type === 'verdict') ended.push({ id: String(entry.data.itemId), expected: 'decided', says, seq: entry.seq });
-      if (entry.type === 'drop')
-        ended.push({ id: String((entry.data.item as { id?: unknown }).id), expected: 'dropped', says, seq: entry.seq });
+      if (entry.type === 'verdict') ended.push({ id: entry.data.itemId, expected: 'decided', says, seq: entry.seq });
+      if (entry.type === 'drop') ended.push({ id: entry.data.item.id, expected: 'dropped', says, seq: entry.seq });
       const cursor = cursors.get(entry.type);
       // Past the first disagreeing row the chain is still checked to its end, the rows no more.
       if (cursor === undefined || rowBad !== undefined) continue;
@@ -341,19 +347,14 @@ function* unexplained(): Generator<StoreRead, TableDisagreement | undefined, unk
     : { table: 'review_items', detail: `item ${item.id} is ${item.state} in review_items, but no journal entry says so` };
 }
 
-function checkState(
-  state: StoredState | undefined,
-  entries: number,
-  latest: { mode?: JournalEntry; limit?: JournalEntry; settings?: JournalEntry; firstSettings?: JournalEntry },
-  before: Before,
-): TableDisagreement | undefined {
+function checkState(state: StoredState | undefined, entries: number, latest: Latest, before: Before): TableDisagreement | undefined {
   if (state === undefined)
     return entries === 0
       ? undefined
       : { table: 'review_state', detail: `review_state has no row, but the journal holds ${entries} entries` };
   const { mode, limit, settings, firstSettings: first } = latest;
   // Without a journaled change, the mode and limit are where the last change from before the journal left them.
-  const expectedMode = (mode?.data.to ?? before.mode?.to ?? 'normal') as QueueMode;
+  const expectedMode = String(mode?.data.to ?? before.mode?.to ?? 'normal');
   if (state.mode !== expectedMode) {
     const says =
       mode !== undefined
@@ -363,7 +364,7 @@ function checkState(
           : "the journal's start";
     return { table: 'review_state', ...seqOf(mode), detail: `the mode is ${state.mode} in review_state, but ${says} says ${expectedMode}` };
   }
-  const initial = (first?.data.to as { tuner?: { initial?: unknown } } | undefined)?.tuner?.initial;
+  const initial = first?.data.to?.tuner?.initial;
   const expectedLimit = limit?.data.to ?? before.limit?.to ?? initial;
   if (expectedLimit !== undefined && state.attemptLimit !== expectedLimit) {
     const says =

@@ -30,6 +30,7 @@ const EXPORTS: Readonly<Record<string, { readonly source: string; readonly names
       'PLAN_EXHAUSTED_REASONS',
       'PROPOSER_PROTOCOL',
       'ProposerError',
+      'RecordParseError',
       'RedlineError',
       'ReportParseError',
       'ReviewError',

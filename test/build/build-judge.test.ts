@@ -10,6 +10,7 @@ import { runMission } from '../../src/loop/run-mission.js';
 import { defineMission } from '../../src/mission/mission.js';
 import { functionProposer } from '../../src/proposers/function-proposer.js';
 import { startOpenAIStub } from '../../src/testing/openai-stub-server.js';
+import { dataOf } from '../helpers/records.js';
 
 /** A demand red line that holds once the candidate's value is 1. */
 const valueIsOne: Check = {
@@ -83,7 +84,7 @@ describe('buildJudge', () => {
     assert.deepEqual([result.outcome, result.stopReason, result.attempts], ['complete', 'program_accepts', 1]);
     assert.equal(result.detail, `redline.decision/1 ${result.runId} command-judged 1`);
     const records = await ledger.records(result.runId);
-    assert.equal(records[0]?.data.judge, `command:${process.execPath} ${program} decide`);
+    assert.equal(dataOf(records, 'run.started').judge, `command:${process.execPath} ${program} decide`);
     assert.deepEqual(
       records.filter((record) => record.type === 'decision').map((record) => (record.data.decision as { reason: string }).reason),
       ['program_retries', 'program_accepts'],
@@ -130,7 +131,7 @@ describe('buildJudge', () => {
       const ledger = new MemoryLedger();
       const result = await runMission({ mission, proposer: functionProposer(() => ({ value: 1 })), ledger });
       assert.deepEqual([result.outcome, result.verification, result.stopReason], ['complete', 'sampled', 'model_accepts']);
-      assert.equal((await ledger.records(result.runId))[0]?.data.judge, 'model:stub-judge');
+      assert.equal(dataOf(await ledger.records(result.runId), 'run.started').judge, 'model:stub-judge');
       assert.equal(stub.requests.length, 1);
     } finally {
       delete process.env.REDLINE_TEST_JUDGE_KEY;

@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import { openLedger } from '../../src/ledger/open-ledger.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 import { redline, spawnRedline } from './redline.js';
+import { dataOf } from '../helpers/records.js';
 
 // `redline check --reference` in-process; a real process for what a shell sees: `redline run` of a mission
 // whose test binary is missing, and `redline check`'s exit codes.
@@ -87,7 +88,7 @@ describe('redline run: a missing test binary', () => {
       ['run.started', 'baseline', 'decision', 'run.sealed'],
     );
     assert.match(
-      String(records.at(-1)?.data.detail),
+      String(dataOf(records, 'run.sealed').detail),
       /required check tests could not run on the baseline \(process\.not_found\).*redline-no-such-test-binary/s,
     );
     const text = spawnRedline(['run', file, '--ledger', ledger]);

@@ -121,8 +121,9 @@ describe('redline CLI', () => {
       'the hook saw the CLI load',
     );
     const verify = await modulesLoaded(['ledger', 'verify', '--ledger', ledger]);
+    // Verification parses every record (zod): it loads that, and still nothing of the loop, the mission schema, the study or pg.
     assert.deepEqual(
-      verify.filter((url) => loop.test(url)),
+      verify.filter((url) => loop.test(url) && !/\/node_modules\/zod\//.test(url)),
       [],
     );
     assert.ok(

@@ -5,6 +5,8 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import { SqliteLedger } from '../../src/ledger/sqlite/sqlite-ledger.js';
+import { appendAll } from '../ledger/records.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 import { redline, ROOT, spawnRedline } from './redline.js';
 
@@ -158,5 +160,27 @@ await runMission({ mission: await loadMission(${JSON.stringify(path.join(ROOT, '
       .map((line) => JSON.parse(line) as { action: string; detail: string });
     assert.deepEqual(recovery, { ...recovery, action: 'resumed', detail: 'complete / demand_passed' });
     assert.equal((await redline(['ledger', 'verify', '--ledger', db])).code, 0);
+  });
+});
+
+describe('redline ledger with a record that does not parse', () => {
+  it('verify names the run and the record’s field as its problem, and show tells the record apart', async () => {
+    const { db } = await examplesLedger();
+    const ledger = await SqliteLedger.open({ database: db });
+    try {
+      // Chained and stored as written, but not in the shape of an attempt: a summary's signature that is a number.
+      await appendAll(ledger, [
+        { runId: 'odd', seq: 0, type: 'run.started', at: 1, data: { mission: { id: 'm', taskType: 't' } } },
+        { runId: 'odd', seq: 1, type: 'attempt', at: 2, data: { attempt: 1, summary: { signature: 5 } } },
+      ]);
+    } finally {
+      await ledger.close();
+    }
+    const verify = await redline(['ledger', 'verify', '--ledger', db]);
+    assert.equal(verify.code, 1, verify.stderr);
+    assert.match(verify.stdout + verify.stderr, /BROKEN run odd: record 1 \(attempt\): data\.summary\.attempt: /);
+    const show = await redline(['ledger', 'show', 'odd', '--ledger', db]);
+    assert.equal(show.code, 0, show.stderr);
+    assert.match(show.stdout, /run odd: run record 1 \(attempt\) does not parse: data\.summary\.attempt: /);
   });
 });

@@ -9,6 +9,7 @@ import { defineMission, setsMaxAttempts } from '../../src/mission/mission.js';
 import { functionProposer } from '../../src/proposers/function-proposer.js';
 import { SqliteReviewQueue } from '../../src/review/sqlite/sqlite-review-queue.js';
 import { tempWorkspace } from '../helpers/workspace.js';
+import { dataOf } from '../helpers/records.js';
 
 const never: Check = {
   name: 'tests',
@@ -40,7 +41,12 @@ describe("the tuner's limit under a review queue", () => {
     assert.equal((await planHandoff(handoff, 5)).maxAttempts, 5);
     const unset = await runMission({ mission: mission(), proposer, checks: [never], ledger, handoff });
     assert.deepEqual([unset.attempts, unset.stopReason], [8, 'budget_attempts']);
-    assert.deepEqual((await ledger.records(unset.runId))[0]?.data.handoff, { mode: 'normal', attemptLimit: 8, maxAttempts: 8, tags: [] });
+    assert.deepEqual(dataOf(await ledger.records(unset.runId), 'run.started').handoff, {
+      mode: 'normal',
+      attemptLimit: 8,
+      maxAttempts: 8,
+      tags: [],
+    });
     const capped = await runMission({ mission: mission({ maxAttempts: 5 }), proposer, checks: [never], ledger, handoff });
     assert.equal(capped.attempts, 5);
     const alone = await runMission({ mission: mission(), proposer, checks: [never], ledger });

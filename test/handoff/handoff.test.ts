@@ -11,6 +11,7 @@ import { functionProposer } from '../../src/proposers/function-proposer.js';
 import { SqliteReviewQueue } from '../../src/review/sqlite/sqlite-review-queue.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 import { dyingAfter } from '../helpers/ledgers.js';
+import { dataOf } from '../helpers/records.js';
 
 // End to end on one real SQLite file holding both the ledger and the review queue.
 async function setup(capacity = 10) {
@@ -57,8 +58,8 @@ describe('handoff to the review queue', () => {
     assert.match(entry?.item.cutoffReason ?? '', /^budget_attempts: 3 of 3 attempts used/);
     assert.match(entry?.item.lastError ?? '', /adds failed/);
     assert.deepEqual(entry?.item.finalOutput, { files: {}, value: 'try 3' });
-    const seal = (await ledger.records(result.runId)).at(-1);
-    assert.deepEqual(seal?.data.handoff, { enqueued: true, itemId: entry?.item.id, tags: [], mode: 'normal' });
+    const seal = dataOf(await ledger.records(result.runId), 'run.sealed');
+    assert.deepEqual(seal.handoff, { enqueued: true, itemId: entry?.item.id, tags: [], mode: 'normal' });
     await close();
   });
 
@@ -76,7 +77,12 @@ describe('handoff to the review queue', () => {
     assert.deepEqual([(limitChanged as { from: number; to: number }).from, (limitChanged as { to: number }).to], [5, 6]);
     const next = await runMission({ mission: failing('after-approvals', 10), proposer, checks: [never], ledger, handoff });
     assert.equal(next.attempts, 6);
-    assert.deepEqual((await ledger.records(next.runId))[0]?.data.handoff, { mode: 'normal', attemptLimit: 6, maxAttempts: 6, tags: [] });
+    assert.deepEqual(dataOf(await ledger.records(next.runId), 'run.started').handoff, {
+      mode: 'normal',
+      attemptLimit: 6,
+      maxAttempts: 6,
+      tags: [],
+    });
     // The verdicts and the change they caused are in the queue's hash-chained journal, with the window.
     const journal = (await queue.journal()).map((row) => JSON.parse(row.body) as { type: string; data: { verdictIds?: string[] } });
     assert.deepEqual(
@@ -122,7 +128,7 @@ describe('handoff to the review queue', () => {
     );
     assert.equal((await queue.list()).length, 9, 'nothing of the dead run reached the queue');
     const [crashed] = await ledger.runs({ unsealed: true });
-    assert.deepEqual((await ledger.records(crashed?.runId ?? ''))[0]?.data.handoff, {
+    assert.deepEqual(dataOf(await ledger.records(crashed?.runId ?? ''), 'run.started').handoff, {
       mode: 'degraded',
       attemptLimit: 5,
       maxAttempts: 1,
@@ -131,13 +137,9 @@ describe('handoff to the review queue', () => {
     // Its proposer was a function: recovery cannot rebuild it and seals the run crashed, into the queue.
     const [recovery] = await recoverRuns({ ledger, handoff });
     assert.equal(recovery?.action, 'sealed_crashed');
-    const seal = (await ledger.records(crashed?.runId ?? '')).at(-1);
+    const seal = dataOf(await ledger.records(crashed?.runId ?? ''), 'run.sealed');
     assert.deepEqual(
-      [
-        seal?.data.stopReason,
-        (seal?.data.handoff as { enqueued?: boolean; tags?: string[] }).enqueued,
-        (seal?.data.handoff as { tags?: string[] }).tags,
-      ],
+      [seal.stopReason, seal.handoff?.enqueued, seal.handoff !== undefined && 'tags' in seal.handoff ? seal.handoff.tags : undefined],
       ['crashed', true, ['draft']],
     );
     const entry = (await queue.list()).find((item) => item.item.runId === crashed?.runId);
@@ -175,7 +177,7 @@ describe('handoff to the review queue', () => {
     try {
       const result = await runMission({ mission: failing('queue-down', 2), proposer, checks: [never], ledger, handoff: { queue: broken } });
       assert.deepEqual([result.outcome, result.verification], ['failed_with_evidence', 'unverified']);
-      assert.deepEqual((await ledger.records(result.runId)).at(-1)?.data.handoff, {
+      assert.deepEqual(dataOf(await ledger.records(result.runId), 'run.sealed').handoff, {
         enqueued: false,
         reason: 'queue error',
         error: 'connection refused',

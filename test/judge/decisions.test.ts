@@ -27,8 +27,8 @@ async function judged(decision: unknown, onRejectedDecision: 'fail' | 'block' = 
     ),
     ledger,
   });
-  const rejected = (await ledger.records(result.runId)).find((record) => record.type === 'decision' && record.data.rejection !== undefined);
-  return { result, rejection: rejected?.data.rejection as { code: string; message: string } | undefined };
+  const decisions = (await ledger.records(result.runId)).flatMap((record) => (record.type === 'decision' ? [record.data] : []));
+  return { result, rejection: decisions.find((data) => data.rejection !== undefined)?.rejection };
 }
 
 describe('judge decisions are validated before they are applied', () => {

@@ -16,6 +16,7 @@ import type { ReviewEntry, ReviewQueue, VerdictInput } from '../../src/review/re
 import { SqliteReviewQueue } from '../../src/review/sqlite/sqlite-review-queue.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
 import { backends, type ReviewBackend } from '../review/backends.js';
+import { dataOf } from '../helpers/records.js';
 
 /** A demand red line that holds once the candidate's value is 1 (never on the baseline, which has no value). */
 const valueIsOne: Check = {
@@ -110,7 +111,7 @@ describe('humanJudge', () => {
       );
       assert.match(result.detail, new RegExp(`review item ${entry.item.id} approved by alice \\(unclear\\): looks right`));
       const records = await store.ledger.records(runId);
-      assert.equal(records[0]?.data.judge, 'human');
+      assert.equal(dataOf(records, 'run.started').judge, 'human');
       // The baseline is the routing table's (nothing to accept yet); attempt 1 is the human's.
       assert.deepEqual(
         decisions(records).map((decision) => [decision.transition, decision.reason]),

@@ -289,7 +289,7 @@ export function ledgerContract(backend: Backend): void {
             outcome: 'complete',
             verification: 'verified',
             stopReason: 'demand_passed',
-            planHash: (started?.data.plan as { hash: string } | undefined)?.hash,
+            planHash: started?.type === 'run.started' ? started.data.plan?.hash : undefined,
           },
         ]);
         await assertVerified(ledger, ['mission']);

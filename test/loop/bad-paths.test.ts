@@ -6,6 +6,7 @@ import { defineMission } from '../../src/mission/mission.js';
 import { commandProposer } from '../../src/proposers/command-proposer.js';
 import { functionProposer } from '../../src/proposers/function-proposer.js';
 import { tempWorkspace } from '../helpers/workspace.js';
+import { dataOf } from '../helpers/records.js';
 
 const FILES = { 'src/a.js': 'a\n', 'src/lib/b.js': 'b\n', 'notes.txt': 'n\n' };
 
@@ -32,8 +33,7 @@ async function firstAttempt(
     proposer,
     ledger,
   });
-  const attempt = (await ledger.records(result.runId)).find((record) => record.type === 'attempt');
-  const findings = attempt?.data.findings as { check: string; reasonCodes: string[]; message: string }[];
+  const findings = dataOf(await ledger.records(result.runId), 'attempt').findings ?? [];
   const proposerFinding = findings.find((item) => item.check === 'proposer');
   return { codes: proposerFinding?.reasonCodes, message: proposerFinding?.message, outcome: result.outcome, stopReason: result.stopReason };
 }

@@ -37,8 +37,8 @@ describe('bounded working state', () => {
     });
     assert.deepEqual([result.stopReason, result.attempts], ['budget_attempts', ATTEMPTS]);
     const stateSizes = (await ledger.records(result.runId))
-      .filter((record) => record.type === 'decision' && (record.data.attempt as number) > 0)
-      .map((record) => JSON.stringify(record.data.state).length);
+      .flatMap((record) => (record.type === 'decision' && record.data.attempt > 0 ? [record.data] : []))
+      .map((data) => JSON.stringify(data.state).length);
     assert.equal(stateSizes.length, ATTEMPTS);
     // After the first attempts fill the windows, the recorded working state and the proposer's view stay within a few bytes (counters gain digits).
     const settle = 20;

@@ -12,6 +12,7 @@ import { defineMission, type Mission } from '../../src/mission/mission.js';
 import { functionProposer } from '../../src/proposers/function-proposer.js';
 import { dyingAfter } from '../helpers/ledgers.js';
 import { tempWorkspace } from '../helpers/workspace.js';
+import { dataOf } from '../helpers/records.js';
 
 type CheckInput = Record<string, unknown>;
 
@@ -146,7 +147,11 @@ describe('blocked / environment: a required check that cannot run on the baselin
       assert.equal(recovery?.action, 'resumed', JSON.stringify(recovery));
       const records = await ledger.records(recovery?.runId as string);
       assert.deepEqual(
-        [records.at(-1)?.data.outcome, records.at(-1)?.data.stopReason, records.filter((record) => record.type === 'attempt').length],
+        [
+          dataOf(records, 'run.sealed').outcome,
+          dataOf(records, 'run.sealed').stopReason,
+          records.filter((record) => record.type === 'attempt').length,
+        ],
         ['blocked', 'environment', 0],
         `crash after ${limit} records`,
       );

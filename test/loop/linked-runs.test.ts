@@ -12,6 +12,7 @@ import { defineMission } from '../../src/mission/mission.js';
 import { functionProposer } from '../../src/proposers/function-proposer.js';
 import { backends, withLedger } from '../ledger/backends.js';
 import { dyingAfter, wrapLedger } from '../helpers/ledgers.js';
+import { dataOf } from '../helpers/records.js';
 
 /** A demand check: the candidate's value must be `ok`. */
 const valueIsOk: Check = {
@@ -64,10 +65,10 @@ for (const backend of backends) {
         assert.deepEqual([linked.outcome, linked.stopReason], ['complete', 'demand_passed']);
 
         assert.deepEqual(await ledger.stored(blocked.runId), before, 'the resolved run is never appended to');
-        const [started] = await ledger.records(linked.runId);
+        const started = dataOf(await ledger.records(linked.runId), 'run.started');
         const plan = runPlanOf(gated, stronger);
-        assert.deepEqual(started?.data.plan, { hash: plan.hash, proposer: { kind: 'function', name: 'strong' } });
-        assert.deepEqual(started?.data.resolves, {
+        assert.deepEqual(started.plan, { hash: plan.hash, proposer: { kind: 'function', name: 'strong' } });
+        assert.deepEqual(started.resolves, {
           runId: blocked.runId,
           outcome: 'blocked',
           stopReason: 'human_gate',
@@ -101,7 +102,7 @@ for (const backend of backends) {
 
         const linked = await run(ledger, { mission: oscillating, proposer: stronger, resolves: first.runId });
         assert.equal(linked.outcome, 'complete');
-        assert.equal((await ledger.records(linked.runId))[0]?.data.samePlanForced, undefined);
+        assert.equal(dataOf(await ledger.records(linked.runId), 'run.started').samePlanForced, undefined);
       }));
 
     it('a plan that repeated its output is refused like any other thrash stop', () =>
@@ -127,7 +128,10 @@ for (const backend of backends) {
         const first = await run(ledger, { mission: oscillating, proposer: stuck });
         const forced = await run(ledger, { mission: oscillating, proposer: stuck, forceSamePlan: true });
         assert.equal(forced.stopReason, 'oscillation');
-        assert.deepEqual((await ledger.records(forced.runId))[0]?.data.samePlanForced, { runId: first.runId, stopReason: 'oscillation' });
+        assert.deepEqual(dataOf(await ledger.records(forced.runId), 'run.started').samePlanForced, {
+          runId: first.runId,
+          stopReason: 'oscillation',
+        });
         // The newest run of the plan is the forced one: it thrashed too, so the plan stays refused.
         await assert.rejects(run(ledger, { mission: oscillating, proposer: stuck }), (error: unknown) => {
           assert.ok(error instanceof SamePlanError);
@@ -190,7 +194,7 @@ for (const backend of backends) {
         const resumed = await resumeRun({ ledger, runId: crashed?.runId as string, proposer: stronger, checks: [valueIsOk] });
         assert.equal(resumed.outcome, 'complete');
         const records = await ledger.records(crashed?.runId as string);
-        assert.equal((records[0]?.data.resolves as { runId: string }).runId, blocked.runId);
+        assert.equal(dataOf(records, 'run.started').resolves?.runId, blocked.runId);
         assert.deepEqual(
           records.map((record) => record.type),
           ['run.started', 'baseline', 'decision', 'attempt', 'run.resumed', 'decision', 'run.sealed'],

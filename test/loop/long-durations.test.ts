@@ -7,6 +7,7 @@ import { commandProposer } from '../../src/proposers/command-proposer.js';
 import { functionProposer } from '../../src/proposers/function-proposer.js';
 import { startOpenAIStub } from '../../src/testing/openai-stub-server.js';
 import { tempWorkspace } from '../helpers/workspace.js';
+import { dataOf } from '../helpers/records.js';
 
 // Every duration here is beyond setTimeout's 2^31−1 ms (about 24.8 days): one armed as it is fires after 1 ms.
 describe('durations beyond 24.8 days', () => {
@@ -51,11 +52,7 @@ describe('durations beyond 24.8 days', () => {
       proposer: functionProposer(() => ({ files: { 'a.txt': 'b\n' } })),
       ledger,
     });
-    const findings = (await ledger.records(result.runId)).find((record) => record.type === 'attempt')?.data.findings as {
-      check: string;
-      status: string;
-      reasonCodes: string[];
-    }[];
+    const findings = dataOf(await ledger.records(result.runId), 'attempt').findings ?? [];
     assert.deepEqual(
       findings.find((item) => item.check === 't'),
       { ...findings.find((item) => item.check === 't'), status: 'pass' },
@@ -107,10 +104,7 @@ describe('durations beyond 24.8 days', () => {
         proposer: functionProposer(() => ({ value: { answer: 42 } })),
         ledger,
       });
-      const findings = (await ledger.records(result.runId)).find((record) => record.type === 'attempt')?.data.findings as {
-        check: string;
-        status: string;
-      }[];
+      const findings = dataOf(await ledger.records(result.runId), 'attempt').findings ?? [];
       assert.equal(findings.find((item) => item.check === 'judge')?.status, 'pass', JSON.stringify(findings));
       assert.deepEqual(warnings, []);
     } finally {

@@ -14,6 +14,7 @@ import { defineMission, type Mission } from '../../src/mission/mission.js';
 import { functionProposer } from '../../src/proposers/function-proposer.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 import { dyingAfter } from '../helpers/ledgers.js';
+import { dataOf } from '../helpers/records.js';
 
 // A recorded agent that wanders (A, B, back to A) before it answers, so that guards and the judge both
 // have work to do; every record of its run is a crash point below, each one run again and resumed.
@@ -125,7 +126,7 @@ describe('recovery', () => {
     );
     const records = await ledger.records(recovery?.runId as string);
     assert.equal(records.length, 5);
-    assert.match(String(records.at(-1)?.data.detail), /proposer cannot be rebuilt/);
+    assert.match(String(dataOf(records, 'run.sealed').detail), /proposer cannot be rebuilt/);
     assert.ok((await verifyLedger(ledger)).ok);
     await ledger.close();
   });

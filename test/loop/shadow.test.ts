@@ -13,6 +13,7 @@ import { defineMission } from '../../src/mission/mission.js';
 import { functionProposer } from '../../src/proposers/function-proposer.js';
 import { dyingAfter } from '../helpers/ledgers.js';
 import { tempWorkspace } from '../helpers/workspace.js';
+import { dataOf } from '../helpers/records.js';
 
 /** A demand check over the candidate's value; `calls` counts its runs. */
 function valueIs(expected: unknown, { name = 'value', shadow = false } = {}): Check & { calls: unknown[] } {
@@ -123,9 +124,9 @@ describe('shadow checks', () => {
       ledger,
     });
     assert.deepEqual([result.outcome, result.attempts, result.shadow?.verdict], ['complete_noop', 0, 'pass']);
-    const started = (await ledger.records(result.runId))[0]?.data as { checks: { name: string }[] };
+    const started = dataOf(await ledger.records(result.runId), 'run.started');
     assert.deepEqual(
-      started.checks.map((item) => item.name),
+      started.checks?.map((item) => item.name),
       ['scope', 'exists'],
     );
   });

@@ -13,6 +13,7 @@ import { agentProposer } from '../../src/proposers/agent-proposer.js';
 import { commandProposer } from '../../src/proposers/command-proposer.js';
 import { functionProposer } from '../../src/proposers/function-proposer.js';
 import { tempWorkspace, tree } from '../helpers/workspace.js';
+import { dataOf } from '../helpers/records.js';
 
 const AGENTS = path.resolve(import.meta.dirname, '../fixtures/agents');
 const scratchDir = await mkdtemp(path.join(os.tmpdir(), 'redline-scratch-'));
@@ -70,8 +71,8 @@ describe('the run snapshot', () => {
     assert.deepEqual(result.workspaceChanged, ['test/math.test.js']);
     const seal = await sealOf(ledger, result.runId);
     assert.deepEqual(seal.evidence, [{ code: 'workspace.changed_during_run', count: 1, paths: ['test/math.test.js'] }]);
-    const started = (await ledger.records(result.runId))[0]?.data.workspace as { manifest: string };
-    assert.equal((seal.baseline as { manifest: string }).manifest, started.manifest);
+    const started = dataOf(await ledger.records(result.runId), 'run.started').workspace;
+    assert.equal((seal.baseline as { manifest: string }).manifest, started?.manifest);
   });
 
   it('checks writing into node_modules (at any depth) leave the user workspace byte-identical; the next check set sees none of it', async () => {
@@ -104,7 +105,7 @@ describe('the run snapshot', () => {
     });
     assert.deepEqual([result.outcome, result.verification, result.attempts], ['complete', 'verified', 2]);
     for (const record of await ledger.records(result.runId)) {
-      const findings = (record.data.findings ?? []) as { check: string; status: string }[];
+      const findings = record.type === 'attempt' || record.type === 'baseline' ? (record.data.findings ?? []) : [];
       assert.ok(
         findings.filter((item) => item.check === 'untouched').every((item) => item.status === 'pass'),
         `${record.type} ${JSON.stringify(findings)}`,
@@ -124,11 +125,7 @@ describe('the run snapshot', () => {
       scratchDir,
     });
     assert.deepEqual([result.outcome, result.stopReason], ['blocked', 'scope_violation']);
-    const attempt = (await ledger.records(result.runId)).find((record) => record.type === 'attempt')?.data.findings as {
-      check: string;
-      status: string;
-      skipReason?: string;
-    }[];
+    const attempt = dataOf(await ledger.records(result.runId), 'attempt').findings ?? [];
     assert.deepEqual(
       attempt.map((item) => `${item.check}:${item.status}:${item.skipReason ?? ''}`),
       ['scope:fail:', 'tests:skipped:scope_violation'],
@@ -159,9 +156,7 @@ describe('the run snapshot', () => {
         ledger,
         scratchDir,
       });
-      const attempt = (await ledger.records(result.runId)).find((record) => record.type === 'attempt')?.data.findings as {
-        reasonCodes: string[];
-      }[];
+      const attempt = dataOf(await ledger.records(result.runId), 'attempt').findings ?? [];
       assert.deepEqual(attempt[0]?.reasonCodes, ['proposer.bad_path'], JSON.stringify(files));
       assert.notEqual(result.stopReason, 'runtime_error');
     }
@@ -255,9 +250,7 @@ describe('agent proposer', () => {
         ledger,
         scratchDir,
       });
-      const findings = (await ledger.records(result.runId)).find((record) => record.type === 'attempt')?.data.findings as {
-        reasonCodes: string[];
-      }[];
+      const findings = dataOf(await ledger.records(result.runId), 'attempt').findings ?? [];
       if (code === undefined) {
         // .git is ignored; outside.txt is out of scope: the run blocks on scope, the ignored path is not proposed.
         assert.deepEqual(Object.keys(result.candidate.files), ['outside.txt', 'src/math.js']);
@@ -286,10 +279,12 @@ describe('sandbox: bwrap', { skip: existsSync('/usr/bin/bwrap') ? false : 'bubbl
     assert.deepEqual([result.outcome, result.verification, result.attempts], ['complete', 'verified', 2]);
     assert.deepEqual(readdirSync(outside), []);
     assert.deepEqual(await tree(dir), before);
-    const started = (await ledger.records(result.runId))[0]?.data.sandbox;
+    const started = dataOf(await ledger.records(result.runId), 'run.started').sandbox;
     assert.equal(started, 'bwrap');
     const escapeFindings = (await ledger.records(result.runId)).flatMap((record) =>
-      ((record.data.findings ?? []) as { check: string; status: string }[]).filter((item) => item.check === 'escape'),
+      (record.type === 'attempt' || record.type === 'baseline' ? (record.data.findings ?? []) : []).filter(
+        (item) => item.check === 'escape',
+      ),
     );
     assert.ok(escapeFindings.length > 0 && escapeFindings.every((item) => item.status === 'fail'), JSON.stringify(escapeFindings));
   });
@@ -324,10 +319,7 @@ describe('test reports', () => {
       scratchDir,
     });
     assert.notEqual(result.verification, 'verified');
-    const baseline = (await ledger.records(result.runId)).find((record) => record.type === 'baseline')?.data.findings as {
-      check: string;
-      reasonCodes: string[];
-    }[];
+    const baseline = dataOf(await ledger.records(result.runId), 'baseline').findings ?? [];
     assert.deepEqual(baseline.find((item) => item.check === 'junit')?.reasonCodes, ['report.missing']);
   });
 });

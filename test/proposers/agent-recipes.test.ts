@@ -5,12 +5,14 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { runMissionFile } from '../../src/cli/run-command.js';
+import type { Finding } from '../../src/core/finding.js';
 import { MemoryLedger } from '../../src/ledger/memory/memory-ledger.js';
 import { runMission, type RunResult } from '../../src/loop/run-mission.js';
 import { loadMission } from '../../src/mission/load.js';
 import { sandboxProblem } from '../../src/process/sandbox-problem.js';
 import { buildProposer } from '../../src/build/build-proposer.js';
 import { tempWorkspace, tree } from '../helpers/workspace.js';
+import { dataOf } from '../helpers/records.js';
 
 // The recipes of docs/agents.md, run exactly as the page shows them, against stand-ins named like the real
 // agent CLIs (test/fixtures/agents/stand-ins/): what is tested is the wiring — flags, prompt, usage report.
@@ -117,12 +119,8 @@ async function runRecipe(name: string): Promise<{ result: RunResult; ledger: Mem
 }
 
 /** The evidence of the first attempt's proposer error, if it had one. */
-async function proposerError(
-  ledger: MemoryLedger,
-  runId: string,
-): Promise<{ reasonCodes: string[]; message: string; evidenceRef?: string } | undefined> {
-  const attempt = (await ledger.records(runId)).find((record) => record.type === 'attempt');
-  const findings = (attempt?.data.findings ?? []) as { check: string; reasonCodes: string[]; message: string; evidenceRef?: string }[];
+async function proposerError(ledger: MemoryLedger, runId: string): Promise<Finding | undefined> {
+  const findings = dataOf(await ledger.records(runId), 'attempt').findings ?? [];
   return findings.find((finding) => finding.check === 'proposer');
 }
 

@@ -62,10 +62,10 @@ describe('command proposer', () => {
       const { result, records } = await misbehaving(mode, extra);
       assert.equal(result.outcome, 'failed_with_evidence');
       assert.equal(result.stopReason, 'budget_attempts');
-      const attempts = records.filter((record) => record.type === 'attempt');
+      const attempts = records.flatMap((record) => (record.type === 'attempt' ? [record.data] : []));
       assert.equal(attempts.length, 2);
       for (const attempt of attempts) {
-        const findings = attempt.data.findings as { check: string; status: string; reasonCodes: string[]; skipReason?: string }[];
+        const findings = attempt.findings ?? [];
         assert.deepEqual(findings[0], { ...findings[0], check: 'proposer', status: 'error', reasonCodes: [code] });
         assert.ok(findings.slice(1).every((item) => item.status === 'skipped' && item.skipReason === 'proposer_error'));
       }

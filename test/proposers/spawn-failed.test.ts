@@ -9,9 +9,10 @@ import { agentProposer } from '../../src/proposers/agent-proposer.js';
 import { commandProposer } from '../../src/proposers/command-proposer.js';
 import type { Proposer } from '../../src/proposers/proposer.js';
 import { tempWorkspace } from '../helpers/workspace.js';
+import { dataOf } from '../helpers/records.js';
 
 /** The proposer finding of a one-attempt run. */
-async function proposerFinding(proposer: (dir: string) => Proposer): Promise<{ reasonCodes: string[]; message: string }> {
+async function proposerFinding(proposer: (dir: string) => Proposer): Promise<{ reasonCodes: readonly string[]; message: string }> {
   const dir = await tempWorkspace({
     'src/a.txt': 'a\n',
     'bin/exits-127.sh': '#!/bin/sh\necho "sh: 1: gone-tool: not found" >&2\nexit 127\n',
@@ -30,10 +31,7 @@ async function proposerFinding(proposer: (dir: string) => Proposer): Promise<{ r
     proposer: proposer(dir),
     ledger,
   });
-  const attempt = (await ledger.records(result.runId)).find((record) => record.type === 'attempt');
-  const finding = (attempt?.data.findings as { check: string; reasonCodes: string[]; message: string }[]).find(
-    (item) => item.check === 'proposer',
-  );
+  const finding = (dataOf(await ledger.records(result.runId), 'attempt').findings ?? []).find((item) => item.check === 'proposer');
   assert.ok(finding !== undefined, 'no proposer finding');
   return finding;
 }

@@ -9,9 +9,8 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { PgPool } from '../../src/db/postgres/pg-pool.js';
-import { limitChange, TUNER, type LimitChange } from '../../src/review/feedback-tuner.js';
-import { parseJournalRow } from '../../src/review/journal.js';
-import type { Verdict } from '../../src/review/review-queue.js';
+import { limitChange, TUNER } from '../../src/review/feedback-tuner.js';
+import { parseJournalEntry } from '../../src/review/journal-entries.js';
 import { PostgresReviewQueue } from '../../src/review/postgres/postgres-review-queue.js';
 import { SqliteReviewQueue } from '../../src/review/sqlite/sqlite-review-queue.js';
 import { connectPostgres, freshSchema, POSTGRES_URL } from './backends.js';
@@ -101,13 +100,13 @@ describe('PostgreSQL review queue under concurrency', () => {
 
       // The journal holds every verdict in the order the queue took them, and replaying the tuner over
       // that order gives exactly the limit changes it journaled: no verdict slipped past the window.
-      const journal = (await (queues.reviewers[0] as PostgresReviewQueue).journal()).map(parseJournalRow);
+      const journal = (await (queues.reviewers[0] as PostgresReviewQueue).journal()).map(parseJournalEntry);
       assert.deepEqual(await queues.reviewers[0]?.verifyJournal(), {
         ok: true,
         records: journal.length,
         bytes: (await queues.reviewers[0]?.journal())?.reduce((sum, row) => sum + row.body.length, 0),
       });
-      const journaled = journal.filter((entry) => entry.type === 'verdict').map((entry) => entry.data as unknown as Verdict);
+      const journaled = journal.flatMap((entry) => (entry.type === 'verdict' ? [entry.data] : []));
       assert.deepEqual(
         journaled.map((verdict) => verdict.id),
         (await admin.query(`SELECT id FROM ${S}.review_verdicts ORDER BY seq`)).rows.map((row) => row.id),
@@ -119,7 +118,7 @@ describe('PostgreSQL review queue under concurrency', () => {
         if (change !== undefined) expected.push([change.from, change.to, change.verdictIds]);
         limit = change?.to ?? limit;
       }
-      const changes = journal.filter((entry) => entry.type === 'limit_change').map((entry) => entry.data as unknown as LimitChange);
+      const changes = journal.flatMap((entry) => (entry.type === 'limit_change' ? [entry.data] : []));
       assert.deepEqual(
         changes.map((change) => [change.from, change.to, change.verdictIds]),
         expected,

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { ModeChange } from '../../src/review/backpressure.js';
 import type { ReviewQueueOptions } from '../../src/review/config.js';
-import { parseJournalRow, type JournalEntry } from '../../src/review/journal.js';
+import { parseJournalEntry, type JournalEntry } from '../../src/review/journal-entries.js';
 import { ReviewError } from '../../src/review/review-error.js';
 import type { ReviewItem, ReviewQueue } from '../../src/review/review-queue.js';
 import type { OpenedQueue, ReviewBackend } from './backends.js';
@@ -559,7 +559,7 @@ export function reviewQueueContract(backend: ReviewBackend): void {
     });
 
     describe('journal', () => {
-      const entries = async (queue: ReviewQueue): Promise<JournalEntry[]> => (await queue.journal()).map(parseJournalRow);
+      const entries = async (queue: ReviewQueue): Promise<JournalEntry[]> => (await queue.journal()).map(parseJournalEntry);
       const ofType = (list: readonly JournalEntry[], type: JournalEntry['type']) =>
         list.filter((entry) => entry.type === type).map((entry) => entry.data);
       // A queue whose journal holds every kind of entry: settings, two mode changes, a drop, three

@@ -1,11 +1,20 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { RecordParseError } from '../../src/errors/record-parse-error.js';
+import { parseJournalEntry } from '../../src/review/journal-entries.js';
 import { chainJournal, EMPTY_JOURNAL, journalBody, journalBodyAround, verifyJournal, type JournalRow } from '../../src/review/journal.js';
 
 const entries = Array.from({ length: 5 }, (_, n) => ({
   type: 'verdict' as const,
   at: 1_700_000_000_000 + n,
-  data: { id: `v${n}`, decision: n % 2 === 0 ? 'approve' : 'reject' },
+  data: {
+    id: `v${n}`,
+    itemId: `i${n}`,
+    runId: `r${n}`,
+    reviewer: 'ana',
+    decision: n % 2 === 0 ? 'approve' : 'reject',
+    label: 'code_error',
+  },
 }));
 
 describe('review journal chain', () => {
@@ -30,6 +39,25 @@ describe('review journal chain', () => {
       problem: 'appended',
       detail: '6 journal entries are stored, 5 were appended',
     });
+  });
+
+  it('reads entries back typed by their type, and names an entry that does not parse, its chain intact', () => {
+    const { rows, head } = chainJournal(EMPTY_JOURNAL, [
+      ...entries.slice(0, 2),
+      { type: 'drop', at: 1, data: { item: { id: 'i9', runId: 'r9' }, depth: 50, displacedBy: 'i10' } },
+    ]);
+    const first = parseJournalEntry(rows[0] as JournalRow);
+    assert.equal(first.type === 'verdict' ? first.data.itemId : undefined, 'i0');
+    assert.throws(
+      () => parseJournalEntry(rows[2] as JournalRow),
+      (error: unknown) =>
+        error instanceof RecordParseError &&
+        [error.entry, error.seq, error.type, error.path].join(' ') === 'journal entry 2 drop data.item.priority' &&
+        /^journal entry 2 \(drop\) does not parse: data\.item\.priority: /.test(error.message),
+    );
+    const result = verifyJournal(rows, head);
+    assert.deepEqual([result.ok, result.firstBad], [false, undefined]);
+    assert.match(result.entryProblem ?? '', /^entry 2 \(drop\): data\.item\.priority: /);
   });
 
   it('builds a body around a seq filled in later exactly as a whole body', () => {

@@ -2,7 +2,18 @@ import { LedgerError } from '../../errors/ledger-error.js';
 import { chainRecord, parseRecord } from '../chain.js';
 import { GENESIS } from '../../core/hash-chain.js';
 import { pageSizeOf } from '../history.js';
-import type { Ledger, LedgerHead, LedgerRecord, RunFilter, RunRow, StoredRecord, StoredRun, StreamOptions, TaskPriors } from '../ledger.js';
+import type {
+  Ledger,
+  LedgerHead,
+  LedgerRecord,
+  RunFilter,
+  RunRecord,
+  RunRow,
+  StoredRecord,
+  StoredRun,
+  StreamOptions,
+  TaskPriors,
+} from '../ledger.js';
 import { expectLearnable, learnedPriors, parsePriors } from '../priors.js';
 import { linkFields, openedRun, sealFields } from '../run-row.js';
 import { verifyRun } from '../verify.js';
@@ -24,7 +35,7 @@ export class MemoryLedger implements Ledger {
     }
     if (entry === undefined) {
       const stored = chainRecord(GENESIS, record);
-      this.#runs.set(record.runId, { run: openedRun(record, stored.hash), rows: [stored] });
+      this.#runs.set(record.runId, { run: openedRun(record, stored), rows: [stored] });
       return stored;
     }
     if (entry.run.sealed)
@@ -56,7 +67,7 @@ export class MemoryLedger implements Ledger {
     return { count: run?.recordCount ?? 0, sealed: run?.sealed ?? false };
   }
 
-  async records(runId: string): Promise<readonly LedgerRecord[]> {
+  async records(runId: string): Promise<readonly RunRecord[]> {
     return (this.#runs.get(runId)?.rows ?? []).map(parseRecord);
   }
 

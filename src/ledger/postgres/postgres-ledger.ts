@@ -3,7 +3,18 @@ import { refusal, toRun, toStored, type RecordDbRow, type RunDbRow } from '../sq
 import { chainRecord, parseRecord } from '../chain.js';
 import { GENESIS } from '../../core/hash-chain.js';
 import { keysetPages, pageSizeOf } from '../history.js';
-import type { Ledger, LedgerHead, LedgerRecord, RunFilter, RunRow, StoredRecord, StoredRun, StreamOptions, TaskPriors } from '../ledger.js';
+import type {
+  Ledger,
+  LedgerHead,
+  LedgerRecord,
+  RunFilter,
+  RunRecord,
+  RunRow,
+  StoredRecord,
+  StoredRun,
+  StreamOptions,
+  TaskPriors,
+} from '../ledger.js';
 import { pageQuery } from '../page-query.js';
 import { MIGRATIONS, type MigrationVersion } from '../migrations.js';
 import { applyMigrations } from '../../db/postgres/apply-migrations.js';
@@ -81,7 +92,7 @@ export class PostgresLedger implements Ledger {
     try {
       if (record.seq === 0) {
         const stored = chainRecord(GENESIS, record);
-        const run = openedRun(record, stored.hash);
+        const run = openedRun(record, stored);
         await inTransaction(this.#pool, async (client) => {
           await client.query(this.#sql.insertRun, [
             run.runId,
@@ -117,7 +128,7 @@ export class PostgresLedger implements Ledger {
     return { count: row?.record_count ?? 0, sealed: row !== undefined && toRun(row).sealed };
   }
 
-  async records(runId: string): Promise<readonly LedgerRecord[]> {
+  async records(runId: string): Promise<readonly RunRecord[]> {
     return (await this.stored(runId)).map(parseRecord);
   }
 

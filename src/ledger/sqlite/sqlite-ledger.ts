@@ -3,7 +3,18 @@ import { refusal, toRun, toStored, type RecordDbRow, type RunDbRow } from '../sq
 import { chainRecord, parseRecord } from '../chain.js';
 import { GENESIS } from '../../core/hash-chain.js';
 import { keysetPages, pageSizeOf, type PageKey, type RunPage } from '../history.js';
-import type { Ledger, LedgerHead, LedgerRecord, RunFilter, RunRow, StoredRecord, StoredRun, StreamOptions, TaskPriors } from '../ledger.js';
+import type {
+  Ledger,
+  LedgerHead,
+  LedgerRecord,
+  RunFilter,
+  RunRecord,
+  RunRow,
+  StoredRecord,
+  StoredRun,
+  StreamOptions,
+  TaskPriors,
+} from '../ledger.js';
 import { pageQuery } from '../page-query.js';
 import { refuseNewer } from '../../db/refuse-newer.js';
 import { MIGRATIONS, type MigrationVersion } from '../migrations.js';
@@ -102,7 +113,7 @@ export class SqliteLedger implements Ledger {
     try {
       if (record.seq === 0) {
         const stored = chainRecord(GENESIS, record);
-        const run = openedRun(record, stored.hash);
+        const run = openedRun(record, stored);
         this.#db.transaction(() => {
           this.#insertRun.run(run.runId, run.missionId, run.taskType, run.startedAt, GENESIS, run.planHash ?? null, run.resolves ?? null);
           this.#insertRecord.run(stored.runId, stored.seq, stored.type, stored.body, stored.prevHash, stored.hash);
@@ -128,7 +139,7 @@ export class SqliteLedger implements Ledger {
     return { count: row?.record_count ?? 0, sealed: row !== undefined && toRun(row).sealed };
   }
 
-  async records(runId: string): Promise<readonly LedgerRecord[]> {
+  async records(runId: string): Promise<readonly RunRecord[]> {
     return (await this.stored(runId)).map(parseRecord);
   }
 

@@ -5,7 +5,6 @@ import path from 'node:path';
 import { buildChecks } from '../../build/build-checks.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import { MemoryLedger } from '../../ledger/memory/memory-ledger.js';
-import type { Candidate } from '../../core/candidate.js';
 import { runMission } from '../../loop/run-mission.js';
 import { routingJudge } from '../../judge/routing-judge.js';
 import type { Proposer } from '../../proposers/proposer.js';
@@ -97,13 +96,10 @@ async function trialFacts(
   const truth: Truth[] = [];
   const decisions: string[] = [];
   for (const record of await ledger.records(runId)) {
-    const attempt = record.data.attempt;
-    if (typeof attempt !== 'number' || attempt < 1) continue;
-    if (record.type === 'attempt') truth[attempt - 1] = await oracle.verdict(record.data.candidate as Candidate, attempt, signal);
-    if (record.type === 'decision') {
-      const decision = record.data.decision as { transition?: string } | undefined;
-      decisions[attempt - 1] = decision?.transition ?? 'rejected';
-    }
+    if (record.type === 'attempt' && record.data.attempt >= 1 && record.data.candidate !== undefined)
+      truth[record.data.attempt - 1] = await oracle.verdict(record.data.candidate, record.data.attempt, signal);
+    if (record.type === 'decision' && record.data.attempt >= 1)
+      decisions[record.data.attempt - 1] = record.data.decision?.transition ?? 'rejected';
   }
   return { truth, decisions };
 }

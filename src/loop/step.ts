@@ -1,0 +1,88 @@
+import type { Candidate } from '../core/candidate.js';
+import type { Finding } from '../core/finding.js';
+import type { AttemptSummary } from '../guards/guard.js';
+import type { Usage } from '../proposers/proposer.js';
+import { madeProgress } from './progress.js';
+import { failingCodes, rejectionFingerprint, stateSignature } from './signature.js';
+import { frontierOf, SIGNATURES_SHOWN, type WorkingState } from './working-state.js';
+
+/** What a run's check plan fixes for every step: the same for a resumed run. */
+export interface StepContext {
+  /** Names of the required checks. */
+  readonly required: ReadonlySet<string>;
+  /** Names of the required checks of the promotion stage (the harder stage). */
+  readonly promotion: ReadonlySet<string>;
+  /** The check plan's hash, part of every state signature. */
+  readonly plan: string;
+  /** How many attempt summaries the working state keeps: the most any guard of the policy reads. */
+  readonly lookback: number;
+}
+
+/** What one attempt produced: the candidate it left, its findings, what it spent and when it ended. */
+export interface AttemptEvidence {
+  /** The candidate after the attempt (the previous one when the proposal failed). */
+  readonly candidate: Candidate;
+  readonly findings: readonly Finding[];
+  /** Tokens and cost the attempt spent, as reported. */
+  readonly usage: Usage;
+  /** The run's clock when the attempt's checks ended, in ms since the run started. */
+  readonly elapsedMs: number;
+}
+
+/** The last `count` items (none for 0). */
+const last = <T>(items: readonly T[], count: number): T[] => items.slice(Math.max(0, items.length - count));
+
+/**
+ * One attempt's step of the working state (pure: no I/O, no clock): its summary — signature, rejection
+ * fingerprint, score, progress against the frontier — and the state after it, with the counters charged,
+ * the frontier advanced (unless a check had an infrastructure error) and the bounded windows moved on.
+ * The loop steps after each attempt; recovery steps over the recorded attempts, so a resumed run's state,
+ * and the verdicts the guards give on it, are those of the run without the interruption.
+ */
+export function step(
+  state: WorkingState,
+  evidence: AttemptEvidence,
+  context: StepContext,
+): { state: WorkingState; summary: AttemptSummary } {
+  const { candidate, findings, usage } = evidence;
+  const attempt = state.attempt + 1;
+  const failing = failingCodes(findings, context.required);
+  const infraError = findings.some((item) => item.status === 'error');
+  const frontier = frontierOf(candidate, findings, context.required, context.promotion, state.frontier.bestScore);
+  const progress = !infraError && madeProgress(state.frontier, frontier);
+  const signature = stateSignature(candidate.hash, context.plan, frontier.completed, failing);
+  const scores = findings.flatMap((item) => (item.score === undefined ? [] : [item.score]));
+  const summary: AttemptSummary = {
+    attempt,
+    candidateHash: candidate.hash,
+    signature,
+    rejection: rejectionFingerprint(failing),
+    ...(scores.length === 0 ? {} : { score: Math.min(...scores) }),
+    failing: failing.length,
+    failed: findings.some((item) => context.required.has(item.check) && item.status === 'fail'),
+    infraError,
+    progress,
+  };
+  const { counters } = state;
+  return {
+    summary,
+    state: {
+      attempt,
+      candidate,
+      findings,
+      // Infrastructure errors are not evidence: the frontier and the progress count stay where they were.
+      frontier: infraError ? state.frontier : frontier,
+      counters: {
+        attempts: attempt,
+        inputTokens: counters.inputTokens + (usage.inputTokens ?? 0),
+        outputTokens: counters.outputTokens + (usage.outputTokens ?? 0),
+        costUsd: counters.costUsd + (usage.costUsd ?? 0),
+        elapsedMs: evidence.elapsedMs,
+        sinceProgress: infraError ? counters.sinceProgress : progress ? 0 : counters.sinceProgress + 1,
+        failedRounds: counters.failedRounds + (summary.failed ? 1 : 0),
+      },
+      recent: last([...state.recent, summary], context.lookback),
+      signatures: last([...state.signatures, signature], SIGNATURES_SHOWN),
+    },
+  };
+}
