@@ -20,6 +20,8 @@ export interface CheckCandidateOptions {
   readonly context: Omit<CheckContext, 'candidate' | 'dir'>;
   /** The run's snapshot and check copy; without a workspace, checks see the candidate alone. */
   readonly files?: RunWorkspace | undefined;
+  /** The run's clock, for each check's `durationMs`. */
+  readonly now?: () => number;
 }
 
 /**
@@ -28,9 +30,9 @@ export interface CheckCandidateOptions {
  * the check copy is reset to exactly snapshot + candidate and the checks run in it.
  * @throws {Aborted} when the run's signal fires first.
  */
-export async function checkCandidate({ checks, candidate, context, files }: CheckCandidateOptions): Promise<Checked> {
+export async function checkCandidate({ checks, candidate, context, files, now }: CheckCandidateOptions): Promise<Checked> {
   const full = { candidate, ...context };
-  if (files === undefined) return { findings: await raceSignal(runChecks(checks, full), context.signal) };
+  if (files === undefined) return { findings: await raceSignal(runChecks(checks, full, now), context.signal) };
   const scope = checks.find((item) => item.name === SCOPE_CHECK);
   const scopeFindings = scope === undefined ? [] : await scope.run(full);
   if (scopeFindings.some((item) => item.status !== 'pass'))
@@ -47,5 +49,5 @@ export async function checkCandidate({ checks, candidate, context, files }: Chec
   const resetStarted = performance.now();
   const copy = await files.checkCopy(candidate.files);
   const isolation = { resetMs: Math.round(performance.now() - resetStarted), ...copy.report };
-  return { findings: await raceSignal(runChecks(checks, { ...full, dir: copy.dir }), context.signal), isolation };
+  return { findings: await raceSignal(runChecks(checks, { ...full, dir: copy.dir }, now), context.signal), isolation };
 }

@@ -5,8 +5,8 @@ function skipped(check: Check, skipReason: string): Finding {
   return finding(check, 'skipped', [`skipped:${skipReason.split(':')[0]}`], `not run: ${skipReason}`, { skipReason });
 }
 
-async function runOne(check: Check, context: CheckContext): Promise<readonly Finding[]> {
-  const started = performance.now();
+async function runOne(check: Check, context: CheckContext, now: () => number): Promise<readonly Finding[]> {
+  const started = now();
   let findings: readonly Finding[];
   try {
     findings = await check.run(context);
@@ -15,20 +15,24 @@ async function runOne(check: Check, context: CheckContext): Promise<readonly Fin
     findings = [finding(check, 'error', ['check.crashed'], `the check threw: ${(error as Error)?.message ?? String(error)}`)];
   }
   // Every finding of a check carries how long the whole check took.
-  const durationMs = Math.round(performance.now() - started);
+  const durationMs = Math.round(now() - started);
   return findings.map((item) => ({ ...item, durationMs }));
 }
 
 /**
  * Runs the fast stage, then — only when every required fast check passed — the promotion stage.
  * Checks that cannot run get a `skipped` finding with the deterministic reason; the findings of a check
- * that ran carry its `durationMs`.
+ * that ran carry its `durationMs`, by `now` (the run's clock, injectable like the rest of its time).
  */
-export async function runChecks(checks: readonly Check[], context: CheckContext): Promise<Finding[]> {
+export async function runChecks(
+  checks: readonly Check[],
+  context: CheckContext,
+  now: () => number = performance.now.bind(performance),
+): Promise<Finding[]> {
   const findings: Finding[] = [];
   for (const check of checks.filter((item) => item.stage === 'fast')) {
     if (context.signal.aborted) findings.push(skipped(check, 'run_stopped'));
-    else findings.push(...(await runOne(check, context)));
+    else findings.push(...(await runOne(check, context, now)));
   }
   const blocking = [
     ...new Set(
@@ -40,7 +44,7 @@ export async function runChecks(checks: readonly Check[], context: CheckContext)
   for (const check of checks.filter((item) => item.stage === 'promotion')) {
     if (blocking.length > 0) findings.push(skipped(check, `fast_stage_failed: ${blocking.join(', ')}`));
     else if (context.signal.aborted) findings.push(skipped(check, 'run_stopped'));
-    else findings.push(...(await runOne(check, context)));
+    else findings.push(...(await runOne(check, context, now)));
   }
   return findings;
 }

@@ -222,6 +222,7 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
   const shadowAtSeal = (): Promise<ShadowResult> =>
     runShadow({
       checks: shadowChecks,
+      now,
       context: {
         candidate,
         goal: mission.goal,
@@ -352,7 +353,7 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
     if (unreachable !== undefined)
       return { outcome: unreachable.outcome, stopReason: unreachable.reason, detail: unreachable.detail, guard: unreachable.guard };
     if (!checks.some((item) => item.required && item.tier === 'demand')) return 'propose';
-    const checked = await checkCandidate({ checks, candidate: EMPTY_CANDIDATE, context: checkContext(0), files });
+    const checked = await checkCandidate({ checks, candidate: EMPTY_CANDIDATE, context: checkContext(0), files, now });
     state = {
       ...state,
       findings: checked.findings,
@@ -403,7 +404,7 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
     });
     if (!('candidate' in proposed)) return { findings: proposerErrorFindings(proposed.error, checks), usage: spent(proposed) };
     candidate = proposed.candidate;
-    return { ...(await checkCandidate({ checks, candidate, context: checkContext(attempt), files })), usage: spent(proposed) };
+    return { ...(await checkCandidate({ checks, candidate, context: checkContext(attempt), files, now })), usage: spent(proposed) };
   };
 
   /** The refinement loop: propose, check, step the working state, decide — until a decision ends the run. */
