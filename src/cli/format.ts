@@ -41,6 +41,14 @@ export function describeRun(result: RunResult, evidence: string): string {
     ['changed', clean(result.candidate.footprint.join(', ')) || '(nothing)'],
     ['evidence', clean(evidence)],
   ];
+  if (result.shadow !== undefined) {
+    // The held-out checks' verdict on the candidate the run stopped on: what the loop did not see.
+    const failed = result.shadow.findings.filter((item) => item.status !== 'pass').map((item) => clean(item.check));
+    rows.splice(4, 0, [
+      'shadow',
+      `${result.shadow.verdict}${failed.length === 0 ? '' : ` (${[...new Set(failed)].join(', ')})`} — held-out checks, not seen by the loop`,
+    ]);
+  }
   const live = result.workspaceChanged ?? [];
   if (live.length > 0) {
     const shown = live.slice(0, 5).map(clean).join(', ');

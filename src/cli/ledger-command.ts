@@ -240,6 +240,14 @@ function recordStory(record: RunRecord): string[] {
           (item) =>
             `  evidence ${item.code}${item.count === undefined ? '' : ` (${item.count} path(s))`}: ${item.paths?.join(', ') ?? item.message ?? ''}`,
         ),
+        ...(data.shadow === undefined
+          ? []
+          : [
+              `  shadow ${data.shadow.verdict} (held-out checks, not seen by the loop)`,
+              ...data.shadow.findings
+                .filter((item) => item.status !== 'pass')
+                .map((item) => `    ${item.status} ${item.check}: ${item.message.split('\n')[0]}`),
+            ]),
       ];
     }
   }

@@ -83,12 +83,17 @@ describe('redline report stop-quality', () => {
     const db = path.join(dir, 'l.db');
     const run = await redline(['run', mission, '--json', '--ledger', db]);
     assert.equal(run.code, 0, run.stderr);
+    // People see the held-out verdict in the run's summary.
+    const again = await redline(['run', mission, '--ledger', db]);
+    assert.match(again.stdout, /^shadow\s+fail \(held-out\) — held-out checks, not seen by the loop$/m);
+    const shown = await redline(['ledger', 'show', (JSON.parse(run.stdout) as { runId: string }).runId, '--ledger', db]);
+    assert.match(shown.stdout, /^ {2}shadow fail \(held-out checks, not seen by the loop\)\n {4}fail held-out: /m);
 
     const report = spawnRedline(['report', 'stop-quality', '--json', '--ledger', db]);
     assert.equal(report.code, 0, report.stderr);
     const { all } = JSON.parse(report.stdout) as { all: Record<string, number> };
     // The loop's red line held (complete, verified); the held-out one did not: a false stop.
-    assert.deepEqual([all.runs, all.observedReached, all.judged, all.trueReached, all.falseReached], [1, 1, 1, 0, 1]);
+    assert.deepEqual([all.runs, all.observedReached, all.judged, all.trueReached, all.falseReached], [2, 2, 2, 0, 2]);
 
     const missing = path.join(dir, 'none.db');
     const refused = spawnRedline(['report', 'stop-quality', '--ledger', missing]);
