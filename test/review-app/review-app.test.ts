@@ -156,8 +156,11 @@ describe('the reviewer web app in a browser', () => {
   async function signIn(page: Page, token: string): Promise<void> {
     const response = await page.goto(`${server.url}/`);
     assert.equal(response?.status(), 401);
-    await page.keyboard.type(token);
-    await page.keyboard.press('Enter');
+    // Typed into the token field itself: keys sent before `autofocus` takes effect (a loaded machine) would be lost.
+    const field = page.locator('#token');
+    await field.focus();
+    await field.pressSequentially(token);
+    await field.press('Enter');
     await page.locator('#reviewer').waitFor();
   }
 
