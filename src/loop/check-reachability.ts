@@ -3,13 +3,13 @@ import { stat } from 'node:fs/promises';
 import type { Check } from '../core/check.js';
 import type { Finding } from '../core/finding.js';
 import { buildChecks } from '../build/build-checks.js';
-import { SCOPE_CHECK } from '../checks/scope-check.js';
 import type { Mission } from '../mission/mission.js';
 import { RunWorkspace } from '../workspace/run-workspace.js';
 import { applyProposal, Baseline, EMPTY_CANDIDATE, type Candidate } from '../core/candidate.js';
 import { environmentVerdict } from './environment.js';
-import { runChecks, skipAll } from './run-checks.js';
-import { checkPlan } from './run-setup.js';
+import { checkCandidate } from './check-candidate.js';
+import { skipAll } from './run-checks.js';
+import { checkPlan, sandboxOf } from './run-setup.js';
 import { unreachableVerdict } from './unreachable.js';
 
 /**
@@ -108,25 +108,17 @@ export async function checkReachability({
     }
     const problems: string[] = workspace.candidateProblems(changes).map((problem) => `the reference cannot be a candidate: ${problem}`);
     const candidate = applyProposal(EMPTY_CANDIDATE, changes, undefined, new Baseline((file) => workspace.snapshot.text(file)));
-    const sandbox =
-      mission.sandbox === 'none'
-        ? undefined
-        : { kind: 'bwrap' as const, network: mission.sandbox !== 'bwrap' && mission.sandbox.network === 'all' };
-    const check = async (on: Candidate, attempt: number): Promise<Finding[]> => {
-      const context = { candidate: on, goal: mission.goal, attempt, signal, ...(sandbox === undefined ? {} : { sandbox }) };
-      const scope = checks.find((item) => item.name === SCOPE_CHECK);
-      const scopeFindings = scope === undefined ? [] : await scope.run(context);
-      if (scopeFindings.some((item) => item.status !== 'pass'))
-        return [
-          ...scopeFindings,
-          ...skipAll(
-            checks.filter((item) => item !== scope),
-            'scope_violation',
-          ),
-        ];
-      const copy = await workspace.checkCopy(on.files);
-      return runChecks(checks, { ...context, dir: copy.dir });
-    };
+    const sandbox = sandboxOf(mission)?.checks;
+    // Each check set as a run's: the scope first, then the check copy reset to exactly snapshot + candidate.
+    const check = async (on: Candidate, attempt: number): Promise<Finding[]> =>
+      (
+        await checkCandidate({
+          checks,
+          candidate: on,
+          context: { goal: mission.goal, attempt, signal, ...(sandbox === undefined ? {} : { sandbox }) },
+          files: workspace,
+        })
+      ).findings;
     const baseline = await check(EMPTY_CANDIDATE, 0);
     const referenceFindings = problems.length > 0 ? skipAll(checks, 'bad_reference') : await check(candidate, 1);
 
