@@ -4,6 +4,7 @@ import { ENVIRONMENT_CODES } from '../checks/process-finding.js';
 import { scopeMatcher } from '../checks/scope-check.js';
 import type { StopVerdict } from '../guards/guard.js';
 import { StopReason } from '../core/outcome.js';
+import type { Mission } from '../mission/mission.js';
 
 /** The name the runtime's environment test gives its stop verdict (the verdict's `guard`). */
 export const ENVIRONMENT_GUARD = 'environment';
@@ -41,4 +42,14 @@ export function environmentVerdict(
       .map((item) => `required check ${item.check} could not run on the baseline (${item.reasonCodes.join(', ')}): ${item.message}`)
       .join('; '),
   };
+}
+
+/**
+ * Whether a run checks its baseline before any proposal: with a required demand red line (it may already
+ * hold: `noop`), or with a required `command` check of the mission file (a linter, a build: a program that
+ * may be missing, so the environment test must see it run before a proposal depends on it).
+ */
+export function checksBaseline(mission: Mission, checks: readonly Check[]): boolean {
+  const commands = new Set(mission.checks.filter((spec) => spec.kind === 'command' && spec.shadow !== true).map((spec) => spec.name));
+  return checks.some((item) => item.required && (item.tier === 'demand' || commands.has(item.name)));
 }

@@ -25,7 +25,7 @@ import { StopReason, type Verification } from '../core/outcome.js';
 import type { ShadowResult } from '../core/shadow-verdict.js';
 import { checkCandidate, type Checked } from './check-candidate.js';
 import { endingOf, refines, runtimeErrorEnding, stoppedEnding, type Ending, type RecordedDecision } from './ending.js';
-import { environmentVerdict } from './environment.js';
+import { checksBaseline, environmentVerdict } from './environment.js';
 import { learnFrom, loadPriors, recordedScores } from './learn.js';
 import { ownerInfo } from './owner.js';
 import { admitPlan } from './plan-admission.js';
@@ -352,7 +352,7 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
       files === undefined ? undefined : unreachableVerdict({ mission, inBaseline: (file) => files.snapshot.manifest.has(file) });
     if (unreachable !== undefined)
       return { outcome: unreachable.outcome, stopReason: unreachable.reason, detail: unreachable.detail, guard: unreachable.guard };
-    if (!checks.some((item) => item.required && item.tier === 'demand')) return 'propose';
+    if (!checksBaseline(mission, checks)) return 'propose';
     const checked = await checkCandidate({ checks, candidate: EMPTY_CANDIDATE, context: checkContext(0), files, now });
     state = {
       ...state,

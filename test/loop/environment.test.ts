@@ -242,3 +242,34 @@ describe('a script the check command names that is missing from the copy', () =>
     assert.deepEqual([result.outcome, result.stopReason, result.attempts, proposals], ['complete', 'demand_passed', 1, 1]);
   });
 });
+
+describe('a mission with no demand check', () => {
+  it('a required command check (a linter) whose program is missing: blocked / environment before any proposal', async () => {
+    const dir = await tempWorkspace({ 'src/a.js': 'export const a = 0;\n' });
+    const { result, proposals, records } = await run(
+      missionOf(dir, [{ name: 'lint', kind: 'command', command: ['redline-no-such-linter', 'src'] }]),
+    );
+    assert.deepEqual([result.outcome, result.stopReason, result.attempts, proposals], ['blocked', 'environment', 0, 0]);
+    assert.deepEqual(
+      records.map((record) => record.type),
+      ['run.started', 'baseline', 'decision', 'run.sealed'],
+    );
+  });
+
+  it('a required command check that runs: the baseline is recorded and the loop goes on (no demand red line, so no noop)', async () => {
+    const dir = await tempWorkspace({ 'src/a.js': 'export const a = 0;\n' });
+    const { result, proposals, records } = await run(
+      missionOf(dir, [{ name: 'lint', kind: 'command', command: ['node', '-e', 'process.exit(0)'] }], { budgets: { maxAttempts: 1 } }),
+    );
+    assert.equal(records[1]?.type, 'baseline');
+    assert.equal(proposals, 1);
+    // Format checks alone never accept: the attempt budget ends it, as it would have without the baseline.
+    assert.deepEqual([result.outcome, result.stopReason], ['failed_with_evidence', 'budget_attempts']);
+  });
+
+  it('only semantic or built-in checks: no baseline, as before', async () => {
+    const dir = await tempWorkspace({ 'src/a.js': 'export const a = 0;\n' });
+    const { records } = await run(missionOf(dir, [], { budgets: { maxAttempts: 1 } }));
+    assert.equal(records[1]?.type, 'attempt');
+  });
+});
