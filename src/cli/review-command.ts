@@ -14,6 +14,7 @@ import type { ReviewEntry, ReviewItem, ReviewQueue, VerdictResult } from '../rev
 import { table } from './format.js';
 import type { Output } from './run-command.js';
 import { ledgerRunOf } from '../judge/request-key.js';
+import { age } from '../review-app/age.js';
 import type { ReviewServeOptions } from './review-serve-command.js';
 
 // Task, output, errors and tags come from agents: untrusted text. Every stored string goes through
@@ -28,15 +29,6 @@ const MAX_LINES = 200;
 const short = (text: string, width: number): string => (text.length > width ? `${text.slice(0, width - 1)}…` : text);
 const percent = (rate: number): string => `${Math.round(rate * 100)}%`;
 const iso = (ms: number): string => new Date(ms).toISOString();
-
-function age(ms: number): string {
-  const s = Math.max(0, Math.floor(ms / 1000));
-  if (s < 60) return `${s}s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m}m`;
-  const h = Math.floor(m / 60);
-  return h < 24 ? `${h}h ${m % 60}m` : `${Math.floor(h / 24)}d ${h % 24}h`;
-}
 
 /**
  * Opens the review queue in the ledger a command names (flag, environment, or `.redline/redline.db` here)

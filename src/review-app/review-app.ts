@@ -118,13 +118,23 @@ export function reviewApp({
     return c.html(page({ title, body, status: bar }), status as 200);
   };
 
-  /** Missions and task types of the runs behind `entries`, read from the ledger once per unknown run. */
+  const noSuchItem = (c: Context<Env>): Promise<Response> =>
+    render(
+      c,
+      'Not found',
+      html`<h1>No such item</h1>
+        <p><a href="/">Back to the queue</a></p>`,
+      404,
+    );
+
+  /** Missions and task types of the runs behind `entries`, read from the ledger once per unknown run (an indexed look-up each). */
   const infoFor = async (entries: readonly ReviewEntry[]): Promise<ReadonlyMap<string, RunInfo>> => {
     const found = new Map<string, RunInfo>();
     if (ledger === undefined) return found;
-    if (entries.some(({ item }) => !runInfo.has(ledgerRunOf(item.runId)))) {
-      for (const run of await ledger.runs()) runInfo.set(run.runId, { missionId: run.missionId, taskType: run.taskType });
-      for (const { item } of entries) if (!runInfo.has(ledgerRunOf(item.runId))) runInfo.set(ledgerRunOf(item.runId), null);
+    for (const runId of new Set(entries.map(({ item }) => ledgerRunOf(item.runId)))) {
+      if (runInfo.has(runId)) continue;
+      const [run] = await ledger.runs({ runId });
+      runInfo.set(runId, run === undefined ? null : { missionId: run.missionId, taskType: run.taskType });
     }
     for (const { item } of entries) {
       const info = runInfo.get(ledgerRunOf(item.runId));
@@ -184,14 +194,7 @@ export function reviewApp({
 
   app.get('/items/:id', async (c) => {
     const entry = await queue.get(c.req.param('id'));
-    if (entry === undefined)
-      return render(
-        c,
-        'Not found',
-        html`<h1>No such item</h1>
-          <p><a href="/">Back to the queue</a></p>`,
-        404,
-      );
+    if (entry === undefined) return noSuchItem(c);
     const body = briefPage({
       entry,
       labels: queue.config.labels.labels,
@@ -230,14 +233,7 @@ export function reviewApp({
     const comment = typeof form.comment === 'string' && form.comment.trim() !== '' ? form.comment.trim() : undefined;
     const problem = async (message: string, status: number): Promise<Response> => {
       const entry = await queue.get(itemId);
-      if (entry === undefined)
-        return render(
-          c,
-          'Not found',
-          html`<h1>No such item</h1>
-            <p><a href="/">Back to the queue</a></p>`,
-          404,
-        );
+      if (entry === undefined) return noSuchItem(c);
       const body = briefPage({
         entry,
         labels: queue.config.labels.labels,
