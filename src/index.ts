@@ -179,4 +179,9 @@ export {
   type VerdictInput,
   type ReviewStats,
   type ReviewQueueOptions,
+  type FilterRule,
+  type FilterRuleInput,
+  type FilterRuleEntry,
+  type FilterMatch,
+  type FilterProposal,
 } from './review/index.js';

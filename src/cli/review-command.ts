@@ -399,6 +399,10 @@ function journalSummary(entry: JournalEntry): string {
       return alertLine(entry.data);
     case 'settings':
       return entry.data.from === undefined ? 'settings stored' : 'settings changed';
+    case 'filter_rule': {
+      const { event, rule, by } = entry.data;
+      return `filter rule ${rule.id} (${rule.label}, ${rule.action}) ${event} by ${by}`;
+    }
   }
 }
 

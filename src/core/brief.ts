@@ -16,6 +16,8 @@ export interface BriefFinding {
 export interface Brief {
   readonly runId: string;
   readonly task: string;
+  /** The mission's task type, which filter rules and the queue page's filter match on. */
+  readonly taskType?: string;
   readonly priority: number;
   /** The final candidate's changed files and value, thinking-token leakage stripped (see `stripped`). */
   readonly finalOutput: { readonly files: Readonly<Record<string, string | null>>; readonly value?: unknown };

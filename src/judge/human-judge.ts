@@ -1,5 +1,6 @@
 import { makeBrief, type Brief } from '../core/brief.js';
 import { StopReason } from '../core/outcome.js';
+import { ruleIdOf } from '../review/filter-rules.js';
 import type { ReviewEntry, ReviewQueue } from '../review/review-queue.js';
 import type { Decision, Evidence, Judge } from './judge.js';
 import { humanRequestKey } from './request-key.js';
@@ -42,6 +43,7 @@ function requestBrief(runId: string, evidence: Evidence, onReject: 'retry' | 'fa
   return makeBrief({
     runId: humanRequestKey(runId, evidence.attempt),
     task: evidence.mission.goal,
+    taskType: evidence.mission.taskType,
     priority: evidence.mission.priority,
     candidate: evidence.candidate,
     cutoffReason: `judge: approve to accept attempt ${evidence.attempt} of run ${runId}, reject to ${onReject === 'retry' ? 'refine it' : 'fail the run'}`,
@@ -125,7 +127,11 @@ export function humanJudge({
       }
       const by = `review item ${item.id} ${verdict.decision === 'approve' ? 'approved' : 'rejected'} by ${verdict.reviewer} (${verdict.label})${verdict.comment === undefined ? '' : `: ${verdict.comment}`}`;
       if (verdict.decision === 'approve') return { transition: 'accept', reason: StopReason.humanApproved, cites, detail: by };
-      return { transition: onReject, reason: StopReason.humanRejected, cites, detail: by };
+      // A filter rule decided it: its action says what the rejection does (return: refine with its feedback).
+      const ruleId = ruleIdOf(verdict.reviewer);
+      const rule = ruleId === undefined ? undefined : (await queue.filterRules()).find((candidate) => candidate.id === ruleId);
+      const transition = rule === undefined ? onReject : rule.action === 'return' ? 'retry' : 'fail';
+      return { transition, reason: StopReason.humanRejected, cites, detail: by };
     },
   };
 }

@@ -163,7 +163,12 @@ export async function sealCrashed(
     ending: crashedEnding({ lastSeq: records.length - 1, why }),
     verification: 'unverified',
     position: recordedPosition(records),
-    mission: { goal: String(mission.goal ?? ''), priority: Number(mission.priority ?? 0), stripPatterns: mission.brief?.stripPatterns },
+    mission: {
+      goal: String(mission.goal ?? ''),
+      taskType: String(mission.taskType ?? 'default'),
+      priority: Number(mission.priority ?? 0),
+      stripPatterns: mission.brief?.stripPatterns,
+    },
     handoff: handoff === undefined || plan === undefined ? undefined : { handoff, plan },
     append: async (data) => {
       const seal: TypedRecord<'run.sealed'> = { runId, seq: records.length, type: 'run.sealed', at: now(), data };

@@ -256,7 +256,7 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
       ending,
       verification,
       position: { attempt, candidate, findings: state.findings, counters },
-      mission: { goal: mission.goal, priority: mission.priority, stripPatterns: mission.brief?.stripPatterns },
+      mission: { goal: mission.goal, taskType: mission.taskType, priority: mission.priority, stripPatterns: mission.brief?.stripPatterns },
       handoff: options.handoff === undefined || handoffPlan === undefined ? undefined : { handoff: options.handoff, plan: handoffPlan },
       atSeal: async () => {
         const workspace = await workspaceAtSeal(files, candidate.footprint);

@@ -24,7 +24,12 @@ export interface SealOptions {
   readonly verification: Verification;
   readonly position: SealPosition;
   /** What the brief takes from the mission. */
-  readonly mission: { readonly goal: string; readonly priority: number; readonly stripPatterns?: readonly string[] | undefined };
+  readonly mission: {
+    readonly goal: string;
+    readonly taskType: string;
+    readonly priority: number;
+    readonly stripPatterns?: readonly string[] | undefined;
+  };
   /** The review queue, with the plan the run started under; without one nothing is handed off. */
   readonly handoff?: { readonly handoff: Handoff; readonly plan: HandoffPlan } | undefined;
   /** What only the live run adds to its seal, asked after the handoff: the workspace's account, the shadow verdict. */
@@ -54,6 +59,7 @@ export async function sealRun({
   const fullBrief = makeBrief({
     runId,
     task: mission.goal,
+    taskType: mission.taskType,
     priority: mission.priority,
     candidate: position.candidate,
     cutoffReason: `${stopReason}: ${detail}`,

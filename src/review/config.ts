@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { alertPolicy, type AlertPolicy } from './alerts.js';
 import { backpressure, type Backpressure } from './backpressure.js';
 import { tuner, type Tuner } from './feedback-tuner.js';
+import { parseFilterRules, type FilterRule } from './filter-rules.js';
 import { labelPolicy, VERDICT_LABELS, type LabelPolicy } from './labels.js';
 import { canonicalJson } from '../core/canonical-json.js';
 
@@ -32,6 +33,8 @@ export interface ReviewConfig {
   readonly labels: LabelPolicy;
   readonly tuner: Tuner;
   readonly alerts: AlertPolicy;
+  /** Automatic filter rules, in the order they were added (`addFilterRule`), disabled ones included. */
+  readonly filters: readonly FilterRule[];
 }
 
 /** What an adapter needs besides the settings. */
@@ -81,7 +84,8 @@ export function settleConfig(stored: string | undefined | null, options: ReviewQ
   }
   let before: ReviewConfig;
   try {
-    before = resolveReviewOptions(optionsOf(JSON.parse(stored) as ReviewConfig)).config;
+    const parsed = JSON.parse(stored) as ReviewConfig;
+    before = resolveReviewOptions(optionsOf(parsed), parseFilterRules(parsed.filters ?? [])).config;
   } catch (error) {
     throw new TypeError(`The review queue's stored settings are unreadable (${(error as Error).message}): ${stored.slice(0, 200)}`, {
       cause: error,
@@ -90,16 +94,20 @@ export function settleConfig(stored: string | undefined | null, options: ReviewQ
   const given = SETTING_KEYS.some((key) => options[key] !== undefined);
   const base = optionsOf(before);
   const internal = options._internal === undefined ? {} : { _internal: options._internal };
-  if (!given) return { runtime: resolveReviewOptions({ ...base, ...internal }) };
-  const runtime = resolveReviewOptions({
-    ...internal,
-    backpressure: { ...base.backpressure, ...options.backpressure },
-    labels: options.labels ?? base.labels ?? [],
-    labelWindow: options.labelWindow ?? before.labels.window,
-    suggestAbove: options.suggestAbove ?? before.labels.suggestAbove,
-    tuner: mergeTuner(before.tuner, options.tuner),
-    alerts: { ...base.alerts, ...options.alerts },
-  });
+  if (!given) return { runtime: resolveReviewOptions({ ...base, ...internal }, before.filters) };
+  // Rules are not an option: they are added and disabled one by one, and carried over here.
+  const runtime = resolveReviewOptions(
+    {
+      ...internal,
+      backpressure: { ...base.backpressure, ...options.backpressure },
+      labels: options.labels ?? base.labels ?? [],
+      labelWindow: options.labelWindow ?? before.labels.window,
+      suggestAbove: options.suggestAbove ?? before.labels.suggestAbove,
+      tuner: mergeTuner(before.tuner, options.tuner),
+      alerts: { ...base.alerts, ...options.alerts },
+    },
+    before.filters,
+  );
   return canonicalJson(runtime.config) === canonicalJson(before) ? { runtime } : { runtime, changed: { from: before, to: runtime.config } };
 }
 
@@ -108,12 +116,18 @@ export function reloadRuntime(runtime: ReviewRuntime, stored: string): ReviewRun
   return settleConfig(stored, { _internal: { now: runtime.now, generateId: runtime.generateId } }).runtime;
 }
 
-export function resolveReviewOptions(options: ReviewQueueOptions = {}): ReviewRuntime {
+/** `runtime` with `filters` in force instead of its rules. */
+export function withFilters(runtime: ReviewRuntime, filters: readonly FilterRule[]): ReviewRuntime {
+  return { ...runtime, config: Object.freeze({ ...runtime.config, filters: Object.freeze([...filters]) }) };
+}
+
+export function resolveReviewOptions(options: ReviewQueueOptions = {}, filters: readonly FilterRule[] = []): ReviewRuntime {
   const config: ReviewConfig = Object.freeze({
     backpressure: backpressure(options.backpressure),
     labels: labelPolicy({ extra: options.labels ?? [], window: options.labelWindow ?? 50, suggestAbove: options.suggestAbove ?? 3 }),
     tuner: tuner(options.tuner),
     alerts: alertPolicy(options.alerts),
+    filters: Object.freeze([...filters]),
   });
   return { config, now: options._internal?.now ?? Date.now, generateId: options._internal?.generateId ?? randomUUID };
 }

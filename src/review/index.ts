@@ -52,6 +52,15 @@ export {
   type BudgetAlerts,
   type BudgetAlertsOptions,
 } from './alerts.js';
+export {
+  ruleMatches,
+  type FilterRule,
+  type FilterRuleInput,
+  type FilterRuleEntry,
+  type FilterMatch,
+  type FilterAction,
+} from './filter-rules.js';
+export type { FilterProposal } from './filter-proposal.js';
 export { ReviewError } from './review-error.js';
 export { REVIEW_MIGRATIONS } from './migrations.js';
 export { MemoryReviewQueue } from './memory/memory-review-queue.js';

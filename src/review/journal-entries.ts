@@ -46,6 +46,16 @@ const dataShapes = {
     displacedBy: z.string(),
   }),
   alert: alertSchema,
+  /**
+   * A filter rule added, disabled or enabled by a reviewer: the rule as it now stands, and the settings
+   * that put it in force (`to`, as a `settings` entry's), which the state row must hold.
+   */
+  filter_rule: z.looseObject({
+    event: z.enum(['added', 'disabled', 'enabled']),
+    by: z.string(),
+    rule: z.looseObject({ id: z.string(), label: z.string(), action: z.enum(['return', 'reject']), enabled: z.boolean() }),
+    to: z.looseObject({}),
+  }),
 };
 
 /** Kinds of journal entry. */
@@ -74,6 +84,7 @@ const journalEntrySchema = z.discriminatedUnion('type', [
   entry('limit_change'),
   entry('drop'),
   entry('alert'),
+  entry('filter_rule'),
 ]);
 
 /**

@@ -1,5 +1,6 @@
 import { canonicalJson } from '../core/canonical-json.js';
 import type { QueueMode } from './backpressure.js';
+import { ruleIdOf } from './filter-rules.js';
 import type { PreJournalRows, ProvenTable } from './pre-journal.js';
 import { EMPTY_JOURNAL, JournalChain, type JournalHead, type JournalRow, type JournalVerification } from './journal.js';
 import type { JournalEntry, JournalType, TypedJournalEntry } from './journal-entries.js';
@@ -168,7 +169,8 @@ function idOf(value: unknown): string {
 interface Latest {
   mode?: TypedJournalEntry<'mode_change'>;
   limit?: TypedJournalEntry<'limit_change'>;
-  settings?: TypedJournalEntry<'settings'>;
+  /** The newest entry that put settings in force: a settings change, or a filter rule's. */
+  settings?: TypedJournalEntry<'settings'> | TypedJournalEntry<'filter_rule'>;
   firstSettings?: TypedJournalEntry<'settings'>;
 }
 
@@ -203,6 +205,9 @@ export function* verifyQueue(): QueueVerifier {
   let rowBad: TableDisagreement | undefined;
   let itemBad: TableDisagreement | undefined;
   const before: Before = {};
+  /** Filter rules the journal added so far, and whether each is enabled: a rule's verdict must name an enabled one. */
+  const rules = new Map<string, boolean>();
+  let ruleBad: TableDisagreement | undefined;
   for (const cursor of cursors.values()) {
     const count = state?.preJournal[cursor.kind.table] ?? 0;
     if (count === 0) continue;
@@ -230,8 +235,15 @@ export function* verifyQueue(): QueueVerifier {
         latest.settings = entry;
         latest.firstSettings ??= entry;
       }
+      if (entry.type === 'filter_rule') {
+        latest.settings = entry;
+        rules.set(entry.data.rule.id, entry.data.rule.enabled);
+      }
       const says = `journal entry ${entry.seq}`;
-      if (entry.type === 'verdict') ended.push({ id: entry.data.itemId, expected: 'decided', says, seq: entry.seq });
+      if (entry.type === 'verdict') {
+        ended.push({ id: entry.data.itemId, expected: 'decided', says, seq: entry.seq });
+        ruleBad ??= checkRuleVerdict(entry, rules);
+      }
       if (entry.type === 'drop') ended.push({ id: entry.data.item.id, expected: 'dropped', says, seq: entry.seq });
       const cursor = cursors.get(entry.type);
       // Past the first disagreeing row the chain is still checked to its end, the rows no more.
@@ -246,7 +258,7 @@ export function* verifyQueue(): QueueVerifier {
   }
   const result = chain.end(state?.head ?? EMPTY_JOURNAL);
   if (!result.ok) return result;
-  let disagreement = rowBad ?? (yield* leftOver(cursors)) ?? itemBad ?? (yield* unexplained());
+  let disagreement = rowBad ?? (yield* leftOver(cursors)) ?? itemBad ?? ruleBad ?? (yield* unexplained());
   disagreement ??= checkState(state, entries, latest, before);
   if (disagreement === undefined && state !== undefined && Object.keys(state.counters).length > 0)
     disagreement = checkCounters(state.counters, yield* ask((store) => store.counts()));
@@ -345,6 +357,18 @@ function* unexplained(): Generator<StoreRead, TableDisagreement | undefined, unk
   return item === undefined
     ? undefined
     : { table: 'review_items', detail: `item ${item.id} is ${item.state} in review_items, but no journal entry says so` };
+}
+
+/** A verdict a filter rule gave names a rule the journal added before it and had enabled. */
+function checkRuleVerdict(entry: TypedJournalEntry<'verdict'>, rules: ReadonlyMap<string, boolean>): TableDisagreement | undefined {
+  const ruleId = ruleIdOf(entry.data.reviewer);
+  if (ruleId === undefined || rules.get(ruleId) === true) return undefined;
+  const why = rules.has(ruleId) ? 'which was disabled then' : 'which no earlier journal entry added';
+  return {
+    table: 'review_verdicts',
+    seq: entry.seq,
+    detail: `the verdict of journal entry ${entry.seq} names filter rule ${ruleId}, ${why}`,
+  };
 }
 
 function checkState(state: StoredState | undefined, entries: number, latest: Latest, before: Before): TableDisagreement | undefined {

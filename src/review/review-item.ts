@@ -1,3 +1,4 @@
+import { RULE_REVIEWER_PREFIX } from './filter-rules.js';
 import type { Brief } from '../core/brief.js';
 import type { Verification } from '../core/outcome.js';
 import type { ReviewClaim, ReviewEntry, ReviewItem, ReviewStatus, Verdict } from './review-queue.js';
@@ -15,6 +16,11 @@ export function briefItem(
   expect(typeof brief === 'object' && brief !== null, 'a brief object', brief);
   expect(typeof brief.runId === 'string' && brief.runId.length > 0, 'brief.runId to be a non-empty string', brief.runId);
   expect(typeof brief.task === 'string', 'brief.task to be a string', brief.task);
+  expect(
+    brief.taskType === undefined || (typeof brief.taskType === 'string' && brief.taskType.length > 0),
+    'brief.taskType to be a non-empty string',
+    brief.taskType,
+  );
   expect(typeof brief.cutoffReason === 'string', 'brief.cutoffReason to be a string', brief.cutoffReason);
   expect(brief.lastError === undefined || typeof brief.lastError === 'string', 'brief.lastError to be a string', brief.lastError);
   expect(Number.isFinite(brief.priority), 'brief.priority to be a finite number', brief.priority);
@@ -60,6 +66,7 @@ export function briefItem(
     id,
     runId: brief.runId,
     task: brief.task,
+    ...(brief.taskType === undefined ? {} : { taskType: brief.taskType }),
     finalOutput: {
       files: { ...brief.finalOutput.files },
       ...(brief.finalOutput.value === undefined ? {} : { value: brief.finalOutput.value }),
@@ -101,6 +108,9 @@ export function entryOf({
 export function assertReviewer(reviewer: unknown): asserts reviewer is string {
   if (typeof reviewer !== 'string' || reviewer.trim().length === 0)
     throw new TypeError(`Expected the reviewer to be a non-empty string, got ${JSON.stringify(reviewer)}`);
+  // The names filter rules decide under: a person cannot give a verdict in a rule's name.
+  if (reviewer.startsWith(RULE_REVIEWER_PREFIX))
+    throw new TypeError(`Expected a reviewer's name, got ${JSON.stringify(reviewer)}: names starting with filter: are the filter rules'`);
 }
 
 /** The lease of a claim, validated. */

@@ -5,6 +5,8 @@ import type { ModeChange, QueueMode } from './backpressure.js';
 import type { ReviewConfig } from './config.js';
 import type { LimitChange } from './feedback-tuner.js';
 import type { JournalRow, JournalVerification } from './journal.js';
+import type { FilterProposal } from './filter-proposal.js';
+import type { FilterRule, FilterRuleEntry, FilterRuleInput } from './filter-rules.js';
 import type { FilterSuggestion } from './labels.js';
 
 /** A brief waiting for a person (SPEC §5): what they need to decide; the raw trace stays in the ledger. */
@@ -12,6 +14,8 @@ export interface ReviewItem {
   readonly id: string;
   readonly runId: string;
   readonly task: string;
+  /** The run's task type (items enqueued before it was kept have none). */
+  readonly taskType?: string;
   readonly finalOutput: Brief['finalOutput'];
   readonly cutoffReason: string;
   readonly lastError?: string;
@@ -84,6 +88,11 @@ export interface EnqueueResult {
   readonly modeChanged?: ModeChange;
   /** The run was enqueued before: nothing changed, `item` or `dropped` is what became of it. */
   readonly repeated?: true;
+  /**
+   * A filter rule decided the item on arrival (it never waited for a person): the rule and its verdict.
+   * `rule.action` says what the verdict means for the run: `return` (refine, with the rule's feedback) or `reject`.
+   */
+  readonly caught?: { readonly rule: FilterRule; readonly verdict: Verdict };
 }
 
 export interface ClaimOptions {
@@ -203,5 +212,20 @@ export interface ReviewQueue {
   reviewerByToken(tokenHash: string): Promise<string | undefined>;
   /** Returns every item `reviewer` holds under a live claim to the queue (sign-out); how many it released. */
   releaseClaims(reviewer: string): Promise<number>;
+  /**
+   * Adds an automatic filter rule (SPEC §5): from now on an arriving item it matches is decided by it
+   * (`EnqueueResult.caught`) instead of waiting for a person. Journaled with the reviewer who added it.
+   * Idempotent: an enabled rule with the same label, action and match is returned (`repeated`).
+   */
+  addFilterRule(input: FilterRuleInput): Promise<{ rule: FilterRule; repeated: boolean }>;
+  /** Disables (or enables again) a filter rule; journaled. Rules are never deleted. */
+  setFilterRule(id: string, change: { readonly enabled: boolean; readonly by: string }): Promise<FilterRule>;
+  /** The filter rules in the order they were added, each with the number of items it caught. */
+  filterRules(): Promise<readonly FilterRuleEntry[]>;
+  /**
+   * The rule a suggestion for `label` would become: what the recent items people gave the label to have
+   * in common (task type, stop reason, failing reason codes).
+   */
+  proposeFilterRule(label: string): Promise<FilterProposal>;
   close(): Promise<void>;
 }

@@ -1,5 +1,6 @@
 import type { QueueMode } from './backpressure.js';
 import type { ReviewConfig } from './config.js';
+import { ruleIdOf } from './filter-rules.js';
 import { countLabels, suggestFilters } from './labels.js';
 import type { ReviewStats, Verdict } from './review-queue.js';
 
@@ -13,7 +14,7 @@ export interface StatsInput {
   readonly rejected: number;
   readonly dropped: number;
   readonly alerts: number;
-  readonly recent: readonly Pick<Verdict, 'decision' | 'label'>[];
+  readonly recent: readonly Pick<Verdict, 'decision' | 'label' | 'reviewer'>[];
 }
 
 export function reviewStats(config: ReviewConfig, input: StatsInput): ReviewStats {
@@ -21,6 +22,7 @@ export function reviewStats(config: ReviewConfig, input: StatsInput): ReviewStat
     config.labels,
     input.recent.map((verdict) => verdict.label),
   );
+  const human = input.recent.filter((verdict) => ruleIdOf(verdict.reviewer) === undefined);
   const approvals = input.recent.filter((verdict) => verdict.decision === 'approve').length;
   return {
     depth: input.depth,
@@ -32,7 +34,15 @@ export function reviewStats(config: ReviewConfig, input: StatsInput): ReviewStat
     window: input.recent.length,
     ...(input.recent.length === 0 ? {} : { approveRate: approvals / input.recent.length }),
     labelCounts,
-    suggestions: suggestFilters(config.labels, labelCounts, input.recent.length),
+    // Suggestions come from people's verdicts: a rule's own verdicts would keep suggesting it.
+    suggestions: suggestFilters(
+      config.labels,
+      countLabels(
+        config.labels,
+        human.map((verdict) => verdict.label),
+      ),
+      human.length,
+    ),
     dropped: input.dropped,
     alerts: input.alerts,
   };

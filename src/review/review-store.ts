@@ -151,6 +151,8 @@ export interface ReviewStore {
   reviewerByToken(tokenHash: string): Awaitable<string | undefined>;
   /** Frees the claims `reviewer` holds whose lease runs past `at`; how many. */
   releaseClaims(reviewer: string, at: number): Awaitable<number>;
+  /** Verdicts per reviewer whose name starts with `filter:` (those filter rules gave). */
+  rulesVerdicts(): Awaitable<ReadonlyMap<string, number>>;
   close(): Awaitable<void>;
   /** One-statement paths for the common enqueue and verdict, where the store has them. */
   readonly fast?: FastPaths;

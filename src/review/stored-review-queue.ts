@@ -1,10 +1,13 @@
 import type { Brief } from '../core/brief.js';
 import { alertStep, type Alert, type RunReport, type WebhookDelivery } from './alerts.js';
 import { admit, nextMode, release, type ModeChange, type QueueMode } from './backpressure.js';
-import { reloadRuntime, settleConfig, type ReviewConfig, type ReviewQueueOptions, type ReviewRuntime } from './config.js';
+import { proposeFilter, type FilterProposal } from './filter-proposal.js';
+import { catchingRule, ruleIdOf, type FilterRule, type FilterRuleEntry, type FilterRuleInput } from './filter-rules.js';
+import { addRuleStep, caughtStep, setRuleStep, type RuleChange } from './filter-steps.js';
+import { reloadRuntime, settleConfig, withFilters, type ReviewConfig, type ReviewQueueOptions, type ReviewRuntime } from './config.js';
 import { boundLimit, limitChange, type LimitChange } from './feedback-tuner.js';
 import { chainJournal, type JournalRow, type JournalType, type JournalVerification } from './journal.js';
-import { countLabels } from './labels.js';
+import { assertLabel, countLabels } from './labels.js';
 import { assertReviewer, briefItem, entryOf, leaseOf, limitOf } from './review-item.js';
 import type {
   ClaimOptions,
@@ -94,7 +97,9 @@ export class StoredReviewQueue implements ReviewQueue {
     const at = now();
     const item = briefItem(brief, { id: generateId(), ...(tags === undefined ? {} : { tags }), enqueuedAt: at });
     const fast = this.#store.fast;
-    if (fast !== undefined) {
+    // An item a rule in force here catches takes the transaction; a rule added elsewhere since changed
+    // the settings version, which the fast path checks.
+    if (fast !== undefined && catchingRule(this.config.filters, item) === undefined) {
       const mode = await fast.enqueue({ item, policy: this.config.backpressure, settingsVersion: this.#settingsVersion });
       if (mode !== undefined) return { item, mode };
     }
@@ -106,6 +111,8 @@ export class StoredReviewQueue implements ReviewQueue {
     const before = yield* ask((tx) => tx.byRun(item.runId));
     if (before !== undefined)
       return { ...(before.state === 'dropped' ? { dropped: before.item } : { item: before.item }), mode: state.mode, repeated: true };
+    const rule = catchingRule(this.config.filters, item);
+    if (rule !== undefined) return yield* caughtStep(state, this.config, { item, rule, at, verdictId: this.#runtime.generateId() });
     const { backpressure } = this.config;
     const { mode, depth } = state;
     // Only an enqueue at capacity drops, and only the lowest droppable item can be the victim.
@@ -325,6 +332,50 @@ export class StoredReviewQueue implements ReviewQueue {
   async releaseClaims(reviewer: string): Promise<number> {
     assertReviewer(reviewer);
     return this.#store.releaseClaims(reviewer, this.#runtime.now());
+  }
+
+  async addFilterRule(input: FilterRuleInput): Promise<{ rule: FilterRule; repeated: boolean }> {
+    const { rule, repeated } = await this.#changeRules((state) => addRuleStep(state, this.config, input, this.#runtime.now()));
+    return { rule, repeated };
+  }
+
+  async setFilterRule(id: string, { enabled, by }: { readonly enabled: boolean; readonly by: string }): Promise<FilterRule> {
+    if (typeof enabled !== 'boolean') throw new TypeError(`Expected enabled to be true or false, got ${JSON.stringify(enabled)}`);
+    assertReviewer(by);
+    return (await this.#changeRules((state) => setRuleStep(state, this.config, { id, enabled, by }, this.#runtime.now()))).rule;
+  }
+
+  async filterRules(): Promise<readonly FilterRuleEntry[]> {
+    this.#reload(await this.#store.settings());
+    const caught = await this.#store.rulesVerdicts();
+    return this.config.filters.map((rule) => ({ ...rule, caught: caught.get(`filter:${rule.id}`) ?? 0 }));
+  }
+
+  async proposeFilterRule(label: string): Promise<FilterProposal> {
+    this.#reload(await this.#store.settings());
+    assertLabel(this.config.labels, label, 'proposal');
+    const given = (await this.recentVerdicts()).filter((verdict) => verdict.label === label && ruleIdOf(verdict.reviewer) === undefined);
+    const items = await Promise.all(given.map(async (verdict) => (await this.#store.get(verdict.itemId))?.item));
+    return proposeFilter(
+      label,
+      items.filter((item) => item !== undefined),
+    );
+  }
+
+  /** Runs a rule change in a write transaction and puts the settings it leaves in force here. */
+  async #changeRules(change: (state: LockedState) => TxStep<RuleChange>): Promise<RuleChange> {
+    const self = this;
+    const result = await this.#store.transaction(
+      (function* () {
+        const state = yield* self.#begin();
+        return yield* change(state);
+      })(),
+    );
+    if (!result.repeated) {
+      this.#runtime = withFilters(this.#runtime, result.config.filters);
+      this.#settingsVersion += 1;
+    }
+    return result;
   }
 
   async close(): Promise<void> {

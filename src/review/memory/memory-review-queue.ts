@@ -1,3 +1,4 @@
+import { ruleIdOf } from '../filter-rules.js';
 import type { Alert, RunReport, WebhookDelivery } from '../alerts.js';
 import type { ModeChange } from '../backpressure.js';
 import { settleConfig, type ReviewQueueOptions } from '../config.js';
@@ -206,6 +207,12 @@ class MemoryReviewStore implements ReviewStore, ReviewTx {
   reviewerByToken(tokenHash: string): string | undefined {
     for (const [name, hash] of this.#reviewers) if (hash === tokenHash) return name;
     return undefined;
+  }
+
+  rulesVerdicts(): ReadonlyMap<string, number> {
+    const counts = new Map<string, number>();
+    for (const { reviewer } of this.#verdicts) if (ruleIdOf(reviewer) !== undefined) counts.set(reviewer, (counts.get(reviewer) ?? 0) + 1);
+    return counts;
   }
 
   releaseClaims(reviewer: string, at: number): number {

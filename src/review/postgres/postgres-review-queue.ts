@@ -387,6 +387,10 @@ class PostgresReviewStore implements ReviewStore {
     return reviewers.releaseClaims(this.#pool, this.#schema, reviewer, at);
   }
 
+  async rulesVerdicts(): Promise<ReadonlyMap<string, number>> {
+    return reviewers.rulesVerdicts(this.#pool, this.#schema);
+  }
+
   async close(): Promise<void> {
     if (this.#owned) await this.#pool.end();
   }

@@ -3,7 +3,7 @@ import { assertReviewer } from '../review-item.js';
 import { assertReviewerEntry, assertTokenHash } from '../reviewers.js';
 
 // The queue's reviewers and sign-out, on PostgreSQL: `ReviewQueue.addReviewer`, `reviewerByToken`,
-// `releaseClaims`; `S` is the quoted schema. Each is one statement.
+// `releaseClaims`; and the verdicts filter rules gave, per rule. `S` is the quoted schema. Each is one statement.
 
 type Query = Pick<PgClient, 'query'>;
 
@@ -28,4 +28,11 @@ export async function releaseClaims(pool: Query, S: string, reviewer: string, at
     [reviewer, at],
   );
   return rows.length;
+}
+
+export async function rulesVerdicts(pool: Query, S: string): Promise<ReadonlyMap<string, number>> {
+  const { rows } = await pool.query<{ reviewer: string; n: string }>(
+    `SELECT reviewer, count(*) AS n FROM ${S}.review_verdicts WHERE reviewer LIKE 'filter:%' GROUP BY reviewer`,
+  );
+  return new Map(rows.map((row) => [row.reviewer, Number(row.n)]));
 }

@@ -2,7 +2,8 @@ import { immediate, type SqliteDatabase } from '../../db/sqlite/sqlite-database.
 import { assertReviewer } from '../review-item.js';
 import { assertReviewerEntry, assertTokenHash } from '../reviewers.js';
 
-// The queue's reviewers and sign-out, on SQLite: `ReviewQueue.addReviewer`, `reviewerByToken`, `releaseClaims`.
+// The queue's reviewers and sign-out, on SQLite: `ReviewQueue.addReviewer`, `reviewerByToken`, `releaseClaims`;
+// and the verdicts filter rules gave, per rule.
 
 export function addReviewer(db: SqliteDatabase, name: string, tokenHash: string, at: number): void {
   assertReviewerEntry(name, tokenHash);
@@ -31,4 +32,12 @@ export function releaseClaims(db: SqliteDatabase, reviewer: string, at: number):
         )
         .run(reviewer, at).changes,
   );
+}
+
+export function rulesVerdicts(db: SqliteDatabase): ReadonlyMap<string, number> {
+  const rows = db.prepare("SELECT reviewer, count(*) AS n FROM review_verdicts WHERE reviewer LIKE 'filter:%' GROUP BY reviewer").all() as {
+    reviewer: string;
+    n: number;
+  }[];
+  return new Map(rows.map((row) => [row.reviewer, row.n]));
 }

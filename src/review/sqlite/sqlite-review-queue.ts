@@ -300,6 +300,10 @@ class SqliteReviewStore implements ReviewStore, ReviewTx {
     return reviewers.releaseClaims(this.#db, reviewer, at);
   }
 
+  rulesVerdicts(): ReadonlyMap<string, number> {
+    return reviewers.rulesVerdicts(this.#db);
+  }
+
   close(): void {
     if (this.#owned) this.#db.close();
   }
