@@ -22,6 +22,9 @@ function program(setCode: (code: number) => void, output: Output): Command {
   const cli = new Command('redline')
     .description('Bounded refinement loops for AI agents that stop for the right reason.')
     .version('0.1.0')
+    // A command's options are its own once its name is given (`review filters --ledger` is the list's,
+    // `review filters add … --ledger` the add's): commander needs every ancestor positional for that.
+    .enablePositionalOptions()
     .showHelpAfterError()
     .exitOverride()
     // Commander ends what it writes with a newline; `output` adds its own.

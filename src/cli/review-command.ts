@@ -1,12 +1,11 @@
 import { Option, type Command } from 'commander';
 import { clean, jsonLine, painter, shellArg, type Style } from './terminal-text.js';
 import { count, fraction, positive } from './arguments.js';
-import { displayLocation, expectLedgerAt, ledgerLocation } from '../ledger/open-ledger.js';
+import { displayLocation } from '../ledger/open-ledger.js';
 import { parseDuration } from '../mission/duration.js';
 import { alertLine } from '../review/alerts.js';
 import { watermark } from '../review/backpressure.js';
 import { VERDICT_LABELS } from '../review/labels.js';
-import { openReviewQueue } from '../review/open-review-queue.js';
 import { ReviewError } from '../review/review-error.js';
 import type { ReviewQueueOptions } from '../review/config.js';
 import type { JournalEntry } from '../review/journal-entries.js';
@@ -16,6 +15,8 @@ import type { Output } from './run-command.js';
 import { ledgerRunOf } from '../judge/request-key.js';
 import { age } from '../review-app/age.js';
 import type { ReviewServeOptions } from './review-serve-command.js';
+import { addFiltersCommand } from './review-filters-command.js';
+import { withReviewQueue } from './with-review-queue.js';
 
 // Task, output, errors and tags come from agents: untrusted text. Every stored string goes through
 // `clean` (text) or `jsonLine` (JSON) before it reaches the terminal, so no escape sequence, carriage
@@ -29,26 +30,6 @@ const MAX_LINES = 200;
 const short = (text: string, width: number): string => (text.length > width ? `${text.slice(0, width - 1)}…` : text);
 const percent = (rate: number): string => `${Math.round(rate * 100)}%`;
 const iso = (ms: number): string => new Date(ms).toISOString();
-
-/**
- * Opens the review queue in the ledger a command names (flag, environment, or `.redline/redline.db` here)
- * for `work`. The ledger must exist unless the command `creates` it (settings): a mistyped path is an error.
- */
-async function withReviewQueue<T>(
-  explicit: string | undefined,
-  work: (queue: ReviewQueue, name: string) => Promise<T>,
-  options: ReviewQueueOptions = {},
-  { creates = false }: { creates?: boolean } = {},
-): Promise<T> {
-  const location = ledgerLocation(explicit, process.cwd());
-  if (!creates) await expectLedgerAt(location);
-  const queue = await openReviewQueue(location, options);
-  try {
-    return await work(queue, clean(displayLocation(location)));
-  } finally {
-    await queue.close();
-  }
-}
 
 async function entryOrFail(queue: ReviewQueue, itemId: string): Promise<ReviewEntry> {
   const entry = await queue.get(itemId);
@@ -406,7 +387,7 @@ function journalSummary(entry: JournalEntry): string {
   }
 }
 
-/** Adds `redline review list|show|claim|verdict|stats|settings|journal|serve|token add`; `ledgerHelp` is the ledger commands' `--ledger` help. */
+/** Adds `redline review list|show|claim|verdict|stats|settings|journal|serve|filters|token add`; `ledgerHelp` is the ledger commands' `--ledger` help. */
 export function addReviewCommand({
   cli,
   done,
@@ -420,7 +401,8 @@ export function addReviewCommand({
 }): void {
   const review = cli
     .command('review')
-    .description('The human review queue: briefs of what runs could not verify, verdicts, and queue statistics.');
+    .description('The human review queue: briefs of what runs could not verify, verdicts, and queue statistics.')
+    .enablePositionalOptions();
   review
     .command('list')
     .description('List the queue in review order (priority, then age): item, priority, age, attempts, verification, tags, cutoff reason.')
@@ -519,6 +501,7 @@ export function addReviewCommand({
     .action(async (options: ReviewServeOptions) =>
       done(await (await import('./review-serve-command.js')).reviewServeCommand(options, output)),
     );
+  addFiltersCommand({ review, done, output, ledgerHelp });
   review
     .command('token')
     .description('Sign-in tokens of named reviewers for the web app.')

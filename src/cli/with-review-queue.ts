@@ -1,0 +1,25 @@
+import { clean } from './terminal-text.js';
+import { displayLocation, expectLedgerAt, ledgerLocation } from '../ledger/open-ledger.js';
+import type { ReviewQueueOptions } from '../review/config.js';
+import { openReviewQueue } from '../review/open-review-queue.js';
+import type { ReviewQueue } from '../review/review-queue.js';
+
+/**
+ * Opens the review queue in the ledger a command names (flag, environment, or `.redline/redline.db` here)
+ * for `work`. The ledger must exist unless the command `creates` it (settings): a mistyped path is an error.
+ */
+export async function withReviewQueue<T>(
+  explicit: string | undefined,
+  work: (queue: ReviewQueue, name: string) => Promise<T>,
+  options: ReviewQueueOptions = {},
+  { creates = false }: { creates?: boolean } = {},
+): Promise<T> {
+  const location = ledgerLocation(explicit, process.cwd());
+  if (!creates) await expectLedgerAt(location);
+  const queue = await openReviewQueue(location, options);
+  try {
+    return await work(queue, clean(displayLocation(location)));
+  } finally {
+    await queue.close();
+  }
+}
