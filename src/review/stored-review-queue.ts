@@ -364,18 +364,16 @@ export class StoredReviewQueue implements ReviewQueue {
 
   /** Runs a rule change in a write transaction and puts the settings it leaves in force here. */
   async #changeRules(change: (state: LockedState) => TxStep<RuleChange>): Promise<RuleChange> {
-    const self = this;
-    const result = await this.#store.transaction(
-      (function* () {
-        const state = yield* self.#begin();
-        return yield* change(state);
-      })(),
-    );
+    const result = await this.#store.transaction(this.#withState(change));
     if (!result.repeated) {
       this.#runtime = withFilters(this.#runtime, result.config.filters);
       this.#settingsVersion += 1;
     }
     return result;
+  }
+
+  *#withState<T>(step: (state: LockedState) => TxStep<T>): TxStep<T> {
+    return yield* step(yield* this.#begin());
   }
 
   async close(): Promise<void> {
