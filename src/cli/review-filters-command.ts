@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { userInfo } from 'node:os';
-import type { FilterAction, FilterMatch, FilterRule, FilterRuleEntry } from '../review/filter-rules.js';
+import { describeMatch, type FilterAction, type FilterMatch, type FilterRule, type FilterRuleEntry } from '../review/filter-rules.js';
 import { withReviewQueue } from './with-review-queue.js';
 import type { Output } from './run-command.js';
 import { clean, jsonLine } from './terminal-text.js';
@@ -20,23 +20,11 @@ export interface FiltersAddOptions {
   readonly ledger?: string;
 }
 
-/** A rule's match in one line: `task type parser · stop budget_attempts · codes a, b · text "x"`. */
-export function matchLine(match: FilterMatch): string {
-  return [
-    match.taskType === undefined ? undefined : `task type ${match.taskType}`,
-    match.stopReason === undefined ? undefined : `stop ${match.stopReason}`,
-    match.reasonCodes === undefined ? undefined : `codes ${match.reasonCodes.join(', ')}`,
-    match.pattern === undefined ? undefined : `text ${JSON.stringify(match.pattern)}`,
-  ]
-    .filter((part) => part !== undefined)
-    .join(' · ');
-}
-
 const ruleLine = (rule: FilterRule | FilterRuleEntry): string =>
   clean(
     `${rule.id.padEnd(4)} ${(rule.enabled ? 'enabled' : 'disabled').padEnd(9)} ${rule.label.padEnd(14)} ${rule.action.padEnd(7)}${
       'caught' in rule ? ` caught ${String(rule.caught).padStart(5)}` : ''
-    }  ${matchLine(rule.match)}  (by ${rule.createdBy})`,
+    }  ${describeMatch(rule.match)}  (by ${rule.createdBy})`,
   );
 
 const defaultReviewer = (): string => process.env.USER ?? userInfo().username;

@@ -41,6 +41,10 @@ pre.text { white-space: pre-wrap; word-break: break-word; background: #fafafa; b
 .filters { display: flex; gap: 12px; align-items: end; margin-bottom: 10px; flex-wrap: wrap; }
 .filters label { display: flex; flex-direction: column; }
 #suggestions ul { margin: 0; padding-left: 18px; }
+.skip-label { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+#rule-form p { display: flex; flex-direction: column; gap: 2px; max-width: 40em; } #rule-form small { color: #555; }
+#rule-form fieldset label { display: block; } tr.disabled { color: #555; }
+a.button { display: inline-block; padding: 4px 12px; border: 1px solid #555; border-radius: 4px; text-decoration: none; }
 `;
 
 /**

@@ -46,12 +46,18 @@ export function statusBar(stats: ReviewStats, session: Session): Html {
           ? html`<span class="keys">No filter-rule suggestions</span>`
           : html`<strong>Filter-rule suggestions</strong>
               <ul>
-                ${suggestions.map((suggestion) => html`<li data-label="${suggestion.label}">${suggestion.suggestion}</li>`)}
+                ${suggestions.map(
+                  (suggestion) =>
+                    html`<li data-label="${suggestion.label}">
+                      ${suggestion.suggestion} ·
+                      <a href="/filters/new?label=${encodeURIComponent(suggestion.label)}">Make it a rule</a>
+                    </li>`,
+                )}
               </ul>`
       }
     </section>
     <div class="who">
-      Signed in as <strong id="reviewer">${session.reviewer}</strong>
+      <a href="/filters" id="filters-link">Filter rules</a> · Signed in as <strong id="reviewer">${session.reviewer}</strong>
       <form class="inline" method="post" action="/sign-out">${csrfField(session)}<button type="submit">Sign out</button></form>
     </div>
   </header>`;

@@ -8,6 +8,7 @@ import type { ReviewEntry, ReviewQueue } from '../review/review-queue.js';
 import { KEYS_SCRIPT, STYLESHEET } from './assets.js';
 import { briefPage, valueText } from './brief-page.js';
 import { evidencePage } from './evidence-page.js';
+import { filterRoutes } from './filter-routes.js';
 import { html, type Html } from './html.js';
 import { page, statusBar } from './layout.js';
 import { PAGE_SIZE, queuePage, type QueueFilter, type RunInfo } from './queue-page.js';
@@ -261,6 +262,8 @@ export function reviewApp({
       throw error;
     }
   });
+
+  filterRoutes(app, { queue, render });
 
   app.get('/runs/:runId/evidence', async (c) => {
     const runId = ledgerRunOf(c.req.param('runId'));

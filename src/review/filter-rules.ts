@@ -197,3 +197,15 @@ export function parseFilterRules(stored: unknown): readonly FilterRule[] {
     return { ...(rule as FilterRule), match: filterMatch(rule.match as FilterMatch) };
   });
 }
+
+/** A match in one line: `task type parser · stop budget_attempts · codes a, b · text "x"`. */
+export function describeMatch(match: FilterMatch): string {
+  return [
+    match.taskType === undefined ? undefined : `task type ${match.taskType}`,
+    match.stopReason === undefined ? undefined : `stop ${match.stopReason}`,
+    match.reasonCodes === undefined ? undefined : `codes ${match.reasonCodes.join(', ')}`,
+    match.pattern === undefined ? undefined : `text ${JSON.stringify(match.pattern)}`,
+  ]
+    .filter((part) => part !== undefined)
+    .join(' · ');
+}

@@ -426,4 +426,63 @@ describe('the reviewer web app in a browser', () => {
       await context.close();
     }
   });
+  it('accepts a filter-rule suggestion from the status bar; the rule catches the next matching item and its journal entry verifies', async () => {
+    const { context, page } = await reviewerPage();
+    try {
+      await signIn(page, tokens.grace);
+      // The eight seeded rejections carry logic_error: the status bar suggests a rule for it.
+      const suggestion = page.locator('#suggestions li[data-label="logic_error"]');
+      assert.match(await suggestion.innerText(), /add an automatic filter rule for logic_error/);
+      await suggestion.getByRole('link', { name: 'Make it a rule' }).click();
+      await page.locator('#rule-form').waitFor();
+      assert.match(await page.locator('#proposal').innerText(), /of the last \d+ item\(s\) people labelled logic_error match/);
+      assert.equal(await page.locator('#rule-stopReason').inputValue(), 'budget_attempts', 'filled in from the labelled items');
+      // The reviewer narrows it with a text the labelled items had, and makes it reject.
+      await page.fill('#rule-pattern', 'Flaky clock');
+      await page.check('input[name="action"][value="reject"]');
+      await page.fill('#rule-comment', 'the clock fixture is known flaky: <b>not</b> the agent');
+      await page.screenshot({ path: path.join(SCREENSHOTS, 'filter-rule.png'), fullPage: false });
+      const form = Object.fromEntries(
+        await page.$$eval('#rule-form input, #rule-form select, #rule-form textarea', (controls) =>
+          (controls as unknown as { name: string; value: string; type?: string; checked?: boolean }[])
+            .filter((control) => control.type !== 'radio' || control.checked === true)
+            .map((control) => [control.name, control.value]),
+        ),
+      ) as Record<string, string>;
+      await page.click('#add-rule');
+      await page.locator('#added').waitFor();
+      // The same form posted again (a double submit) is the same rule.
+      const again = await context.request.post(`${server.url}/filters`, { form, headers: { Origin: server.url }, maxRedirects: 0 });
+      assert.equal(again.status(), 303);
+      assert.match(
+        await page.locator('#rule-r1').innerText(),
+        /r1\s+enabled\s+logic_error\s+reject\s+stop budget_attempts · text "Flaky clock"\s+0\s+grace/,
+      );
+      assert.equal((await queue.filterRules()).length, 1);
+
+      const caught = await queue.enqueue(brief('flaky-1', { lastError: 'tests: flaky clock skew of 3 ms' }));
+      assert.equal(caught.caught?.rule.id, 'r1');
+      assert.equal(caught.caught?.verdict.reviewer, 'filter:r1');
+      assert.equal((await queue.get(caught.item?.id ?? ''))?.status, 'decided', 'it never waited for a person');
+      const waiting = await queue.enqueue(brief('steady-1', { lastError: 'tests: expected 2, got 3' }));
+      assert.equal(waiting.caught, undefined);
+      await page.reload();
+      assert.equal(await page.locator('#rule-r1 .caught').innerText(), '1');
+
+      const entries = (await queue.journal()).map((row) => JSON.parse(row.body) as { type: string; data: { by?: string; event?: string } });
+      assert.deepEqual(
+        entries.filter((entry) => entry.type === 'filter_rule').map((entry) => [entry.data.event, entry.data.by]),
+        [['added', 'grace']],
+      );
+      assert.equal((await queue.verifyJournal()).ok, true);
+
+      await page.getByRole('button', { name: 'Disable r1' }).click();
+      await page.locator('#rule-r1.disabled').waitFor();
+      assert.equal((await queue.enqueue(brief('flaky-2', { lastError: 'flaky clock again' }))).caught, undefined);
+      assert.equal((await queue.verifyJournal()).ok, true);
+      await page.screenshot({ path: path.join(SCREENSHOTS, 'filter-rules.png'), fullPage: false });
+    } finally {
+      await context.close();
+    }
+  });
 });
