@@ -541,6 +541,18 @@ describe('the reviewer web app in a browser', () => {
         await page.locator('#output').innerText(),
         /logo\.png\s+Shown whole: the file before the run \(1,234 bytes\) is binary\./,
       );
+      // No diff and no file before the run where the brief has none: a new file, the binary, an item without a baseline.
+      const status = async (url: string): Promise<number> => (await context.request.get(`${server.url}${url}`)).status();
+      const diffed = `/items/${items.diffed?.id}`;
+      assert.deepEqual(
+        [
+          await status(`${diffed}/output?file=src%2Fnew.ts&before`),
+          await status(`${diffed}/diff?file=logo.png`),
+          await status(`${diffed}/diff?file=__proto__`),
+          await status(`/items/${items.spare3?.id}/diff?file=src%2Fa.ts`),
+        ],
+        [404, 404, 404, 404],
+      );
       // An item enqueued without a baseline still shows its files whole.
       await page.goto(itemUrl(items.spare3 as ReviewItem));
       assert.equal(await page.locator('ol.diff').count(), 0);
