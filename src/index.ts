@@ -19,6 +19,7 @@ export type { Candidate } from './core/candidate.js';
 export { OUTCOMES, StopReason, type Outcome, type Verification } from './core/outcome.js';
 export type { Acceptance } from './core/acceptance.js';
 export type { Brief } from './core/brief.js';
+export type { BaselineFile, OmittedBaseline, OmittedReason } from './core/brief-baseline.js';
 export { canonicalJson } from './core/canonical-json.js';
 export { PLAN_EXHAUSTED_REASONS, runPlanHash, runPlanOf, type RunPlan } from './loop/run-plan.js';
 

@@ -1,3 +1,4 @@
+import { briefBaseline, type BaselineFile, type BaselineSource } from './brief-baseline.js';
 import type { Finding, FindingLocation } from './finding.js';
 import type { Candidate } from './candidate.js';
 import type { Verification } from './outcome.js';
@@ -19,8 +20,16 @@ export interface Brief {
   /** The mission's task type, which filter rules and the queue page's filter match on. */
   readonly taskType?: string;
   readonly priority: number;
-  /** The final candidate's changed files and value, thinking-token leakage stripped (see `stripped`). */
-  readonly finalOutput: { readonly files: Readonly<Record<string, string | null>>; readonly value?: unknown };
+  /**
+   * The final candidate's changed files and value, thinking-token leakage stripped (see `stripped`), and
+   * `baseline`: each changed path as the run's snapshot held it, as it was (briefs of runs without a
+   * workspace, and older briefs, have none).
+   */
+  readonly finalOutput: {
+    readonly files: Readonly<Record<string, string | null>>;
+    readonly value?: unknown;
+    readonly baseline?: Readonly<Record<string, BaselineFile>>;
+  };
   readonly cutoffReason: string;
   readonly lastError?: string;
   readonly attempts: number;
@@ -56,16 +65,18 @@ function briefFinding({ check, status, reasonCodes, message, location }: Finding
 /**
  * The brief of a sealed run: the last error and the failing findings of its last check set, and its final
  * output with thinking-token leakage (`stripPatterns`, default {@link DEFAULT_STRIP_PATTERNS}) stripped and
- * recorded as `stripped`.
+ * recorded as `stripped`. With `baseline` (the run's snapshot), each changed path's content before the run
+ * is kept next to it, within the caps of {@link briefBaseline}.
  */
 export function makeBrief(
   fields: Omit<Brief, 'finalOutput' | 'lastError' | 'failing' | 'failingOmitted' | 'stripped'> & {
     candidate: Candidate;
     findings: readonly Finding[];
     stripPatterns?: readonly string[] | undefined;
+    baseline?: BaselineSource | undefined;
   },
 ): Brief {
-  const { candidate, findings, stripPatterns = DEFAULT_STRIP_PATTERNS, ...rest } = fields;
+  const { candidate, findings, stripPatterns = DEFAULT_STRIP_PATTERNS, baseline, ...rest } = fields;
   const bad = findings.filter((item) => item.status === 'fail' || item.status === 'error');
   const error = lastError(findings);
   const counts = new Map<string, number>();
@@ -74,7 +85,11 @@ export function makeBrief(
   return {
     ...rest,
     ...(error === undefined ? {} : { lastError: error }),
-    finalOutput: { files, ...(value === undefined ? {} : { value }) },
+    finalOutput: {
+      files,
+      ...(value === undefined ? {} : { value }),
+      ...(baseline === undefined ? {} : { baseline: briefBaseline(Object.keys(candidate.files), baseline) }),
+    },
     ...(bad.length === 0 ? {} : { failing: bad.slice(0, BRIEF_FINDINGS).map(briefFinding) }),
     ...(bad.length > BRIEF_FINDINGS ? { failingOmitted: bad.length - BRIEF_FINDINGS } : {}),
     ...(counts.size === 0 ? {} : { stripped: [...counts].map(([pattern, count]) => ({ pattern, count })) }),

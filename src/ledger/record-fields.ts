@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Acceptance } from '../core/acceptance.js';
 import type { Brief } from '../core/brief.js';
+import { OMITTED_REASONS } from '../core/brief-baseline.js';
 import type { Candidate } from '../core/candidate.js';
 import type { Finding } from '../core/finding.js';
 import { OUTCOMES } from '../core/outcome.js';
@@ -131,7 +132,13 @@ export const briefSchema: z.ZodType<Brief> = z.looseObject({
   runId: z.string(),
   task: z.string(),
   priority: z.number(),
-  finalOutput: z.looseObject({ files: z.record(z.string(), z.string().nullable()), value: opt(z.unknown()) }),
+  finalOutput: z.looseObject({
+    files: z.record(z.string(), z.string().nullable()),
+    value: opt(z.unknown()),
+    baseline: opt(
+      z.record(z.string(), z.union([z.string(), z.null(), z.looseObject({ omitted: z.enum(OMITTED_REASONS), bytes: z.number() })])),
+    ),
+  }),
   cutoffReason: z.string(),
   lastError: opt(z.string()),
   attempts: z.number(),

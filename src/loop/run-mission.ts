@@ -257,6 +257,7 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
       verification,
       position: { attempt, candidate, findings: state.findings, counters },
       mission: { goal: mission.goal, taskType: mission.taskType, priority: mission.priority, stripPatterns: mission.brief?.stripPatterns },
+      baseline: files === undefined ? undefined : (file) => files.baselineFile(file),
       handoff: options.handoff === undefined || handoffPlan === undefined ? undefined : { handoff: options.handoff, plan: handoffPlan },
       atSeal: async () => {
         const workspace = await workspaceAtSeal(files, candidate.footprint);

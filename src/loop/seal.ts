@@ -1,3 +1,4 @@
+import type { BaselineSource } from '../core/brief-baseline.js';
 import { makeBrief, type Brief } from '../core/brief.js';
 import type { Candidate } from '../core/candidate.js';
 import type { Finding } from '../core/finding.js';
@@ -30,6 +31,8 @@ export interface SealOptions {
     readonly priority: number;
     readonly stripPatterns?: readonly string[] | undefined;
   };
+  /** The run's snapshot, for the brief to keep each changed file as the run started; none without a workspace. */
+  readonly baseline?: BaselineSource | undefined;
   /** The review queue, with the plan the run started under; without one nothing is handed off. */
   readonly handoff?: { readonly handoff: Handoff; readonly plan: HandoffPlan } | undefined;
   /** What only the live run adds to its seal, asked after the handoff: the workspace's account, the shadow verdict. */
@@ -51,6 +54,7 @@ export async function sealRun({
   verification,
   position,
   mission,
+  baseline,
   handoff,
   atSeal,
   append,
@@ -67,6 +71,7 @@ export async function sealRun({
     verification,
     findings: position.findings,
     stripPatterns: mission.stripPatterns,
+    baseline,
   });
   const brief = outcome === 'blocked' || verification === 'unverified' ? fullBrief : undefined;
   const queued =

@@ -1,45 +1,11 @@
 import type { ReviewEntry } from '../review/review-queue.js';
 import { age } from './age.js';
-import { languageOf } from './highlight.js';
+import { finalOutput } from './final-output.js';
 import { html, type Html } from './html.js';
 import { csrfField } from './layout.js';
-import { outputView } from './output-view.js';
 import type { Session } from './sessions.js';
 
-/** The value of a final output as text: a string as it is, anything else as indented JSON. */
-export function valueText(value: unknown): string {
-  return typeof value === 'string' ? value : (JSON.stringify(value, null, 2) ?? String(value));
-}
-
 const itemHref = (itemId: string): string => `/items/${encodeURIComponent(itemId)}`;
-
-function finalOutput(entry: ReviewEntry): Html {
-  const { item } = entry;
-  const files = Object.entries(item.finalOutput.files).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  const parts = files.map(([file, content]) =>
-    content === null
-      ? html`<h3><code>${file}</code> <span class="badge">deleted</span></h3>`
-      : html`<h3><code>${file}</code></h3>
-          ${outputView({
-            text: content,
-            language: languageOf(file),
-            wholeHref: `${itemHref(item.id)}/output?file=${encodeURIComponent(file)}`,
-            label: `file ${file}`,
-          })}`,
-  );
-  const value = item.finalOutput.value;
-  if (value !== undefined)
-    parts.push(
-      html`<h3>Value</h3>
-        ${outputView({
-          text: valueText(value),
-          language: typeof value === 'string' ? 'txt' : 'json',
-          wholeHref: `${itemHref(item.id)}/output?value`,
-          label: 'value',
-        })}`,
-    );
-  return parts.length === 0 ? html`<p>No files changed, no value.</p>` : html`${parts}`;
-}
 
 function failing(entry: ReviewEntry): Html {
   const list = entry.item.failing ?? [];

@@ -1,3 +1,4 @@
+import { diffClassifier, type DiffLineClass } from './diff-lines.js';
 import { highlightLine } from './highlight.js';
 import { html, type Html } from './html.js';
 
@@ -13,31 +14,33 @@ export function isUnifiedDiff(text: string): boolean {
   return /^(diff --git |--- \S.*\n\+\+\+ \S)/m.test(text.slice(0, 4096));
 }
 
-function diffClass(line: string): string {
-  if (line.startsWith('+++') || line.startsWith('---') || line.startsWith('diff ') || line.startsWith('index ')) return 'diff-meta';
-  if (line.startsWith('@@')) return 'diff-hunk';
-  if (line.startsWith('+')) return 'diff-add';
-  if (line.startsWith('-')) return 'diff-del';
-  return 'diff-context';
+/** A diff line's markup: an added, removed or context line is its sign, then its code highlighted. */
+function diffLine(shown: string, kind: DiffLineClass, language: string): Html {
+  if (kind === 'diff-meta' || kind === 'diff-hunk') return html`${shown}`;
+  return html`${shown.slice(0, 1)}${highlightLine(shown.slice(1), language)}`;
 }
 
 /**
  * One output of a brief (a file or the value) as a numbered, highlighted listing, cut on the server at
  * {@link MAX_LINES} lines or {@link MAX_CHARS} characters with a link to the whole (`wholeHref`), so a
- * huge output cannot freeze the reviewer's page. A unified diff is shown as a diff.
+ * huge output cannot freeze the reviewer's page. A unified diff (`diff`, or any output that is one) is
+ * shown as a diff: each line marked added, removed, context or header, the code in it highlighted as
+ * `language`.
  */
 export function outputView({
   text,
   language,
   wholeHref,
   label,
+  diff = isUnifiedDiff(text),
 }: {
   text: string;
   language: string;
   wholeHref: string;
   label: string;
+  diff?: boolean;
 }): Html {
-  const diff = isUnifiedDiff(text);
+  const classOf = diffClassifier();
   const lines: Html[] = [];
   let chars = 0;
   let cut = false;
@@ -55,8 +58,9 @@ export function outputView({
       const shown = line.length > MAX_LINE_CHARS ? line.slice(0, MAX_LINE_CHARS) : line;
       chars += shown.length;
       const tail = line.length > MAX_LINE_CHARS ? html`<span class="cut" title="line cut">…</span>` : '';
-      const body = diff ? html`${shown}` : highlightLine(shown, language);
-      lines.push(html`<li${diff ? html` class="${diffClass(line)}"` : ''}><code>${body}${tail}</code></li>`);
+      const kind = diff ? classOf(line) : undefined;
+      const body = kind === undefined ? highlightLine(shown, language) : diffLine(shown, kind, language);
+      lines.push(html`<li${kind === undefined ? '' : html` class="${kind}"`}><code>${body}${tail}</code></li>`);
       if (line.length > MAX_LINE_CHARS) partial = true;
     }
     if (end < 0) break;

@@ -6,7 +6,9 @@ import { verifyRun } from '../ledger/verify.js';
 import { ReviewError } from '../review/review-error.js';
 import type { ReviewEntry, ReviewQueue } from '../review/review-queue.js';
 import { KEYS_SCRIPT, STYLESHEET } from './assets.js';
-import { briefPage, valueText } from './brief-page.js';
+import { briefPage } from './brief-page.js';
+import { fileChange } from './file-change.js';
+import { valueText } from './final-output.js';
 import { evidencePage } from './evidence-page.js';
 import { filterRoutes } from './filter-routes.js';
 import { html, type Html } from './html.js';
@@ -206,23 +208,30 @@ export function reviewApp({
     return render(c, `Brief ${entry.item.id}`, body);
   });
 
-  // The whole of one output, as plain text (never HTML, never sniffed): what the brief cut.
+  const plainText = (c: Context<Env>, text: string | undefined): Response =>
+    text === undefined
+      ? c.text('No such output', 404)
+      : c.body(text, 200, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Disposition': 'inline' });
+
+  // The whole of one output, as plain text (never HTML, never sniffed): what the brief cut. `before`: the file before the run.
   app.get('/items/:id/output', async (c) => {
     const entry = await queue.get(c.req.param('id'));
     const file = c.req.query('file');
     const output = entry?.item.finalOutput;
-    const text =
-      output === undefined
-        ? undefined
-        : file !== undefined
-          ? Object.hasOwn(output.files, file)
-            ? (output.files[file] ?? undefined)
-            : undefined
-          : c.req.query('value') !== undefined && output.value !== undefined
-            ? valueText(output.value)
-            : undefined;
-    if (text === undefined) return c.text('No such output', 404);
-    return c.body(text, 200, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Disposition': 'inline' });
+    if (output === undefined) return plainText(c, undefined);
+    if (file === undefined)
+      return plainText(c, c.req.query('value') !== undefined && output.value !== undefined ? valueText(output.value) : undefined);
+    const side = c.req.query('before') === undefined ? output.files : (output.baseline ?? {});
+    const text = Object.hasOwn(side, file) ? side[file] : undefined;
+    return plainText(c, typeof text === 'string' ? text : undefined);
+  });
+
+  // The whole diff of one changed file against the file before the run, as plain text.
+  app.get('/items/:id/diff', async (c) => {
+    const entry = await queue.get(c.req.param('id'));
+    const file = c.req.query('file');
+    const change = entry === undefined || file === undefined ? undefined : fileChange(entry.item, file);
+    return plainText(c, change?.kind === 'diff' ? change.diff : undefined);
   });
 
   app.post('/items/:id/verdict', async (c) => {

@@ -1,9 +1,30 @@
+import { OMITTED_REASONS, type BaselineFile } from '../core/brief-baseline.js';
 import { RULE_REVIEWER_PREFIX } from './filter-rules.js';
 import type { Brief } from '../core/brief.js';
 import type { Verification } from '../core/outcome.js';
 import type { ReviewClaim, ReviewEntry, ReviewItem, ReviewStatus, Verdict } from './review-queue.js';
 
 const VERIFICATIONS: readonly Verification[] = ['verified', 'sampled', 'unverified'];
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A file's content before the run as a brief may hold it: text, null (absent), or why it was left out. */
+function isBaselineFile(value: unknown): value is BaselineFile {
+  if (value === null || typeof value === 'string') return true;
+  return (
+    isObject(value) &&
+    (OMITTED_REASONS as readonly unknown[]).includes(value.omitted) &&
+    Number.isSafeInteger(value.bytes) &&
+    (value.bytes as number) >= 0
+  );
+}
+
+/** Whether `baseline` holds exactly the paths of `files`, each as {@link isBaselineFile}. */
+function isBaselineOf(baseline: unknown, files: object): boolean {
+  if (!isObject(baseline)) return false;
+  const paths = Object.keys(baseline);
+  return paths.length === Object.keys(files).length && paths.every((file) => Object.hasOwn(files, file) && isBaselineFile(baseline[file]));
+}
 
 /** The item a brief becomes; refuses a malformed brief with "Expected X, got Y". */
 export function briefItem(
@@ -33,6 +54,12 @@ export function briefItem(
       brief.finalOutput.files !== null,
     'brief.finalOutput.files to be an object',
     brief.finalOutput,
+  );
+  const baseline = brief.finalOutput.baseline;
+  expect(
+    baseline === undefined || isBaselineOf(baseline, brief.finalOutput.files),
+    'brief.finalOutput.baseline to hold exactly the paths of brief.finalOutput.files, each a string, null or { omitted, bytes }',
+    baseline,
   );
   expect(
     brief.failing === undefined ||
@@ -70,6 +97,7 @@ export function briefItem(
     finalOutput: {
       files: { ...brief.finalOutput.files },
       ...(brief.finalOutput.value === undefined ? {} : { value: brief.finalOutput.value }),
+      ...(baseline === undefined ? {} : { baseline: structuredClone(baseline) }),
     },
     cutoffReason: brief.cutoffReason,
     ...(brief.lastError === undefined ? {} : { lastError: brief.lastError }),

@@ -230,6 +230,12 @@ export class RunWorkspace {
     return result.sort((a, b) => compareParts(parts.get(a.file) as string[], parts.get(b.file) as string[]));
   }
 
+  /** One file of the snapshot: its size and its bytes read (and checked) on demand; null when the snapshot has no file there. */
+  baselineFile(file: string): { size: number; read: () => Buffer } | null {
+    const entry = this.snapshot.manifest.get(file);
+    return entry?.type === 'file' ? { size: entry.size, read: () => this.snapshot.blob(entry.hash) } : null;
+  }
+
   /** The snapshot's content hash of each path (null: the snapshot has no file there), for admission. */
   baselineOf(files: readonly string[]): Record<string, string | null> {
     const result: Record<string, string | null> = {};

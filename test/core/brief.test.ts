@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { describe, it } from 'node:test';
+import { BASELINE_BYTES, BASELINE_FILE_BYTES, briefBaseline, type BaselineSource } from '../../src/core/brief-baseline.js';
 import { finding } from '../../src/core/check.js';
 import { BRIEF_FINDINGS, makeBrief } from '../../src/core/brief.js';
 import { EMPTY_CANDIDATE } from '../../src/core/candidate.js';
@@ -122,5 +125,117 @@ describe('the brief of a run', () => {
     assert.match(result.candidate.files['src/add.js'] ?? '', /^<think>/);
     const [entry] = await queue.list();
     assert.deepEqual([entry?.item.failing, entry?.item.stripped], [brief?.failing, brief?.stripped]);
+  });
+});
+
+describe('the files before the run a brief keeps', () => {
+  const source =
+    (files: Record<string, Uint8Array | Error>, reads: string[] = []): BaselineSource =>
+    (file) => {
+      if (!Object.hasOwn(files, file)) return null;
+      const content = files[file] as Uint8Array | Error;
+      return {
+        size: content instanceof Error ? 10 : content.length,
+        read: () => {
+          reads.push(file);
+          if (content instanceof Error) throw content;
+          return content;
+        },
+      };
+    };
+
+  it('keeps UTF-8 text, null where there was no file, and says why it left out a binary, oversized or unreadable one', () => {
+    const reads: string[] = [];
+    const files = {
+      'src/a.ts': Buffer.from('export const a = "naïve ✓";\n'),
+      'img.png': Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x0a]),
+      'latin1.txt': Buffer.from([0x63, 0x61, 0x66, 0xe9]),
+      'huge.log': Buffer.alloc(BASELINE_FILE_BYTES + 1, 0x61),
+      'damaged.ts': new Error('the pack is damaged'),
+    };
+    const baseline = briefBaseline([...Object.keys(files), 'src/new.ts'], source(files, reads));
+    assert.deepEqual(baseline, {
+      'damaged.ts': { omitted: 'unreadable', bytes: 10 },
+      'huge.log': { omitted: 'too_large', bytes: BASELINE_FILE_BYTES + 1 },
+      'img.png': { omitted: 'binary', bytes: 6 },
+      'latin1.txt': { omitted: 'binary', bytes: 4 },
+      'src/a.ts': 'export const a = "naïve ✓";\n',
+      'src/new.ts': null,
+    });
+    assert.ok(!reads.includes('huge.log'), 'a file over the cap is not read');
+  });
+
+  it('keeps at most BASELINE_BYTES in all, in path order, and a path named __proto__ as a plain key', () => {
+    const chunk = Buffer.alloc(BASELINE_FILE_BYTES, 0x62);
+    const count = BASELINE_BYTES / BASELINE_FILE_BYTES + 2;
+    const files = Object.fromEntries(Array.from({ length: count }, (_, index) => [`f${String(index).padStart(2, '0')}.txt`, chunk]));
+    const baseline = briefBaseline(['__proto__', ...Object.keys(files)], source({ ...files }));
+    const kept = Object.values(baseline).filter((entry) => typeof entry === 'string');
+    assert.equal(kept.length, BASELINE_BYTES / BASELINE_FILE_BYTES);
+    assert.deepEqual(baseline[`f${String(count - 1).padStart(2, '0')}.txt`], { omitted: 'brief_full', bytes: BASELINE_FILE_BYTES });
+    assert.ok(Object.hasOwn(baseline, '__proto__'));
+    assert.equal(baseline['__proto__'], null);
+    assert.equal(Object.getPrototypeOf(baseline), Object.prototype);
+  });
+
+  it('strips thinking tokens from the final files only: the baseline is the workspace as it was', () => {
+    const candidate = { ...EMPTY_CANDIDATE, files: { 'a.md': '<think>x</think>new\n', 'b.md': null } };
+    const before = { 'a.md': Buffer.from('<think>kept</think>old\n'), 'b.md': Buffer.from('gone\n'), 'c.md': Buffer.from('untouched\n') };
+    const brief = makeBrief({ ...base, candidate, findings: [], baseline: source(before) });
+    assert.deepEqual(brief.finalOutput, {
+      files: { 'a.md': 'new\n', 'b.md': null },
+      baseline: { 'a.md': '<think>kept</think>old\n', 'b.md': 'gone\n' },
+    });
+  });
+
+  it('an unverified run handed to the review queue keeps its changed files as the snapshot held them, whatever the live tree does', async () => {
+    const start = {
+      'src/add.js': 'module.exports = (a, b) => a - b;\n',
+      'src/old.js': 'module.exports = 1;\n',
+      'README.md': 'untouched\n',
+    };
+    const dir = await tempWorkspace(start);
+    await writeFile(path.join(dir, 'logo.bin'), Buffer.from([0, 1, 2, 3]));
+    const queue = new MemoryReviewQueue();
+    const result = await runMission({
+      mission: defineMission({
+        id: 'baseline',
+        goal: 'make add add',
+        workspace: dir,
+        budgets: { maxAttempts: 2 },
+        checks: [{ name: 'tests', kind: 'command', tier: 'demand', command: 'false' }],
+        stopPolicy: { guards: [] },
+      }),
+      proposer: functionProposer(async ({ attempt }) => {
+        // The live workspace changes while the run runs: the brief's baseline is the snapshot, not this.
+        await writeFile(path.join(dir, 'src/add.js'), `live edit ${attempt}\n`);
+        return {
+          files: { 'src/add.js': 'module.exports = (a, b) => a + b;\n', 'src/new.js': 'new\n', 'src/old.js': null, 'logo.bin': 'x' },
+        };
+      }),
+      handoff: { queue },
+    });
+    assert.deepEqual([result.outcome, result.verification], ['failed_with_evidence', 'unverified']);
+    const [entry] = await queue.list();
+    assert.deepEqual(entry?.item.finalOutput.baseline, {
+      'logo.bin': { omitted: 'binary', bytes: 4 },
+      'src/add.js': start['src/add.js'],
+      'src/new.js': null,
+      'src/old.js': start['src/old.js'],
+    });
+    assert.deepEqual(Object.keys(entry?.item.finalOutput.baseline ?? {}), Object.keys(entry?.item.finalOutput.files ?? {}).sort());
+    assert.deepEqual(result.brief?.finalOutput.baseline, entry?.item.finalOutput.baseline);
+  });
+
+  it('a run without a workspace keeps no baseline', async () => {
+    const queue = new MemoryReviewQueue();
+    await runMission({
+      mission: defineMission({ id: 'no-workspace', goal: 'g', budgets: { maxAttempts: 1 }, stopPolicy: { guards: [] } }),
+      proposer: functionProposer(() => ({ value: 'v' })),
+      checks: [{ name: 'never', stage: 'fast', tier: 'demand', required: true, run: async () => [] }],
+      handoff: { queue },
+    });
+    const [entry] = await queue.list();
+    assert.equal(entry?.item.finalOutput.baseline, undefined);
   });
 });

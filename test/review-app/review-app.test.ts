@@ -17,6 +17,7 @@ import { SqliteReviewQueue } from '../../src/review/sqlite/sqlite-review-queue.j
 import { serveReviewApp, type ReviewServer } from '../../src/review-app/serve-review-app.js';
 import { generateToken, hashToken } from '../../src/review-app/tokens.js';
 import { MAX_LINES } from '../../src/review-app/output-view.js';
+import { unifiedDiff } from '../../src/workspace/unified-diff.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 import { brief } from '../review/fixtures.js';
 
@@ -47,6 +48,34 @@ const failingCheck = (message: string): Check => {
   return check;
 };
 
+const ADD_BEFORE = [
+  '/** Adds two numbers. */',
+  'export function add(a: number, b: number): number {',
+  '  // Subtracts: the bug the run was asked to fix.',
+  '  return a - b;',
+  '}',
+  '',
+  'export const sum = (values: number[]): number => values.reduce(add, 0);',
+  '',
+].join('\n');
+const ADD_AFTER = ADD_BEFORE.replace('  // Subtracts: the bug the run was asked to fix.\n  return a - b;', '  return a + b;');
+const ADD_TEST = [
+  "import { test } from 'node:test';",
+  "import assert from 'node:assert/strict';",
+  "import { add } from './add.js';",
+  '',
+  "test('adds', () => assert.equal(add(1, 2), 3));",
+  '',
+].join('\n');
+
+/** A file of `lines` lines, and the same with every other line of its first 500 changed and the script line put in. */
+function diffedFiles(lines: number): { before: string; after: string } {
+  const before = Array.from({ length: lines }, (_, line) => `export const value${line} = ${line};`);
+  const after = before.map((text, line) => (line < 500 && line % 2 === 0 ? text.replace(/= \d+;/, `= ${line + 1}; // changed`) : text));
+  after.splice(10, 0, '<script>window.__pwned = 7; alert("diff")</script>');
+  return { before: `${before.join('\n')}\n`, after: `${after.join('\n')}\n` };
+}
+
 /** A 2,000-line unified diff. */
 function bigDiff(): string {
   const lines = ['diff --git a/src/big.ts b/src/big.ts', '--- a/src/big.ts', '+++ b/src/big.ts', '@@ -1,1000 +1,1000 @@'];
@@ -75,23 +104,37 @@ describe('the reviewer web app in a browser', () => {
       await queue.verdict(item?.id as string, { reviewer: 'seed', decision: 'reject', label: 'logic_error' });
     }
     // Real runs, sealed in the ledger and handed to the queue: two plain ones first in review order, then an evil one.
-    const run = async (id: string, priority: number, value: string, goal: string, message: string): Promise<void> => {
-      const mission = defineMission({ id, goal, priority, budgets: { maxAttempts: 2 }, stopPolicy: { guards: [] } });
+    // plain-1 changes files of a real workspace: its brief diffs them against the run's snapshot.
+    const run = async (
+      id: string,
+      priority: number,
+      value: string,
+      goal: string,
+      message: string,
+      workspace?: { before: Record<string, string>; files: Record<string, string | null> },
+    ): Promise<void> => {
+      const mission = defineMission({
+        id,
+        goal,
+        priority,
+        budgets: { maxAttempts: 2 },
+        stopPolicy: { guards: [] },
+        ...(workspace === undefined ? {} : { workspace: await tempWorkspace(workspace.before) }),
+      });
       await runMission({
         mission,
-        proposer: functionProposer(({ attempt }) => ({ value: `${value}\n// attempt ${attempt}` })),
+        proposer: functionProposer(({ attempt }) =>
+          workspace === undefined ? { value: `${value}\n// attempt ${attempt}` } : { files: workspace.files },
+        ),
         checks: [failingCheck(message)],
         ledger,
         handoff: { queue },
       });
     };
-    await run(
-      'plain-1',
-      10,
-      'export const add = (a: number, b: number): number => a + b;',
-      'make add() pass',
-      'adds failed: expected 3, got 4',
-    );
+    await run('plain-1', 10, '', 'make add() pass', 'adds failed: expected 3, got 4', {
+      before: { 'src/add.ts': ADD_BEFORE, 'src/legacy-add.js': 'module.exports = (a, b) => a - b;\n' },
+      files: { 'src/add.ts': ADD_AFTER, 'src/add.test.ts': ADD_TEST, 'src/legacy-add.js': null },
+    });
     await run('plain-2', 9, 'def add(a, b):\n    return a - b  # wrong', 'port add to Python', 'add(1, 2) == -1');
     await run('evil-run', 8, XSS, `Summarize ${XSS}`, `expected safe output, got ${XSS}`);
     const [plain1, plain2, evilRun] = (await queue.list()).map((entry) => entry.item);
@@ -103,12 +146,31 @@ describe('the reviewer web app in a browser', () => {
         task: XSS,
         cutoffReason: XSS,
         lastError: XSS,
-        finalOutput: { files: { [`src/${XSS.split('\n')[1]}.ts`]: XSS, 'page.html': XSS }, value: { html: XSS } },
+        finalOutput: {
+          files: { [`src/${XSS.split('\n')[1]}.ts`]: XSS, 'page.html': XSS },
+          value: { html: XSS },
+          baseline: { [`src/${XSS.split('\n')[1]}.ts`]: `${XSS.split('\n')[0]}\n`, 'page.html': null },
+        },
         failing: [{ check: XSS, status: 'fail', reasonCodes: [XSS], message: XSS, location: { file: XSS, line: 1 } }],
       }),
     );
     items.big = await enqueue(
       brief('big', { priority: 6, finalOutput: { files: { 'changes.diff': bigDiff() }, value: `${'x'.repeat(99)}\n`.repeat(10_486) } }),
+    );
+    const app = diffedFiles(600);
+    items.diffed = await enqueue(
+      brief('diffed', {
+        priority: 5,
+        finalOutput: {
+          files: { 'src/app.ts': app.after, 'src/new.ts': ADD_TEST, 'db/drop.sql': null, 'logo.png': 'PNG' },
+          baseline: {
+            'src/app.ts': app.before,
+            'src/new.ts': null,
+            'db/drop.sql': '-- drop the old table\ndrop table users;\n',
+            'logo.png': { omitted: 'binary', bytes: 1234 },
+          },
+        },
+      }),
     );
     for (const index of [1, 2, 3]) items[`spare${index}`] = await enqueue(brief(`spare-${index}`, { priority: 1 }));
     await queue.addReviewer('ada', hashToken(tokens.ada));
@@ -202,6 +264,16 @@ describe('the reviewer web app in a browser', () => {
       assert.match(await page.locator('#standing').innerText(), /Claimed by you/);
       assert.match(await page.locator('#task').innerText(), /make add\(\) pass/);
       await page.screenshot({ path: path.join(SCREENSHOTS, 'brief.png'), fullPage: false });
+      await page.locator('#output').screenshot({ path: path.join(SCREENSHOTS, 'brief-diff.png') });
+      // The run changed files of its workspace: each is shown as a diff against the run's snapshot.
+      assert.deepEqual(await page.locator('ol.diff[aria-label="diff of src/add.ts"] li:is(.diff-add, .diff-del)').allInnerTexts(), [
+        '-  // Subtracts: the bug the run was asked to fix.',
+        '-  return a - b;',
+        '+  return a + b;',
+      ]);
+      assert.deepEqual(await page.locator('ol.diff[aria-label="diff of src/legacy-add.js"] li.diff-del').allInnerTexts(), [
+        '-module.exports = (a, b) => a - b;',
+      ]);
 
       // a without a label submits nothing: the label is required.
       await page.keyboard.press('a');
@@ -407,6 +479,89 @@ describe('the reviewer web app in a browser', () => {
     }
   });
 
+  it('shows each changed file as a diff against the file before the run: marked rows, highlighted code, agent text as text, cut with a link to the whole diff', async () => {
+    const { context, page, dialogs } = await reviewerPage();
+    try {
+      await signIn(page, tokens.grace);
+      await page.goto(itemUrl(items.diffed as ReviewItem));
+      const listing = (label: string) => page.locator(`ol.listing.diff[aria-label="${label}"]`);
+      // A new file is all added, a deleted one all removed: its `-- comment` line too, which reads `--- …` in the diff.
+      const classes = async (label: string): Promise<string[]> =>
+        listing(label)
+          .locator('li')
+          .evaluateAll((rows) => rows.map((row) => row.className));
+      assert.deepEqual(await classes('diff of src/new.ts'), [
+        'diff-meta',
+        'diff-meta',
+        'diff-meta',
+        'diff-meta',
+        'diff-hunk',
+        ...ADD_TEST.split('\n')
+          .slice(0, -1)
+          .map(() => 'diff-add'),
+      ]);
+      assert.deepEqual(await classes('diff of db/drop.sql'), [
+        'diff-meta',
+        'diff-meta',
+        'diff-meta',
+        'diff-meta',
+        'diff-hunk',
+        'diff-del',
+        'diff-del',
+      ]);
+      assert.equal(await listing('diff of db/drop.sql').locator('li.diff-del').first().innerText(), '--- drop the old table');
+      // The changed file: context, removed and added rows, its code highlighted after the sign.
+      const app = listing('diff of src/app.ts');
+      assert.equal(await app.locator('li.diff-del').first().innerText(), '-export const value0 = 0;');
+      assert.equal(await app.locator('li.diff-add').first().innerText(), '+export const value0 = 1; // changed');
+      assert.equal(await app.locator('li.diff-context').first().innerText(), ' export const value1 = 1;');
+      assert.equal(await app.locator('li.diff-add .tok-keyword').first().innerText(), 'export');
+      assert.equal(await app.locator('li.diff-add .tok-comment').first().innerText(), '// changed');
+      // The script line of the agent's file is a row of text; nothing of it runs.
+      assert.equal(await app.locator('li.diff-add', { hasText: '<script>window.__pwned = 7; alert("diff")</script>' }).count(), 1);
+      assert.equal(await page.locator('script').count(), 1, 'only the app’s own shortcut script');
+      assert.equal(await page.evaluate('window.__pwned'), undefined);
+      assert.deepEqual(dialogs, []);
+      // Cut at MAX_LINES rows; the link serves the whole diff as plain text, and the other links each side.
+      assert.equal(await app.locator('li').count(), MAX_LINES);
+      const section = page.locator('#output .truncated', { hasText: 'diff of src/app.ts' });
+      const whole = await context.request.get(new URL((await section.locator('a').getAttribute('href')) ?? '', server.url).toString());
+      assert.equal(whole.headers()['content-type'], 'text/plain; charset=utf-8');
+      const { before, after } = diffedFiles(600);
+      const expected = unifiedDiff([{ file: 'src/app.ts', before: Buffer.from(before), after: Buffer.from(after) }]).toString('utf8');
+      assert.equal(await whole.text(), expected);
+      assert.ok(expected.split('\n').length > MAX_LINES + 100, 'the diff is longer than the page shows');
+      const plain = async (name: string): Promise<string> => {
+        const link = page.locator('.file-links', { has: page.locator('a[href$="file=src%2Fapp.ts"]') }).getByRole('link', { name });
+        return (await context.request.get(new URL((await link.getAttribute('href')) ?? '', server.url).toString())).text();
+      };
+      assert.deepEqual([await plain('before the run'), await plain('the file now')], [before, after]);
+      // A file whose baseline the brief left out is shown whole, saying why.
+      assert.match(
+        await page.locator('#output').innerText(),
+        /logo\.png\s+Shown whole: the file before the run \(1,234 bytes\) is binary\./,
+      );
+      // No diff and no file before the run where the brief has none: a new file, the binary, an item without a baseline.
+      const status = async (url: string): Promise<number> => (await context.request.get(`${server.url}${url}`)).status();
+      const diffed = `/items/${items.diffed?.id}`;
+      assert.deepEqual(
+        [
+          await status(`${diffed}/output?file=src%2Fnew.ts&before`),
+          await status(`${diffed}/diff?file=logo.png`),
+          await status(`${diffed}/diff?file=__proto__`),
+          await status(`/items/${items.spare3?.id}/diff?file=src%2Fa.ts`),
+        ],
+        [404, 404, 404, 404],
+      );
+      // An item enqueued without a baseline still shows its files whole.
+      await page.goto(itemUrl(items.spare3 as ReviewItem));
+      assert.equal(await page.locator('ol.diff').count(), 0);
+      assert.equal(await page.locator('ol.listing[aria-label="file src/a.ts"]').count(), 1);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('highlights code, labels every form control, and writes the screenshots', async () => {
     const { context, page } = await reviewerPage();
     try {
@@ -421,7 +576,8 @@ describe('the reviewer web app in a browser', () => {
         assert.deepEqual(unlabelled, [], url);
       }
       assert.equal(await page.locator('.tok-keyword').first().innerText(), 'export', 'src/a.ts is highlighted');
-      for (const name of ['queue.png', 'brief.png']) assert.ok((await stat(path.join(SCREENSHOTS, name))).size > 10_000, name);
+      for (const name of ['queue.png', 'brief.png', 'brief-diff.png'])
+        assert.ok((await stat(path.join(SCREENSHOTS, name))).size > 10_000, name);
     } finally {
       await context.close();
     }

@@ -88,6 +88,34 @@ export function reviewQueueContract(backend: ReviewBackend): void {
           assert.equal(await queue.depth(), 0);
         }));
 
+      it("keeps a brief's files before the run as given, and refuses a baseline that is not one path for path", () =>
+        withQueue(backend, {}, async ({ queue }) => {
+          const files = { 'src/a.ts': 'export const a = 2;\n', 'src/new.ts': 'new\n', 'src/old.ts': null, 'logo.png': 'x' };
+          const baseline = {
+            'src/a.ts': 'export const a = 1;\n<script>alert(1)</script>\n',
+            'src/new.ts': null,
+            'src/old.ts': 'old\n',
+            'logo.png': { omitted: 'binary', bytes: 1234 },
+          } as const;
+          const { item } = await queue.enqueue(brief('with-baseline', { finalOutput: { files, baseline } }));
+          assert.deepEqual((await queue.get(item?.id ?? ''))?.item.finalOutput, { files, baseline });
+          const refused: [string, unknown][] = [
+            ['an array', []],
+            ['a path the files do not have', { ...baseline, 'src/other.ts': 'x' }],
+            ['a changed path left out', { 'src/a.ts': 'x', 'src/new.ts': null, 'src/old.ts': 'y' }],
+            ['a number for a file', { ...baseline, 'src/a.ts': 5 }],
+            ['an unknown reason', { ...baseline, 'logo.png': { omitted: 'secret', bytes: 1 } }],
+            ['a negative size', { ...baseline, 'logo.png': { omitted: 'binary', bytes: -1 } }],
+          ];
+          for (const [what, bad] of refused)
+            await assert.rejects(
+              queue.enqueue(brief(`bad-${what}`, { finalOutput: { files, baseline: bad as never } })),
+              /^TypeError: Expected brief\.finalOutput\.baseline to hold exactly the paths of brief\.finalOutput\.files/,
+              what,
+            );
+          assert.equal(await queue.depth(), 1);
+        }));
+
       it('enqueues a run once: a second enqueue of the same run changes nothing', () =>
         withQueue(backend, {}, async ({ queue }) => {
           const [first] = await enqueueAll(queue, [{ runId: 'run-1' }]);
