@@ -12,8 +12,8 @@ import { crashedEnding, refines, type RecordedDecision } from './ending.js';
 import { ownerInfo } from './owner.js';
 import { executeRun, type ResumeStep, type RunMissionOptions, type RunResult } from './run-mission.js';
 import { sealRun, type SealPosition } from './seal.js';
-import { step, type StepContext } from './step.js';
-import { frontierOf, initialState, type WorkingState } from './working-state.js';
+import { step, type StepContext } from '../state/step.js';
+import { frontierOf, initialState, type WorkingState } from '../state/working-state.js';
 
 export type ResumeOptions = Omit<RunMissionOptions, 'mission' | 'ledger'> & { readonly ledger: Ledger; readonly runId: string };
 
