@@ -43,6 +43,11 @@ export interface StepCheck<STEP> extends Pick<Check, 'name' | 'stage' | 'tier' |
 export const isCheckSpec = (input: unknown): input is Record<string, unknown> =>
   typeof input === 'object' && input !== null && 'kind' in input && typeof (input as { run?: unknown }).run !== 'function';
 
+/** Characters of a function check's message a finding keeps (the message is the check's, maybe echoing agent output). */
+const MESSAGE_CHARS = 4096;
+const cut = (text: string): string => (text.length <= MESSAGE_CHARS ? text : `${text.slice(0, MESSAGE_CHARS)}… (${text.length} chars)`);
+const describe = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value);
+
 function functionCheck<STEP>({
   name,
   check,
@@ -57,12 +62,21 @@ function functionCheck<STEP>({
     forStep: (step) => ({
       ...info,
       async run(context): Promise<Finding[]> {
-        const signal = AbortSignal.any([context.signal, AbortSignal.timeout(timeoutMs)]);
-        const stopped = new Promise<'stopped'>((resolve) => signal.addEventListener('abort', () => resolve('stopped'), { once: true }));
-        const result = await Promise.race([Promise.resolve(check(step, { signal })), stopped]);
+        // A timer that holds the process open: a check that never settles must end in a finding, not an exit.
+        const timeout = new AbortController();
+        const timer = setTimeout(() => timeout.abort(), timeoutMs);
+        const signal = AbortSignal.any([context.signal, timeout.signal]);
+        const stopped = new Promise<'stopped'>((resolve) => {
+          if (signal.aborted) resolve('stopped');
+          signal.addEventListener('abort', () => resolve('stopped'), { once: true });
+        });
+        const result = await Promise.race([Promise.resolve(check(step, { signal })), stopped]).finally(() => clearTimeout(timer));
         if (result === 'stopped') return [finding(info, 'error', ['check.timeout'], `no answer within ${timeoutMs} ms`)];
-        const { pass, message } = typeof result === 'boolean' ? { pass: result, message: undefined } : result;
-        if (pass === true) return [finding(info, 'pass', [], message ?? 'passed')];
+        const answer = typeof result === 'boolean' ? { pass: result } : result;
+        if (typeof answer !== 'object' || answer === null || typeof answer.pass !== 'boolean')
+          return [finding(info, 'error', ['check.bad_result'], `Expected true, false or { pass, message }, got ${describe(result)}`)];
+        const message = typeof answer.message === 'string' ? cut(answer.message) : undefined;
+        if (answer.pass) return [finding(info, 'pass', [], message ?? 'passed')];
         return [finding(info, 'fail', ['check.failed'], message ?? 'did not pass')];
       },
     }),

@@ -5,22 +5,19 @@ import { finding, type Check } from '../core/check.js';
 import type { Finding } from '../core/finding.js';
 import { StopReason, type Verification } from '../core/outcome.js';
 import { runChecks } from '../checks/run-checks.js';
-import type { AdaptivePriors } from '../guards/adaptive-priors.js';
-import { budgets as budgetGuards } from '../guards/budget.js';
-import { evaluatePolicy, policyLookback, type Guard, type StopVerdict } from '../guards/guard.js';
-import { buildGuard, type GuardSpecInput } from '../guards/spec.js';
+import { evaluatePolicy, type StopVerdict } from '../guards/guard.js';
 import type { Decision } from '../judge/judge.js';
 import { routingJudge } from '../judge/routing-judge.js';
 import { validateDecision } from '../judge/validate-decision.js';
-import type { Ledger, RunRecord } from '../ledger/ledger.js';
+import type { RunRecord } from '../ledger/ledger.js';
 import type { RunRecordBody } from '../ledger/run-records.js';
-import { defineMission, missionHash, type Mission } from '../mission/mission.js';
-import type { MissionInput } from '../mission/schema.js';
-import { planHash } from '../state/signature.js';
-import { step as stepState, type StepContext } from '../state/step.js';
+import { missionHash } from '../mission/mission.js';
+import { step as stepState } from '../state/step.js';
 import { initialState, type WorkingState } from '../state/working-state.js';
 import { stepCandidate, type StepSlice } from './step-candidate.js';
-import { isCheckSpec, stepChecks, type StepCheckInput } from './step-checks.js';
+import { planStopWhen, SCORE_CHECK, type RedlineStopWhenOptions } from './stop-when-plan.js';
+
+export type { RedlineStopWhenOptions } from './stop-when-plan.js';
 
 /** Why redline stopped an AI SDK loop (or, after `finish`, why the loop ended), and what the run is worth. */
 export interface StopWhenVerdict extends StopVerdict {
@@ -44,31 +41,6 @@ export interface RedlineStopCondition<STEP extends StepSlice> {
   finish(result: { readonly steps: readonly STEP[] }): Promise<StopWhenVerdict>;
 }
 
-export interface RedlineStopWhenOptions<STEP extends StepSlice> {
-  /** The stop policy after the budgets: guards as a mission file writes them (`{ repeatedOutput: {…} }`) or `Guard`s. */
-  readonly guards: readonly (GuardSpecInput | Guard)[];
-  /** Budgets as a mission file writes them; an attempt is a step. @default { maxAttempts: 20 } */
-  readonly budgets?: NonNullable<MissionInput['budgets']>;
-  /** USD per million tokens: the cost each step's usage charges. A `maxCostUsd` budget needs it. */
-  readonly price?: { readonly input: number; readonly output: number };
-  /** The score of a step in [0, 1] (for score rules and the noise-aware rule); undefined: no score. */
-  readonly scoreFrom?: (step: STEP) => number | undefined | PromiseLike<number | undefined>;
-  /** The red lines run on every step: a required demand check that passes stops the loop, complete and verified. */
-  readonly checks?: readonly StepCheckInput<STEP>[];
-  /** Where program checks run: the directory the loop's tools work on. @default process.cwd() */
-  readonly cwd?: string;
-  /** Records every step and the stop as a sealed run. */
-  readonly ledger?: Ledger;
-  /** What the run records of its mission. @default { id: 'ai-sdk', goal: 'AI SDK tool loop' } */
-  readonly mission?: { readonly id?: string; readonly goal?: string; readonly taskType?: string; readonly progressWindow?: number };
-  /** What an `adaptive` guard learned (e.g. `AdaptivePriors.from(…)`); required when one is named. */
-  readonly priors?: AdaptivePriors;
-  readonly _internal?: { readonly now?: () => number; readonly generateId?: () => string };
-}
-
-const SCORE_CHECK = 'scoreFrom';
-const isGuard = (item: GuardSpecInput | Guard): item is Guard => typeof (item as Guard).evaluate === 'function';
-
 /**
  * An AI SDK `stopWhen` condition built from redline's guard stack and red lines (SPEC §9). Each step of
  * the tool loop is an attempt: its tool calls (tool name + canonical input) are its candidate, its usage
@@ -84,58 +56,31 @@ const isGuard = (item: GuardSpecInput | Guard): item is Guard => typeof (item as
  * const verdict = await stop.finish(result); // { guard, reason: 'demand_passed', verification: 'verified', … }
  */
 export function redlineStopWhen<STEP extends StepSlice>(options: RedlineStopWhenOptions<STEP>): RedlineStopCondition<STEP> {
-  const { guards: guardInputs, price, scoreFrom, checks: checkInputs = [], cwd = process.cwd(), ledger } = options;
-  if (!Array.isArray(guardInputs)) throw new TypeError(`Expected \`guards\` to be an array, got ${typeof guardInputs}`);
-  if (!Array.isArray(checkInputs)) throw new TypeError(`Expected \`checks\` to be an array, got ${typeof checkInputs}`);
+  const { scoreFrom, price, cwd = process.cwd(), ledger } = options;
+  const { mission, guards, limits, checks, plan, context } = planStopWhen(options);
   const now = options._internal?.now ?? Date.now;
-  const specs = guardInputs.filter((item) => !isGuard(item));
-  const mission: Mission = defineMission(
-    {
-      id: options.mission?.id ?? 'ai-sdk',
-      goal: options.mission?.goal ?? 'AI SDK tool loop',
-      ...(options.mission?.taskType === undefined ? {} : { taskType: options.mission.taskType }),
-      ...(options.mission?.progressWindow === undefined ? {} : { progressWindow: options.mission.progressWindow }),
-      budgets: { maxAttempts: 20, ...options.budgets },
-      checks: checkInputs.filter(isCheckSpec),
-      stopPolicy: { guards: specs },
-    },
-    { source: 'redlineStopWhen' },
-  );
-  if (mission.budgets.maxCostUsd !== undefined && price === undefined)
-    throw new TypeError('Expected `price` (USD per million tokens) with a `maxCostUsd` budget, got none: the cost could not be measured');
-  let spec = 0;
-  const policy = guardInputs.map((item) =>
-    isGuard(item)
-      ? item
-      : buildGuard((mission.stopPolicy.guards ?? [])[spec++] as never, options.priors === undefined ? {} : { priors: options.priors }),
-  );
-  const guards = [...budgetGuards(), ...policy];
-  const checks = stepChecks(checkInputs, mission.checks);
-  const scoreInfo = { name: SCORE_CHECK, stage: 'fast', tier: 'semantic', required: false } as const;
-  const plan = [...checks, ...(scoreFrom === undefined ? [] : [scoreInfo])];
-  const context: StepContext = {
-    required: new Set(plan.filter((check) => check.required).map((check) => check.name)),
-    promotion: new Set(plan.filter((check) => check.required && check.stage === 'promotion').map((check) => check.name)),
-    plan: planHash(plan),
-    lookback: Math.max(policyLookback(guards), mission.progressWindow),
-  };
-  const limits = {
-    maxAttempts: mission.budgets.maxAttempts,
-    ...(mission.budgets.maxTokens === undefined ? {} : { maxTokens: mission.budgets.maxTokens }),
-    ...(mission.budgets.maxWallClock === undefined ? {} : { maxWallClockMs: mission.budgets.maxWallClock }),
-    ...(mission.budgets.maxCostUsd === undefined ? {} : { maxCostUsd: mission.budgets.maxCostUsd }),
-  };
   const judge = routingJudge();
   const runId = options._internal?.generateId?.() ?? randomUUID();
   const startedAt = now();
   let state: WorkingState = initialState();
   let verdict: StopWhenVerdict | undefined;
   let seq = 0;
+  /** The name a demand stop carries: the required demand checks that passed. */
+  const redLine = `demand(${plan
+    .filter((check) => check.required && check.tier === 'demand')
+    .map((check) => check.name)
+    .join(', ')})`;
+  /** Aborts a step's checks when the wall-clock budget runs out (the budget guard then stops the loop). */
+  const deadline = (): AbortSignal =>
+    limits.maxWallClockMs === undefined
+      ? new AbortController().signal
+      : AbortSignal.timeout(Math.max(0, limits.maxWallClockMs - (now() - startedAt)));
   /** Evaluations one after another, even if the caller does not wait: records are chained in order. */
   let queue: Promise<unknown> = Promise.resolve();
 
   const append = async (body: RunRecordBody): Promise<void> => {
-    await ledger?.append({ runId, seq, at: now(), ...body } as RunRecord);
+    const entry: RunRecord = { runId, seq, at: now(), ...body };
+    await ledger?.append(entry);
     seq += 1;
   };
   /** Appends a record, after `run.started` when it is the run's first. */
@@ -159,11 +104,16 @@ export function redlineStopWhen<STEP extends StepSlice>(options: RedlineStopWhen
 
   const scoreFinding = async (step: STEP): Promise<Finding[]> => {
     if (scoreFrom === undefined) return [];
-    const score = await scoreFrom(step);
+    let score: unknown;
+    try {
+      score = await scoreFrom(step);
+    } catch (error) {
+      return [finding(SCORE_CHECK, 'error', ['score.threw'], `scoreFrom threw: ${(error as Error)?.message ?? String(error)}`)];
+    }
     if (score === undefined) return [];
     if (typeof score !== 'number' || !(score >= 0 && score <= 1))
-      return [finding(scoreInfo, 'error', ['score.out_of_range'], `Expected a score in [0, 1], got ${String(score)}`)];
-    return [finding(scoreInfo, 'pass', [], `score ${score}`, { score })];
+      return [finding(SCORE_CHECK, 'error', ['score.out_of_range'], `Expected a score in [0, 1], got ${String(score)}`)];
+    return [finding(SCORE_CHECK, 'pass', [], `score ${score}`, { score })];
   };
 
   /** Seals the run with a verdict (the stop, or the loop's own end). */
@@ -212,7 +162,7 @@ export function redlineStopWhen<STEP extends StepSlice>(options: RedlineStopWhen
         candidate,
         goal: mission.goal,
         attempt: number,
-        signal: new AbortController().signal,
+        signal: deadline(),
       })),
       ...(await scoreFinding(step)),
     ];
@@ -245,7 +195,7 @@ export function redlineStopWhen<STEP extends StepSlice>(options: RedlineStopWhen
     });
     const evidence = { mission, attempt: number, candidate, findings, acceptance, ...(stop === undefined ? {} : { verdict: stop }) };
     // The routing table's decision is validated like any judge's before it applies.
-    const checked = validateDecision(await judge.decide(evidence, { signal: new AbortController().signal, runId }), evidence);
+    const checked = validateDecision(await judge.decide(evidence, { signal: deadline(), runId }), evidence);
     const decision: Decision =
       'decision' in checked
         ? checked.decision
@@ -265,19 +215,13 @@ export function redlineStopWhen<STEP extends StepSlice>(options: RedlineStopWhen
     const detail = decision.detail ?? decision.reason;
     if (decision.transition === 'accept')
       await seal(
-        { guard: stop?.outcome === 'complete' ? stop.guard : 'demand', reason: decision.reason, detail, outcome: 'complete' },
+        { guard: stop?.outcome === 'complete' ? stop.guard : redLine, reason: decision.reason, detail, outcome: 'complete' },
         acceptance.hasDemand ? 'verified' : 'sampled',
       );
-    else
-      await seal(
-        stop ?? {
-          guard: judge.name,
-          reason: decision.reason,
-          detail,
-          outcome: decision.transition === 'block' ? 'blocked' : 'failed_with_evidence',
-        },
-        'unverified',
-      );
+    else {
+      const outcome = decision.transition === 'block' ? 'blocked' : 'failed_with_evidence';
+      await seal({ guard: stop?.guard ?? judge.name, reason: decision.reason, detail, outcome }, 'unverified');
+    }
   };
 
   /** Steps the loop made that were not evaluated yet, one attempt each, until a stop. */

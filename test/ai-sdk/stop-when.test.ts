@@ -90,7 +90,7 @@ describe('redlineStopWhen', () => {
       { reason: stop.verdict?.reason, outcome: stop.verdict?.outcome, verification: stop.verdict?.verification, step: stop.verdict?.step },
       { reason: 'demand_passed', outcome: 'complete', verification: 'verified', step: 3 },
     );
-    assert.equal(stop.verdict?.guard, 'demand');
+    assert.equal(stop.verdict?.guard, 'demand(answerIs42)');
     assert.equal(await stop.finish(result), stop.verdict);
   });
 
@@ -200,6 +200,42 @@ describe('redlineStopWhen', () => {
       attempts.map((item) => item.data.findings?.map((found) => [found.status, ...found.reasonCodes])),
       [[['error', 'process.timeout']], [['error', 'process.timeout']]],
     );
+  });
+
+  it('turns function checks and scores that throw, answer garbage or hang into error findings, never a stop', async () => {
+    const ledger = new MemoryLedger();
+    const stop = redlineStopWhen({
+      guards: [{ threshold: { bar: 0.1 } }],
+      budgets: { maxAttempts: 2 },
+      checks: [
+        function throws(): boolean {
+          throw new Error('boom');
+        },
+        { name: 'garbage', check: () => 'yes' as never },
+        { name: 'hangs', check: () => new Promise<boolean>(() => {}), timeoutMs: 100 },
+        { name: 'long', check: () => ({ pass: false, message: 'y'.repeat(1_000_000) }), required: false },
+      ],
+      scoreFrom: () => {
+        throw new Error('no score');
+      },
+      ledger,
+    });
+    const model = scriptedModel([{ calls: [['note', { text: 'a' }]] }, { calls: [['note', { text: 'b' }]] }]);
+    await generateText({ model, tools: tools(), stopWhen: stop, prompt: 'think' });
+    assert.equal(stop.verdict?.reason, 'budget_attempts');
+    const [run] = await ledger.runs();
+    const [first] = recordsOf(await ledger.records(run?.runId ?? ''), 'attempt');
+    assert.deepEqual(
+      first?.data.findings?.map((item) => [item.check, item.status, ...item.reasonCodes]),
+      [
+        ['throws', 'error', 'check.crashed'],
+        ['garbage', 'error', 'check.bad_result'],
+        ['hangs', 'error', 'check.timeout'],
+        ['long', 'fail', 'check.failed'],
+        ['scoreFrom', 'error', 'score.threw'],
+      ],
+    );
+    assert.ok((first?.data.findings?.[3]?.message.length ?? Infinity) < 5000);
   });
 
   it('refuses guards, budgets and checks it cannot run, before any step', () => {
