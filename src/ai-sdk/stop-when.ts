@@ -10,6 +10,7 @@ import type { Decision } from '../judge/judge.js';
 import { routingJudge } from '../judge/routing-judge.js';
 import { validateDecision } from '../judge/validate-decision.js';
 import type { RunRecord } from '../ledger/ledger.js';
+import { ownerInfo } from '../ledger/owner.js';
 import type { RunRecordBody } from '../ledger/run-records.js';
 import { missionHash } from '../mission/mission.js';
 import { step as stepState } from '../state/step.js';
@@ -97,6 +98,8 @@ export function redlineStopWhen<STEP extends StepSlice>(options: RedlineStopWhen
           guards: guards.map((guard) => guard.name),
           checks: plan.map(({ name, stage, tier, required }) => ({ name, stage, tier, required })),
           lookback: context.lookback,
+          // Recovery leaves the run of a live process alone, and seals the run of a dead one `crashed`.
+          owner: ownerInfo(),
         },
       });
     await append(body);

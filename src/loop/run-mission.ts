@@ -27,7 +27,7 @@ import { checkCandidate, type Checked } from './check-candidate.js';
 import { endingOf, refines, runtimeErrorEnding, stoppedEnding, type Ending, type RecordedDecision } from './ending.js';
 import { checksBaseline, environmentVerdict } from './environment.js';
 import { learnFrom, loadPriors, recordedScores } from './learn.js';
-import { ownerInfo } from './owner.js';
+import { ownerInfo } from '../ledger/owner.js';
 import { admitPlan } from './plan-admission.js';
 import { propose, proposerErrorFindings, spent } from './propose.js';
 import { runPlanOf } from './run-plan.js';

@@ -11,6 +11,7 @@ import { redlineStopWhen } from '../../src/ai-sdk/stop-when.js';
 import { MissionError } from '../../src/errors/mission-error.js';
 import { MemoryLedger } from '../../src/ledger/memory/memory-ledger.js';
 import { recordsOf } from '../../src/ledger/run-records.js';
+import { recoverRuns } from '../../src/loop/resume.js';
 import { SqliteLedger } from '../../src/ledger/sqlite/sqlite-ledger.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
 import { startOpenAIStub } from '../../src/testing/openai-stub-server.js';
@@ -238,6 +239,20 @@ describe('redlineStopWhen', () => {
     assert.ok((first?.data.findings?.[3]?.message.length ?? Infinity) < 5000);
   });
 
+  it('leaves a run recovery seals crashed when its loop never finished (here: the same process, so taken as dead)', async () => {
+    const ledger = new MemoryLedger();
+    const stop = redlineStopWhen({ guards: [], ledger });
+    await stop({
+      steps: [{ text: '', toolCalls: [{ toolName: 'note', input: { text: 'a' } }], usage: { inputTokens: 1, outputTokens: 1 } }],
+    });
+    const [recovery] = await recoverRuns({ ledger });
+    assert.deepEqual(
+      [recovery?.action, recovery?.detail],
+      ['sealed_crashed', 'its proposer cannot be rebuilt (it was not declared in the mission)'],
+    );
+    assert.equal((await verifyLedger(ledger)).ok, true);
+  });
+
   it('refuses guards, budgets and checks it cannot run, before any step', () => {
     assert.throws(() => redlineStopWhen({ guards: [{ sometimes: {} } as never] }), MissionError);
     assert.throws(() => redlineStopWhen({ guards: [], budgets: { maxCostUsd: 1 } }), /Expected `price`/);
@@ -308,6 +323,8 @@ describe('redlineStopWhen over the OpenAI-compatible stub, with a SQLite ledger'
         records.map((item) => item.type),
         ['run.started', 'attempt', 'decision', 'attempt', 'decision', 'run.sealed'],
       );
+      const [started] = recordsOf(records, 'run.started');
+      assert.deepEqual(started?.data.owner?.pid, process.pid, 'recovery can tell a live loop from a crashed one');
       const [first] = recordsOf(records, 'attempt');
       assert.deepEqual(
         first?.data.findings?.map((item) => [item.check, item.status]),
