@@ -56,6 +56,9 @@ function functionCheck<STEP>({
   required = true,
   timeoutMs = 60_000,
 }: StepFunctionCheck<STEP>): StepCheck<STEP> {
+  if (typeof name !== 'string' || name === '') throw new TypeError(`Expected a check name, got ${describe(name)}`);
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0)
+    throw new TypeError(`Expected \`timeoutMs\` of check ${name} to be a positive number, got ${timeoutMs}`);
   const info = { name, stage, tier, required };
   return {
     ...info,

@@ -84,6 +84,10 @@ export function planStopWhen<STEP extends StepSlice>(options: RedlineStopWhenOpt
   const guards = [...budgetGuards(), ...policy];
   const checks = stepChecks(checkInputs, mission.checks);
   const plan = [...checks, ...(scoreFrom === undefined ? [] : [SCORE_CHECK])];
+  // Findings, acceptance and signatures go by check name: two checks of one name would stand for each other.
+  const twice = plan.find((check, index) => plan.findIndex((other) => other.name === check.name) !== index);
+  if (twice !== undefined)
+    throw new TypeError(`Expected check names to be unique (\`${SCORE_CHECK.name}\` is the score's), got ${twice.name} twice`);
   const context: StepContext = {
     required: new Set(plan.filter((check) => check.required).map((check) => check.name)),
     promotion: new Set(plan.filter((check) => check.required && check.stage === 'promotion').map((check) => check.name)),

@@ -261,6 +261,12 @@ describe('redlineStopWhen', () => {
       /Expected checks\[0\] of kind command, test-runner, expected-output, got score/,
     );
     assert.throws(() => redlineStopWhen({ guards: [], checks: [42 as never] }), /Expected checks\[0\] to be .*got number/);
+    const pass = (): boolean => true;
+    assert.throws(() => redlineStopWhen({ guards: [], checks: [pass, pass] }), /Expected check names to be unique .*got pass twice/);
+    assert.throws(
+      () => redlineStopWhen({ guards: [], checks: [{ name: 'slow', check: pass, timeoutMs: Number.NaN }] }),
+      /positive number, got NaN/,
+    );
   });
 });
 
