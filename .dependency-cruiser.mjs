@@ -13,6 +13,7 @@ const LAYERS = [
   'mission',
   'checks',
   'proposers',
+  'state', // the bounded working state and its pure step: summaries, signatures, progress (the loop and the AI SDK adapter)
   'review',
   'handoff',
   'ledger',

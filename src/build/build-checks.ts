@@ -4,13 +4,11 @@ import { MissionError } from '../errors/mission-error.js';
 import type { Mission } from '../mission/mission.js';
 import type { CheckSpec } from '../mission/schema.js';
 import type { Check } from '../core/check.js';
-import { commandCheck } from '../checks/command-check.js';
 import { commandScore } from '../checks/command-score.js';
-import { expectedOutputCheck } from '../checks/expected-output-check.js';
 import { jsonSchemaCheck } from '../checks/json-schema-check.js';
 import { minOfTwo } from '../checks/min-of-two.js';
+import { programCheck } from '../checks/program-check.js';
 import { scoreCheck, type ScoreFunction } from '../checks/score-check.js';
-import { testRunnerCheck } from '../checks/test-runner-check.js';
 
 async function loadSchema(
   mission: Mission,
@@ -48,17 +46,9 @@ export async function buildChecks(mission: Mission): Promise<Check[]> {
       const process = { timeoutMs: spec.timeout, outputCap: spec.outputCap };
       switch (spec.kind) {
         case 'command':
-          return commandCheck({ ...common, ...process, command: spec.command, tier: spec.tier });
         case 'test-runner':
-          return testRunnerCheck({
-            ...common,
-            ...process,
-            command: spec.command,
-            format: spec.format,
-            ...(spec.reportFile === undefined ? {} : { reportFile: spec.reportFile }),
-          });
         case 'expected-output':
-          return expectedOutputCheck({ ...common, ...process, command: spec.command, expected: spec.expected, compare: spec.compare });
+          return programCheck(spec);
         case 'json-schema':
           return jsonSchemaCheck({
             ...common,

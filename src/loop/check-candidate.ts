@@ -4,7 +4,7 @@ import type { Finding } from '../core/finding.js';
 import { SCOPE_CHECK } from '../checks/scope-check.js';
 import type { RunWorkspace } from '../workspace/run-workspace.js';
 import { raceSignal } from './abort.js';
-import { runChecks, skipAll } from './run-checks.js';
+import { runChecks, skipAll } from '../checks/run-checks.js';
 
 /** The findings of a check set, and what resetting the check copy for it cost (with a workspace). */
 export interface Checked {

@@ -8,7 +8,7 @@ import { RunWorkspace } from '../workspace/run-workspace.js';
 import { applyProposal, Baseline, EMPTY_CANDIDATE, type Candidate } from '../core/candidate.js';
 import { environmentVerdict } from './environment.js';
 import { checkCandidate } from './check-candidate.js';
-import { skipAll } from './run-checks.js';
+import { skipAll } from '../checks/run-checks.js';
 import { checkPlan, sandboxOf } from './run-setup.js';
 import { unreachableVerdict } from './unreachable.js';
 

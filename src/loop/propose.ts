@@ -5,7 +5,7 @@ import { ProposerError } from '../errors/proposer-error.js';
 import type { Proposal, ProposalRequest, ProposeOptions, Proposer, Usage } from '../proposers/proposer.js';
 import { reportedUsage, validateProposal } from '../proposers/validate-proposal.js';
 import { Aborted, raceSignal } from './abort.js';
-import { skipAll } from './run-checks.js';
+import { skipAll } from '../checks/run-checks.js';
 
 /**
  * What asking the proposer gave: the candidate it leads to, or the error that stands in for it (with the

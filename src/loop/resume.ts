@@ -9,11 +9,11 @@ import { signSeal, type Signer } from '../ledger/seal-signature.js';
 import { defineMission, missionHash, type Mission } from '../mission/mission.js';
 import { EMPTY_CANDIDATE } from '../core/candidate.js';
 import { crashedEnding, refines, type RecordedDecision } from './ending.js';
-import { ownerInfo } from './owner.js';
+import { ownerInfo } from '../ledger/owner.js';
 import { executeRun, type ResumeStep, type RunMissionOptions, type RunResult } from './run-mission.js';
 import { sealRun, type SealPosition } from './seal.js';
-import { step, type StepContext } from './step.js';
-import { frontierOf, initialState, type WorkingState } from './working-state.js';
+import { step, type StepContext } from '../state/step.js';
+import { frontierOf, initialState, type WorkingState } from '../state/working-state.js';
 
 export type ResumeOptions = Omit<RunMissionOptions, 'mission' | 'ledger'> & { readonly ledger: Ledger; readonly runId: string };
 

@@ -1,7 +1,7 @@
 import { finding, type Check, type CheckContext } from '../core/check.js';
 import type { Finding } from '../core/finding.js';
 import { shadowVerdict, type ShadowResult } from '../core/shadow-verdict.js';
-import { runChecks, skipAll } from './run-checks.js';
+import { runChecks, skipAll } from '../checks/run-checks.js';
 
 export interface RunShadowOptions {
   /** The mission's shadow checks (at least one). */

@@ -13,7 +13,24 @@ export type StubReply =
       readonly delayMs?: number;
       /** Token counts reported with a successful answer. @default { prompt_tokens: 0, completion_tokens: 0 } */
       readonly usage?: { readonly prompt_tokens: number; readonly completion_tokens: number };
+      /**
+       * Tool calls of the answer, sent as OpenAI's `tool_calls` (ids `call_<reply>_<index>`, `arguments` as the JSON
+       * text, or the string as given) with `finish_reason: "tool_calls"`.
+       */
+      readonly toolCalls?: readonly { readonly name: string; readonly arguments: unknown }[];
     };
+
+/** A scripted answer's message and finish reason in the chat-completions wire format. */
+function choiceOf(reply: Exclude<StubReply, string>, index: number): { message: Record<string, unknown>; finish_reason: string } {
+  const { content = '', toolCalls = [] } = reply;
+  if (toolCalls.length === 0) return { message: { role: 'assistant', content }, finish_reason: 'stop' };
+  const tool_calls = toolCalls.map((call, position) => ({
+    id: `call_${index + 1}_${position + 1}`,
+    type: 'function',
+    function: { name: call.name, arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments) },
+  }));
+  return { message: { role: 'assistant', content: content === '' ? null : content, tool_calls }, finish_reason: 'tool_calls' };
+}
 
 export interface OpenAIStub {
   /** Base URL for an OpenAI-compatible client, e.g. `http://127.0.0.1:41234/v1`. */
@@ -71,6 +88,7 @@ export async function startOpenAIStub({
           typeof scripted === 'string' ? { content: scripted } : (scripted ?? respondTo(body, index));
         const answer = (): void => {
           const { content = '', status = 200, usage = { prompt_tokens: 0, completion_tokens: 0 } } = reply;
+          const { message, finish_reason } = choiceOf(reply, index);
           if (status >= 400) {
             send(response, status, { error: { message: content, type: 'server_error', code: null } });
             return;
@@ -80,7 +98,7 @@ export async function startOpenAIStub({
             object: 'chat.completion',
             created: 0,
             model: (body as { model?: unknown }).model,
-            choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+            choices: [{ index: 0, message, finish_reason }],
             usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
           });
         };

@@ -25,6 +25,38 @@ describe('startOpenAIStub', () => {
     }
   });
 
+  it('sends scripted tool calls in the wire format, arguments as JSON text', async () => {
+    const stub = await startOpenAIStub({
+      replies: [
+        {
+          toolCalls: [
+            { name: 'edit', arguments: { file: 'a' } },
+            { name: 'raw', arguments: '{"x":' },
+          ],
+        },
+      ],
+    });
+    try {
+      const answer = (await (await chat(stub.baseURL, { model: 'm' })).json()) as { choices: unknown[] };
+      assert.deepEqual(answer.choices, [
+        {
+          index: 0,
+          finish_reason: 'tool_calls',
+          message: {
+            role: 'assistant',
+            content: null,
+            tool_calls: [
+              { id: 'call_1_1', type: 'function', function: { name: 'edit', arguments: '{"file":"a"}' } },
+              { id: 'call_1_2', type: 'function', function: { name: 'raw', arguments: '{"x":' } },
+            ],
+          },
+        },
+      ]);
+    } finally {
+      await stub.close();
+    }
+  });
+
   it('answers 404 off the chat-completions route and closes with a request still waiting', async () => {
     const stub = await startOpenAIStub({ replies: [{ content: 'late', delayMs: 60_000 }] });
     assert.equal((await fetch(`${stub.baseURL}/models`)).status, 404);

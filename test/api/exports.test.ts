@@ -135,7 +135,7 @@ const EXPORTS: Readonly<Record<string, { readonly source: string; readonly names
   },
   'redline/ai-sdk': {
     source: 'src/ai-sdk/index.ts',
-    names: ['modelJudge', 'modelProposer', 'modelScore', 'openAICompatibleModel'],
+    names: ['modelJudge', 'modelProposer', 'modelScore', 'openAICompatibleModel', 'redlineStopWhen'],
   },
   'redline/study': {
     source: 'src/study/index.ts',

@@ -9,7 +9,7 @@ import { missingScriptFinding } from '../../src/checks/process-finding.js';
 import { testRunnerCheck } from '../../src/checks/test-runner-check.js';
 import type { ReportFormat } from '../../src/checks/reports/test-result.js';
 import { EMPTY_CANDIDATE } from '../../src/core/candidate.js';
-import { failingCodes } from '../../src/loop/signature.js';
+import { failingCodes } from '../../src/state/signature.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
 const QS_REPORT = new URL('../fixtures/reports/qs-6.14.0-tape.tap', import.meta.url);

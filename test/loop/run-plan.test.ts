@@ -9,7 +9,7 @@ import { commandProposer } from '../../src/proposers/command-proposer.js';
 import { functionProposer } from '../../src/proposers/function-proposer.js';
 import { PROPOSER_PROTOCOL, type Proposer } from '../../src/proposers/proposer.js';
 import { replayProposer } from '../../src/proposers/replay-proposer.js';
-import { planHash } from '../../src/loop/signature.js';
+import { planHash } from '../../src/state/signature.js';
 import { proposerIdentity, runPlanHash, runPlanOf } from '../../src/loop/run-plan.js';
 
 const mission = defineMission({ id: 'm', goal: 'g' });

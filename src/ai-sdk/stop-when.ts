@@ -1,0 +1,264 @@
+import { randomUUID } from 'node:crypto';
+import { evaluateAcceptance } from '../core/acceptance.js';
+import { makeBrief } from '../core/brief.js';
+import { finding, type Check } from '../core/check.js';
+import type { Finding } from '../core/finding.js';
+import { StopReason, type Verification } from '../core/outcome.js';
+import { runChecks } from '../checks/run-checks.js';
+import { evaluatePolicy, type StopVerdict } from '../guards/guard.js';
+import type { Decision } from '../judge/judge.js';
+import { routingJudge } from '../judge/routing-judge.js';
+import { validateDecision } from '../judge/validate-decision.js';
+import type { RunRecord } from '../ledger/ledger.js';
+import { ownerInfo } from '../ledger/owner.js';
+import type { RunRecordBody } from '../ledger/run-records.js';
+import { missionHash } from '../mission/mission.js';
+import { step as stepState } from '../state/step.js';
+import { initialState, type WorkingState } from '../state/working-state.js';
+import { stepCandidate, type StepSlice } from './step-candidate.js';
+import { planStopWhen, SCORE_CHECK, type RedlineStopWhenOptions } from './stop-when-plan.js';
+
+export type { RedlineStopWhenOptions } from './stop-when-plan.js';
+
+/** Why redline stopped an AI SDK loop (or, after `finish`, why the loop ended), and what the run is worth. */
+export interface StopWhenVerdict extends StopVerdict {
+  readonly verification: Verification;
+  /** The step (1-based) the verdict was given on. */
+  readonly step: number;
+  /** The run id in the ledger (also without a ledger: the id the run would have had). */
+  readonly runId: string;
+}
+
+/** An AI SDK stop condition (`stopWhen`) with redline's verdict. */
+export interface RedlineStopCondition<STEP extends StepSlice> {
+  (options: { readonly steps: readonly STEP[] }): Promise<boolean>;
+  /** The verdict once redline stopped the loop (or `finish` sealed it); undefined while the loop may go on. */
+  readonly verdict: StopWhenVerdict | undefined;
+  /**
+   * Evaluates the steps the AI SDK did not ask about (the last one, when the model answered without a tool
+   * call) and seals the run: a passing demand check still completes it; otherwise the model's own stop is
+   * `failed_with_evidence`, reason `loop_ended`, unverified. Pass `generateText`'s result; idempotent.
+   */
+  finish(result: { readonly steps: readonly STEP[] }): Promise<StopWhenVerdict>;
+}
+
+/**
+ * An AI SDK `stopWhen` condition built from redline's guard stack and red lines (SPEC §9). Each step of
+ * the tool loop is an attempt: its tool calls (tool name + canonical input) are its candidate, its usage
+ * is charged to the budgets, the checks run on it, and the routing judge decides on the evidence and the
+ * first guard verdict — so only a passing demand check, a score rule with acceptance, a budget or a
+ * thrash guard stops the loop; what the model says never does. With a `ledger` the run is recorded and
+ * sealed as a mission run is (`redline replay`, `report stop-quality` and `ledger verify` read it).
+ *
+ * @example
+ * const stop = redlineStopWhen({ guards: [{ repeatedOutput: { window: 3, repeats: 2 } }], budgets: { maxAttempts: 12 },
+ *   checks: [{ kind: 'test-runner', name: 'tests', command: 'node --test', format: 'node-spec' }], cwd: repo });
+ * const result = await generateText({ model, tools, toolChoice: 'required', stopWhen: stop, prompt });
+ * const verdict = await stop.finish(result); // { guard, reason: 'demand_passed', verification: 'verified', … }
+ */
+export function redlineStopWhen<STEP extends StepSlice>(options: RedlineStopWhenOptions<STEP>): RedlineStopCondition<STEP> {
+  const { scoreFrom, price, cwd = process.cwd(), ledger } = options;
+  const { mission, guards, limits, checks, plan, context } = planStopWhen(options);
+  const now = options._internal?.now ?? Date.now;
+  const judge = routingJudge();
+  const runId = options._internal?.generateId?.() ?? randomUUID();
+  const startedAt = now();
+  let state: WorkingState = initialState();
+  let verdict: StopWhenVerdict | undefined;
+  let seq = 0;
+  /** The name a demand stop carries: the required demand checks that passed. */
+  const redLine = `demand(${plan
+    .filter((check) => check.required && check.tier === 'demand')
+    .map((check) => check.name)
+    .join(', ')})`;
+  /** Aborts a step's checks when the wall-clock budget runs out (the budget guard then stops the loop). */
+  const deadline = (): AbortSignal =>
+    limits.maxWallClockMs === undefined
+      ? new AbortController().signal
+      : AbortSignal.timeout(Math.max(0, limits.maxWallClockMs - (now() - startedAt)));
+  /** Evaluations one after another, even if the caller does not wait: records are chained in order. */
+  let queue: Promise<unknown> = Promise.resolve();
+
+  const append = async (body: RunRecordBody): Promise<void> => {
+    const entry: RunRecord = { runId, seq, at: now(), ...body };
+    await ledger?.append(entry);
+    seq += 1;
+  };
+  /** Appends a record, after `run.started` when it is the run's first. */
+  const record = async (body: RunRecordBody): Promise<void> => {
+    if (ledger === undefined) return;
+    if (seq === 0)
+      await append({
+        type: 'run.started',
+        data: {
+          mission,
+          missionHash: missionHash(mission),
+          proposer: 'ai-sdk',
+          judge: judge.name,
+          guards: guards.map((guard) => guard.name),
+          checks: plan.map(({ name, stage, tier, required }) => ({ name, stage, tier, required })),
+          lookback: context.lookback,
+          // Recovery leaves the run of a live process alone, and seals the run of a dead one `crashed`.
+          owner: ownerInfo(),
+        },
+      });
+    await append(body);
+  };
+
+  const scoreFinding = async (step: STEP): Promise<Finding[]> => {
+    if (scoreFrom === undefined) return [];
+    let score: unknown;
+    try {
+      score = await scoreFrom(step);
+    } catch (error) {
+      return [finding(SCORE_CHECK, 'error', ['score.threw'], `scoreFrom threw: ${(error as Error)?.message ?? String(error)}`)];
+    }
+    if (score === undefined) return [];
+    if (typeof score !== 'number' || !(score >= 0 && score <= 1))
+      return [finding(SCORE_CHECK, 'error', ['score.out_of_range'], `Expected a score in [0, 1], got ${String(score)}`)];
+    return [finding(SCORE_CHECK, 'pass', [], `score ${score}`, { score })];
+  };
+
+  /** Seals the run with a verdict (the stop, or the loop's own end). */
+  const seal = async (ending: StopVerdict, verification: Verification): Promise<StopWhenVerdict> => {
+    const { outcome, reason, detail, guard } = ending;
+    const counters = { ...state.counters, elapsedMs: now() - startedAt };
+    const brief =
+      outcome === 'blocked' || verification === 'unverified'
+        ? makeBrief({
+            runId,
+            task: mission.goal,
+            priority: mission.priority,
+            candidate: state.candidate,
+            cutoffReason: `${reason}: ${detail}`,
+            attempts: state.attempt,
+            verification,
+            findings: state.findings,
+          })
+        : undefined;
+    await record({
+      type: 'run.sealed',
+      data: {
+        outcome,
+        verification,
+        stopReason: reason,
+        detail,
+        guard,
+        attempts: state.attempt,
+        candidateHash: state.candidate.hash,
+        counters,
+        ...(brief === undefined ? {} : { brief }),
+      },
+    });
+    verdict = { ...ending, verification, step: state.attempt, runId };
+    return verdict;
+  };
+
+  /** One step as one attempt: checked, stepped, judged and recorded; sealed when the decision ends the run. */
+  const attempt = async (step: STEP): Promise<void> => {
+    const number = state.attempt + 1;
+    const candidate = stepCandidate(step);
+    const stepChecksNow: Check[] = checks.map((check) => check.forStep(step));
+    const findings = [
+      ...(await runChecks(stepChecksNow, {
+        dir: cwd,
+        candidate,
+        goal: mission.goal,
+        attempt: number,
+        signal: deadline(),
+      })),
+      ...(await scoreFinding(step)),
+    ];
+    const { inputTokens, outputTokens } = step.usage;
+    const usage = {
+      ...(inputTokens === undefined ? {} : { inputTokens }),
+      ...(outputTokens === undefined ? {} : { outputTokens }),
+      ...(price === undefined ? {} : { costUsd: ((inputTokens ?? 0) * price.input + (outputTokens ?? 0) * price.output) / 1_000_000 }),
+    };
+    const stepped = stepState(state, { candidate, findings, usage, elapsedMs: now() - startedAt }, context);
+    state = stepped.state;
+    await record({
+      type: 'attempt',
+      data: { attempt: number, candidate, usage, findings, summary: stepped.summary, counters: state.counters },
+    });
+    const stop = evaluatePolicy(guards, {
+      recent: state.recent,
+      counters: state.counters,
+      budgets: limits,
+      progressWindow: mission.progressWindow,
+      taskType: mission.taskType,
+    });
+    const acceptance = evaluateAcceptance({
+      checks: stepChecksNow,
+      findings,
+      approvalsRequired: [],
+      approvalsGiven: [],
+      missionUnchanged: () => true,
+      recordsAgree: true,
+    });
+    const evidence = { mission, attempt: number, candidate, findings, acceptance, ...(stop === undefined ? {} : { verdict: stop }) };
+    // The routing table's decision is validated like any judge's before it applies.
+    const checked = validateDecision(await judge.decide(evidence, { signal: deadline(), runId }), evidence);
+    const decision: Decision =
+      'decision' in checked
+        ? checked.decision
+        : { transition: 'fail', reason: StopReason.invalidDecision, detail: checked.rejection.message };
+    await record({
+      type: 'decision',
+      data: {
+        attempt: number,
+        ...(stop === undefined ? {} : { verdict: stop }),
+        decision,
+        ...('rejection' in checked ? { rejection: checked.rejection } : {}),
+        acceptance,
+        state: { counters: state.counters, frontier: state.frontier, recentAttempts: state.recent.map((summary) => summary.attempt) },
+      },
+    });
+    if (decision.transition === 'retry') return;
+    const detail = decision.detail ?? decision.reason;
+    if (decision.transition === 'accept')
+      await seal(
+        { guard: stop?.outcome === 'complete' ? stop.guard : redLine, reason: decision.reason, detail, outcome: 'complete' },
+        acceptance.hasDemand ? 'verified' : 'sampled',
+      );
+    else {
+      const outcome = decision.transition === 'block' ? 'blocked' : 'failed_with_evidence';
+      await seal({ guard: stop?.guard ?? judge.name, reason: decision.reason, detail, outcome }, 'unverified');
+    }
+  };
+
+  /** Steps the loop made that were not evaluated yet, one attempt each, until a stop. */
+  const catchUp = (steps: readonly STEP[]): Promise<void> => {
+    const next = queue.then(async () => {
+      if (steps.length < state.attempt)
+        throw new TypeError(
+          `Expected the steps of one loop (a new redlineStopWhen per call), got ${steps.length} steps after ${state.attempt}`,
+        );
+      for (const step of steps.slice(state.attempt)) {
+        if (verdict !== undefined) return;
+        await attempt(step);
+      }
+    });
+    queue = next.catch(() => undefined);
+    return next;
+  };
+
+  const condition = async ({ steps }: { readonly steps: readonly STEP[] }): Promise<boolean> => {
+    await catchUp(steps);
+    return verdict !== undefined;
+  };
+  const finish = async ({ steps }: { readonly steps: readonly STEP[] }): Promise<StopWhenVerdict> => {
+    await catchUp(steps);
+    const ended = queue.then(async () => {
+      if (verdict !== undefined) return verdict;
+      const detail = `the loop ended after ${state.attempt} steps without a stop verdict (the model answered without a tool call, or another condition stopped it)`;
+      return seal({ guard: 'ai-sdk', reason: 'loop_ended', detail, outcome: 'failed_with_evidence' }, 'unverified');
+    });
+    queue = ended.catch(() => undefined);
+    return ended;
+  };
+  return Object.defineProperties(condition, {
+    verdict: { get: () => verdict, enumerable: true },
+    finish: { value: finish, enumerable: true },
+  }) as RedlineStopCondition<STEP>;
+}
