@@ -1,0 +1,112 @@
+import type { Check } from '../core/check.js';
+import type { Finding, FindingStatus } from '../core/finding.js';
+import type { Judge } from '../judge/judge.js';
+import type { Proposer, Usage } from '../proposers/proposer.js';
+import type { ChildSpan, SpanAttributes, TraceSpan } from '../telemetry/trace-span.js';
+import type { RecordedDecision } from './ending.js';
+
+// The span tree of a run (docs/observability.md): names and attributes follow the OpenTelemetry GenAI
+// semantic conventions where one applies, the rest are under `redline.`.
+
+/** The run's own span. */
+export const RUN_SPAN = 'invoke_agent redline';
+
+/** The model a proposer or judge asks, when it is a model role (`model:<id>`). */
+function modelOf(name: string): string | undefined {
+  return name.startsWith('model:') ? name.slice('model:'.length) : undefined;
+}
+
+/** A model call is a `chat` span; any other proposer is the agent redline invokes. */
+export function proposalSpan(proposer: Proposer): ChildSpan {
+  const model = proposer.identity?.kind === 'model' ? proposer.identity.name : modelOf(proposer.name);
+  if (model !== undefined)
+    return { name: `chat ${model}`, client: true, attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': model } };
+  return {
+    name: `invoke_agent ${proposer.name}`,
+    attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': proposer.name },
+  };
+}
+
+/** A judge that asks a model is a `chat` span; any other is redline's own decision step. */
+export function judgeSpan(judge: Judge): ChildSpan {
+  const model = modelOf(judge.name);
+  const attributes = { 'redline.judge': judge.name };
+  if (model === undefined) return { name: 'redline.decide', attributes };
+  return {
+    name: `chat ${model}`,
+    client: true,
+    attributes: { ...attributes, 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': model },
+  };
+}
+
+/** A check is a tool the loop executes on the candidate. */
+function checkSpan(check: Check): ChildSpan {
+  return {
+    name: `execute_tool ${check.name}`,
+    attributes: {
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': check.name,
+      'redline.check.name': check.name,
+      'redline.check.stage': check.stage,
+      'redline.check.tier': check.tier,
+      'redline.check.required': check.required,
+    },
+  };
+}
+
+/** Token usage as the GenAI conventions name it. */
+export function usageAttributes(usage: Usage): SpanAttributes {
+  return {
+    'gen_ai.usage.input_tokens': usage.inputTokens,
+    'gen_ai.usage.output_tokens': usage.outputTokens,
+    'redline.usage.cost_usd': usage.costUsd,
+  };
+}
+
+const SEVERITY: readonly FindingStatus[] = ['pass', 'skipped', 'fail', 'error'];
+
+/** The worst status among a check's findings. */
+function statusOf(findings: readonly Finding[]): FindingStatus {
+  return findings.reduce<FindingStatus>(
+    (worst, item) => (SEVERITY.indexOf(item.status) > SEVERITY.indexOf(worst) ? item.status : worst),
+    'pass',
+  );
+}
+
+/** What a check found, on its span: a check that could not do its work (`error`) fails the span. */
+function traceCheckResult(span: TraceSpan, findings: readonly Finding[]): void {
+  const status = statusOf(findings);
+  span.set({
+    'redline.check.status': status,
+    'redline.check.duration_ms': findings[0]?.durationMs,
+    'redline.findings.count': findings.length,
+    'redline.reason_codes.count': reasonCodeCount(findings),
+  });
+  const failed = findings.find((item) => item.status === 'error');
+  if (failed !== undefined) span.fail({ type: failed.reasonCodes[0] ?? 'check.error', message: failed.message });
+}
+
+/** Runs a check in its span (a child of `trace`), with what it found set on the span. */
+export function inCheckSpan(check: Check, trace: TraceSpan, run: () => Promise<readonly Finding[]>): Promise<readonly Finding[]> {
+  return trace.child(checkSpan(check), async (span) => {
+    const findings = await run();
+    traceCheckResult(span, findings);
+    return findings;
+  });
+}
+
+/** How many reason codes the findings carry. */
+export function reasonCodeCount(findings: readonly Finding[]): number {
+  return findings.reduce((sum, item) => sum + item.reasonCodes.length, 0);
+}
+
+/** The judge's transition (or the rejection of its answer) and the stop verdict it was given. */
+export function traceDecision(span: TraceSpan, decided: RecordedDecision): void {
+  span.set({
+    'redline.decision.transition': decided.decision?.transition,
+    'redline.decision.rejection': decided.rejection?.code,
+    'redline.decision.overridden': decided.overridden,
+    'redline.verdict.guard': decided.verdict?.guard,
+    'redline.verdict.reason': decided.verdict?.reason,
+  });
+}
