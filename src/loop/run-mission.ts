@@ -44,7 +44,7 @@ import { RunWorkspace } from '../workspace/run-workspace.js';
 import { setLongTimeout } from '../process/long-timeout.js';
 import { startTrace } from '../telemetry/start-trace.js';
 import type { TraceSpan } from '../telemetry/trace-span.js';
-import { judgeSpan, proposalSpan, reasonCodeCount, RUN_SPAN, traceDecision, usageAttributes } from './run-trace.js';
+import { judgeSpan, proposalSpan, reasonCodeCount, runSpan, traceDecision, traceSeal, usageAttributes } from './run-trace.js';
 
 export type { RunMissionOptions, RunResult } from './run-options.js';
 
@@ -82,17 +82,7 @@ export function runMission(options: RunMissionOptions): Promise<RunResult> {
  * ends however the run does, failed when it throws.
  */
 export async function executeRun(options: RunMissionOptions, resume?: ResumePoint): Promise<RunResult> {
-  const span = await startTrace({
-    tracer: options.tracer,
-    name: RUN_SPAN,
-    attributes: {
-      'gen_ai.operation.name': 'invoke_agent',
-      'gen_ai.agent.name': 'redline',
-      'redline.mission.id': options.mission.id,
-      'redline.resumed': resume !== undefined,
-      'redline.resumed.from_seq': resume?.seq,
-    },
-  });
+  const span = await startTrace({ tracer: options.tracer, ...runSpan(options.mission.id, resume?.seq) });
   try {
     return await loop(options, resume, span);
   } catch (error) {
@@ -298,19 +288,7 @@ async function loop(options: RunMissionOptions, resume: ResumePoint | undefined,
         sealed = true;
       },
     });
-    span.set({
-      'redline.outcome': ending.outcome,
-      'redline.verification': verification,
-      'redline.stop_reason': ending.stopReason,
-      'redline.guard': ending.guard,
-      'redline.attempts': attempt,
-      'redline.chain.head': lastHash,
-      'redline.reason_codes.count': reasonCodeCount(state.findings),
-      'gen_ai.usage.input_tokens': counters.inputTokens,
-      'gen_ai.usage.output_tokens': counters.outputTokens,
-    });
-    if (ending.outcome === 'blocked' || ending.outcome === 'failed_with_evidence')
-      span.fail({ type: ending.stopReason, message: `${ending.outcome}: ${ending.detail}` });
+    traceSeal(span, { ending, verification, attempts: attempt, chainHead: lastHash, findings: state.findings, counters });
     // A resumed run's earlier attempts ran in another process: their scores are in the records.
     await learnFrom(ledger, mission.taskType, resume === undefined ? observedScores : recordedScores(await ledger.records(runId)));
     const { outcome, stopReason, detail, guard } = ending;
@@ -353,7 +331,7 @@ async function loop(options: RunMissionOptions, resume: ResumePoint | undefined,
     };
     const decided = await trace.child(judgeSpan(judge), async (judgeTrace) => {
       const answer = await askJudge({ judge, evidence, signal, runId });
-      traceDecision(judgeTrace, answer);
+      if (judgeTrace.recording) traceDecision(judgeTrace, answer);
       return answer;
     });
     await record({
@@ -477,11 +455,12 @@ async function loop(options: RunMissionOptions, resume: ResumePoint | undefined,
         const stepped = step(state, { candidate, findings, usage, elapsedMs: now() - startedAt }, stepContext);
         state = stepped.state;
         observedScores[attempt - 1] = stepped.summary.score;
-        trace.set({
-          'redline.attempt.score': stepped.summary.score,
-          'redline.reason_codes.count': reasonCodeCount(findings),
-          ...usageAttributes(usage),
-        });
+        if (trace.recording)
+          trace.set({
+            'redline.attempt.score': stepped.summary.score,
+            'redline.reason_codes.count': reasonCodeCount(findings),
+            ...usageAttributes(usage),
+          });
         await record({
           type: 'attempt',
           data: {

@@ -3,13 +3,57 @@ import type { Finding, FindingStatus } from '../core/finding.js';
 import type { Judge } from '../judge/judge.js';
 import type { Proposer, Usage } from '../proposers/proposer.js';
 import type { ChildSpan, SpanAttributes, TraceSpan } from '../telemetry/trace-span.js';
-import type { RecordedDecision } from './ending.js';
+import type { Verification } from '../core/outcome.js';
+import type { RunCounters } from '../guards/guard.js';
+import type { Ending, RecordedDecision } from './ending.js';
 
 // The span tree of a run (docs/observability.md): names and attributes follow the OpenTelemetry GenAI
 // semantic conventions where one applies, the rest are under `redline.`.
 
-/** The run's own span. */
-export const RUN_SPAN = 'invoke_agent redline';
+/** The run's own span, opened before anything else of the run (a resumed run's: from the record it resumes at). */
+export function runSpan(missionId: string, resumedFromSeq: number | undefined): { name: string; attributes: SpanAttributes } {
+  return {
+    name: 'invoke_agent redline',
+    attributes: {
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.name': 'redline',
+      'redline.mission.id': missionId,
+      'redline.resumed': resumedFromSeq !== undefined,
+      'redline.resumed.from_seq': resumedFromSeq,
+    },
+  };
+}
+
+/**
+ * How the run was sealed, on its span: a run that ends `blocked` or `failed_with_evidence` fails it, with its
+ * stop reason as `error.type`.
+ */
+export function traceSeal(span: TraceSpan, { ending, verification, attempts, chainHead, findings, counters }: SealTrace): void {
+  span.set({
+    'redline.outcome': ending.outcome,
+    'redline.verification': verification,
+    'redline.stop_reason': ending.stopReason,
+    'redline.guard': ending.guard,
+    'redline.attempts': attempts,
+    'redline.chain.head': chainHead,
+    'redline.reason_codes.count': reasonCodeCount(findings),
+    'gen_ai.usage.input_tokens': counters.inputTokens,
+    'gen_ai.usage.output_tokens': counters.outputTokens,
+  });
+  if (ending.outcome === 'blocked' || ending.outcome === 'failed_with_evidence')
+    span.fail({ type: ending.stopReason, message: `${ending.outcome}: ${ending.detail}` });
+}
+
+/** What {@link traceSeal} puts on the run's span. */
+export interface SealTrace {
+  readonly ending: Ending;
+  readonly verification: Verification;
+  readonly attempts: number;
+  /** The hash of the seal record: the head of the run's chain. */
+  readonly chainHead: string | undefined;
+  readonly findings: readonly Finding[];
+  readonly counters: RunCounters;
+}
 
 /** The model a proposer or judge asks, when it is a model role (`model:<id>`). */
 function modelOf(name: string): string | undefined {
@@ -90,7 +134,7 @@ function traceCheckResult(span: TraceSpan, findings: readonly Finding[]): void {
 export function inCheckSpan(check: Check, trace: TraceSpan, run: () => Promise<readonly Finding[]>): Promise<readonly Finding[]> {
   return trace.child(checkSpan(check), async (span) => {
     const findings = await run();
-    traceCheckResult(span, findings);
+    if (span.recording) traceCheckResult(span, findings);
     return findings;
   });
 }

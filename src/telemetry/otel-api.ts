@@ -26,8 +26,10 @@ export function otelApi(): Promise<OtelApi> {
   loaded ??= MissingPeerError.load(() => import('@opentelemetry/api'), {
     packageName: '@opentelemetry/api',
     purpose: 'trace runs with OpenTelemetry',
+  }).catch((error: unknown) => {
+    // A failed load is not kept: the package may be installed later in a long-lived process.
+    loaded = undefined;
+    throw error;
   });
-  // A failed load is not cached: the package may be installed later in a long-lived process.
-  loaded.catch(() => (loaded = undefined));
   return loaded;
 }
