@@ -6,6 +6,7 @@
 const LAYERS = [
   'core', // shared vocabulary: outcomes, candidate, finding, check, brief, acceptance, canonical JSON, hash chain
   'errors',
+  'telemetry', // the OpenTelemetry adapter: spans the loop writes to, no-ops without a tracer
   'process',
   'workspace',
   'db', // SQLite and PostgreSQL plumbing shared by the ledger and the review queue
@@ -33,6 +34,7 @@ const ADAPTERS = [
   { packages: ['better-sqlite3', 'pg'], folder: 'db' },
   { packages: ['ai', '@ai-sdk/[^/]+'], folder: 'ai-sdk' },
   { packages: ['vega'], folder: 'study' },
+  { packages: ['@opentelemetry/api'], folder: 'telemetry' },
   { packages: ['commander'], folder: 'cli' },
   { packages: ['hono', '@hono/node-server'], folder: 'review-app' },
 ];

@@ -6,6 +6,7 @@ import { reviewQueueBench, reviewQueueDepthBench } from './review-queue.js';
 import { scaleBench, scaleOptions } from './scale.js';
 import { scaleReport } from './scale-report.js';
 import { studyBench } from './study.js';
+import { TRACING_MODES, tracingOverhead } from './tracing-overhead.js';
 import { workspaceBench, type Spread } from './workspace.js';
 
 const only = process.argv[2];
@@ -17,6 +18,17 @@ const benches: Record<string, () => Promise<string>> = {
       `  redline runMission (MemoryLedger)          ${result.redlineUsPerAttempt.toFixed(1).padStart(8)} µs/attempt`,
       `  LangGraph JS StateGraph (MemorySaver)      ${result.langgraphUsPerAttempt.toFixed(1).padStart(8)} µs/attempt`,
       `  ratio LangGraph / redline                  ${result.ratio.toFixed(1).padStart(8)}×  (target ≥ 20×)`,
+    ].join('\n');
+  },
+  'tracing-overhead': async () => {
+    const result = await tracingOverhead();
+    const base = result.usPerAttempt['not-installed'];
+    return [
+      `tracing-overhead: the loop-overhead loop, ${result.attemptsPerRun} attempts per run, median of ${result.rounds} rounds per mode`,
+      ...TRACING_MODES.map((mode) => {
+        const us = result.usPerAttempt[mode];
+        return `  ${mode.padEnd(41)}${us.toFixed(1).padStart(8)} µs/attempt  (${us - base >= 0 ? '+' : ''}${(us - base).toFixed(1)} µs vs not-installed)`;
+      }),
     ].join('\n');
   },
   ledger: async () => {

@@ -8,6 +8,7 @@ export { missionJsonSchema } from './mission/json-schema.js';
 export type { MissionInput, MissionSpec, CheckSpec, ProposerSpec, JudgeSpec } from './mission/schema.js';
 
 export { runMission, type RunMissionOptions, type RunResult } from './loop/run-mission.js';
+export type { SpanLike, TracerLike } from './telemetry/tracer.js';
 export type { ShadowResult, ShadowVerdict } from './core/shadow-verdict.js';
 export {
   checkReachability,

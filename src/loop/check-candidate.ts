@@ -2,9 +2,11 @@ import type { Candidate } from '../core/candidate.js';
 import type { Check, CheckContext } from '../core/check.js';
 import type { Finding } from '../core/finding.js';
 import { SCOPE_CHECK } from '../checks/scope-check.js';
+import { NO_TRACE, type TraceSpan } from '../telemetry/trace-span.js';
 import type { RunWorkspace } from '../workspace/run-workspace.js';
 import { raceSignal } from './abort.js';
 import { runChecks, skipAll } from '../checks/run-checks.js';
+import { inCheckSpan } from '../checks/check-span.js';
 
 /** The findings of a check set, and what resetting the check copy for it cost (with a workspace). */
 export interface Checked {
@@ -22,6 +24,8 @@ export interface CheckCandidateOptions {
   readonly files?: RunWorkspace | undefined;
   /** The run's clock, for each check's `durationMs`. */
   readonly now?: () => number;
+  /** The span each check's span is a child of (the attempt's). */
+  readonly trace?: TraceSpan;
 }
 
 /**
@@ -30,11 +34,18 @@ export interface CheckCandidateOptions {
  * the check copy is reset to exactly snapshot + candidate and the checks run in it.
  * @throws {Aborted} when the run's signal fires first.
  */
-export async function checkCandidate({ checks, candidate, context, files, now }: CheckCandidateOptions): Promise<Checked> {
+export async function checkCandidate({
+  checks,
+  candidate,
+  context,
+  files,
+  now,
+  trace = NO_TRACE,
+}: CheckCandidateOptions): Promise<Checked> {
   const full = { candidate, ...context };
-  if (files === undefined) return { findings: await raceSignal(runChecks(checks, full, now), context.signal) };
+  if (files === undefined) return { findings: await raceSignal(runChecks(checks, full, now, trace), context.signal) };
   const scope = checks.find((item) => item.name === SCOPE_CHECK);
-  const scopeFindings = scope === undefined ? [] : await scope.run(full);
+  const scopeFindings = scope === undefined ? [] : await inCheckSpan(scope, trace, () => scope.run(full));
   if (scopeFindings.some((item) => item.status !== 'pass'))
     return {
       findings: [
@@ -49,5 +60,5 @@ export async function checkCandidate({ checks, candidate, context, files, now }:
   const resetStarted = performance.now();
   const copy = await files.checkCopy(candidate.files);
   const isolation = { resetMs: Math.round(performance.now() - resetStarted), ...copy.report };
-  return { findings: await raceSignal(runChecks(checks, { ...full, dir: copy.dir }, now), context.signal), isolation };
+  return { findings: await raceSignal(runChecks(checks, { ...full, dir: copy.dir }, now, trace), context.signal), isolation };
 }

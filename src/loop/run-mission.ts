@@ -42,6 +42,10 @@ import { initialState, frontierOf, type WorkingState } from '../state/working-st
 import { linksOutside } from '../workspace/links-outside.js';
 import { RunWorkspace } from '../workspace/run-workspace.js';
 import { setLongTimeout } from '../process/long-timeout.js';
+import { startTrace } from '../telemetry/start-trace.js';
+import type { TraceSpan } from '../telemetry/trace-span.js';
+import { reasonCodeCount } from '../checks/check-span.js';
+import { judgeSpan, proposalSpan, runSpan, traceDecision, traceSeal, usageAttributes } from './run-trace.js';
 
 export type { RunMissionOptions, RunResult } from './run-options.js';
 
@@ -74,8 +78,23 @@ export function runMission(options: RunMissionOptions): Promise<RunResult> {
   return executeRun(options);
 }
 
-/** The loop, for a new run or one resumed from its records. */
+/**
+ * The loop, for a new run or one resumed from its records, in the run's span (when tracing is on): the span
+ * ends however the run does, failed when it throws.
+ */
 export async function executeRun(options: RunMissionOptions, resume?: ResumePoint): Promise<RunResult> {
+  const span = await startTrace({ tracer: options.tracer, ...runSpan(options.mission.id, resume?.seq) });
+  try {
+    return await loop(options, resume, span);
+  } catch (error) {
+    span.failWith(error);
+    throw error;
+  } finally {
+    span.end();
+  }
+}
+
+async function loop(options: RunMissionOptions, resume: ResumePoint | undefined, span: TraceSpan): Promise<RunResult> {
   const { mission, ledger = new MemoryLedger(), approvals = [], onRecord } = options;
   const now = options._internal?.now ?? Date.now;
   const proposer = options.proposer ?? (await buildProposer(mission));
@@ -146,6 +165,7 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
   /** The candidate under way: the proposal being checked, else the latest candidate. */
   let candidate = state.candidate;
   const runId = resume?.runId ?? options._internal?.generateId?.() ?? randomUUID();
+  span.set({ 'redline.run.id': runId, 'gen_ai.conversation.id': runId });
   // A resumed run's clock goes on from the elapsed time it recorded; the snapshot counts.
   const startedAt = now() - state.counters.elapsedMs;
   const sandbox = sandboxOf(mission);
@@ -270,6 +290,7 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
         sealed = true;
       },
     });
+    traceSeal(span, { ending, verification, attempts: attempt, chainHead: lastHash, findings: state.findings, counters });
     // A resumed run's earlier attempts ran in another process: their scores are in the records.
     await learnFrom(ledger, mission.taskType, resume === undefined ? observedScores : recordedScores(await ledger.records(runId)));
     const { outcome, stopReason, detail, guard } = ending;
@@ -291,8 +312,8 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
     };
   };
 
-  /** Asks the judge on the evidence (with the stop verdict), and records its validated decision. */
-  const decide = async (verdict: StopVerdict | undefined): Promise<RecordedDecision> => {
+  /** Asks the judge on the evidence (with the stop verdict), in a child span of `trace`, and records its validated decision. */
+  const decide = async (verdict: StopVerdict | undefined, trace: TraceSpan = span): Promise<RecordedDecision> => {
     const head = await ledger.head(runId);
     const acceptance = evaluateAcceptance({
       checks,
@@ -310,7 +331,11 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
       acceptance,
       ...(verdict === undefined ? {} : { verdict }),
     };
-    const decided = await askJudge({ judge, evidence, signal, runId });
+    const decided = await trace.child(judgeSpan(judge), async (judgeTrace) => {
+      const answer = await askJudge({ judge, evidence, signal, runId });
+      if (judgeTrace.recording) traceDecision(judgeTrace, answer);
+      return answer;
+    });
     await record({
       type: 'decision',
       data: {
@@ -354,26 +379,42 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
     if (unreachable !== undefined)
       return { outcome: unreachable.outcome, stopReason: unreachable.reason, detail: unreachable.detail, guard: unreachable.guard };
     if (!checksBaseline(mission, checks)) return 'propose';
-    const checked = await checkCandidate({ checks, candidate: EMPTY_CANDIDATE, context: checkContext(0), files, now });
-    state = {
-      ...state,
-      findings: checked.findings,
-      frontier: frontierOf(EMPTY_CANDIDATE, checked.findings, stepContext.required, stepContext.promotion, undefined),
-    };
-    await record({
-      type: 'baseline',
-      data: {
-        findings: state.findings,
-        frontier: state.frontier,
-        ...(checked.isolation === undefined ? {} : { isolation: checked.isolation }),
-      },
+    return span.child({ name: 'redline.baseline', attributes: { 'redline.attempt.number': 0 } }, async (trace) => {
+      const checked = await checkCandidate({ checks, candidate: EMPTY_CANDIDATE, context: checkContext(0), files, now, trace });
+      state = {
+        ...state,
+        findings: checked.findings,
+        frontier: frontierOf(EMPTY_CANDIDATE, checked.findings, stepContext.required, stepContext.promotion, undefined),
+      };
+      trace.set({ 'redline.reason_codes.count': reasonCodeCount(state.findings) });
+      await record({
+        type: 'baseline',
+        data: {
+          findings: state.findings,
+          frontier: state.frontier,
+          ...(checked.isolation === undefined ? {} : { isolation: checked.isolation }),
+        },
+      });
+      return judged(await decide(environmentVerdict(checks, state.findings, mission.scope), trace));
     });
-    return judged(await decide(environmentVerdict(checks, state.findings, mission.scope)));
   };
 
-  /** One attempt: the proposal, its candidate checked in the check copy (or the proposer's error). */
-  const attemptOnce = async (): Promise<Checked & { usage: ReturnType<typeof spent> }> => {
-    const proposed = await propose({
+  /** One attempt, in the attempt's span `trace`: the proposal, its candidate checked in the check copy (or the proposer's error). */
+  const attemptOnce = async (trace: TraceSpan): Promise<Checked & { usage: ReturnType<typeof spent> }> => {
+    const proposed = await trace.child(proposalSpan(proposer), async (proposalTrace) => {
+      const answer = await proposeNext();
+      proposalTrace.set(usageAttributes(spent(answer)));
+      if ('error' in answer) proposalTrace.fail({ type: answer.error.code, message: answer.error.message });
+      return answer;
+    });
+    if (!('candidate' in proposed)) return { findings: proposerErrorFindings(proposed.error, checks), usage: spent(proposed) };
+    candidate = proposed.candidate;
+    return { ...(await checkCandidate({ checks, candidate, context: checkContext(attempt), files, now, trace })), usage: spent(proposed) };
+  };
+
+  /** Asks the proposer for the next attempt's candidate. */
+  const proposeNext = () =>
+    propose({
       proposer,
       request: {
         protocol: PROPOSER_PROTOCOL,
@@ -403,10 +444,6 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
       baseline,
       pathProblems: (proposedFiles) => files?.candidateProblems(proposedFiles) ?? [],
     });
-    if (!('candidate' in proposed)) return { findings: proposerErrorFindings(proposed.error, checks), usage: spent(proposed) };
-    candidate = proposed.candidate;
-    return { ...(await checkCandidate({ checks, candidate, context: checkContext(attempt), files, now })), usage: spent(proposed) };
-  };
 
   /** The refinement loop: propose, check, step the working state, decide — until a decision ends the run. */
   const refine = async (): Promise<Ending> => {
@@ -415,24 +452,32 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
       attempt = state.attempt + 1;
       // Between steps: a run stopped while it recorded or decided starts no proposer.
       if (signal.aborted) throw new Aborted(signal.reason);
-      const { findings, usage, isolation } = await attemptOnce();
-      const stepped = step(state, { candidate, findings, usage, elapsedMs: now() - startedAt }, stepContext);
-      state = stepped.state;
-      observedScores[attempt - 1] = stepped.summary.score;
-      await record({
-        type: 'attempt',
-        data: {
-          attempt,
-          candidate,
-          ...(Object.keys(usage).length === 0 ? {} : { usage }),
-          findings,
-          summary: stepped.summary,
-          counters: state.counters,
-          frontier: state.frontier,
-          ...(isolation === undefined ? {} : { isolation }),
-        },
+      decided = await span.child({ name: 'redline.attempt', attributes: { 'redline.attempt.number': attempt } }, async (trace) => {
+        const { findings, usage, isolation } = await attemptOnce(trace);
+        const stepped = step(state, { candidate, findings, usage, elapsedMs: now() - startedAt }, stepContext);
+        state = stepped.state;
+        observedScores[attempt - 1] = stepped.summary.score;
+        if (trace.recording)
+          trace.set({
+            'redline.attempt.score': stepped.summary.score,
+            'redline.reason_codes.count': reasonCodeCount(findings),
+            ...usageAttributes(usage),
+          });
+        await record({
+          type: 'attempt',
+          data: {
+            attempt,
+            candidate,
+            ...(Object.keys(usage).length === 0 ? {} : { usage }),
+            findings,
+            summary: stepped.summary,
+            counters: state.counters,
+            frontier: state.frontier,
+            ...(isolation === undefined ? {} : { isolation }),
+          },
+        });
+        return decide(policyVerdict(), trace);
       });
-      decided = await decide(policyVerdict());
     } while (
       // Refine while the judge chose `retry` and no binding stop verdict (budget, thrash, human gate) overrode
       // it: every other transition — accept, noop, block, fail, a refused decision — ends the run.

@@ -11,6 +11,7 @@ import type { Ledger, RunRecord } from '../ledger/ledger.js';
 import type { Signer } from '../ledger/seal-signature.js';
 import type { Mission } from '../mission/mission.js';
 import type { Proposer } from '../proposers/proposer.js';
+import type { TracerLike } from '../telemetry/tracer.js';
 
 export interface RunMissionOptions {
   readonly mission: Mission;
@@ -66,6 +67,13 @@ export interface RunMissionOptions {
    * `default` (the ledger has a queue, so an unverified run goes to it), `opted_out` (`--no-review`).
    */
   readonly review?: 'requested' | 'default' | 'opted_out';
+  /**
+   * The OpenTelemetry tracer the run's spans go to (docs/observability.md). Without one, runs are traced
+   * with the registered tracer provider's `redline` tracer when `@opentelemetry/api` is installed and a
+   * provider is registered, and not at all otherwise (no span, and the package is not loaded).
+   * @example tracer: trace.getTracer('my-app')
+   */
+  readonly tracer?: TracerLike;
   /** Injectable clock and ids for tests and simulations. */
   readonly _internal?: { readonly now?: () => number; readonly generateId?: () => string };
 }
