@@ -31,8 +31,8 @@ export interface McpSessionOptions {
  * What `redline mcp` serves: an agent working in the mission's workspace, its red lines as tools. The
  * baseline is the workspace as it was when the session opened, frozen into a copy; the agent's working copy
  * is the live workspace, and its difference from the baseline is what `checks` checks and `submit` proposes.
- * Each run is `runMission` on the frozen baseline with a {@link SessionRun}'s proposer, so its guards,
- * records, seal and acceptance are exactly the loop's. Calls are served one at a time.
+ * The session's one run is `runMission` on the frozen baseline with a {@link SessionRun}'s proposer, so its
+ * guards, records, seal and acceptance are exactly the loop's. Calls are served one at a time.
  */
 export class McpSession {
   readonly #options: McpSessionOptions;
@@ -41,7 +41,6 @@ export class McpSession {
   /** The mission as each run gets it: its workspace is the frozen baseline. */
   readonly #mission: Mission;
   readonly #checks: readonly Check[];
-  readonly #runs = new Map<string, SessionRun>();
   #current: SessionRun | undefined;
   #queue: Promise<unknown> = Promise.resolve();
 
@@ -69,7 +68,8 @@ export class McpSession {
     });
     try {
       // Runs snapshot a tree nothing writes to: the baseline's own copy, never reset or handed to a check.
-      const { baseDir, workspaceDir: _live, ...spec } = mission;
+      // Their proposer is the agent, not the mission's: recovery, which cannot rebuild it, seals such a run crashed.
+      const { baseDir, workspaceDir: _live, proposer: _proposer, ...spec } = mission;
       const frozen = defineMission({ ...spec, workspace: await baseline.agentCopy({}) }, { baseDir, source: mission.id });
       const checks = checkPlan(frozen, await buildChecks(frozen), []).filter((check) => check.shadow !== true);
       return new McpSession(options, baseline, frozen, checks);
@@ -124,27 +124,25 @@ export class McpSession {
     });
   }
 
+  /** The session's run: the one named (which must be it), else the current one. */
   #run(runId: string | undefined): SessionRun | undefined {
-    if (runId === undefined) return this.#current;
-    const run = this.#runs.get(runId);
-    if (run === undefined) throw new TypeError(`Expected the id of a run of this session, got ${JSON.stringify(runId)}`);
-    return run;
+    if (runId === undefined || this.#current?.runId === runId) return this.#current;
+    throw new TypeError(`Expected the id of this session's run, got ${JSON.stringify(runId)}`);
   }
 
   /**
-   * Proposes the working copy as the next attempt of the run named (else the session's open run, else a new
-   * one), and returns what the loop made of it: `continue` with the findings and the budgets left, or `stop`
-   * with the sealed outcome. A sealed run takes no more attempts.
-   * @throws {TypeError} for a run id that is not one of this session's runs.
+   * Proposes the working copy as the next attempt of the session's run (the first submit starts it), and
+   * returns what the loop made of it: `continue` with the findings and the budgets left, or `stop` with the
+   * sealed outcome. A session has one run: once sealed, every submit answers its seal, so its budgets bind
+   * (a run refused before its first record, e.g. by a budget it cannot measure, is tried again).
+   * @throws {TypeError} for a run id that is not the session's run.
    */
   submit({ runId }: { runId?: string | undefined } = {}): Promise<RunAnswer> {
     return this.#serially(async () => {
-      const named = runId === undefined ? undefined : this.#run(runId);
-      if (named?.end !== undefined) return runAnswer(this.#mission, named, named.end);
-      const open = this.#current?.end === undefined ? this.#current : undefined;
-      const run = named ?? open ?? this.#start();
+      const named = this.#run(runId);
+      if (named?.end !== undefined && 'result' in named.end) return runAnswer(this.#mission, named, named.end);
+      const run = named !== undefined && named.end === undefined ? named : this.#start();
       const before = await run.next();
-      if (run.runId !== undefined) this.#runs.set(run.runId, run);
       if (!('request' in before)) return runAnswer(this.#mission, run, before);
       const after = await run.propose(this.#proposal(before.request.state.candidate?.files ?? {}));
       return runAnswer(this.#mission, run, 'request' in after ? after.request : after);

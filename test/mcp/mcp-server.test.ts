@@ -148,9 +148,10 @@ describe('redline mcp', () => {
     );
     const status = await call(client, 'redline_status');
     assert.deepEqual([status.state, status.runId, status.stopReason], ['sealed', first.runId, 'budget_attempts']);
-    // A submit without a run id after the seal starts a new run: the sealed one is never reopened.
-    const next = await call(client, 'redline_submit');
-    assert.notEqual(next.runId, first.runId);
+    // The budget binds: a later submit, fixed or not, answers the sealed run and starts no other.
+    await writeFile(path.join(dir, 'src/add.js'), RIGHT);
+    const later = await call(client, 'redline_submit');
+    assert.deepEqual([later.decision, later.runId, later.outcome, later.attempts], ['stop', first.runId, 'failed_with_evidence', 2]);
   });
 
   it('refuses a working copy that escapes through a symlink, and spells out escapes in test output', async () => {
@@ -158,7 +159,10 @@ describe('redline mcp', () => {
     const client = await connect(dir);
     const checked = await call(client, 'redline_checks');
     const shown = JSON.stringify(checked);
-    assert.doesNotMatch(shown, /\x1b|\x07|\u202e/);
+    assert.deepEqual(
+      ['\x1b', '\x07', '\u202e'].filter((raw) => shown.includes(raw)),
+      [],
+    );
     assert.match(failing(checked)[0]?.location?.test ?? '', /adds \\x1b\[2J\\x1b]0;pwned\\x07 numbers \\u\{202e\}/);
 
     await rm(path.join(dir, 'src/add.js'));
@@ -170,12 +174,23 @@ describe('redline mcp', () => {
     assert.equal(submitted.decision, 'continue');
     assert.deepEqual(submitted.findings[0]?.reasonCodes, ['proposer.bad_output']);
     assert.ok(submitted.findings.slice(1).every((finding) => finding.status === 'skipped'));
+
+    // The client goes away with the run open: the server seals it as stopped, and the chain verifies.
+    await client.close();
+    const ledger = await SqliteLedger.open({ database: path.join(dir, '.redline/redline.db') });
+    try {
+      const seal = (await ledger.records(submitted.runId as string)).at(-1);
+      assert.equal(seal?.type === 'run.sealed' ? seal.data.stopReason : seal?.type, 'aborted');
+    } finally {
+      await ledger.close();
+    }
+    assert.equal((await redline(['ledger', 'verify', '--ledger', path.join(dir, '.redline/redline.db')])).code, 0);
   });
 
   it('answers an unknown run id with an error', async () => {
     const client = await connect(await fixture());
     const result = await client.callTool({ name: 'redline_submit', arguments: { runId: 'not-a-run' } });
     assert.equal(result.isError, true);
-    assert.match(JSON.stringify(result.content), /Expected the id of a run of this session, got \\"not-a-run\\"/);
+    assert.match(JSON.stringify(result.content), /Expected the id of this session's run, got \\"not-a-run\\"/);
   });
 });
