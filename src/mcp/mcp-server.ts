@@ -1,4 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { MissingPeerError } from '../errors/missing-peer-error.js';
 import type { ChecksAnswer, RunAnswer, StatusAnswer } from './answers.js';
@@ -10,6 +12,12 @@ export interface ServeMcpOptions extends Omit<McpSessionOptions, 'agent'> {
   readonly input?: Readable;
   /** Where the server's messages go: nothing else may write there. @default process.stdout */
   readonly output?: Writable;
+  /**
+   * How often a call that is still running sends a progress notification, when its client asked for
+   * progress (a `progressToken`): clients that reset their request timeout on progress then wait for long checks.
+   * @default 10000
+   */
+  readonly progressIntervalMs?: number;
 }
 
 const RUN_ID = z.string().min(1).max(200).optional().describe('a run of this session (default: its open run, else a new run)');
@@ -34,8 +42,24 @@ function summaryOf(answer: ChecksAnswer | RunAnswer | StatusAnswer): string {
   return answer.state === 'sealed' ? sealed : `run ${answer.runId} open after ${answer.attempts} attempt(s)`;
 }
 
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** While a call runs: a progress notification every `intervalMs`, when the client asked for progress. */
+function heartbeat(extra: Extra, intervalMs: number): () => void {
+  const progressToken = extra._meta?.progressToken;
+  if (progressToken === undefined) return () => undefined;
+  let progress = 0;
+  const timer = setInterval(() => {
+    progress += 1;
+    const params = { progressToken, progress, message: 'checks running' };
+    extra.sendNotification({ method: 'notifications/progress', params }).catch(() => undefined);
+  }, intervalMs);
+  return () => clearInterval(timer);
+}
+
 /** A tool's result: a summary line and the answer as JSON, and the answer as structured content. */
-async function answer(call: () => Promise<ChecksAnswer | RunAnswer | StatusAnswer>) {
+async function answer(call: () => Promise<ChecksAnswer | RunAnswer | StatusAnswer>, extra: Extra, intervalMs: number) {
+  const stop = heartbeat(extra, intervalMs);
   try {
     const result = await call();
     return {
@@ -44,6 +68,8 @@ async function answer(call: () => Promise<ChecksAnswer | RunAnswer | StatusAnswe
     };
   } catch (error) {
     return { isError: true, content: [{ type: 'text' as const, text: agentText(error instanceof Error ? error.message : String(error)) }] };
+  } finally {
+    stop();
   }
 }
 
@@ -53,7 +79,14 @@ async function answer(call: () => Promise<ChecksAnswer | RunAnswer | StatusAnswe
  * then sealed `aborted` and the session's baseline removed. The SDK is an optional peer, loaded here.
  * @throws {MissingPeerError} when `@modelcontextprotocol/sdk` is not installed.
  */
-export async function serveMcp({ input = process.stdin, output = process.stdout, ...options }: ServeMcpOptions): Promise<void> {
+export async function serveMcp({
+  input = process.stdin,
+  output = process.stdout,
+  progressIntervalMs = 10_000,
+  ...options
+}: ServeMcpOptions): Promise<void> {
+  if (!Number.isInteger(progressIntervalMs) || progressIntervalMs < 1)
+    throw new TypeError(`Expected progressIntervalMs to be a positive integer, got ${String(progressIntervalMs)}`);
   const peer = { packageName: '@modelcontextprotocol/sdk', purpose: 'serve redline mcp' };
   const { McpServer } = await MissingPeerError.load(() => import('@modelcontextprotocol/sdk/server/mcp.js'), peer);
   const { StdioServerTransport } = await MissingPeerError.load(() => import('@modelcontextprotocol/sdk/server/stdio.js'), peer);
@@ -62,11 +95,15 @@ export async function serveMcp({ input = process.stdin, output = process.stdout,
   const session = await McpSession.open({ ...options, agent: () => server.server.getClientVersion()?.name });
   const runId = { runId: RUN_ID };
   server.registerTool('redline_checks', { description: TOOLS.checks, annotations: { readOnlyHint: true } }, (extra) =>
-    answer(() => session.checks(extra.signal)),
+    answer(() => session.checks(extra.signal), extra, progressIntervalMs),
   );
-  server.registerTool('redline_submit', { description: TOOLS.submit, inputSchema: runId }, (args) => answer(() => session.submit(args)));
-  server.registerTool('redline_status', { description: TOOLS.status, inputSchema: runId, annotations: { readOnlyHint: true } }, (args) =>
-    answer(() => session.status(args)),
+  server.registerTool('redline_submit', { description: TOOLS.submit, inputSchema: runId }, (args, extra) =>
+    answer(() => session.submit(args), extra, progressIntervalMs),
+  );
+  server.registerTool(
+    'redline_status',
+    { description: TOOLS.status, inputSchema: runId, annotations: { readOnlyHint: true } },
+    (args, extra) => answer(() => session.status(args), extra, progressIntervalMs),
   );
   let stop = (): void => undefined;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
