@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { buildChecks } from '../build/build-checks.js';
+import { BaselineChangedError } from '../errors/baseline-changed-error.js';
 import { Baseline, EMPTY_CANDIDATE } from '../core/candidate.js';
 import type { Check } from '../core/check.js';
 import type { Ledger } from '../ledger/ledger.js';
@@ -134,13 +135,15 @@ export class McpSession {
    * Proposes the working copy as the next attempt of the session's run (the first submit starts it), and
    * returns what the loop made of it: `continue` with the findings and the budgets left, or `stop` with the
    * sealed outcome. A session has one run: once sealed, every submit answers its seal, so its budgets bind
-   * (a run refused before its first record, e.g. by a budget it cannot measure, is tried again).
+   * (a run refused before its first record, e.g. by a budget it cannot measure, is tried again; a run
+   * stopped because the frozen baseline was changed is not).
    * @throws {TypeError} for a run id that is not the session's run.
    */
   submit({ runId }: { runId?: string | undefined } = {}): Promise<RunAnswer> {
     return this.#serially(async () => {
       const named = this.#run(runId);
-      if (named?.end !== undefined && 'result' in named.end) return runAnswer(this.#mission, named, named.end);
+      if (named?.end !== undefined && ('result' in named.end || named.end.error instanceof BaselineChangedError))
+        return runAnswer(this.#mission, named, named.end);
       const run = named !== undefined && named.end === undefined ? named : this.#start();
       const before = await run.next();
       if (!('request' in before)) return runAnswer(this.#mission, run, before);
@@ -153,7 +156,14 @@ export class McpSession {
     const { ledger, signer, agent, scratchDir } = this.#options;
     // The client names itself: untrusted text, kept short and spelled out before it is recorded.
     const name = agentText(agent?.() ?? '', 100) || 'agent';
-    const run = new SessionRun({ mission: this.#mission, ledger, signer, agent: name, scratchDir });
+    const run = new SessionRun({
+      mission: this.#mission,
+      ledger,
+      signer,
+      agent: name,
+      scratchDir,
+      baselineHash: this.#baseline.snapshot.hash,
+    });
     this.#current = run;
     return run;
   }

@@ -1,4 +1,5 @@
 import type { Finding } from '../core/finding.js';
+import { BaselineChangedError } from '../errors/baseline-changed-error.js';
 import type { Ledger, RunRecord } from '../ledger/ledger.js';
 import type { Signer } from '../ledger/seal-signature.js';
 import { runMission, type RunResult } from '../loop/run-mission.js';
@@ -18,6 +19,8 @@ export interface SessionRunOptions {
   readonly signer?: Signer | undefined;
   /** Who submits: the MCP client's name. */
   readonly agent: string;
+  /** The manifest hash of the session's baseline: a run whose snapshot differs is stopped. */
+  readonly baselineHash: string;
   readonly scratchDir?: string | undefined;
 }
 
@@ -37,8 +40,11 @@ export class SessionRun {
   #reason: string | undefined;
   #budgetsLeft: BudgetsLeft | undefined;
   #end: RunEnd | undefined;
+  readonly #baselineHash: string;
+  #changed: BaselineChangedError | undefined;
 
-  constructor({ mission, ledger, signer, agent, scratchDir }: SessionRunOptions) {
+  constructor({ mission, ledger, signer, agent, scratchDir, baselineHash }: SessionRunOptions) {
+    this.#baselineHash = baselineHash;
     this.#proposer = new SubmitProposer({ agent });
     this.ended = runMission({
       mission,
@@ -49,13 +55,19 @@ export class SessionRun {
       ...(scratchDir === undefined ? {} : { scratchDir }),
       onRecord: (record) => this.#saw(record),
     }).then(
-      (result): RunEnd => (this.#end = { result }),
+      // A run stopped for a changed baseline is sealed `aborted`; the session answers why.
+      (result): RunEnd => (this.#end = this.#changed === undefined ? { result } : { error: this.#changed }),
       (error: unknown): RunEnd => (this.#end = { error }),
     );
   }
 
   #saw(record: RunRecord): void {
     this.#runId ??= record.runId;
+    const manifest = record.type === 'run.started' ? record.data.workspace?.manifest : undefined;
+    if (manifest !== undefined && manifest !== this.#baselineHash) {
+      this.#changed = new BaselineChangedError({ expected: this.#baselineHash, found: manifest });
+      this.#stop.abort();
+    }
     if (record.type === 'baseline') this.#findings = record.data.findings;
     if (record.type === 'attempt') {
       this.#attempts = record.data.attempt;

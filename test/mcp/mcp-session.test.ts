@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { rm, writeFile } from 'node:fs/promises';
+import { readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { after, describe, it } from 'node:test';
@@ -89,6 +89,28 @@ describe('McpSession', () => {
       await assert.rejects(session.status(), /a token budget cannot be measured/);
       await assert.rejects(session.submit(), /a token budget cannot be measured/);
       assert.deepEqual(await ledger.runs(), []);
+    } finally {
+      await session.close();
+    }
+  });
+
+  it('stops the run when the frozen baseline was written to, so a test weakened there cannot pass a run', async () => {
+    const scratch = await tempWorkspace({});
+    dirs.push(scratch);
+    const ledger = new MemoryLedger();
+    const session = await McpSession.open({ mission: await fixture(), ledger, scratchDir: scratch });
+    try {
+      const [frozen] = (await readdir(path.join(scratch, 'redline-runs'))).filter((name) => name.startsWith('mcp-'));
+      const weakened = TEST.replace('assert.equal(add(2, 3), 5)', 'assert.ok(true)');
+      await writeFile(path.join(scratch, 'redline-runs', frozen as string, 'agent/test/add.test.js'), weakened);
+      await assert.rejects(session.submit(), { name: 'BaselineChangedError' });
+      const runs = await ledger.runs();
+      assert.equal(runs.length, 1);
+      const seal = (await ledger.records(runs[0]?.runId as string)).at(-1);
+      assert.equal(seal?.type === 'run.sealed' ? seal.data.stopReason : seal?.type, 'aborted');
+      // No second run on the changed copy.
+      await assert.rejects(session.submit(), { name: 'BaselineChangedError' });
+      assert.equal((await ledger.runs()).length, 1);
     } finally {
       await session.close();
     }
