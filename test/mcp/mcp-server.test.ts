@@ -148,6 +148,9 @@ describe('redline mcp', () => {
     );
     const status = await call(client, 'redline_status');
     assert.deepEqual([status.state, status.runId, status.stopReason], ['sealed', first.runId, 'budget_attempts']);
+    const unknown = await client.callTool({ name: 'redline_submit', arguments: { runId: 'not-a-run' } });
+    assert.equal(unknown.isError, true);
+    assert.match(JSON.stringify(unknown.content), /Expected the id of this session's run, got \\"not-a-run\\"/);
     // The budget binds: a later submit, fixed or not, answers the sealed run and starts no other.
     await writeFile(path.join(dir, 'src/add.js'), RIGHT);
     const later = await call(client, 'redline_submit');
@@ -185,12 +188,5 @@ describe('redline mcp', () => {
       await ledger.close();
     }
     assert.equal((await redline(['ledger', 'verify', '--ledger', path.join(dir, '.redline/redline.db')])).code, 0);
-  });
-
-  it('answers an unknown run id with an error', async () => {
-    const client = await connect(await fixture());
-    const result = await client.callTool({ name: 'redline_submit', arguments: { runId: 'not-a-run' } });
-    assert.equal(result.isError, true);
-    assert.match(JSON.stringify(result.content), /Expected the id of this session's run, got \\"not-a-run\\"/);
   });
 });
