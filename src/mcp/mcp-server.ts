@@ -20,7 +20,7 @@ export interface ServeMcpOptions extends Omit<McpSessionOptions, 'agent'> {
   readonly progressIntervalMs?: number;
 }
 
-const RUN_ID = z.string().min(1).max(200).optional().describe('a run of this session (default: its open run, else a new run)');
+const RUN_ID = z.string().min(1).max(200).optional().describe("the id of this session's run (optional: a session has one run)");
 
 const TOOLS = {
   checks:
