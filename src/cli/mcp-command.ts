@@ -27,10 +27,16 @@ export async function mcpCommand(options: McpCommandOptions, { progress }: Outpu
     // Opened before the server, so a bad key refuses to serve instead of leaving runs unsealed.
     const { signer } = await openSigner({ explicit: options.signingKey, location, baseDir: mission.baseDir });
     const { serveMcp } = await import('../mcp/mcp-server.js');
-    progress(
-      `redline mcp: mission ${clean(mission.id)} on ${clean(mission.workspaceDir)} (baseline taken now), ledger ${clean(displayLocation(location))}`,
-    );
-    await serveMcp({ mission, ledger, signer });
+    const workspace = mission.workspaceDir;
+    await serveMcp({
+      mission,
+      ledger,
+      signer,
+      onServing: () =>
+        progress(
+          `redline mcp: serving mission ${clean(mission.id)} on ${clean(workspace)} (baseline taken), ledger ${clean(displayLocation(location))}`,
+        ),
+    });
     return 0;
   } finally {
     await ledger.close();

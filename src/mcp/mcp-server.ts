@@ -18,6 +18,8 @@ export interface ServeMcpOptions extends Omit<McpSessionOptions, 'agent'> {
    * @default 10000
    */
   readonly progressIntervalMs?: number;
+  /** Called once the SDK is loaded, the baseline taken and the server connected. */
+  readonly onServing?: () => void;
 }
 
 const RUN_ID = z.string().min(1).max(200).optional().describe("the id of this session's run (optional: a session has one run)");
@@ -83,6 +85,7 @@ export async function serveMcp({
   input = process.stdin,
   output = process.stdout,
   progressIntervalMs = 10_000,
+  onServing,
   ...options
 }: ServeMcpOptions): Promise<void> {
   if (!Number.isInteger(progressIntervalMs) || progressIntervalMs < 1)
@@ -112,6 +115,7 @@ export async function serveMcp({
   for (const signal of signals) process.once(signal, stop);
   try {
     await server.connect(new StdioServerTransport(input, output));
+    onServing?.();
     await stopped;
   } finally {
     for (const signal of signals) process.off(signal, stop);

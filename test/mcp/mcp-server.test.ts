@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
+import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { SqliteLedger } from '../../src/ledger/sqlite/sqlite-ledger.js';
@@ -188,5 +190,25 @@ describe('redline mcp', () => {
       await ledger.close();
     }
     assert.equal((await redline(['ledger', 'verify', '--ledger', path.join(dir, '.redline/redline.db')])).code, 0);
+  });
+
+  it('says to install the SDK, in one line, exit 2, when it is missing', async () => {
+    const dir = await fixture();
+    const hide = pathToFileURL(path.join(ROOT, 'test/api/hide-peers.mjs')).href;
+    const run = spawnSync(process.execPath, ['--import', hide, BIN, 'mcp', '--mission', path.join(dir, 'mission.yaml')], {
+      cwd: dir,
+      encoding: 'utf8',
+      input: '',
+      timeout: 60_000,
+      env: { ...process.env, REDLINE_TEST_HIDE: '@modelcontextprotocol/sdk' },
+    });
+    assert.deepEqual(
+      [run.status, run.stdout, run.stderr],
+      [
+        2,
+        '',
+        'redline: install @modelcontextprotocol/sdk to serve redline mcp (npm i @modelcontextprotocol/sdk): it is an optional peer dependency of redline\n',
+      ],
+    );
   });
 });
