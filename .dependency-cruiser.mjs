@@ -24,6 +24,7 @@ const LAYERS = [
   'analysis', // on top of the ledger: replay, stop quality, admission
   'review-app', // the reviewer web app: server-rendered pages over the review queue and the ledger
   'loop',
+  'mcp', // the MCP server: the loop's red lines as tools for an agent (the only importer of @modelcontextprotocol/sdk)
   'testing',
   'study',
   'cli',
@@ -37,6 +38,7 @@ const ADAPTERS = [
   { packages: ['@opentelemetry/api'], folder: 'telemetry' },
   { packages: ['commander'], folder: 'cli' },
   { packages: ['hono', '@hono/node-server'], folder: 'review-app' },
+  { packages: ['@modelcontextprotocol/sdk'], folder: 'mcp' },
 ];
 
 const folders = (names) => `^src/(${names.join('|')})/`;

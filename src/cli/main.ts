@@ -97,6 +97,23 @@ function program(setCode: (code: number) => void, output: Output): Command {
     .action(async (file: string, options) => done(await (await import('./check-command.js')).checkCommand(file, options, output)));
 
   cli
+    .command('mcp')
+    .description(
+      "Serve a mission's red lines to an agent as Model Context Protocol tools over stdio: redline_checks, redline_submit, redline_status (docs/agents.md).",
+    )
+    .requiredOption('--mission <file>', "mission file (.json, .yaml, .yml) whose workspace is the agent's working copy")
+    .option('--ledger <location>', `${LEDGER_HELP.replace('.redline/redline.db', '.redline/redline.db next to the mission')}`)
+    .option(
+      '--signing-key <file>',
+      `Ed25519 private key (PEM) to sign the seals with (default: $${SIGNING_KEY_ENV}, else ${SIGNING_KEY_DEFAULT}, created on first use)`,
+    )
+    .addHelpText(
+      'after',
+      "\nThe baseline is the mission's workspace as it is when the server starts; the agent edits the workspace, and its\ndifference from the baseline is what redline_checks checks (in an isolated copy, nothing recorded) and what\nredline_submit proposes as the next attempt of a recorded run (started by the first submit). The run's guards,\nledger records, acceptance and seal are those of `redline run`: a run is complete only when its checks say so.\nStdout carries the protocol; notes go to stderr. When the client closes stdin (or on SIGTERM/SIGINT) the open run\nis sealed failed_with_evidence / aborted. Needs the optional peer @modelcontextprotocol/sdk.\nExit codes: 0 after the client closed, 2 usage or mission-file error, or the SDK is missing.",
+    )
+    .action(async (options) => done(await (await import('./mcp-command.js')).mcpCommand(options, output)));
+
+  cli
     .command('demo')
     .description('Run every bundled example mission and check each ended as documented.')
     .option('--json', 'print one JSON line per finished run')

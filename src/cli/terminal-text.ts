@@ -1,32 +1,8 @@
-// The one place untrusted text (agent output, file names, test names, mission text) is made safe for a terminal.
+// What reaches the terminal: untrusted text spelled out (`clean`, from core), JSON lines, and the last line of defence.
 
-/** C0/C1 controls, DEL, line/paragraph separators and bidi controls: characters that act on a terminal or hide text. */
-export function unsafe(code: number): boolean {
-  return (
-    code < 0x20 ||
-    (code >= 0x7f && code <= 0x9f) ||
-    code === 0x200e ||
-    code === 0x200f ||
-    code === 0x2028 ||
-    code === 0x2029 ||
-    (code >= 0x202a && code <= 0x202e) ||
-    (code >= 0x2066 && code <= 0x2069)
-  );
-}
+import { clean, spelled, unsafe } from '../core/untrusted-text.js';
 
-const NAMED: Readonly<Record<number, string>> = { 9: '\\t', 10: '\\n', 13: '\\r' };
-
-const spelled = (code: number): string => NAMED[code] ?? `\\x${code.toString(16).padStart(2, '0')}`;
-
-/** `text` with every unsafe character spelled out (`\x1b`, `\n`, `\u{202e}`). */
-export function clean(text: string): string {
-  let out = '';
-  for (const char of text) {
-    const code = char.codePointAt(0) as number;
-    out += !unsafe(code) ? char : code < 0x100 ? spelled(code) : `\\u{${code.toString(16)}}`;
-  }
-  return out;
-}
+export { clean, unsafe };
 
 /** One line of JSON; JSON.stringify leaves DEL, C1 and bidi controls raw, so they become `\uXXXX` too. */
 export function jsonLine(value: unknown): string {

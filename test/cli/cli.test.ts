@@ -107,10 +107,11 @@ describe('redline CLI', () => {
     assert.match(spawned.stdout, /^Usage: redline /);
   });
 
-  it('loads a command when it runs: --help and ledger verify load neither the loop, the mission schema, the study nor pg', async () => {
+  it('loads a command when it runs: --help and ledger verify load neither the loop, the mission schema, the study, the MCP server nor pg', async () => {
     const ledger = path.join(await tempWorkspace({}), 'redline.db');
     await (await SqliteLedger.open({ database: ledger })).close();
-    const loop = /\/dist\/(loop\/run-mission|mission\/schema|study\/)|\/node_modules\/(zod|pg|vega|ai|@ai-sdk)\//;
+    const loop =
+      /\/dist\/(loop\/run-mission|mission\/schema|study\/|mcp\/)|\/node_modules\/(zod|pg|vega|ai|@ai-sdk|@modelcontextprotocol)\//;
     const help = await modulesLoaded(['--help']);
     assert.deepEqual(
       help.filter((url) => loop.test(url) || /better-sqlite3/.test(url)),
