@@ -68,6 +68,32 @@ describe('optional peers (pg, vega) missing', () => {
       );
     }));
 
+  it('a bundled mission runs to its documented end with every optional peer missing', () =>
+    inTempDir(async (dir) => {
+      const every = 'pg,vega,ai,@ai-sdk/openai-compatible,@opentelemetry/api,@modelcontextprotocol/sdk,pg-boss';
+      const { status, stdout, stderr } = spawnSync(
+        process.execPath,
+        [
+          '--import',
+          pathToFileURL(HIDE).href,
+          BIN,
+          'run',
+          path.join(ROOT, 'examples/is-even/mission.yaml'),
+          '--ledger',
+          path.join(dir, 'ledger.db'),
+          '--json',
+        ],
+        { cwd: dir, encoding: 'utf8', timeout: 60_000, env: { ...process.env, REDLINE_TEST_HIDE: every } },
+      );
+      assert.equal(status, 0, stderr);
+      assert.deepEqual(
+        (({ outcome, verification }) => ({ outcome, verification }))(
+          JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as object & Record<string, unknown>,
+        ),
+        { outcome: 'complete', verification: 'verified' },
+      );
+    }));
+
   it('MissingPeerError.load names the package, and rethrows any other failure as it is', async () => {
     const peer = { packageName: 'pg', purpose: 'use a postgres:// ledger' };
     const notFound = (name: string) =>
