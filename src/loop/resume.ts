@@ -1,5 +1,6 @@
 import { rm, stat } from 'node:fs/promises';
 import { runDirectory, runsRoot } from '../workspace/run-workspace.js';
+import { holdsRun } from '../workspace/held-runs.js';
 import { sweepRunDirectories } from '../workspace/sweep.js';
 import type { Handoff } from '../handoff/handoff.js';
 import { LedgerError } from '../errors/ledger-error.js';
@@ -177,16 +178,16 @@ export async function sealCrashed(
 }
 
 /**
- * Whether the process that last owned a run is alive: knowable only on the same host. This process is
- * never running a run it is asked to recover.
+ * Whether the process that last owned a run is alive: knowable only on the same host. A run of this
+ * process is alive while this process holds it (`holdRun`), else it was left by an earlier crash.
  */
-function ownerState(records: readonly RunRecord[]): 'alive' | 'dead' | { unknown: string } {
+function ownerState(runId: string, records: readonly RunRecord[]): 'alive' | 'dead' | { unknown: string } {
   const owner = records
     .flatMap((record) => (record.type === 'run.started' || record.type === 'run.resumed' ? [record.data.owner] : []))
     .at(-1);
   if (owner?.pid === undefined) return { unknown: 'it records no owner process' };
   if (owner.host !== ownerInfo().host) return { unknown: `its process ran on host ${String(owner.host)}, where it may still be alive` };
-  if (owner.pid === process.pid) return 'dead';
+  if (owner.pid === process.pid) return holdsRun(runId) ? 'alive' : 'dead';
   try {
     process.kill(owner.pid, 0);
     return 'alive';
@@ -246,7 +247,7 @@ async function recoverRun(
     const records = await ledger.records(runId);
     const last = records.at(-1);
     if (last?.type === 'run.sealed') return alreadySealed(run, last);
-    const owner = ownerState(records);
+    const owner = ownerState(runId, records);
     if (owner === 'alive') return { runId, missionId: run.missionId, action: 'skipped_live', detail: 'the process running it is alive' };
     if (owner !== 'dead' && knownDeadOnly) return left(owner.unknown);
     try {

@@ -40,6 +40,7 @@ import { unreachableVerdict } from './unreachable.js';
 import { workspaceAtSeal } from './workspace-at-seal.js';
 import { initialState, frontierOf, type WorkingState } from './working-state.js';
 import { linksOutside } from '../workspace/links-outside.js';
+import { holdRun } from '../workspace/held-runs.js';
 import { RunWorkspace } from '../workspace/run-workspace.js';
 import { setLongTimeout } from '../process/long-timeout.js';
 
@@ -76,6 +77,17 @@ export function runMission(options: RunMissionOptions): Promise<RunResult> {
 
 /** The loop, for a new run or one resumed from its records. */
 export async function executeRun(options: RunMissionOptions, resume?: ResumePoint): Promise<RunResult> {
+  const runId = resume?.runId ?? options._internal?.generateId?.() ?? randomUUID();
+  // Held while it runs: recovery in this process (many runs at once) tells it from a crashed run.
+  const release = holdRun(runId);
+  try {
+    return await executeHeldRun(options, resume, runId);
+  } finally {
+    release();
+  }
+}
+
+async function executeHeldRun(options: RunMissionOptions, resume: ResumePoint | undefined, runId: string): Promise<RunResult> {
   const { mission, ledger = new MemoryLedger(), approvals = [], onRecord } = options;
   const now = options._internal?.now ?? Date.now;
   const proposer = options.proposer ?? (await buildProposer(mission));
@@ -145,7 +157,6 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
   let attempt = state.attempt;
   /** The candidate under way: the proposal being checked, else the latest candidate. */
   let candidate = state.candidate;
-  const runId = resume?.runId ?? options._internal?.generateId?.() ?? randomUUID();
   // A resumed run's clock goes on from the elapsed time it recorded; the snapshot counts.
   const startedAt = now() - state.counters.elapsedMs;
   const sandbox = sandboxOf(mission);
