@@ -22,6 +22,7 @@ const LAYERS = [
   'analysis', // on top of the ledger: replay, stop quality, admission
   'review-app', // the reviewer web app: server-rendered pages over the review queue and the ledger
   'loop',
+  'worker', // many machines: submissions, workspace blobs, the pg-boss job queue, leases
   'testing',
   'study',
   'cli',
@@ -34,6 +35,7 @@ const ADAPTERS = [
   { packages: ['vega'], folder: 'study' },
   { packages: ['commander'], folder: 'cli' },
   { packages: ['hono', '@hono/node-server'], folder: 'review-app' },
+  { packages: ['pg-boss'], folder: 'worker' },
 ];
 
 const folders = (names) => `^src/(${names.join('|')})/`;

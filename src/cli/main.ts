@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { RedlineError } from '../errors/redline-error.js';
 import { fraction, positive } from './arguments.js';
 import { SIGNING_KEY_ENV } from '../ledger/signing-key.js';
+import { addFleetCommands } from './fleet-command.js';
 import { addJudgeCommand } from './judge-command.js';
 import { addReviewCommand } from './review-command.js';
 import type { Output } from './run-command.js';
@@ -245,6 +246,7 @@ function program(setCode: (code: number) => void, output: Output): Command {
   addReviewCommand({ cli, done, output, ledgerHelp: LEDGER_HELP });
   addStudyCommand({ cli, done, output });
   addJudgeCommand({ cli, done, output, ledgerHelp: LEDGER_HELP });
+  addFleetCommands({ cli, done, output });
   return cli;
 }
 

@@ -209,6 +209,8 @@ export interface RecoverOptions extends Omit<RunMissionOptions, 'mission' | 'led
   readonly resume?: boolean;
   /** Only runs of this mission; the others are `left`. @default every mission */
   readonly missionId?: string;
+  /** Only this run (a worker taking over a submission whose worker died). @default every unsealed run */
+  readonly runId?: string;
   /**
    * Only runs whose process is known to be dead (it ran on this host); a run whose process ran on
    * another host, or is not recorded, is `left`. @default false: such runs are recovered too
@@ -237,7 +239,7 @@ async function sealedAs(ledger: Ledger, runId: string): Promise<string> {
  * of times. The outcome is read back from the ledger after acting, so what is reported is what is stored.
  */
 async function recoverRun(
-  { ledger, resume = true, missionId, knownDeadOnly = false, ...rest }: RecoverOptions,
+  { ledger, resume = true, missionId, knownDeadOnly = false, runId: _only, ...rest }: RecoverOptions,
   run: RunRow,
 ): Promise<Recovery> {
   const { runId } = run;
@@ -302,7 +304,8 @@ async function recoverRecords(
 export async function recoverRuns(options: RecoverOptions): Promise<Recovery[]> {
   const { ledger, scratchDir } = options;
   const recoveries: Recovery[] = [];
-  for (const run of await ledger.runs({ unsealed: true })) recoveries.push(await recoverRun(options, run));
+  const only = options.runId === undefined ? {} : { runId: options.runId };
+  for (const run of await ledger.runs({ unsealed: true, ...only })) recoveries.push(await recoverRun(options, run));
   // What crashed processes left in the scratch directory: their runs are sealed now, or never started.
   await sweepRunDirectories({
     root: runsRoot(scratchDir),

@@ -77,7 +77,7 @@ export function runMission(options: RunMissionOptions): Promise<RunResult> {
 
 /** The loop, for a new run or one resumed from its records. */
 export async function executeRun(options: RunMissionOptions, resume?: ResumePoint): Promise<RunResult> {
-  const runId = resume?.runId ?? options._internal?.generateId?.() ?? randomUUID();
+  const runId = resume?.runId ?? options.runId ?? options._internal?.generateId?.() ?? randomUUID();
   // Held while it runs: recovery in this process (many runs at once) tells it from a crashed run.
   const release = holdRun(runId);
   try {
