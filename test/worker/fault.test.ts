@@ -50,6 +50,7 @@ describe('many workers on PostgreSQL, one killed every few seconds', () => {
     const workers: (ChildProcess & { log: string[] })[] = Array.from({ length: WORKERS }, () => startWorker(args));
     const ledger = await PostgresLedger.open({ connection: SERVER, schema: fleet.schema });
     let kills = 0;
+    let stopped: (number | string | null)[] = [];
     try {
       const deadline = Date.now() + Number(process.env.REDLINE_FAULT_DEADLINE_MS ?? 200_000);
       for (;;) {
@@ -68,10 +69,15 @@ describe('many workers on PostgreSQL, one killed every few seconds', () => {
       }
     } finally {
       for (const worker of workers) worker.kill('SIGTERM');
-      await Promise.all(workers.map(ended));
+      stopped = await Promise.all(workers.map(ended));
     }
     try {
       assert.ok(kills >= 2, `the supervisor killed ${kills} workers`);
+      // SIGTERM: the workers take no more work, finish what they hold and exit 0.
+      assert.deepEqual(
+        stopped,
+        Array.from({ length: WORKERS }, () => 0),
+      );
       const runs = await ledger.runs({});
       assert.deepEqual(runs.map((run) => run.runId).sort(), [...ids].sort());
       assert.deepEqual(await ledger.runs({ unsealed: true }), []);
