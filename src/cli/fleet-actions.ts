@@ -5,7 +5,7 @@ import { openSigner } from '../ledger/signing-key.js';
 import { openReviewQueue, reviewQueueExists } from '../review/open-review-queue.js';
 import type { ReviewQueue } from '../review/review-queue.js';
 import { JobQueue } from '../worker/job-queue.js';
-import { postgresTarget } from '../worker/postgres-target.js';
+import { postgresTarget, type PostgresTarget } from '../worker/postgres-target.js';
 import { submitMission } from '../worker/submit.js';
 import { Worker } from '../worker/worker.js';
 import { WorkerStore } from '../worker/worker-store.js';
@@ -70,11 +70,40 @@ export async function workerCommand(
 ): Promise<number> {
   const target = postgresTarget(options.postgres);
   const concurrency = options.concurrency ?? 1;
-  const ledger = await openLedger(target.location);
-  const store = await WorkerStore.open(target, { connections: 2 });
-  let review: ReviewQueue | undefined;
   const stop = new AbortController();
   const onSignal = (): void => stop.abort();
+  // From the first moment: a worker stopped while it starts holds nothing and exits 0.
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+  try {
+    await work({ target, concurrency, options, progress, stop: stop.signal });
+  } finally {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+  }
+  return 0;
+}
+
+/** Opens the ledger, the fleet's tables, the job queue and the review queue, and works until `stop`. */
+async function work({
+  target,
+  concurrency,
+  options,
+  progress,
+  stop,
+}: {
+  target: PostgresTarget;
+  concurrency: number;
+  options: { workdir?: string; signingKey?: string; review?: boolean; untilIdle?: boolean; lease?: number };
+  progress: (line: string) => void;
+  stop: AbortSignal;
+}): Promise<void> {
+  const ledger = await openLedger(target.location);
+  const store = await WorkerStore.open(target, { connections: 2 }).catch(async (error: unknown) => {
+    await ledger.close();
+    throw error;
+  });
+  let review: ReviewQueue | undefined;
   try {
     const queue = await JobQueue.open({
       target,
@@ -96,10 +125,8 @@ export async function workerCommand(
         ...(review === undefined ? {} : { review: { queue: review, handoff: reviewHandoff(review, { sampleRate: 0 }, output) } }),
         ...(options.untilIdle === true ? { untilIdle: true } : {}),
       });
-      process.once('SIGTERM', onSignal);
-      process.once('SIGINT', onSignal);
       progress(`worker ${worker.workerId}: ${concurrency} at a time on ${displayLocation(target.location)}`);
-      const counts = await worker.run(stop.signal);
+      const counts = await worker.run(stop);
       progress(
         `worker ${worker.workerId}: stopped · ${Object.entries(counts)
           .map(([key, value]) => `${key} ${value}`)
@@ -109,13 +136,10 @@ export async function workerCommand(
       await queue.close();
     }
   } finally {
-    process.off('SIGTERM', onSignal);
-    process.off('SIGINT', onSignal);
     await review?.close();
     await store.close();
     await ledger.close();
   }
-  return 0;
 }
 
 /** `redline status`: the queue, submissions, runs and workers of a fleet. */

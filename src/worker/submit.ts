@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { EscapeError } from '../errors/escape-error.js';
 import { loadMission } from '../mission/load.js';
+import { setsMaxAttempts } from '../mission/mission.js';
 import { ignoreRule } from '../workspace/ignore.js';
 import { manifestHash, type ManifestEntry } from '../workspace/manifest.js';
 import { removeTree } from '../workspace/safe-fs.js';
@@ -46,7 +47,10 @@ export async function submitMission({
   now?: () => number;
 }): Promise<Submitted> {
   const mission = await loadMission(file);
-  const { baseDir: _baseDir, workspaceDir, ...fields } = mission;
+  const { baseDir: _baseDir, workspaceDir, ...loaded } = mission;
+  // A mission that named no attempt limit takes the review tuner's on the worker too: the default is not written down.
+  const { maxAttempts: _defaulted, ...budgets } = loaded.budgets;
+  const fields = setsMaxAttempts(mission) ? loaded : { ...loaded, budgets };
   const id = randomUUID();
   let manifest: [string, ManifestEntry][] = [];
   let hash = manifestHash(new Map());

@@ -50,7 +50,7 @@ describe('many workers on PostgreSQL, one killed every few seconds', () => {
     const workers: (ChildProcess & { log: string[] })[] = Array.from({ length: WORKERS }, () => startWorker(args));
     const ledger = await PostgresLedger.open({ connection: SERVER, schema: fleet.schema });
     let kills = 0;
-    let stopped: (number | string | null)[] = [];
+    let stopped: (number | string | null)[] | undefined;
     try {
       const deadline = Date.now() + Number(process.env.REDLINE_FAULT_DEADLINE_MS ?? 200_000);
       for (;;) {
@@ -73,10 +73,11 @@ describe('many workers on PostgreSQL, one killed every few seconds', () => {
     }
     try {
       assert.ok(kills >= 2, `the supervisor killed ${kills} workers`);
-      // SIGTERM: the workers take no more work, finish what they hold and exit 0.
+      // SIGTERM ends every worker without an error exit: 0 once it drained, or the signal itself for one
+      // still loading its modules (no handler yet, nothing held).
       assert.deepEqual(
-        stopped,
-        Array.from({ length: WORKERS }, () => 0),
+        stopped?.filter((code) => code !== 0 && code !== 'SIGTERM'),
+        [],
       );
       const runs = await ledger.runs({});
       assert.deepEqual(runs.map((run) => run.runId).sort(), [...ids].sort());
