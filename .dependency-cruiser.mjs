@@ -25,6 +25,7 @@ const LAYERS = [
   'review-app', // the reviewer web app: server-rendered pages over the review queue and the ledger
   'loop',
   'mcp', // the MCP server: the loop's red lines as tools for an agent (the only importer of @modelcontextprotocol/sdk)
+  'worker', // many machines: submissions, workspace blobs, the pg-boss job queue, leases
   'testing',
   'study',
   'cli',
@@ -39,6 +40,7 @@ const ADAPTERS = [
   { packages: ['commander'], folder: 'cli' },
   { packages: ['hono', '@hono/node-server'], folder: 'review-app' },
   { packages: ['@modelcontextprotocol/sdk'], folder: 'mcp' },
+  { packages: ['pg-boss'], folder: 'worker' },
 ];
 
 const folders = (names) => `^src/(${names.join('|')})/`;

@@ -7,6 +7,7 @@ import { scaleBench, scaleOptions } from './scale.js';
 import { scaleReport } from './scale-report.js';
 import { studyBench } from './study.js';
 import { TRACING_MODES, tracingOverhead } from './tracing-overhead.js';
+import { workersBench } from './workers.js';
 import { workspaceBench, type Spread } from './workspace.js';
 
 const only = process.argv[2];
@@ -132,6 +133,20 @@ benches.workspace = async () => {
     `    WorkCopy.reset (its scan + writes)      ${ms(split.resetMs)}`,
     `  git status --porcelain, same tree committed ${git}`,
     `  outside the rounds: generating the tree ${result.setupSeconds.generate.toFixed(0)} s, the git repository ${result.setupSeconds.git.toFixed(0)} s, the split's copy ${result.setupSeconds.splitCopy.toFixed(0)} s; the whole bench ${result.setupSeconds.total.toFixed(0)} s`,
+  ].join('\n');
+};
+
+benches.workers = async () => {
+  const result = await workersBench();
+  const rate = (perSecond: number): string => perSecond.toFixed(1).padStart(8);
+  return [
+    `workers: ${result.missions} one-attempt missions (command proposer and check), PostgreSQL ledger; load average ${result.load.toFixed(1)} after`,
+    `  ${'one process, redline run --concurrency 1'.padEnd(43)}${rate(result.oneProcess)} missions/s`,
+    ...result.fleets.map(
+      ({ workers, perSecond }) =>
+        `  ${`${workers} worker process${workers === 1 ? '' : 'es'}, concurrency 1 each`.padEnd(43)}${rate(perSecond)} missions/s`,
+    ),
+    `  ${'queue overhead per mission (1 worker − one process)'.padEnd(43)}${result.overheadMs.toFixed(0).padStart(8)} ms`,
   ].join('\n');
 };
 

@@ -1,7 +1,8 @@
 import { Command, CommanderError } from 'commander';
 import { RedlineError } from '../errors/redline-error.js';
-import { fraction } from './arguments.js';
+import { fraction, positive } from './arguments.js';
 import { SIGNING_KEY_ENV } from '../ledger/signing-key.js';
+import { addFleetCommands } from './fleet-command.js';
 import { addJudgeCommand } from './judge-command.js';
 import { addReviewCommand } from './review-command.js';
 import type { Output } from './run-command.js';
@@ -36,9 +37,10 @@ function program(setCode: (code: number) => void, output: Output): Command {
 
   cli
     .command('run')
-    .description('Run one mission file (JSON or YAML) and seal its outcome in the ledger.')
-    .argument('<mission>', 'mission file (.json, .yaml, .yml)')
-    .option('--json', 'print one JSON line for the finished run')
+    .description('Run mission files (JSON or YAML) and seal each outcome in the ledger.')
+    .argument('<mission...>', 'mission files (.json, .yaml, .yml)')
+    .option('--json', 'print one JSON line for each finished run')
+    .option('--concurrency <n>', 'with several mission files: how many run at once in this process (default 1)', positive)
     .option('--proposer <command>', "proposer program speaking redline.proposer/1 (overrides the mission's proposer)")
     .option(
       '--agent <command>',
@@ -75,9 +77,15 @@ function program(setCode: (code: number) => void, output: Output): Command {
     )
     .addHelpText(
       'after',
-      '\nThe workspace is only read: each run snapshots it into $REDLINE_SCRATCH (default: the temp directory)/redline-runs/<run>/\nand checks every candidate in a copy of that snapshot; changes made to the workspace meanwhile are reported, never checked.\nUnsealed runs of this mission whose process (on this host) is gone are recovered first (resumed, or sealed crashed);\nother unsealed runs are counted and left to `redline ledger recover`.\nEach run records its plan hash (mission + proposer identity). After a run of this mission sealed by oscillation,\nreject_repeat, no_progress or human_gate, rerunning the same plan is refused (exit 2): change the plan (another\nproposer, model or prompt) and link the new run with --resolves <run>, or pass --force-same-plan.\nExit codes: 0 complete or complete_noop, 1 blocked or failed_with_evidence, 2 usage or mission-file error or a refused plan or link.',
+      '\nThe workspace is only read: each run snapshots it into $REDLINE_SCRATCH (default: the temp directory)/redline-runs/<run>/\nand checks every candidate in a copy of that snapshot; changes made to the workspace meanwhile are reported, never checked.\nUnsealed runs of this mission whose process (on this host) is gone are recovered first (resumed, or sealed crashed);\nother unsealed runs are counted and left to `redline ledger recover`.\nEach run records its plan hash (mission + proposer identity). After a run of this mission sealed by oscillation,\nreject_repeat, no_progress or human_gate, rerunning the same plan is refused (exit 2): change the plan (another\nproposer, model or prompt) and link the new run with --resolves <run>, or pass --force-same-plan.\nWith several mission files, every file is loaded first (one bad file refuses them all), then up to --concurrency\nruns go at once in this process against one connection per ledger; each line a run prints starts with [mission id].\nExit codes: 0 complete or complete_noop, 1 blocked or failed_with_evidence, 2 usage or mission-file error or a refused plan or link\n(with several files: the worst of the runs).',
     )
-    .action(async (file: string, options) => done(await (await import('./run-command.js')).runCommand(file, options, output)));
+    .action(async (files: string[], options) =>
+      done(
+        files.length === 1 && options.concurrency === undefined
+          ? await (await import('./run-command.js')).runCommand(files[0] as string, options, output)
+          : await (await import('./run-many-command.js')).runManyCommand(files, options, output),
+      ),
+    );
 
   cli
     .command('check')
@@ -258,6 +266,7 @@ function program(setCode: (code: number) => void, output: Output): Command {
   addReviewCommand({ cli, done, output, ledgerHelp: LEDGER_HELP });
   addStudyCommand({ cli, done, output });
   addJudgeCommand({ cli, done, output, ledgerHelp: LEDGER_HELP });
+  addFleetCommands({ cli, done, output });
   return cli;
 }
 

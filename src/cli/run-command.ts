@@ -1,7 +1,7 @@
 import type { Finding } from '../core/finding.js';
 import type { Ledger, RunRecord } from '../ledger/ledger.js';
 import type { TypedRecord } from '../ledger/run-records.js';
-import { displayLocation, ledgerLocation, openLedger } from '../ledger/open-ledger.js';
+import { displayLocation, ledgerLocation } from '../ledger/open-ledger.js';
 import { recoverRuns, type Recovery } from '../loop/resume.js';
 import type { Signer } from '../ledger/seal-signature.js';
 import { openSigner } from '../ledger/signing-key.js';
@@ -19,6 +19,7 @@ import { budgetAlerts } from '../review/alerts.js';
 import { openReviewQueue, reviewQueueExists } from '../review/open-review-queue.js';
 import type { ReviewQueue } from '../review/review-queue.js';
 import { describeRun, runSummary } from './format.js';
+import { SharedLedgers } from './shared-ledgers.js';
 import { clean, jsonLine, shellArg } from './terminal-text.js';
 
 export interface RunCommandOptions {
@@ -327,13 +328,24 @@ function judgedByHuman(mission: Mission): boolean {
   return mission.judge === 'human' || (typeof mission.judge === 'object' && mission.judge.kind === 'human');
 }
 
-/** `redline run`: opens the ledger (default `.redline/redline.db` next to the mission), recovers, runs. */
-export async function runCommand(file: string, options: RunCommandOptions, output: Output): Promise<number> {
+/** A mission made ready to run: its ledger, signer, review queue and judge open, its crashed runs recovered. */
+export interface PreparedRun {
+  /** Runs the mission and prints its summary. */
+  readonly run: () => Promise<RunResult>;
+  /** Closes what preparing opened (the review queue); the ledger belongs to `ledgers`. */
+  readonly close: () => Promise<void>;
+}
+
+/**
+ * Prepares one mission file of `redline run`: loads it, opens its ledger through `ledgers` (default
+ * `.redline/redline.db` next to the mission), its signer and review queue, and recovers its crashed runs.
+ */
+export async function prepareRun(file: string, options: RunCommandOptions, output: Output, ledgers: SharedLedgers): Promise<PreparedRun> {
   const mission = await loadMission(file);
   const location = ledgerLocation(options.ledger, mission.baseDir);
   if (options.review !== true && (options.sampleRate !== undefined || options.alertWebhook !== undefined))
     throw new TypeError('Expected --review with --sample-rate or --alert-webhook, got neither');
-  const ledger = await openLedger(location);
+  const ledger = await ledgers.open(location);
   let queue: ReviewQueue | undefined;
   try {
     // Opened before anything runs, so a bad key refuses the run instead of leaving it unsealed.
@@ -366,9 +378,28 @@ export async function runCommand(file: string, options: RunCommandOptions, outpu
         })
       : undefined;
     await recoverBeforeRun({ ledger, location, output, missionId: mission.id, signer, ...(handoff === undefined ? {} : { handoff }) });
-    return exitCodeOf(await runMissionFile(file, ledger, displayLocation(location), options, output, handoff, signer, review, judge));
-  } finally {
+    const opened = queue;
+    return {
+      run: async () => runMissionFile(file, ledger, displayLocation(location), options, output, handoff, signer, review, judge),
+      close: async () => opened?.close(),
+    };
+  } catch (error) {
     await queue?.close();
-    await ledger.close();
+    throw error;
+  }
+}
+
+/** `redline run` with one mission file: opens the ledger (default `.redline/redline.db` next to the mission), recovers, runs. */
+export async function runCommand(file: string, options: RunCommandOptions, output: Output): Promise<number> {
+  const ledgers = new SharedLedgers();
+  try {
+    const prepared = await prepareRun(file, options, output, ledgers);
+    try {
+      return exitCodeOf(await prepared.run());
+    } finally {
+      await prepared.close();
+    }
+  } finally {
+    await ledgers.close();
   }
 }

@@ -1,5 +1,6 @@
 import { rm, stat } from 'node:fs/promises';
 import { runDirectory, runsRoot } from '../workspace/run-workspace.js';
+import { holdsRun } from '../workspace/held-runs.js';
 import { sweepRunDirectories } from '../workspace/sweep.js';
 import type { Handoff } from '../handoff/handoff.js';
 import { LedgerError } from '../errors/ledger-error.js';
@@ -182,16 +183,16 @@ export async function sealCrashed(
 }
 
 /**
- * Whether the process that last owned a run is alive: knowable only on the same host. This process is
- * never running a run it is asked to recover.
+ * Whether the process that last owned a run is alive: knowable only on the same host. A run of this
+ * process is alive while this process holds it (`holdRun`), else it was left by an earlier crash.
  */
-function ownerState(records: readonly RunRecord[]): 'alive' | 'dead' | { unknown: string } {
+function ownerState(runId: string, records: readonly RunRecord[]): 'alive' | 'dead' | { unknown: string } {
   const owner = records
     .flatMap((record) => (record.type === 'run.started' || record.type === 'run.resumed' ? [record.data.owner] : []))
     .at(-1);
   if (owner?.pid === undefined) return { unknown: 'it records no owner process' };
   if (owner.host !== ownerInfo().host) return { unknown: `its process ran on host ${String(owner.host)}, where it may still be alive` };
-  if (owner.pid === process.pid) return 'dead';
+  if (owner.pid === process.pid) return holdsRun(runId) ? 'alive' : 'dead';
   try {
     process.kill(owner.pid, 0);
     return 'alive';
@@ -213,6 +214,8 @@ export interface RecoverOptions extends Omit<RunMissionOptions, 'mission' | 'led
   readonly resume?: boolean;
   /** Only runs of this mission; the others are `left`. @default every mission */
   readonly missionId?: string;
+  /** Only this run (a worker taking over a submission whose worker died). @default every unsealed run */
+  readonly runId?: string;
   /**
    * Only runs whose process is known to be dead (it ran on this host); a run whose process ran on
    * another host, or is not recorded, is `left`. @default false: such runs are recovered too
@@ -241,7 +244,7 @@ async function sealedAs(ledger: Ledger, runId: string): Promise<string> {
  * of times. The outcome is read back from the ledger after acting, so what is reported is what is stored.
  */
 async function recoverRun(
-  { ledger, resume = true, missionId, knownDeadOnly = false, ...rest }: RecoverOptions,
+  { ledger, resume = true, missionId, knownDeadOnly = false, runId: _only, ...rest }: RecoverOptions,
   run: RunRow,
 ): Promise<Recovery> {
   const { runId } = run;
@@ -251,7 +254,7 @@ async function recoverRun(
     const records = await ledger.records(runId);
     const last = records.at(-1);
     if (last?.type === 'run.sealed') return alreadySealed(run, last);
-    const owner = ownerState(records);
+    const owner = ownerState(runId, records);
     if (owner === 'alive') return { runId, missionId: run.missionId, action: 'skipped_live', detail: 'the process running it is alive' };
     if (owner !== 'dead' && knownDeadOnly) return left(owner.unknown);
     try {
@@ -306,7 +309,8 @@ async function recoverRecords(
 export async function recoverRuns(options: RecoverOptions): Promise<Recovery[]> {
   const { ledger, scratchDir } = options;
   const recoveries: Recovery[] = [];
-  for (const run of await ledger.runs({ unsealed: true })) recoveries.push(await recoverRun(options, run));
+  const only = options.runId === undefined ? {} : { runId: options.runId };
+  for (const run of await ledger.runs({ unsealed: true, ...only })) recoveries.push(await recoverRun(options, run));
   // What crashed processes left in the scratch directory: their runs are sealed now, or never started.
   await sweepRunDirectories({
     root: runsRoot(scratchDir),

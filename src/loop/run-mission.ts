@@ -40,6 +40,7 @@ import { unreachableVerdict } from './unreachable.js';
 import { workspaceAtSeal } from './workspace-at-seal.js';
 import { initialState, frontierOf, type WorkingState } from '../state/working-state.js';
 import { linksOutside } from '../workspace/links-outside.js';
+import { holdRun } from '../workspace/held-runs.js';
 import { RunWorkspace } from '../workspace/run-workspace.js';
 import { setLongTimeout } from '../process/long-timeout.js';
 import { startTrace } from '../telemetry/start-trace.js';
@@ -83,18 +84,23 @@ export function runMission(options: RunMissionOptions): Promise<RunResult> {
  * ends however the run does, failed when it throws.
  */
 export async function executeRun(options: RunMissionOptions, resume?: ResumePoint): Promise<RunResult> {
+  const runId = resume?.runId ?? options.runId ?? options._internal?.generateId?.() ?? randomUUID();
+  // Held while it runs: recovery in this process (many runs at once) tells it from a crashed run.
+  const release = holdRun(runId);
   const span = await startTrace({ tracer: options.tracer, ...runSpan(options.mission.id, resume?.seq) });
+  span.set({ 'redline.run.id': runId, 'gen_ai.conversation.id': runId });
   try {
-    return await loop(options, resume, span);
+    return await loop(options, resume, span, runId);
   } catch (error) {
     span.failWith(error);
     throw error;
   } finally {
     span.end();
+    release();
   }
 }
 
-async function loop(options: RunMissionOptions, resume: ResumePoint | undefined, span: TraceSpan): Promise<RunResult> {
+async function loop(options: RunMissionOptions, resume: ResumePoint | undefined, span: TraceSpan, runId: string): Promise<RunResult> {
   const { mission, ledger = new MemoryLedger(), approvals = [], onRecord } = options;
   const now = options._internal?.now ?? Date.now;
   const proposer = options.proposer ?? (await buildProposer(mission));
@@ -164,8 +170,6 @@ async function loop(options: RunMissionOptions, resume: ResumePoint | undefined,
   let attempt = state.attempt;
   /** The candidate under way: the proposal being checked, else the latest candidate. */
   let candidate = state.candidate;
-  const runId = resume?.runId ?? options._internal?.generateId?.() ?? randomUUID();
-  span.set({ 'redline.run.id': runId, 'gen_ai.conversation.id': runId });
   // A resumed run's clock goes on from the elapsed time it recorded; the snapshot counts.
   const startedAt = now() - state.counters.elapsedMs;
   const sandbox = sandboxOf(mission);

@@ -74,6 +74,12 @@ export interface RunMissionOptions {
    * @example tracer: trace.getTracer('my-app')
    */
   readonly tracer?: TracerLike;
+  /**
+   * The run's id, when the caller names it (a worker runs a submission as the run of the same id, so the
+   * worker that takes over after a crash finds it). Letters, digits, `.`, `_` and `-`.
+   * @default a random UUID
+   */
+  readonly runId?: string;
   /** Injectable clock and ids for tests and simulations. */
   readonly _internal?: { readonly now?: () => number; readonly generateId?: () => string };
 }

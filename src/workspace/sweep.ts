@@ -1,6 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
+import { holdsRun } from './held-runs.js';
 import { removeTree } from './safe-fs.js';
 
 /** Who is working in a run directory: written first when it is created, rewritten when a run resumes. */
@@ -20,9 +21,9 @@ export const RECORDED = 'recorded';
 /** Suffix of a run directory being removed (renamed first, so removal never delays a seal). */
 export const REMOVING = '~removing';
 
-function alive({ host, pid }: RunDirectoryOwner): boolean {
+function alive({ host, pid }: RunDirectoryOwner, runId: string): boolean {
   if (host !== hostname()) return true;
-  if (pid === process.pid) return false;
+  if (pid === process.pid) return holdsRun(runId);
   try {
     process.kill(pid, 0);
     return true;
@@ -63,7 +64,7 @@ export async function sweepRunDirectories({
     } catch {
       continue;
     }
-    if (alive(owner)) continue;
+    if (alive(owner, name)) continue;
     const state = await runState(name);
     if (state === 'unsealed') continue;
     const recorded = await readFile(path.join(dir, RECORDED)).then(

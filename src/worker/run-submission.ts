@@ -1,0 +1,97 @@
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { Outcome } from '../core/outcome.js';
+import type { Handoff } from '../handoff/handoff.js';
+import type { Ledger } from '../ledger/ledger.js';
+import type { Signer } from '../ledger/seal-signature.js';
+import { recoverRuns } from '../loop/resume.js';
+import { runMission } from '../loop/run-mission.js';
+import { loadMission } from '../mission/load.js';
+import { commandProposer } from '../proposers/command-proposer.js';
+import { writeInside } from '../workspace/safe-fs.js';
+import { materialize } from './materialize.js';
+import type { WorkerStore } from './worker-store.js';
+
+/** What became of a submission a worker took. */
+export type SubmissionResult =
+  /** Sealed now by this worker: a new run, or one resumed (or sealed crashed) after its worker died. */
+  | { readonly kind: 'sealed'; readonly outcome: Outcome; readonly resumed: boolean }
+  /** Sealed before this worker got to it (another worker finished it). */
+  | { readonly kind: 'already_sealed'; readonly outcome: Outcome }
+  /** Another process on this host runs it now: the job goes back to the queue. */
+  | { readonly kind: 'busy' };
+
+export interface RunSubmissionOptions {
+  readonly submissionId: string;
+  readonly store: WorkerStore;
+  readonly ledger: Ledger;
+  /** Where submissions are materialized: `<workdir>/<submission>/` (mission.json and workspace/). */
+  readonly workdir: string;
+  readonly scratchDir?: string;
+  readonly signer?: Signer;
+  readonly handoff?: Handoff;
+}
+
+/**
+ * Runs one submission as the run of the same id. Its workspace is materialized from the stored blobs
+ * (once per machine); a run the ledger has already is resumed from its records, or sealed crashed when it
+ * cannot be (SPEC §7); a sealed one is left as it is. Exactly one seal per run is the ledger's to
+ * guarantee: a run that another worker seals first makes this one's next append fail.
+ * @throws {TypeError} for a submission that is missing or malformed; {@link EscapeError} for a hostile manifest.
+ */
+export async function runSubmission({
+  submissionId,
+  store,
+  ledger,
+  workdir,
+  scratchDir,
+  signer,
+  handoff,
+}: RunSubmissionOptions): Promise<SubmissionResult> {
+  const submission = await store.submission(submissionId);
+  if (submission === undefined) throw new TypeError(`Expected submission ${JSON.stringify(submissionId)} in the store, got none`);
+  const [row] = await ledger.runs({ runId: submission.id });
+  if (row?.sealed === true) return { kind: 'already_sealed', outcome: row.outcome as Outcome };
+  const dir = path.join(workdir, submission.id);
+  const missionFile = path.join(dir, 'mission.json');
+  if (!existsSync(missionFile)) {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    if ('workspace' in submission.mission)
+      await materialize({
+        target: path.join(dir, 'workspace'),
+        manifest: submission.manifest,
+        expectedHash: submission.manifestHash,
+        rootMode: submission.rootMode,
+        blobs: (hashes) => store.blobs(hashes),
+      });
+    writeInside(
+      dir,
+      'mission.json',
+      JSON.stringify({ ...submission.mission, ...('workspace' in submission.mission ? { workspace: 'workspace' } : {}) }),
+    );
+  }
+  const mission = await loadMission(missionFile);
+  const proposer =
+    submission.proposer === undefined
+      ? undefined
+      : commandProposer({ command: submission.proposer, cwd: mission.workspaceDir ?? mission.baseDir });
+  const shared = {
+    ledger,
+    ...(proposer === undefined ? {} : { proposer }),
+    ...(scratchDir === undefined ? {} : { scratchDir }),
+    ...(signer === undefined ? {} : { signer }),
+    ...(handoff === undefined ? {} : { handoff }),
+  };
+  if (row === undefined) {
+    const result = await runMission({ ...shared, mission, runId: submission.id });
+    return { kind: 'sealed', outcome: result.outcome, resumed: false };
+  }
+  const [recovery] = await recoverRuns({ ...shared, runId: submission.id });
+  if (recovery?.action === 'skipped_live') return { kind: 'busy' };
+  const [sealed] = await ledger.runs({ runId: submission.id });
+  if (sealed?.sealed !== true) return { kind: 'busy' };
+  return recovery?.action === 'already_sealed'
+    ? { kind: 'already_sealed', outcome: sealed.outcome as Outcome }
+    : { kind: 'sealed', outcome: sealed.outcome as Outcome, resumed: true };
+}

@@ -1,0 +1,113 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, realpath } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { EscapeError } from '../errors/escape-error.js';
+import { loadMission } from '../mission/load.js';
+import { setsMaxAttempts } from '../mission/mission.js';
+import { ignoreRule } from '../workspace/ignore.js';
+import { manifestHash, type ManifestEntry } from '../workspace/manifest.js';
+import { removeTree } from '../workspace/safe-fs.js';
+import { takeSnapshot } from '../workspace/snapshot.js';
+import type { JobQueue } from './job-queue.js';
+import { linkStaysInside } from './materialize.js';
+import type { WorkerStore } from './worker-store.js';
+
+/** Bytes sent per blob insert. */
+const UPLOAD_BYTES = 8 * 1024 * 1024;
+
+/** What `submit` stored for one mission file. */
+export interface Submitted {
+  readonly id: string;
+  readonly missionId: string;
+  readonly files: number;
+  /** Blobs this submission added; the others were in the store already (another submission's). */
+  readonly newBlobs: number;
+  readonly reusedBlobs: number;
+  readonly newBytes: number;
+}
+
+/**
+ * Submits one mission file to the fleet: its workspace is read once into a snapshot, the file contents
+ * the store lacks are stored as content-addressed blobs (shared by every submission), the mission and
+ * the manifest are stored as a submission, and its id is queued. A workspace symlink that leads outside
+ * it is refused ({@link EscapeError}): it means nothing on another machine.
+ */
+export async function submitMission({
+  file,
+  store,
+  queue,
+  proposer,
+  now = Date.now,
+}: {
+  file: string;
+  store: WorkerStore;
+  queue: JobQueue;
+  proposer?: string;
+  now?: () => number;
+}): Promise<Submitted> {
+  const mission = await loadMission(file);
+  const { baseDir: _baseDir, workspaceDir, ...loaded } = mission;
+  // A mission that named no attempt limit takes the review tuner's on the worker too: the default is not written down.
+  const { maxAttempts: _defaulted, ...budgets } = loaded.budgets;
+  const fields = setsMaxAttempts(mission) ? loaded : { ...loaded, budgets };
+  const id = randomUUID();
+  let manifest: [string, ManifestEntry][] = [];
+  let hash = manifestHash(new Map());
+  let rootMode = 0o755;
+  const counts = { newBlobs: 0, reusedBlobs: 0, newBytes: 0 };
+  if (workspaceDir !== undefined) {
+    const runDir = await mkdtemp(path.join(os.tmpdir(), 'redline-submit-'));
+    try {
+      const { snapshot } = await takeSnapshot({ workspace: await realpath(workspaceDir), ignored: ignoreRule(mission.ignore), runDir });
+      try {
+        manifest = [...snapshot.manifest];
+        for (const [name, entry] of manifest)
+          if (entry.type === 'symlink' && !linkStaysInside(name, entry.target))
+            throw new EscapeError(
+              name,
+              `${name} is a symlink to ${entry.target}, outside the workspace: it cannot travel to another machine`,
+            );
+        hash = snapshot.hash;
+        rootMode = snapshot.rootMode;
+        const hashes = [...new Set(manifest.flatMap(([, entry]) => (entry.type === 'file' ? [entry.hash] : [])))];
+        const held = await store.heldBlobs(hashes);
+        let batch: { hash: string; bytes: Buffer }[] = [];
+        let bytes = 0;
+        for (const hash of hashes) {
+          if (held.has(hash)) {
+            counts.reusedBlobs += 1;
+            continue;
+          }
+          const blob = snapshot.blob(hash);
+          batch.push({ hash, bytes: blob });
+          bytes += blob.length;
+          counts.newBlobs += 1;
+          counts.newBytes += blob.length;
+          if (bytes >= UPLOAD_BYTES) {
+            await store.putBlobs(batch);
+            batch = [];
+            bytes = 0;
+          }
+        }
+        await store.putBlobs(batch);
+      } finally {
+        snapshot.pack.close();
+      }
+    } finally {
+      await removeTree(runDir);
+    }
+  }
+  await store.putSubmission({
+    id,
+    missionId: mission.id,
+    mission: fields,
+    manifest,
+    manifestHash: hash,
+    rootMode,
+    ...(proposer === undefined ? {} : { proposer }),
+    submittedAt: now(),
+  });
+  await queue.send(id);
+  return { id, missionId: mission.id, files: manifest.filter(([, entry]) => entry.type === 'file').length, ...counts };
+}

@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { existsSync, lstatSync, readlinkSync, symlinkSync } from 'node:fs';
+import { chmod, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { EscapeError } from '../../src/errors/escape-error.js';
+import { ignoreRule } from '../../src/workspace/ignore.js';
+import { contentHash, manifestHash, type ManifestEntry } from '../../src/workspace/manifest.js';
+import { takeSnapshot } from '../../src/workspace/snapshot.js';
+import { materialize } from '../../src/worker/materialize.js';
+import { tempWorkspace } from '../helpers/workspace.js';
+
+type Entries = (readonly [string, ManifestEntry])[];
+
+const BYTES = Buffer.from('pwned\n');
+const file = (): ManifestEntry => ({ type: 'file', mode: 0o644, size: BYTES.length, hash: contentHash(BYTES) });
+const blobs = async (hashes: readonly string[]): Promise<Map<string, Uint8Array>> => new Map(hashes.map((hash) => [hash, BYTES]));
+
+/** Materializes `entries` into `<dir>/tree` and returns what was thrown. */
+async function attempt(dir: string, entries: Entries, source = blobs): Promise<unknown> {
+  const target = path.join(dir, 'tree');
+  return materialize({ target, manifest: entries, expectedHash: manifestHash(new Map(entries)), rootMode: 0o755, blobs: source }).then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+}
+
+describe('materialize', () => {
+  it('writes back exactly the tree a snapshot recorded: contents, modes, symlinks inside it', async () => {
+    const source = await tempWorkspace({ 'src/a.txt': 'a\n', 'src/deep/b.sh': 'echo b\n', 'same.txt': 'a\n' });
+    await chmod(path.join(source, 'src/deep/b.sh'), 0o755);
+    symlinkSync('src/a.txt', path.join(source, 'link'));
+    const runDir = await tempWorkspace({});
+    const { snapshot } = await takeSnapshot({ workspace: source, ignored: ignoreRule(), runDir });
+    const target = path.join(await tempWorkspace({}), 'tree');
+    await materialize({
+      target,
+      manifest: [...snapshot.manifest],
+      expectedHash: snapshot.hash,
+      rootMode: snapshot.rootMode,
+      blobs: async (hashes) => new Map(hashes.map((hash) => [hash, snapshot.blob(hash)])),
+    });
+    snapshot.pack.close();
+    const again = await takeSnapshot({ workspace: target, ignored: ignoreRule(), runDir: await tempWorkspace({}) });
+    again.snapshot.pack.close();
+    assert.equal(again.snapshot.hash, snapshot.hash);
+    assert.equal(readlinkSync(path.join(target, 'link')), 'src/a.txt');
+    assert.equal(lstatSync(path.join(target, 'src/deep/b.sh')).mode & 0o777, 0o755);
+  });
+
+  it('refuses paths that leave the tree, .git, and symlinks leading out, leaving nothing behind', async () => {
+    const hostile: Entries[] = [
+      [['../escaped.txt', file()]],
+      [['a/../../escaped.txt', file()]],
+      [['/tmp/escaped.txt', file()]],
+      [['a//b.txt', file()]],
+      [['.git/hooks/post-checkout', file()]],
+      [['src/.GIT/config', file()]],
+      [['out', { type: 'symlink', target: '/etc' }]],
+      [['src/up', { type: 'symlink', target: '../../..' }]],
+      [['self', { type: 'symlink', target: '.' }]],
+    ];
+    for (const entries of hostile) {
+      const dir = await tempWorkspace({});
+      const error = await attempt(dir, entries);
+      assert.ok(error instanceof EscapeError, `${JSON.stringify(entries[0]?.[0])}: ${String(error)}`);
+      assert.deepEqual(await readdir(dir), [], `${JSON.stringify(entries[0]?.[0])} left nothing`);
+      assert.equal(existsSync(path.join(path.dirname(dir), 'escaped.txt')), false);
+    }
+  });
+
+  it('never writes through a symlink already on the way, nor takes bytes that do not match their hash', async () => {
+    const dir = await tempWorkspace({});
+    const outside = await tempWorkspace({});
+    // A symlink entry and a file below it: the file is written first into a real directory, the link replaces it.
+    const entries: Entries = [
+      ['dir', { type: 'symlink', target: 'real' }],
+      ['dir/x.txt', file()],
+      ['real', { type: 'dir', mode: 0o755 }],
+    ];
+    assert.equal(await attempt(dir, entries), undefined);
+    assert.deepEqual(await readdir(outside), []);
+    assert.equal(lstatSync(path.join(dir, 'tree/dir')).isSymbolicLink(), true);
+    const forged = await tempWorkspace({});
+    const error = await attempt(forged, [['a.txt', file()]], async (hashes) => new Map(hashes.map((hash) => [hash, Buffer.from('other')])));
+    assert.match(String(error), /Expected the blob .* got other bytes/);
+    assert.deepEqual(await readdir(forged), []);
+  });
+
+  it('refuses a manifest that is not the one its hash names, and keeps a tree another run materialized', async () => {
+    const dir = await tempWorkspace({});
+    const target = path.join(dir, 'tree');
+    const entries: Entries = [['a.txt', file()]];
+    await assert.rejects(
+      materialize({ target, manifest: entries, expectedHash: '0'.repeat(64), rootMode: 0o755, blobs }),
+      /Expected a manifest with the hash/,
+    );
+    await mkdir(target);
+    await writeFile(path.join(target, 'a.txt'), 'first\n');
+    await materialize({ target, manifest: entries, expectedHash: manifestHash(new Map(entries)), rootMode: 0o755, blobs });
+    assert.equal(await readFile(path.join(target, 'a.txt'), 'utf8'), 'first\n');
+    assert.deepEqual(await readdir(dir), ['tree']);
+  });
+});
