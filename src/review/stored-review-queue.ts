@@ -2,7 +2,7 @@ import type { Brief } from '../core/brief.js';
 import { alertStep, type Alert, type RunReport, type WebhookDelivery } from './alerts.js';
 import { admit, nextMode, release, type ModeChange, type QueueMode } from './backpressure.js';
 import { proposeFilter, type FilterProposal } from './filter-proposal.js';
-import { catchingRule, ruleIdOf, type FilterRule, type FilterRuleEntry, type FilterRuleInput } from './filter-rules.js';
+import { catchingRule, ruleIdOf, ruleReviewer, type FilterRule, type FilterRuleEntry, type FilterRuleInput } from './filter-rules.js';
 import { addRuleStep, caughtStep, setRuleStep, type RuleChange } from './filter-steps.js';
 import { reloadRuntime, settleConfig, withFilters, type ReviewConfig, type ReviewQueueOptions, type ReviewRuntime } from './config.js';
 import { boundLimit, limitChange, type LimitChange } from './feedback-tuner.js';
@@ -348,7 +348,7 @@ export class StoredReviewQueue implements ReviewQueue {
   async filterRules(): Promise<readonly FilterRuleEntry[]> {
     this.#reload(await this.#store.settings());
     const caught = await this.#store.rulesVerdicts();
-    return this.config.filters.map((rule) => ({ ...rule, caught: caught.get(`filter:${rule.id}`) ?? 0 }));
+    return this.config.filters.map((rule) => ({ ...rule, caught: caught.get(ruleReviewer(rule.id)) ?? 0 }));
   }
 
   async proposeFilterRule(label: string): Promise<FilterProposal> {
