@@ -6,6 +6,7 @@
 const LAYERS = [
   'core', // shared vocabulary: outcomes, candidate, finding, check, brief, acceptance, canonical JSON, hash chain
   'errors',
+  'limits', // rate limits of model endpoints: token buckets, the limiter port, the in-memory store
   'telemetry', // the OpenTelemetry adapter: spans the loop writes to, no-ops without a tracer
   'process',
   'workspace',

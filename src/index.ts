@@ -166,6 +166,9 @@ export type { NoiseEstimate } from './analysis/judge-noise.js';
 export { admitRun, AdmitError, type Admission, type AdmitOptions, type AdmitErrorCode, type Conflict } from './analysis/admit.js';
 export { openLedger } from './ledger/open-ledger.js';
 export { resumeRun, recoverRuns, type Recovery } from './loop/resume.js';
+export { rateLimit, ANY_MODEL, type RateLimit } from './limits/rate-limit.js';
+export { limiterOver, type LimitStore, type RateGrant, type RateLimiter, type RateRequest } from './limits/rate-limiter.js';
+export { MemoryLimitStore } from './limits/memory-limit-store.js';
 
 export { planHandoff, handOff, type Handoff, type HandoffPlan } from './handoff/handoff.js';
 export {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { TRANSITIONS, type Evidence, type Judge } from '../judge/judge.js';
-import { resolveModel, type ModelSource } from './model-source.js';
+import { resolveModel, type ModelSource, type RateLimited } from './model-source.js';
 import { findingLine } from '../proposers/render.js';
 import { requestObject } from './request-object.js';
 
@@ -18,12 +18,13 @@ const JUDGE_SYSTEM = [
   'Answer with one JSON object: {"transition": …, "reason": "<stable snake_case code>", "cites": ["<check>" or "<check>#<reasonCode>" of findings listed in the evidence], "detail": "<one or two sentences>"}.',
 ].join('\n');
 
-export type ModelJudgeOptions = ModelSource & {
-  /** Retries of a failed model call, with backoff. @default 2 */
-  readonly maxRetries?: number;
-  /** Limit of one decision, retries included; none when absent (the run's wall-clock budget still applies). */
-  readonly timeoutMs?: number;
-};
+export type ModelJudgeOptions = ModelSource &
+  RateLimited & {
+    /** Retries of a failed model call, with backoff. @default 2 */
+    readonly maxRetries?: number;
+    /** Limit of one decision, retries included; none when absent (the run's wall-clock budget still applies). */
+    readonly timeoutMs?: number;
+  };
 
 function evidencePrompt({ mission, attempt, candidate, findings, verdict, acceptance }: Evidence): string {
   return [

@@ -2,7 +2,7 @@ import { APICallError, NoObjectGeneratedError, NoOutputGeneratedError, RetryErro
 import { z } from 'zod';
 import { ProposerError } from '../errors/proposer-error.js';
 import type { Proposer, Usage } from '../proposers/proposer.js';
-import { resolveModel, type ModelSource } from './model-source.js';
+import { resolveModel, type ModelSource, type RateLimited } from './model-source.js';
 import { PROPOSAL_PROMPT_TEMPLATE, PROPOSER_SYSTEM, proposalPrompt } from './proposal-prompt.js';
 import { requestObject } from './request-object.js';
 
@@ -11,15 +11,16 @@ const proposalSchema = z.object({
   value: z.unknown().optional(),
 });
 
-export type ModelProposerOptions = ModelSource & {
-  /** USD per million tokens; without it the proposer reports no cost and a cost budget is refused. */
-  readonly price?: { readonly input: number; readonly output: number } | undefined;
-  readonly maxOutputTokens?: number | undefined;
-  /** Bytes of file content (latest candidate's changes, then workspace files) put in the prompt. @default 204800 */
-  readonly maxContextBytes?: number;
-  /** Retries of a failed model call, with backoff, inside one attempt. @default 2 */
-  readonly maxRetries?: number;
-};
+export type ModelProposerOptions = ModelSource &
+  RateLimited & {
+    /** USD per million tokens; without it the proposer reports no cost and a cost budget is refused. */
+    readonly price?: { readonly input: number; readonly output: number } | undefined;
+    readonly maxOutputTokens?: number | undefined;
+    /** Bytes of file content (latest candidate's changes, then workspace files) put in the prompt. @default 204800 */
+    readonly maxContextBytes?: number;
+    /** Retries of a failed model call, with backoff, inside one attempt. @default 2 */
+    readonly maxRetries?: number;
+  };
 
 function toProposerError(error: unknown, signal: AbortSignal): ProposerError {
   if (signal.aborted)

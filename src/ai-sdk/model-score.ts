@@ -2,7 +2,7 @@ import type { LanguageModel } from 'ai';
 import { z } from 'zod';
 import type { CheckContext } from '../core/check.js';
 import type { ScoreFunction } from '../checks/score-check.js';
-import { resolveModel } from './model-source.js';
+import { resolveModel, type RateLimited } from './model-source.js';
 import type { OpenAICompatibleModelOptions } from './openai-compatible.js';
 import { changedFileBlocks, fenced } from '../proposers/render.js';
 import { requestObject } from './request-object.js';
@@ -24,16 +24,17 @@ export type ModelScoreOptions = (
       /** Environment variable holding the API key; when named explicitly it must be set. @default 'OPENAI_API_KEY' */
       readonly apiKeyEnv?: string | undefined;
     })
-) & {
-  /** What a good candidate looks like; the model scores against it and the goal. */
-  readonly rubric: string;
-  /** Limit of one scoring call, retries included; none when absent. */
-  readonly timeoutMs?: number;
-  /** Bytes of candidate file content put in the prompt. @default 204800 */
-  readonly maxContextBytes?: number;
-  /** Retries of a failed model call, with backoff. @default 2 */
-  readonly maxRetries?: number;
-};
+) &
+  RateLimited & {
+    /** What a good candidate looks like; the model scores against it and the goal. */
+    readonly rubric: string;
+    /** Limit of one scoring call, retries included; none when absent. */
+    readonly timeoutMs?: number;
+    /** Bytes of candidate file content put in the prompt. @default 204800 */
+    readonly maxContextBytes?: number;
+    /** Retries of a failed model call, with backoff. @default 2 */
+    readonly maxRetries?: number;
+  };
 
 function apiKeyFrom(apiKeyEnv: string | undefined): string | undefined {
   if (apiKeyEnv === undefined) return process.env.OPENAI_API_KEY;
@@ -67,8 +68,11 @@ function scorePrompt({ candidate, goal, attempt }: CheckContext, rubric: string,
  */
 export async function modelScore(options: ModelScoreOptions): Promise<ScoreFunction> {
   const { rubric, timeoutMs, maxContextBytes = 204_800, maxRetries = 2 } = options;
+  const { rateLimiter } = options;
   const { languageModel } = resolveModel(
-    'languageModel' in options ? options : { baseURL: options.baseURL, model: options.model, apiKey: apiKeyFrom(options.apiKeyEnv) },
+    'languageModel' in options
+      ? options
+      : { baseURL: options.baseURL, model: options.model, apiKey: apiKeyFrom(options.apiKeyEnv), rateLimiter },
   );
   return async (context) => {
     const { object } = await requestObject({

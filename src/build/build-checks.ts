@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { MissionError } from '../errors/mission-error.js';
+import type { RateLimiter } from '../limits/rate-limiter.js';
 import type { Mission } from '../mission/mission.js';
 import type { CheckSpec } from '../mission/schema.js';
 import type { Check } from '../core/check.js';
@@ -37,8 +38,11 @@ async function loadSchema(
 /** Where a score comes from: a judge program or a model (the score check itself, or one of its `minOf`). */
 type ScoreSource = Pick<Extract<CheckSpec, { kind: 'score' }>, 'command' | 'model'>;
 
-/** Builds the checks a mission file declares, in order; a `shadow: true` spec gives a check marked `shadow`. */
-export async function buildChecks(mission: Mission): Promise<Check[]> {
+/**
+ * Builds the checks a mission file declares, in order; a `shadow: true` spec gives a check marked `shadow`.
+ * A model score's calls wait for `rateLimiter`'s turn.
+ */
+export async function buildChecks(mission: Mission, { rateLimiter }: { rateLimiter?: RateLimiter } = {}): Promise<Check[]> {
   const cwd = mission.workspaceDir ?? mission.baseDir;
   const checks = await Promise.all(
     mission.checks.map(async (spec, index): Promise<Check> => {
@@ -59,7 +63,7 @@ export async function buildChecks(mission: Mission): Promise<Check[]> {
           const source = async (from: ScoreSource): Promise<ScoreFunction> => {
             if (from.command !== undefined) return commandScore({ command: from.command, cwd, ...process });
             const { modelScore } = await import('../ai-sdk/model-score.js');
-            return modelScore({ ...(from.model as NonNullable<typeof from.model>), timeoutMs: spec.timeout });
+            return modelScore({ ...(from.model as NonNullable<typeof from.model>), timeoutMs: spec.timeout, rateLimiter });
           };
           const score = spec.minOf === undefined ? await source(spec) : minOfTwo(await source(spec.minOf[0]), await source(spec.minOf[1]));
           return scoreCheck({ ...common, pass: spec.pass, score });

@@ -1,4 +1,5 @@
 import { MissionError } from '../errors/mission-error.js';
+import type { RateLimiter } from '../limits/rate-limiter.js';
 import type { Mission } from '../mission/mission.js';
 import type { ReviewQueue } from '../review/review-queue.js';
 import { commandJudge } from '../judge/command-judge.js';
@@ -10,12 +11,13 @@ import { routingJudge } from '../judge/routing-judge.js';
 const HUMAN_DEFAULTS = { timeout: 3_600_000, pollInterval: 5_000, onReject: 'retry' } as const;
 
 /**
- * Builds the judge a mission file names: the routing table when it names none.
+ * Builds the judge a mission file names: the routing table when it names none. A model judge's calls
+ * wait for `rateLimiter`'s turn.
  * @throws {MissionError} when the mission names a `human` judge and no review queue is given (nothing is recorded yet).
  */
 export async function buildJudge(
   mission: Mission,
-  { queue, onRequest }: { queue?: ReviewQueue; onRequest?: HumanJudgeOptions['onRequest'] } = {},
+  { queue, onRequest, rateLimiter }: { queue?: ReviewQueue; onRequest?: HumanJudgeOptions['onRequest']; rateLimiter?: RateLimiter } = {},
 ): Promise<Judge> {
   const spec =
     typeof mission.judge === 'string'
@@ -40,6 +42,7 @@ export async function buildJudge(
         baseURL: spec.baseURL,
         model: spec.model,
         apiKey: process.env[spec.apiKeyEnv],
+        rateLimiter,
         ...(spec.timeout === undefined ? {} : { timeoutMs: spec.timeout }),
       });
     }

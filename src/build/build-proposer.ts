@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { MissionError } from '../errors/mission-error.js';
+import type { RateLimiter } from '../limits/rate-limiter.js';
 import type { Mission } from '../mission/mission.js';
 import { agentProposer } from '../proposers/agent-proposer.js';
 import { commandProposer } from '../proposers/command-proposer.js';
@@ -7,10 +8,10 @@ import type { Proposer } from '../proposers/proposer.js';
 import { loadReplay, replayProposer } from '../proposers/replay-proposer.js';
 
 /**
- * Builds the proposer a mission file names.
+ * Builds the proposer a mission file names; a model proposer's calls wait for `rateLimiter`'s turn.
  * @throws {MissionError} when the mission names none or its replay file cannot be read.
  */
-export async function buildProposer(mission: Mission): Promise<Proposer> {
+export async function buildProposer(mission: Mission, { rateLimiter }: { rateLimiter?: RateLimiter } = {}): Promise<Proposer> {
   const spec = mission.proposer;
   if (spec === undefined) {
     throw new MissionError({
@@ -64,7 +65,7 @@ export async function buildProposer(mission: Mission): Promise<Proposer> {
     }
     case 'model': {
       const { modelProposer } = await import('../ai-sdk/model-proposer.js');
-      return modelProposer({ ...spec, apiKey: process.env[spec.apiKeyEnv] });
+      return modelProposer({ ...spec, apiKey: process.env[spec.apiKeyEnv], rateLimiter });
     }
   }
 }

@@ -39,6 +39,13 @@ export function positive(text: string): number {
   return value;
 }
 
+/** A number above 0 (a rate, a duration). */
+export function positiveNumber(text: string): number {
+  const value = parse(text);
+  if (!(Number.isFinite(value) && value > 0)) throw new InvalidArgumentError(`Expected a number above 0, got ${JSON.stringify(text)}.`);
+  return value;
+}
+
 /** A fraction in [0, 1]. */
 export function fraction(text: string): number {
   const value = parse(text);

@@ -165,17 +165,18 @@ export async function statusCommand(options: { postgres: string; json?: boolean 
       print(`jobs          ${jobs.waiting} waiting, ${jobs.active} leased · ${submissions} submissions · ${unsealed} unsealed runs`);
       print(
         table(
-          ['worker', 'state', 'concurrency', 'running', 'done', 'failures', 'seen', 'note'],
+          ['worker', 'state', 'concurrency', 'running', 'done', 'failures', 'rate waits', 'seen', 'note'],
           fleet.map((row) => [
             clean(row.workerId),
             clean(row.state),
             String(row.concurrency),
             String(row.running),
             Object.entries(row.counts)
-              .filter(([key]) => key !== 'failures')
+              .filter(([key]) => key !== 'failures' && key !== 'rate_waits')
               .map(([key, value]) => `${clean(key)} ${value}`)
               .join(', ') || '-',
             String(row.counts.failures ?? 0),
+            String(row.counts.rate_waits ?? 0),
             `${Math.round((now - row.seenAt) / 1000)} s ago`,
             clean(row.note ?? ''),
           ]),

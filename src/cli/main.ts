@@ -3,6 +3,7 @@ import { RedlineError } from '../errors/redline-error.js';
 import { fraction, positive } from './arguments.js';
 import { SIGNING_KEY_ENV } from '../ledger/signing-key.js';
 import { addFleetCommands } from './fleet-command.js';
+import { addLimitsCommand } from './limits-command.js';
 import { addJudgeCommand } from './judge-command.js';
 import { addReviewCommand } from './review-command.js';
 import type { Output } from './run-command.js';
@@ -267,6 +268,7 @@ function program(setCode: (code: number) => void, output: Output): Command {
   addStudyCommand({ cli, done, output });
   addJudgeCommand({ cli, done, output, ledgerHelp: LEDGER_HELP });
   addFleetCommands({ cli, done, output });
+  addLimitsCommand({ cli, done, output });
   return cli;
 }
 

@@ -103,8 +103,11 @@ export async function executeRun(options: RunMissionOptions, resume?: ResumePoin
 async function loop(options: RunMissionOptions, resume: ResumePoint | undefined, span: TraceSpan, runId: string): Promise<RunResult> {
   const { mission, ledger = new MemoryLedger(), approvals = [], onRecord } = options;
   const now = options._internal?.now ?? Date.now;
-  const proposer = options.proposer ?? (await buildProposer(mission));
-  const judge = options.judge ?? (await buildJudge(mission, options.handoff === undefined ? {} : { queue: options.handoff.queue }));
+  const limited = options.rateLimiter === undefined ? {} : { rateLimiter: options.rateLimiter };
+  const proposer = options.proposer ?? (await buildProposer(mission, limited));
+  const judge =
+    options.judge ??
+    (await buildJudge(mission, { ...limited, ...(options.handoff === undefined ? {} : { queue: options.handoff.queue }) }));
   await assertRunnable(mission, proposer);
   const runPlan = runPlanOf(mission, proposer);
   // A new run's plan and link are decided before anything is recorded; a resumed run started with them.
@@ -120,7 +123,7 @@ async function loop(options: RunMissionOptions, resume: ResumePoint | undefined,
         })
       : {};
   // Shadow checks are not part of the loop's plan: no signature, frontier, acceptance or judge ever sees them.
-  const allChecks = checkPlan(mission, await buildChecks(mission), options.checks ?? []);
+  const allChecks = checkPlan(mission, await buildChecks(mission, limited), options.checks ?? []);
   const checks = allChecks.filter((item) => item.shadow !== true);
   const shadowChecks = allChecks.filter((item) => item.shadow === true);
   const specs = mission.stopPolicy.guards ?? defaultGuards();

@@ -7,6 +7,7 @@ import type { ShadowResult } from '../core/shadow-verdict.js';
 import type { Guard, RunCounters } from '../guards/guard.js';
 import type { Handoff } from '../handoff/handoff.js';
 import type { Judge } from '../judge/judge.js';
+import type { RateLimiter } from '../limits/rate-limiter.js';
 import type { Ledger, RunRecord } from '../ledger/ledger.js';
 import type { Signer } from '../ledger/seal-signature.js';
 import type { Mission } from '../mission/mission.js';
@@ -74,6 +75,12 @@ export interface RunMissionOptions {
    * @example tracer: trace.getTracer('my-app')
    */
   readonly tracer?: TracerLike;
+  /**
+   * Admits the model calls of the roles built from the mission file (model proposer, judge and score
+   * checks) under their endpoints' rate limits; a worker passes the fleet's, shared through PostgreSQL.
+   * None: model calls go at once.
+   */
+  readonly rateLimiter?: RateLimiter;
   /**
    * The run's id, when the caller names it (a worker runs a submission as the run of the same id, so the
    * worker that takes over after a crash finds it). Letters, digits, `.`, `_` and `-`.

@@ -37,6 +37,8 @@ export interface OpenAIStub {
   readonly baseURL: string;
   /** The parsed JSON body of every chat-completions request, in arrival order. */
   readonly requests: unknown[];
+  /** When each request arrived (ms since the epoch), in the same order as `requests`. */
+  readonly arrivals: number[];
   close(): Promise<void>;
 }
 
@@ -70,6 +72,7 @@ export async function startOpenAIStub({
   respond?: (body: unknown, index: number) => StubReply;
 }): Promise<OpenAIStub> {
   const requests: unknown[] = [];
+  const arrivals: number[] = [];
   const respondTo = (body: unknown, index: number): Exclude<StubReply, string> => {
     if (respond === undefined) return { status: 500, content: `no scripted reply left for call ${index + 1}` };
     const reply = respond(body, index);
@@ -80,9 +83,11 @@ export async function startOpenAIStub({
       send(response, 404, { error: { message: `no route ${request.method} ${request.url}`, type: 'invalid_request_error' } });
       return;
     }
+    const arrived = Date.now();
     void readJson(request).then(
       (body) => {
         const index = requests.push(body) - 1;
+        arrivals.push(arrived);
         const scripted = replies[index];
         const reply: Exclude<StubReply, string> =
           typeof scripted === 'string' ? { content: scripted } : (scripted ?? respondTo(body, index));
@@ -118,6 +123,7 @@ export async function startOpenAIStub({
   return {
     baseURL: `http://127.0.0.1:${port}/v1`,
     requests,
+    arrivals,
     close: () =>
       new Promise<void>((resolve, reject) => {
         // Keep-alive and delayed requests would otherwise hold `close` open.

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Outcome } from '../core/outcome.js';
 import type { Handoff } from '../handoff/handoff.js';
 import type { Ledger } from '../ledger/ledger.js';
+import type { RateLimiter } from '../limits/rate-limiter.js';
 import type { Signer } from '../ledger/seal-signature.js';
 import { recoverRuns } from '../loop/resume.js';
 import { runMission } from '../loop/run-mission.js';
@@ -31,6 +32,8 @@ export interface RunSubmissionOptions {
   readonly scratchDir?: string;
   readonly signer?: Signer;
   readonly handoff?: Handoff;
+  /** The fleet's rate limits, which the run's model calls wait for. */
+  readonly rateLimiter?: RateLimiter;
 }
 
 /**
@@ -48,6 +51,7 @@ export async function runSubmission({
   scratchDir,
   signer,
   handoff,
+  rateLimiter,
 }: RunSubmissionOptions): Promise<SubmissionResult> {
   const submission = await store.submission(submissionId);
   if (submission === undefined) throw new TypeError(`Expected submission ${JSON.stringify(submissionId)} in the store, got none`);
@@ -82,6 +86,7 @@ export async function runSubmission({
     ...(scratchDir === undefined ? {} : { scratchDir }),
     ...(signer === undefined ? {} : { signer }),
     ...(handoff === undefined ? {} : { handoff }),
+    ...(rateLimiter === undefined ? {} : { rateLimiter }),
   };
   if (row === undefined) {
     const result = await runMission({ ...shared, mission, runId: submission.id });

@@ -1,10 +1,27 @@
 import type { MigrationSet } from '../db/postgres/apply-migrations.js';
 
-/** The fleet's tables beside the ledger's: content-addressed blobs, submissions, and the workers' live counts. */
+/** The fleet's tables beside the ledger's: content-addressed blobs, submissions, the workers' live counts, and the endpoints' rate limits. */
 export const WORKER_MIGRATIONS: MigrationSet = {
   table: 'worker_migrations',
-  migrations: [{ version: 1, name: 'blobs, submissions, fleet' }],
-  sql: (_version, S) => `
+  migrations: [
+    { version: 1, name: 'blobs, submissions, fleet' },
+    { version: 2, name: 'rate limits' },
+  ],
+  sql: (version, S) =>
+    version === 2
+      ? `
+    CREATE TABLE ${S}.worker_rate_limits (
+      endpoint TEXT NOT NULL,
+      model TEXT NOT NULL,
+      requests_per_minute DOUBLE PRECISION,
+      tokens_per_minute DOUBLE PRECISION,
+      burst_seconds DOUBLE PRECISION NOT NULL,
+      requests DOUBLE PRECISION NOT NULL,
+      tokens DOUBLE PRECISION NOT NULL,
+      level_at DOUBLE PRECISION NOT NULL,
+      PRIMARY KEY (endpoint, model)
+    );`
+      : `
     CREATE TABLE ${S}.worker_blobs (hash TEXT PRIMARY KEY, bytes BYTEA NOT NULL);
     CREATE TABLE ${S}.worker_submissions (
       id TEXT PRIMARY KEY,

@@ -1,5 +1,6 @@
 import { applyMigrations } from '../db/postgres/apply-migrations.js';
 import { inTransaction, openPgPool, type PgPool } from '../db/postgres/pg-pool.js';
+import { PgLimitStore } from './pg-limit-store.js';
 import type { PostgresTarget } from './postgres-target.js';
 import { parseSubmission, type Submission } from './submission.js';
 import { WORKER_MIGRATIONS } from './worker-migrations.js';
@@ -24,15 +25,18 @@ export interface FleetRow {
 
 /**
  * The fleet's storage beside the ledger (same server, same schema): content-addressed workspace blobs
- * shared by every submission, the submissions, and each worker's live counts.
+ * shared by every submission, the submissions, each worker's live counts, and the endpoints' rate limits.
  */
 export class WorkerStore {
   readonly #pool: PgPool;
   readonly #S: string;
+  /** The endpoints' rate limits every worker shares (`redline limits`). */
+  readonly limits: PgLimitStore;
 
   private constructor(pool: PgPool, schema: string) {
     this.#pool = pool;
     this.#S = `"${schema}"`;
+    this.limits = new PgLimitStore(pool, this.#S);
   }
 
   /** Opens a pool of `connections` on the target and applies the worker tables' migrations. */

@@ -1,8 +1,10 @@
 import { hostname } from 'node:os';
+import { clean } from '../core/untrusted-text.js';
 import { LedgerError } from '../errors/ledger-error.js';
 import { RedlineError } from '../errors/redline-error.js';
 import type { Handoff } from '../handoff/handoff.js';
 import type { Ledger } from '../ledger/ledger.js';
+import { limiterOver, type RateLimiter, type RateRequest } from '../limits/rate-limiter.js';
 import type { Signer } from '../ledger/seal-signature.js';
 import type { ReviewQueue } from '../review/review-queue.js';
 import type { JobQueue, RunJob } from './job-queue.js';
@@ -30,8 +32,14 @@ export interface WorkerOptions {
   readonly _internal?: { readonly now?: () => number; readonly workerId?: string };
 }
 
-/** What a worker did: runs sealed per outcome, and `failures` (jobs it could not run or had to hand back). */
+/**
+ * What a worker did: runs sealed per outcome, `failures` (jobs it could not run or had to hand back), and
+ * `rate_waits` (model calls that waited for their endpoint's rate limit).
+ */
 export type WorkerCounts = Record<string, number>;
+
+/** How often a worker says, per endpoint, that model calls wait for its rate limit. */
+const WAIT_LOG_MS = 10_000;
 
 const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
@@ -54,6 +62,9 @@ export class Worker {
   readonly #options: WorkerOptions;
   readonly #running = new Map<string, Promise<void>>();
   readonly #counts: WorkerCounts = { failures: 0 };
+  readonly #rateLimiter: RateLimiter;
+  /** When each endpoint's last wait was logged: one line per endpoint per {@link WAIT_LOG_MS}. */
+  readonly #waitLogged = new Map<string, number>();
   readonly workerId: string;
   #limit: number;
   #state = 'running';
@@ -65,6 +76,7 @@ export class Worker {
     this.#options = options;
     this.#limit = options.concurrency;
     this.workerId = options._internal?.workerId ?? `${hostname()}:${process.pid}`;
+    this.#rateLimiter = limiterOver(options.store.limits, { onWait: (request, waitMs) => this.#rateWait(request, waitMs) });
   }
 
   /** The live counts: `running`, each outcome, `failures`. */
@@ -113,6 +125,17 @@ export class Worker {
     this.#limit = limit;
   }
 
+  /** Counts a model call that waited for its endpoint's rate limit, and says so (once per endpoint every 10 s). */
+  #rateWait({ endpoint, model }: RateRequest, waitMs: number): void {
+    this.#counts.rate_waits = (this.#counts.rate_waits ?? 0) + 1;
+    const now = (this.#options._internal?.now ?? Date.now)();
+    if (now - (this.#waitLogged.get(endpoint) ?? -Infinity) < WAIT_LOG_MS) return;
+    this.#waitLogged.set(endpoint, now);
+    this.#options.log(
+      `worker ${this.workerId}: ${clean(model)} at ${clean(endpoint)} waits ${Math.ceil(waitMs / 1000)} s for the rate limit`,
+    );
+  }
+
   #start(job: RunJob): void {
     const { queue } = this.#options;
     const heartbeat = setInterval(() => void queue.heartbeat(job).catch(() => undefined), Math.max(500, (queue.leaseSeconds * 1000) / 3));
@@ -135,6 +158,7 @@ export class Worker {
         ...(scratchDir === undefined ? {} : { scratchDir }),
         ...(signer === undefined ? {} : { signer }),
         ...(review === undefined ? {} : { handoff: review.handoff }),
+        rateLimiter: this.#rateLimiter,
       });
     } catch (error) {
       this.#counts.failures = (this.#counts.failures ?? 0) + 1;
@@ -154,7 +178,7 @@ export class Worker {
     if (result.kind === 'sealed') this.#counts[result.outcome] = (this.#counts[result.outcome] ?? 0) + 1;
     const { running: _running, ...done } = this.counts();
     const tally = Object.entries(done)
-      .filter(([key]) => key !== 'failures')
+      .filter(([key]) => key !== 'failures' && key !== 'rate_waits')
       .map(([key, value]) => `${key} ${value}`)
       .join(', ');
     log(

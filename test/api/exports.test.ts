@@ -14,6 +14,7 @@ const EXPORTS: Readonly<Record<string, { readonly source: string; readonly names
   redline: {
     source: 'src/index.ts',
     names: [
+      'ANY_MODEL',
       'AdaptivePriors',
       'AdmitError',
       'DEFAULT_WINDOW_LOOKBACK',
@@ -22,6 +23,7 @@ const EXPORTS: Readonly<Record<string, { readonly source: string; readonly names
       'LedgerError',
       'LinkError',
       'MemoryLedger',
+      'MemoryLimitStore',
       'MemoryReviewQueue',
       'MissingPeerError',
       'MissionError',
@@ -82,6 +84,7 @@ const EXPORTS: Readonly<Record<string, { readonly source: string; readonly names
       'keyIdOf',
       'keySigner',
       'ledgerDigest',
+      'limiterOver',
       'loadMission',
       'loadReplay',
       'margin',
@@ -99,6 +102,7 @@ const EXPORTS: Readonly<Record<string, { readonly source: string; readonly names
       'planHandoff',
       'plateau',
       'policyLookback',
+      'rateLimit',
       'readPrivateKey',
       'readPublicKey',
       'recoverRuns',
