@@ -33,7 +33,7 @@ export function addFleetCommands({ cli, done, output }: { cli: Command; done: (c
     .option('--lease <seconds>', LEASE_HELP, positive)
     .option(
       '--workdir <dir>',
-      'where submissions are materialized (default: <temp>/redline-worker); give every machine the same path so any can resume a run',
+      'where submissions are materialized (default: <temp>/redline-worker); a run another machine started is resumed from this copy',
     )
     .option(
       '--signing-key <file>',

@@ -16,7 +16,19 @@ import { sealRun, type SealPosition } from './seal.js';
 import { step, type StepContext } from '../state/step.js';
 import { frontierOf, initialState, type WorkingState } from '../state/working-state.js';
 
-export type ResumeOptions = Omit<RunMissionOptions, 'mission' | 'ledger'> & { readonly ledger: Ledger; readonly runId: string };
+/** Where this process finds the mission a run recorded. */
+export interface MissionPlace {
+  /**
+   * The directory that holds the run's mission here, when it is not the recorded one (a worker on another
+   * machine, which materialized the submission elsewhere): the recorded mission, checked against its
+   * recorded hash, is resolved against it. Its workspace must still match the run's recorded snapshot.
+   * @default the recorded directory
+   */
+  readonly baseDir?: string;
+}
+
+export type ResumeOptions = Omit<RunMissionOptions, 'mission' | 'ledger'> &
+  MissionPlace & { readonly ledger: Ledger; readonly runId: string };
 
 /** What recovery did with one unsealed run. */
 export interface Recovery {
@@ -34,8 +46,14 @@ export interface Recovery {
   readonly result?: RunResult;
 }
 
-/** Rebuilds the mission a run started with; undefined (with why) when it is no longer available. */
-export async function recordedMission(started: TypedRecord<'run.started'>): Promise<{ mission: Mission } | { unavailable: string }> {
+/**
+ * Rebuilds the mission a run started with, at `place.baseDir` when given (the recorded mission is checked
+ * against its hash where it was recorded, then moved); undefined (with why) when it is no longer available.
+ */
+export async function recordedMission(
+  started: TypedRecord<'run.started'>,
+  place: MissionPlace = {},
+): Promise<{ mission: Mission } | { unavailable: string }> {
   const { baseDir, workspaceDir: _workspaceDir, ...spec } = started.data.mission;
   let mission: Mission;
   try {
@@ -44,6 +62,7 @@ export async function recordedMission(started: TypedRecord<'run.started'>): Prom
     return { unavailable: `its mission no longer validates: ${(error as Error).message}` };
   }
   if (missionHash(mission) !== started.data.missionHash) return { unavailable: 'its mission no longer has the recorded hash' };
+  if (place.baseDir !== undefined) mission = defineMission(spec, { baseDir: place.baseDir, source: `run ${started.runId}` });
   if (
     mission.workspaceDir !== undefined &&
     !(await stat(mission.workspaceDir).then(
@@ -115,11 +134,11 @@ function recordedPosition(records: readonly RunRecord[]): SealPosition {
  * history, so they give the verdicts they would have given without the interruption.
  */
 export async function resumeRun(options: ResumeOptions): Promise<RunResult> {
-  const { ledger, runId, ...rest } = options;
+  const { ledger, runId, baseDir, ...rest } = options;
   const records = await ledger.records(runId);
   const started = records[0];
   if (started?.type !== 'run.started') throw new TypeError(`Expected run ${runId} to have records, got none`);
-  const available = await recordedMission(started);
+  const available = await recordedMission(started, baseDir === undefined ? {} : { baseDir });
   if ('unavailable' in available) throw new TypeError(`Expected run ${runId}'s mission to be available, but ${available.unavailable}`);
   const checkNames = (started.data.checks ?? []).map((check) => check.name);
   const handoffPlan = started.data.handoff;
@@ -208,7 +227,7 @@ const RECOVERY_TRIES = 5;
 const lostRace = (error: unknown): boolean =>
   error instanceof LedgerError && (error.code === 'ledger.out_of_order' || error.code === 'ledger.sealed');
 
-export interface RecoverOptions extends Omit<RunMissionOptions, 'mission' | 'ledger'> {
+export interface RecoverOptions extends Omit<RunMissionOptions, 'mission' | 'ledger'>, MissionPlace {
   readonly ledger: Ledger;
   /** Resume runs whose mission and proposer are available; otherwise seal every one crashed. @default true */
   readonly resume?: boolean;
@@ -273,7 +292,10 @@ async function recoverRecords(
 ): Promise<Recovery> {
   const { runId, missionId } = run;
   const [started] = records;
-  const available = started?.type === 'run.started' ? await recordedMission(started) : { unavailable: 'it has no run.started record' };
+  const available =
+    started?.type === 'run.started'
+      ? await recordedMission(started, rest.baseDir === undefined ? {} : { baseDir: rest.baseDir })
+      : { unavailable: 'it has no run.started record' };
   const why =
     'unavailable' in available
       ? available.unavailable

@@ -92,7 +92,8 @@ export async function runSubmission({
     const result = await runMission({ ...shared, mission, runId: submission.id });
     return { kind: 'sealed', outcome: result.outcome, resumed: false };
   }
-  const [recovery] = await recoverRuns({ ...shared, runId: submission.id });
+  // Resumed from this machine's copy of the submission: the run may have started on another machine.
+  const [recovery] = await recoverRuns({ ...shared, runId: submission.id, baseDir: dir });
   if (recovery?.action === 'skipped_live') return { kind: 'busy' };
   const [sealed] = await ledger.runs({ runId: submission.id });
   if (sealed?.sealed !== true) return { kind: 'busy' };

@@ -6,13 +6,21 @@ import { PostgresLedger } from '../../src/ledger/postgres/postgres-ledger.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 import { redline, ROOT } from '../cli/redline.js';
+import { setTimeout as delay } from 'node:timers/promises';
 import { answerMission, ended, fleetSchema, SERVER, startWorker } from './fleet-helpers.js';
 
 // Two "machines": worker processes with temporary directories of their own and no access to the
 // submitter's workspace (deleted once submitted) run the submissions from the stored snapshots.
 const AGENT = path.join(ROOT, 'test/fixtures/proposers/answer-agent.mjs');
 const fleet = fleetSchema('redline_two_machines');
-after(() => fleet.drop());
+const takeover = fleetSchema('redline_takeover');
+after(() => Promise.all([fleet.drop(), takeover.drop()]));
+
+/** A worker "machine": a temporary directory of its own for its work, its temporary files and its run copies. */
+async function machine(): Promise<{ dir: string; env: NodeJS.ProcessEnv }> {
+  const dir = await tempWorkspace({});
+  return { dir, env: { ...process.env, TMPDIR: dir, REDLINE_SCRATCH: dir } };
+}
 
 describe('two machines, no shared workspace', () => {
   it('run submitted missions to complete / verified from the stored blobs, shared across submissions', { timeout: 120_000 }, async () => {
@@ -65,5 +73,56 @@ describe('two machines, no shared workspace', () => {
       fleetState.workers.map((worker) => worker.state),
       ['stopped', 'stopped'],
     );
+  });
+});
+
+describe('a run whose machine died', () => {
+  it('is resumed on another machine, from its own copy of the submission, to complete / verified', { timeout: 120_000 }, async () => {
+    const dir = await tempWorkspace({});
+    // Slow enough that the first machine dies while attempt 1 is being proposed.
+    const proposer = `node -e "setTimeout(() => process.stdout.write(JSON.stringify({files:{'src/answer.txt':'42\\\\n'}})), 3000)"`;
+    const submitted = await redline([
+      'submit',
+      await answerMission(dir, 'slow'),
+      '--postgres',
+      takeover.url,
+      '--proposer',
+      proposer,
+      '--lease',
+      '2',
+      '--json',
+    ]);
+    assert.equal(submitted.code, 0, submitted.stderr);
+    const { submission } = JSON.parse(submitted.stdout) as { submission: string };
+    await rm(dir, { recursive: true, force: true });
+
+    const [first, second] = await Promise.all([machine(), machine()]);
+    const ledger = await PostgresLedger.open({ connection: SERVER, schema: takeover.schema });
+    try {
+      const doomed = startWorker(['--postgres', takeover.url, '--lease', '2', '--workdir', path.join(first.dir, 'work')], first.env);
+      // Killed once the run has started and checked its baseline: attempt 1 is under way.
+      for (let waited = 0; (await ledger.records(submission)).length < 2; waited += 100) {
+        assert.ok(waited < 60_000, `the first machine never started the run: ${doomed.log.join('')}`);
+        await delay(100);
+      }
+      doomed.kill('SIGKILL');
+      await ended(doomed);
+      // The dead machine's disk goes with it.
+      await rm(first.dir, { recursive: true, force: true });
+      const rescuer = startWorker(
+        ['--postgres', takeover.url, '--lease', '2', '--until-idle', '--workdir', path.join(second.dir, 'work')],
+        second.env,
+      );
+      assert.equal(await ended(rescuer), 0, rescuer.log.join(''));
+      assert.match(rescuer.log.join(''), new RegExp(`${submission} complete \\(resumed\\)`));
+      const [run] = await ledger.runs({ runId: submission });
+      assert.deepEqual([run?.outcome, run?.verification], ['complete', 'verified']);
+      const types = (await ledger.records(submission)).map((record) => record.type);
+      assert.ok(types.includes('run.resumed'), types.join(', '));
+      assert.equal(types.filter((type) => type === 'run.sealed').length, 1);
+      assert.equal((await verifyLedger(ledger)).ok, true);
+    } finally {
+      await ledger.close();
+    }
   });
 });
