@@ -1,6 +1,7 @@
 // `npm run bench`: runs every benchmark (`npm run bench -- NAME [options]` one) and prints the measurements side by side with what they compare to.
 import { ledgerBench, type BackendResult } from './ledger.js';
 import { loopOverhead } from './loop-overhead.js';
+import { rateLimitsBench } from './rate-limits.js';
 import { reviewAppBench } from './review-app.js';
 import { reviewQueueBench, reviewQueueDepthBench } from './review-queue.js';
 import { scaleBench, scaleOptions } from './scale.js';
@@ -147,6 +148,17 @@ benches.workers = async () => {
         `  ${`${workers} worker process${workers === 1 ? '' : 'es'}, concurrency 1 each`.padEnd(43)}${rate(perSecond)} missions/s`,
     ),
     `  ${'queue overhead per mission (1 worker − one process)'.padEnd(43)}${result.overheadMs.toFixed(0).padStart(8)} ms`,
+  ].join('\n');
+};
+
+benches['rate-limits'] = async () => {
+  const result = await rateLimitsBench();
+  const rate = (perSecond: number): string => Math.round(perSecond).toLocaleString('en-US').padStart(8);
+  return [
+    `rate-limits: ${result.calls.toLocaleString('en-US')} model calls (take + settle) from ${result.clients} connections in 4 processes' pools, PostgreSQL; load average ${result.load.toFixed(1)} after`,
+    `  ${'through one shared limit (one hot row)'.padEnd(43)}${rate(result.limited)} calls/s`,
+    `  ${'to an endpoint without a limit'.padEnd(43)}${rate(result.unlimited)} calls/s`,
+    `  ${'ratio limited / unlimited'.padEnd(43)}${(result.limited / result.unlimited).toFixed(2).padStart(8)}×`,
   ].join('\n');
 };
 

@@ -1,7 +1,7 @@
-import { inTransaction, type PgClient, type PgPool } from '../db/postgres/pg-pool.js';
+import { inTransaction, type PgPool } from '../db/postgres/pg-pool.js';
 import { ANY_MODEL, rateLimit, type RateLimit } from '../limits/rate-limit.js';
 import type { LimitStore, RateRequest } from '../limits/rate-limiter.js';
-import { fullLevel, settle, takeAll, type BucketLevel, type Governing } from '../limits/token-bucket.js';
+import { fullLevel, type BucketLevel } from '../limits/token-bucket.js';
 
 interface LimitRow {
   endpoint: string;
@@ -29,8 +29,9 @@ const NOW = `(extract(epoch FROM clock_timestamp()) * 1000)::float8`;
 
 /**
  * The fleet's rate limits (SPEC §7): one bucket per endpoint and model in PostgreSQL, so every worker on
- * every machine takes from the same allowance. A call locks the rows that govern it (its model's and the
- * endpoint's `*`, in one order, so two calls cannot deadlock), takes from all of them or none, and commits.
+ * every machine takes from the same allowance. A call takes from every row that governs it (its model's
+ * and the endpoint's `*`) or from none, in one statement: the contract suite holds it to the in-memory
+ * store's arithmetic.
  */
 export class PgLimitStore implements LimitStore {
   readonly #pool: PgPool;
@@ -83,45 +84,69 @@ export class PgLimitStore implements LimitStore {
   }
 
   async take(request: RateRequest): Promise<{ taken: true } | { waitMs: number }> {
-    return inTransaction(this.#pool, async (client) => {
-      const { governing, now } = await this.#lock(client, request);
-      if (governing.length === 0) return { taken: true as const };
-      const turn = takeAll(governing, request.tokens, now);
-      if ('waitMs' in turn) return turn;
-      await this.#store(client, governing, turn.levels);
-      return { taken: true as const };
-    });
+    const { rows } = await this.#pool.query<{ wait_ms: number }>(
+      `WITH ${this.#levels('$3')},
+       wait AS (
+         SELECT COALESCE(MAX(GREATEST(
+           CASE WHEN r < 1 THEN (1 - r) * 60000 / rpm ELSE 0 END,
+           CASE WHEN t < need THEN (need - t) * 60000 / tpm ELSE 0 END)), 0) AS ms
+         FROM levels
+       ),
+       taken AS (
+         UPDATE ${this.#S}.worker_rate_limits l
+         SET requests = COALESCE(levels.r - 1, 0), tokens = COALESCE(levels.t - levels.need, 0), level_at = levels.at
+         FROM levels, wait
+         WHERE wait.ms = 0 AND l.endpoint = levels.endpoint AND l.model = levels.model
+         RETURNING 1
+       )
+       SELECT (SELECT ms FROM wait)::float8 AS wait_ms, (SELECT count(*) FROM taken) AS taken`,
+      [request.endpoint, governingModels(request), request.tokens],
+    );
+    const waitMs = Number(rows[0]?.wait_ms ?? 0);
+    return waitMs > 0 ? { waitMs: Math.ceil(waitMs) } : { taken: true };
   }
 
   async settle(request: RateRequest, usedTokens: number): Promise<void> {
-    await inTransaction(this.#pool, async (client) => {
-      const { governing, now } = await this.#lock(client, request);
-      const levels = governing.map(({ limit, level }) => settle(limit, level, { reserved: request.tokens, used: usedTokens }, now));
-      await this.#store(client, governing, levels);
-    });
-  }
-
-  async #lock(client: PgClient, request: RateRequest): Promise<{ governing: Governing[]; now: number }> {
-    const { rows } = await client.query<LimitRow>(
-      `SELECT *, ${NOW} AS now FROM ${this.#S}.worker_rate_limits WHERE endpoint = $1 AND model = ANY($2) ORDER BY model FOR UPDATE`,
-      [request.endpoint, [...new Set([request.model, ANY_MODEL])]],
+    await this.#pool.query(
+      `WITH ${this.#levels('$3')}
+       UPDATE ${this.#S}.worker_rate_limits l
+       SET requests = COALESCE(levels.r, 0), tokens = COALESCE(LEAST(levels.tcap, levels.t + levels.need - $4), 0), level_at = levels.at
+       FROM levels
+       WHERE l.endpoint = levels.endpoint AND l.model = levels.model`,
+      [request.endpoint, governingModels(request), request.tokens, usedTokens],
     );
-    return {
-      governing: rows.map((row) => ({ limit: limitOf(row), level: { requests: row.requests, tokens: row.tokens, at: row.level_at } })),
-      now: Number(rows[0]?.now ?? 0),
-    };
   }
 
-  async #store(client: PgClient, governing: readonly Governing[], levels: readonly BucketLevel[]): Promise<void> {
-    for (const [index, { limit }] of governing.entries()) {
-      const level = levels[index] as BucketLevel;
-      await client.query(
-        `UPDATE ${this.#S}.worker_rate_limits SET requests = $3, tokens = $4, level_at = $5 WHERE endpoint = $1 AND model = $2`,
-        [limit.endpoint, limit.model, finite(level.requests), finite(level.tokens), level.at],
-      );
-    }
+  /**
+   * The `levels` CTE: the rows that govern a call (`$1` endpoint, `$2` models), locked in one order (two
+   * calls cannot deadlock), refilled to the server's clock — the arithmetic of `token-bucket.ts`, in one
+   * statement so that a hot row is locked only while it runs. An unlimited side is NULL. `tokens` is the
+   * parameter holding the call's tokens, counted at most at the bucket's capacity (`need`).
+   */
+  #levels(tokens: string): string {
+    const elapsed = `GREATEST(0, clock.now - l.level_at)`;
+    const rcap = `GREATEST(1, l.requests_per_minute * l.burst_seconds / 60)`;
+    const tcap = `GREATEST(1, l.tokens_per_minute * l.burst_seconds / 60)`;
+    // A bucket's level is not worth a WAL flush: the commit does not wait for one (a database crash may
+    // forget the last few milliseconds of takes), so a hot row is locked for the statement alone.
+    return `clock AS (SELECT ${NOW} AS now FROM (SELECT set_config('synchronous_commit', 'off', true)) AS unflushed),
+       levels AS (
+         SELECT l.endpoint, l.model, l.requests_per_minute AS rpm, l.tokens_per_minute AS tpm,
+           GREATEST(l.level_at, clock.now) AS at,
+           LEAST(${rcap}, l.requests + l.requests_per_minute * ${elapsed} / 60000) AS r,
+           LEAST(${tcap}, l.tokens + l.tokens_per_minute * ${elapsed} / 60000) AS t,
+           ${tcap} AS tcap,
+           LEAST(${tokens}::float8, ${tcap}) AS need
+         FROM ${this.#S}.worker_rate_limits l CROSS JOIN clock
+         WHERE l.endpoint = $1 AND l.model = ANY($2)
+         ORDER BY l.model
+         FOR UPDATE OF l
+       )`;
   }
 }
+
+/** The models whose limits govern a call: its own and the endpoint's `*`. */
+const governingModels = (request: RateRequest): string[] => [...new Set([request.model, ANY_MODEL])];
 
 /** An unlimited side of a bucket is stored as 0: only the limited side is ever read. */
 function finite(value: number): number {
