@@ -88,6 +88,12 @@ async function killAfter({ child, stderr }: { child: Writer; stderr: () => strin
   return seen;
 }
 
+/** Works on every ledger at once (each is its own storage and scratch directory); throws the first failure once all have ended. */
+async function eachOf(ledgers: readonly Ledger[], work: (ledger: Ledger, number: number) => Promise<void>): Promise<void> {
+  const failed = (await Promise.allSettled(ledgers.map(work))).find((outcome) => outcome.status === 'rejected');
+  if (failed !== undefined) throw failed.reason;
+}
+
 interface Backend {
   /** Where ledger N is: a SQLite file or a PostgreSQL schema. */
   readonly locations: readonly string[];
@@ -121,9 +127,9 @@ async function crashRecoverVerify(
       if (run.sealed) verifiedSealed.add(run.runId);
     }
   };
-  const recover = async (ledger: Ledger, when: string): Promise<void> => {
-    // Each case has its own scratch directory: its recovery sweeps only what its own writers left.
-    for (const recovery of await recoverRuns({ ledger, scratchDir })) {
+  const recover = async (ledger: Ledger, number: number, when: string): Promise<void> => {
+    // Each ledger has its own scratch directory (as the writer gives it): its recovery sweeps only what its own runs left.
+    for (const recovery of await recoverRuns({ ledger, scratchDir: path.join(scratchDir, String(number)) })) {
       if (recovery.action === 'resumed') resumed += 1;
       else if (recovery.action === 'sealed_crashed') sealedCrashed += 1;
       // The writer's last statement may commit its run's seal after recovery listed the run as unsealed.
@@ -149,18 +155,18 @@ async function crashRecoverVerify(
       const kill = (ledger: number): string => `after kill ${round + 1} of ledger ${ledger} (${seen[ledger]} records)`;
       const ledgers = await Promise.all(backend.locations.map((location) => backend.open(location)));
       try {
-        for (const [number, ledger] of ledgers.entries()) {
+        await eachOf(ledgers, async (ledger, number) => {
           await verifyUnsealedAndNew(ledger, `${kill(number)}, before recovery`);
           // Recovery races whatever the killed writer still has in flight, as a recovery after a real crash does.
-          await recover(ledger, kill(number));
-        }
+          await recover(ledger, number, kill(number));
+        });
         await backend.settled(String(round));
-        for (const [number, ledger] of ledgers.entries()) {
+        await eachOf(ledgers, async (ledger, number) => {
           // A run whose first transaction committed after recovery listed the runs is recovered now.
-          await recover(ledger, `${kill(number)}, once the writer's statements ended`);
+          await recover(ledger, number, `${kill(number)}, once the writer's statements ended`);
           assert.deepEqual(await ledger.runs({ unsealed: true }), [], `${kill(number)}: recovery leaves no unsealed run`);
           await verifyUnsealedAndNew(ledger, `${kill(number)}, after recovery`);
-        }
+        });
       } finally {
         for (const ledger of ledgers) await ledger.close();
       }
