@@ -128,7 +128,9 @@ async function crashRecoverVerify(
     }
   };
   const recover = async (ledger: Ledger, number: number, when: string): Promise<void> => {
-    // Each ledger has its own scratch directory (as the writer gives it): its recovery sweeps only what its own runs left.
+    // Recovery sweeps its scratch directory for what dead processes left. The default, $TMPDIR/redline-runs, holds
+    // the run directories of every other test file running meanwhile (these runs have none): a sweep there can
+    // remove a directory another process is still writing into (ENOTEMPTY). Each ledger gets its own, as the writer does.
     for (const recovery of await recoverRuns({ ledger, scratchDir: path.join(scratchDir, String(number)) })) {
       if (recovery.action === 'resumed') resumed += 1;
       else if (recovery.action === 'sealed_crashed') sealedCrashed += 1;
