@@ -94,6 +94,11 @@ export function openLedgerAt(name: SqlBackendName, location: string): Promise<Le
     : PostgresLedger.open({ connection: POSTGRES_URL, schema: location });
 }
 
+/** The arguments test/fixtures/ledger/open-ledger-in.mjs takes to open the same ledger as {@link openLedgerAt}, in a plain node child. */
+export function childLocationArgs(name: SqlBackendName, location: string): string[] {
+  return name === 'sqlite' ? [location] : [POSTGRES_URL, location];
+}
+
 function expectChanged(what: string, changed: number | null, expected: number): void {
   if (changed !== expected) throw new Error(`raw ${what} changed ${changed} rows, expected ${expected}`);
 }

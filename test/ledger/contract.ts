@@ -15,11 +15,20 @@ import { canonicalJson } from '../../src/core/canonical-json.js';
 import { runMission, type RunResult } from '../../src/loop/run-mission.js';
 import { defineMission } from '../../src/mission/mission.js';
 import { functionProposer } from '../../src/proposers/function-proposer.js';
-import { backends, openLedgerAt, withLedger, type Backend, type OpenedLedger, type SqlBackend, type SqlBackendName } from './backends.js';
+import {
+  backends,
+  childLocationArgs,
+  openLedgerAt,
+  withLedger,
+  type Backend,
+  type OpenedLedger,
+  type SqlBackend,
+  type SqlBackendName,
+} from './backends.js';
 import { appendAll, exportAll, recordOf, SEAL, story, type ExportedRun } from './records.js';
 
-const CHILD = fileURLToPath(new URL('./open-ledger-child.ts', import.meta.url));
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+// A plain node program importing dist/ (the test builds first): cheaper to start than a tsx child.
+const CHILD = fileURLToPath(new URL('../fixtures/ledger/open-ledger-child.mjs', import.meta.url));
 
 /** What `assert.rejects` should see when the adapter refuses with `code`. */
 const refused = (code: string) => ({ name: 'LedgerError', code });
@@ -69,18 +78,18 @@ function missionRun(ledger: Ledger, runId: string, startAt: number): Promise<Run
 
 /**
  * Starts one process per run id that opens the ledger at `location` and writes that run. Every process
- * loads first and says `ready`; then all are told to go at once, so their opens (and migrations) race.
+ * loads first and says `ready`; then all get their run's records at once, so their opens (and migrations) race.
  */
 async function writeFromProcesses(name: SqlBackendName, location: string, runIds: readonly string[]): Promise<void> {
   const children = runIds.map((runId) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, name, location, runId], { cwd: ROOT, stdio: 'pipe' });
+    const child = spawn(process.execPath, [CHILD, ...childLocationArgs(name, location)], { stdio: 'pipe' });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const closed = once(child, 'close').then(([code]) => ({ runId, code: code as number | null, stderr }));
-    return { child, closed, ready: Promise.race([once(child.stdout, 'data'), closed]) };
+    return { runId, child, closed, ready: Promise.race([once(child.stdout, 'data'), closed]) };
   });
   await Promise.all(children.map(({ ready }) => ready));
-  for (const { child } of children) if (child.exitCode === null) child.stdin.end('go\n');
+  for (const { runId, child } of children) if (child.exitCode === null) child.stdin.end(`${JSON.stringify(story(runId))}\n`);
   const outcomes = await Promise.all(children.map(({ closed }) => closed));
   assert.deepEqual(
     outcomes,
@@ -95,7 +104,8 @@ async function writeFromProcesses(name: SqlBackendName, location: string, runIds
 export function ledgerContract(backend: Backend): void {
   const open = (): Promise<OpenedLedger> => backend.open();
 
-  describe(`Ledger contract: ${backend.name}`, () => {
+  // Every case has its own storage: they run side by side (opening PostgreSQL storage mostly waits on the server).
+  describe(`Ledger contract: ${backend.name}`, { concurrency: 4 }, () => {
     it('stores each record as canonical JSON, hashed over its predecessor’s hash', () =>
       withLedger(open, async ({ ledger }) => {
         const records = story('run', { steps: 3 });

@@ -11,6 +11,7 @@ import { MIGRATIONS } from '../../src/ledger/migrations.js';
 import { POSTGRES_MIGRATIONS } from '../../src/ledger/postgres/migrations.js';
 import { SQLITE_MIGRATIONS } from '../../src/ledger/sqlite/migrations.js';
 import {
+  childLocationArgs,
   openLedgerAt,
   POSTGRES_URL,
   withLedger,
@@ -22,8 +23,8 @@ import {
 } from './backends.js';
 import { learnedRun } from './records.js';
 
-const CHILD = fileURLToPath(new URL('./learn-child.ts', import.meta.url));
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+// A plain node program importing dist/ (the test builds first): cheaper to start than a tsx child.
+const CHILD = fileURLToPath(new URL('../fixtures/ledger/learn-child.mjs', import.meta.url));
 
 /** What learning `count` runs of {@link learnedRun}, in any order, leaves: every run and every gain counted. */
 function assertLearnedAll(priors: TaskPriors | undefined, count: number): void {
@@ -50,17 +51,15 @@ async function learnFromProcesses(
   count: number,
 ): Promise<void> {
   const children = Array.from({ length: processes }, () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, name, location, taskType, String(count)], {
-      cwd: ROOT,
-      stdio: 'pipe',
-    });
+    const child = spawn(process.execPath, [CHILD, ...childLocationArgs(name, location)], { stdio: 'pipe' });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const closed = once(child, 'close').then(([code]) => ({ code: code as number | null, stderr }));
     return { child, closed, ready: Promise.race([once(child.stdout, 'data'), closed]) };
   });
   await Promise.all(children.map(({ ready }) => ready));
-  for (const { child } of children) if (child.exitCode === null) child.stdin.end('go\n');
+  const runs = Array.from({ length: count }, (_, index) => learnedRun(index));
+  for (const { child } of children) if (child.exitCode === null) child.stdin.end(`${JSON.stringify({ taskType, runs })}\n`);
   const outcomes = await Promise.all(children.map(({ closed }) => closed));
   assert.deepEqual(
     outcomes,
@@ -120,7 +119,8 @@ async function closing<T>(ledger: Ledger, work: (ledger: Ledger) => Promise<T>):
 export function priorsContract(backend: Backend): void {
   const open = (): Promise<OpenedLedger> => backend.open();
 
-  describe(`Ledger priors contract: ${backend.name}`, () => {
+  // Every case has its own storage: they run side by side (opening PostgreSQL storage mostly waits on the server).
+  describe(`Ledger priors contract: ${backend.name}`, { concurrency: 4 }, () => {
     it('keeps what each task type learned, exactly as AdaptivePriors.record computes it', () =>
       withLedger(open, async ({ ledger }) => {
         const essay = 'essay “long” ✓';

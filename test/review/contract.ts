@@ -49,11 +49,42 @@ async function enqueueAll(
 
 const approve = { reviewer: 'ana', decision: 'approve', label: 'unclear' } as const;
 
+/** How many storages the contract keeps open at once: creating a PostgreSQL schema mostly waits, so cases run side by side. */
+const OPEN_AT_ONCE = 4;
+
+/** The backend, letting at most `limit` storages be open at once (each case opens and closes its own, one at a time). */
+function limitOpen(backend: ReviewBackend, limit: number): ReviewBackend {
+  let open = 0;
+  const waiting: (() => void)[] = [];
+  const release = (): void => {
+    open -= 1;
+    waiting.shift()?.();
+  };
+  return {
+    name: backend.name,
+    propertyRuns: backend.propertyRuns,
+    async open(options) {
+      if (open >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+      open += 1;
+      let opened: OpenedQueue;
+      try {
+        opened = await backend.open(options);
+      } catch (error) {
+        release();
+        throw error;
+      }
+      return { ...opened, close: () => opened.close().finally(release) };
+    },
+  };
+}
+
 /**
- * The behaviour every `ReviewQueue` backend shares (SPEC §5), against a real database for each.
+ * The behaviour every `ReviewQueue` backend shares (SPEC §5), against a real database for each. Every case
+ * has its own storage and clock, so the cases run side by side, {@link OPEN_AT_ONCE} storages at a time.
  */
-export function reviewQueueContract(backend: ReviewBackend): void {
-  describe(`ReviewQueue contract: ${backend.name}`, () => {
+export function reviewQueueContract(unlimited: ReviewBackend): void {
+  const backend = limitOpen(unlimited, OPEN_AT_ONCE);
+  describe(`ReviewQueue contract: ${backend.name}`, { concurrency: true }, () => {
     describe('briefs', () => {
       it('stores a brief whole as an item, with tags, the clock’s time and a generated id', () =>
         withQueue(backend, {}, async ({ queue, clock }) => {
@@ -406,17 +437,22 @@ export function reviewQueueContract(backend: ReviewBackend): void {
       });
 
       it(`keeps its invariants over random enqueue, claim, verdict and clock sequences (${backend.propertyRuns} runs)`, async () => {
-        await fc.assert(
-          fc.asyncProperty(backpressureSequence(), async (sequence) => {
-            const clock = testRuntime();
-            const opened = await backend.open(clock.options({ backpressure: sequence.policy }));
-            try {
-              await checkBackpressureSequence(opened.queue, sequence, clock);
-            } finally {
-              await opened.close();
-            }
-          }),
-          { numRuns: backend.propertyRuns },
+        // Each sequence runs on fresh storage: OPEN_AT_ONCE series of random sequences (each its own seed) go side by side.
+        await Promise.all(
+          Array.from({ length: OPEN_AT_ONCE }, () =>
+            fc.assert(
+              fc.asyncProperty(backpressureSequence(), async (sequence) => {
+                const clock = testRuntime();
+                const opened = await backend.open(clock.options({ backpressure: sequence.policy }));
+                try {
+                  await checkBackpressureSequence(opened.queue, sequence, clock);
+                } finally {
+                  await opened.close();
+                }
+              }),
+              { numRuns: Math.ceil(backend.propertyRuns / OPEN_AT_ONCE) },
+            ),
+          ),
         );
       });
     });

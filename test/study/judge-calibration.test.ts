@@ -37,8 +37,18 @@ async function writeMission(
   return path.join(dir, file);
 }
 
-/** A SQLite ledger holding two runs of mission `summaries` (task types `incident` then `postmortem`), three candidates each. */
-async function recordRuns(): Promise<{ dir: string; ledger: string; noisy: object }> {
+/**
+ * A SQLite ledger holding two runs of mission `summaries` (task types `incident` then `postmortem`), three
+ * candidates each: recorded once (each candidate scored by a spawned judge) and only read by every case.
+ * The judge's draws go on from its call counter, so the estimates stay fixed as long as the cases run in order.
+ */
+let recorded: Promise<{ dir: string; ledger: string; noisy: object }> | undefined;
+function recordRuns(): Promise<{ dir: string; ledger: string; noisy: object }> {
+  recorded ??= recordNewRuns();
+  return recorded;
+}
+
+async function recordNewRuns(): Promise<{ dir: string; ledger: string; noisy: object }> {
   const dir = await mkdtemp(path.join(tmpdir(), 'redline-judge-calibrate-'));
   const ledger = path.join(dir, 'ledger.db');
   const noisy = { command: [process.execPath, NOISY_JUDGE, path.join(dir, 'calls.txt'), String(SIGMA), String(SEED)] };
@@ -127,14 +137,14 @@ describe('judge calibration against a real SQLite ledger', () => {
   it('through the CLI: a table per task type and the noiseAware line; --json; exit 2 without candidates or score check', async () => {
     const { dir, ledger, noisy } = await recordRuns();
     const mission = await writeMission(dir, 'calibrate.json', { taskType: 'incident', values: ['x'], check: noisy });
-    const { code, stdout, stderr } = await redline(['judge', 'calibrate', mission, '--repeats', '6', '--ledger', ledger]);
+    const { code, stdout, stderr } = await redline(['judge', 'calibrate', mission, '--repeats', '3', '--ledger', ledger]);
     assert.equal(code, 0, stderr);
-    assert.match(stdout, /judge noise of quality \(mission summaries\): 6 candidate\(s\) from .*ledger\.db, 6 scores each/);
-    assert.match(stdout, /postmortem +3 +18 +0 +15 +0\.\d{4} +\[0\.\d{4}, 0\.\d{4}\]/);
-    assert.match(stdout, /incident +3 +18 +0 +15 /);
-    assert.match(stdout, /all +6 +36 +0 +30 /);
+    assert.match(stdout, /judge noise of quality \(mission summaries\): 6 candidate\(s\) from .*ledger\.db, 3 scores each/);
+    assert.match(stdout, /postmortem +3 +9 +0 +6 +0\.\d{4} +\[0\.\d{4}, 0\.\d{4}\]/);
+    assert.match(stdout, /incident +3 +9 +0 +6 /);
+    assert.match(stdout, /all +6 +18 +0 +12 /);
     assert.match(stdout, /noiseAware: \{ bar: <bar>, confidence: <confidence>, noise: 0\.\d+ \}/);
-    assert.match(stderr, /scoring 6 recorded candidate\(s\) of mission summaries 6 times each/);
+    assert.match(stderr, /scoring 6 recorded candidate\(s\) of mission summaries 3 times each/);
 
     const json = await redline(['judge', 'calibrate', mission, '--repeats', '4', '--candidates', '2', '--ledger', ledger, '--json']);
     assert.equal(json.code, 0, json.stderr);
