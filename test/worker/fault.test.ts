@@ -22,8 +22,8 @@ const KILL_EVERY_MS = 3000;
 const fleet = fleetSchema('redline_fault');
 after(() => fleet.drop());
 
-/** A fast command proposer: writes the answer at once (one attempt, one check). */
-const PROPOSER = `node -e "process.stdout.write(JSON.stringify({files:{'src/answer.txt':'42\\\\n'}}))"`;
+/** A fast command proposer: the shell prints the answer at once (one attempt, one check; no Node start per mission). */
+const PROPOSER = `printf '%s' '{"files":{"src/answer.txt":"42\\n"}}'`;
 
 describe('many workers on PostgreSQL, one killed every few seconds', () => {
   it('seals every mission exactly once, every chain verifying, none left unsealed', { timeout: DEADLINE_MS + 60_000 }, async () => {
