@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { PostgresLedger } from '../../src/ledger/postgres/postgres-ledger.js';
@@ -59,6 +59,11 @@ describe('two machines, no shared workspace', () => {
       assert.deepEqual(runs.map((run) => run.runId).sort(), lines.map((line) => line.submission).sort());
       for (const run of runs) assert.deepEqual([run.outcome, run.verification], ['complete', 'verified']);
       assert.equal((await verifyLedger(ledger)).ok, true);
+      // `admit` works from any machine: a checkout of the same workspace elsewhere takes run one's candidate.
+      const checkout = await tempWorkspace({ 'src/answer.txt': '0\n' });
+      const admitted = await redline(['admit', lines[0]!.submission, '--ledger', fleet.url, '--to', checkout]);
+      assert.equal(admitted.code, 0, admitted.stderr);
+      assert.equal(await readFile(path.join(checkout, 'src/answer.txt'), 'utf8'), '42\n');
     } finally {
       await ledger.close();
     }
