@@ -236,14 +236,17 @@ describe('the reviewer web app in a browser', () => {
 
   let graceSession: Reviewer | undefined;
   /**
-   * grace's page, signed in once and shared by the cases that act as grace: each case starts with a navigation of its
-   * own, and counts dialogs and console messages from its start. A session of its own per case would cost a browser
-   * context (a renderer) and a sign-in each, and prove nothing more: sign-in is the first case's and ada's.
+   * grace's page, signed in once and shared by the cases that act as grace, on the queue page as a fresh sign-in
+   * leaves it, with no dialog or console message counted yet. A session of its own per case would cost a browser
+   * context (a renderer) and a sign-in each, and prove nothing more: signing in is proven by the first case and ada's.
    */
   async function asGrace(): Promise<Reviewer> {
     if (graceSession === undefined) {
       graceSession = await reviewerPage();
       await signIn(graceSession.page, tokens.grace);
+    } else {
+      await graceSession.page.goto(`${server.url}/`);
+      await graceSession.page.locator('#reviewer').waitFor();
     }
     graceSession.dialogs.length = 0;
     graceSession.console.length = 0;
