@@ -22,7 +22,8 @@ import { tempWorkspace } from '../helpers/workspace.js';
 import { brief } from '../review/fixtures.js';
 
 // The reviewer web app in a real browser (Debian's Chromium, driven by playwright-core) over a real SQLite
-// ledger and review queue. One browser for every case; each reviewer has a context (cookies) of their own.
+// ledger and review queue. One browser for every case; each reviewer has a context (cookies) of their own, and grace
+// one signed-in page for every case she acts in.
 // `REDLINE_SCREENSHOTS=docs/figures/review-app` writes the screenshots docs/review-app.md shows.
 
 const SCREENSHOTS = process.env.REDLINE_SCREENSHOTS ?? path.join(os.tmpdir(), 'redline-review-app-screenshots');
