@@ -1,17 +1,16 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { BOUNDARY_TASKS } from '../../src/study/selfjudge/tasks.js';
 import { startOpenAIStub, type OpenAIStub } from '../../src/testing/openai-stub-server.js';
+import { readyPython3 } from '../helpers/python.js';
 import { FIXES } from '../study/selfjudge-boundary-fixes.js';
 import { correctButSaysNo, scriptedModel } from '../study/selfjudge-scripted-models.js';
 import { redline } from './redline.js';
 
-const python = spawnSync('python3', ['--version']).status === 0;
-const skip = python ? false : 'python3 is not installed: the study runs its checks with python3';
+const skip = readyPython3();
 
 describe('redline study redline-vs-selfjudge', { skip }, () => {
   let dir: string;

@@ -40,7 +40,8 @@ async function fixture({ maxAttempts = 5, test = 'adds two numbers' }: { maxAtte
       'checks:',
       '  - name: tests',
       '    kind: test-runner',
-      '    command: node --test --test-reporter=tap test/add.test.js',
+      // The test file run directly: one node process a check, where `node --test` would start a second for the file.
+      '    command: node --test-reporter=tap test/add.test.js',
       '    format: tap',
       '    timeout: 30s',
       '',

@@ -22,7 +22,8 @@ import { tempWorkspace } from '../helpers/workspace.js';
 import { brief } from '../review/fixtures.js';
 
 // The reviewer web app in a real browser (Debian's Chromium, driven by playwright-core) over a real SQLite
-// ledger and review queue. One browser for every case; each reviewer has a context (cookies) of their own.
+// ledger and review queue. One browser for every case; each reviewer has a context (cookies) of their own, and grace
+// one signed-in page for every case she acts in.
 // `REDLINE_SCREENSHOTS=docs/figures/review-app` writes the screenshots docs/review-app.md shows.
 
 const SCREENSHOTS = process.env.REDLINE_SCREENSHOTS ?? path.join(os.tmpdir(), 'redline-review-app-screenshots');
@@ -81,6 +82,14 @@ function bigDiff(): string {
   const lines = ['diff --git a/src/big.ts b/src/big.ts', '--- a/src/big.ts', '+++ b/src/big.ts', '@@ -1,1000 +1,1000 @@'];
   for (let line = 0; line < 998; line += 1) lines.push(`-const line${line} = ${line};`, `+const line${line} = ${line + 1};`);
   return `${lines.join('\n')}\n`;
+}
+
+/** A reviewer's browser context (its cookies) and page, with the dialogs and console messages the page has shown. */
+interface Reviewer {
+  readonly context: BrowserContext;
+  readonly page: Page;
+  readonly dialogs: string[];
+  readonly console: string[];
 }
 
 describe('the reviewer web app in a browser', () => {
@@ -201,7 +210,7 @@ describe('the reviewer web app in a browser', () => {
   });
 
   /** A browser context (its own cookies) with a page that records dialogs and console messages. */
-  async function reviewerPage(): Promise<{ context: BrowserContext; page: Page; dialogs: string[]; console: string[] }> {
+  async function reviewerPage(): Promise<Reviewer> {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
     const dialogs: string[] = [];
@@ -214,16 +223,35 @@ describe('the reviewer web app in a browser', () => {
     return { context, page, dialogs, console };
   }
 
-  /** Signs in by typing the token into the sign-in form and pressing Enter. */
+  /** Signs in by filling the token into the sign-in form and pressing Enter. */
   async function signIn(page: Page, token: string): Promise<void> {
     const response = await page.goto(`${server.url}/`);
     assert.equal(response?.status(), 401);
-    // Typed into the token field itself: keys sent before `autofocus` takes effect (a loaded machine) would be lost.
+    // Filled into the token field itself, in one input event rather than a key event a character: keys sent before
+    // `autofocus` takes effect (a loaded machine) would be lost.
     const field = page.locator('#token');
-    await field.focus();
-    await field.pressSequentially(token);
+    await field.fill(token);
     await field.press('Enter');
     await page.locator('#reviewer').waitFor();
+  }
+
+  let graceSession: Reviewer | undefined;
+  /**
+   * grace's page, signed in once and shared by the cases that act as grace, on the queue page as a fresh sign-in
+   * leaves it, with no dialog or console message counted yet. A session of its own per case would cost a browser
+   * context (a renderer) and a sign-in each, and prove nothing more: signing in is proven by the first case and ada's.
+   */
+  async function asGrace(): Promise<Reviewer> {
+    if (graceSession === undefined) {
+      graceSession = await reviewerPage();
+      await signIn(graceSession.page, tokens.grace);
+    } else {
+      await graceSession.page.goto(`${server.url}/`);
+      await graceSession.page.locator('#reviewer').waitFor();
+    }
+    graceSession.dialogs.length = 0;
+    graceSession.console.length = 0;
+    return graceSession;
   }
 
   const itemUrl = (item: ReviewItem): string => `${server.url}/items/${item.id}`;
@@ -332,103 +360,86 @@ describe('the reviewer web app in a browser', () => {
   });
 
   it('renders script tags, event-handler attributes and javascript: links from a run as text; no script runs', async () => {
-    const { context, page, dialogs, console } = await reviewerPage();
-    try {
-      await signIn(page, tokens.grace);
-      // From here on, any console message (a CSP violation, an error) is a failure.
-      console.length = 0;
-      for (const url of [
-        `${server.url}/`,
-        itemUrl(items.evilRun as ReviewItem),
-        itemUrl(items.evilFiles as ReviewItem),
-        `${server.url}/runs/${items.evilRun?.runId}/evidence`,
-      ]) {
-        const response = await page.goto(url);
-        assert.equal(response?.status(), 200, url);
-        assert.match(response?.headers()['content-security-policy'] ?? '', /script-src 'self'/);
-        await page.mouse.click(5, 5);
-        assert.equal(await page.evaluate('window.__pwned'), undefined, url);
-        assert.equal(await page.locator('script').count(), 1, 'only the app’s own shortcut script');
-        assert.equal(await page.locator('[onerror], [onload], iframe, svg, img').count(), 0, url);
-        assert.equal(await page.locator('a[href^="javascript:"]').count(), 0, url);
-      }
-      await page.goto(itemUrl(items.evilFiles as ReviewItem));
-      assert.match(await page.locator('#task').innerText(), /<script>window.__pwned = 1; alert\("script"\)<\/script>/);
-      assert.match(await page.locator('#output').innerText(), /<img src=x onerror="window.__pwned = 2; alert\('img'\)">/);
-      assert.match(await page.locator('#output').innerText(), /<a href="javascript:window.__pwned = 3/);
-      await page.goto(itemUrl(items.evilRun as ReviewItem));
-      assert.match(await page.locator('#last-error').innerText(), /<svg onload=/);
-      assert.deepEqual(dialogs, []);
-      assert.deepEqual(
-        console.filter((line) => !line.includes('favicon')),
-        [],
-      );
-    } finally {
-      await context.close();
+    // Any console message from here on (asGrace empties the list; a CSP violation, an error) is a failure.
+    const { page, dialogs, console } = await asGrace();
+    for (const url of [
+      `${server.url}/`,
+      itemUrl(items.evilRun as ReviewItem),
+      itemUrl(items.evilFiles as ReviewItem),
+      `${server.url}/runs/${items.evilRun?.runId}/evidence`,
+    ]) {
+      const response = await page.goto(url);
+      assert.equal(response?.status(), 200, url);
+      assert.match(response?.headers()['content-security-policy'] ?? '', /script-src 'self'/);
+      await page.mouse.click(5, 5);
+      assert.equal(await page.evaluate('window.__pwned'), undefined, url);
+      assert.equal(await page.locator('script').count(), 1, 'only the app’s own shortcut script');
+      assert.equal(await page.locator('[onerror], [onload], iframe, svg, img').count(), 0, url);
+      assert.equal(await page.locator('a[href^="javascript:"]').count(), 0, url);
     }
+    await page.goto(itemUrl(items.evilFiles as ReviewItem));
+    assert.match(await page.locator('#task').innerText(), /<script>window.__pwned = 1; alert\("script"\)<\/script>/);
+    assert.match(await page.locator('#output').innerText(), /<img src=x onerror="window.__pwned = 2; alert\('img'\)">/);
+    assert.match(await page.locator('#output').innerText(), /<a href="javascript:window.__pwned = 3/);
+    await page.goto(itemUrl(items.evilRun as ReviewItem));
+    assert.match(await page.locator('#last-error').innerText(), /<svg onload=/);
+    assert.deepEqual(dialogs, []);
+    assert.deepEqual(
+      console.filter((line) => !line.includes('favicon')),
+      [],
+    );
   });
 
   it('refuses a forged cross-site verdict POST, from another site and from another port of this one', async () => {
-    const { context, page } = await reviewerPage();
-    try {
-      await signIn(page, tokens.grace);
-      const target = encodeURIComponent(`${itemUrl(items.spare1 as ReviewItem)}/verdict`);
-      const port = (attacker.address() as AddressInfo).port;
-      for (const origin of [`http://localhost:${port}`, `http://127.0.0.1:${port}`]) {
-        await page.goto(`${origin}/${target}`);
-        const [response] = await Promise.all([page.waitForNavigation(), page.click('#go')]);
-        assert.equal(response?.status(), 403, origin);
-        assert.equal((await queue.get(items.spare1?.id as string))?.verdict, undefined, origin);
-      }
-      // From this origin with the session cookie but without the form's CSRF token: refused too.
-      const forged = await context.request.post(`${itemUrl(items.spare1 as ReviewItem)}/verdict`, {
-        form: { decision: 'approve', label: 'unclear' },
-        headers: { Origin: server.url },
-      });
-      assert.equal(forged.status(), 403);
-      assert.equal((await queue.get(items.spare1?.id as string))?.verdict, undefined);
-    } finally {
-      await context.close();
+    const { context, page } = await asGrace();
+    const target = encodeURIComponent(`${itemUrl(items.spare1 as ReviewItem)}/verdict`);
+    const port = (attacker.address() as AddressInfo).port;
+    for (const origin of [`http://localhost:${port}`, `http://127.0.0.1:${port}`]) {
+      await page.goto(`${origin}/${target}`);
+      const [response] = await Promise.all([page.waitForNavigation(), page.click('#go')]);
+      assert.equal(response?.status(), 403, origin);
+      assert.equal((await queue.get(items.spare1?.id as string))?.verdict, undefined, origin);
     }
+    // From this origin with the session cookie but without the form's CSRF token: refused too.
+    const forged = await context.request.post(`${itemUrl(items.spare1 as ReviewItem)}/verdict`, {
+      form: { decision: 'approve', label: 'unclear' },
+      headers: { Origin: server.url },
+    });
+    assert.equal(forged.status(), 403);
+    assert.equal((await queue.get(items.spare1?.id as string))?.verdict, undefined);
   });
 
   it('counts a double-submitted verdict once', async () => {
-    const { context, page } = await reviewerPage();
-    try {
-      await signIn(page, tokens.grace);
-      const before = (await queue.stats()).verdicts.total;
-      const spare = items.spare2 as ReviewItem;
-      await page.goto(itemUrl(spare));
-      await page.selectOption('#label', 'format_issue');
-      await page.dblclick('button[data-key="a"]');
-      // Two submissions: the browser may abort the first one's navigation for the second's; wait for where it lands.
-      await page.waitForURL(/after=/).catch(async (error: unknown) => {
-        if (!/ERR_ABORTED|frame was detached/.test(String(error))) throw error;
-        await page.waitForURL(/after=/);
-      });
-      // And the same form posted again, as a browser's resubmit would.
-      const again = await context.request.post(`${itemUrl(spare)}/verdict`, {
-        form: { decision: 'approve', label: 'format_issue', csrf: await page.locator('input[name="csrf"]').first().inputValue() },
-        headers: { Origin: server.url },
-        maxRedirects: 0,
-      });
-      assert.equal(again.status(), 303);
-      assert.equal((await queue.stats()).verdicts.total, before + 1);
-      const verdicts = (await queue.journal())
-        .map((row) => JSON.parse(row.body) as { type: string; data: { itemId?: string } })
-        .filter((entry) => entry.type === 'verdict' && entry.data.itemId === spare.id);
-      assert.equal(verdicts.length, 1);
-    } finally {
-      await context.close();
-    }
+    const { context, page } = await asGrace();
+    const before = (await queue.stats()).verdicts.total;
+    const spare = items.spare2 as ReviewItem;
+    await page.goto(itemUrl(spare));
+    await page.selectOption('#label', 'format_issue');
+    await page.dblclick('button[data-key="a"]');
+    // Two submissions: the browser may abort the first one's navigation for the second's; wait for where it lands.
+    await page.waitForURL(/after=/).catch(async (error: unknown) => {
+      if (!/ERR_ABORTED|frame was detached/.test(String(error))) throw error;
+      await page.waitForURL(/after=/);
+    });
+    // And the same form posted again, as a browser's resubmit would.
+    const again = await context.request.post(`${itemUrl(spare)}/verdict`, {
+      form: { decision: 'approve', label: 'format_issue', csrf: await page.locator('input[name="csrf"]').first().inputValue() },
+      headers: { Origin: server.url },
+      maxRedirects: 0,
+    });
+    assert.equal(again.status(), 303);
+    assert.equal((await queue.stats()).verdicts.total, before + 1);
+    const verdicts = (await queue.journal())
+      .map((row) => JSON.parse(row.body) as { type: string; data: { itemId?: string } })
+      .filter((entry) => entry.type === 'verdict' && entry.data.itemId === spare.id);
+    assert.equal(verdicts.length, 1);
   });
 
   it('never gives two reviewers the same item, shows claims, and releases them on sign-out', async () => {
     const ada = await reviewerPage();
-    const grace = await reviewerPage();
+    const grace = await asGrace();
     try {
       await signIn(ada.page, tokens.ada);
-      await signIn(grace.page, tokens.grace);
       await Promise.all([ada.page.waitForURL(/\/items\//), ada.page.keyboard.press('n')]);
       await Promise.all([grace.page.waitForURL(/\/items\//), grace.page.keyboard.press('n')]);
       const adaItem = ada.page.url();
@@ -444,201 +455,177 @@ describe('the reviewer web app in a browser', () => {
       assert.equal(await grace.page.locator('button[data-key="a"]').isDisabled(), false);
     } finally {
       await ada.context.close();
-      await grace.context.close();
     }
   });
 
   it('cuts a 2,000-line diff and a 1 MB output on the server, with links to the whole, and the page loads at once', async (t) => {
-    const { context, page } = await reviewerPage();
-    try {
-      await signIn(page, tokens.grace);
-      const response = await page.goto(itemUrl(items.big as ReviewItem));
-      const html = (await response?.text()) ?? '';
-      // Evaluated as text: the test compiles without the DOM's types.
-      const timing = (await page.evaluate(
-        '(() => { const [navigation] = performance.getEntriesByType("navigation"); return { load: navigation.loadEventEnd }; })()',
-      )) as { load: number };
-      t.diagnostic(`brief with a 2,000-line diff and a 1 MB value: ${html.length} bytes of HTML, loaded in ${Math.round(timing.load)} ms`);
-      assert.ok(html.length < 400_000, `the page stays small: ${html.length} bytes`);
-      const listings = page.locator('ol.listing');
-      assert.equal(await listings.count(), 2);
-      for (const index of [0, 1]) assert.ok((await listings.nth(index).locator('li').count()) <= MAX_LINES);
-      assert.equal(await page.locator('ol.diff li.diff-add').first().innerText(), '+const line0 = 1;');
-      const links = page.locator('.truncated a');
-      assert.equal(await links.count(), 2);
-      const whole = await context.request.get(new URL((await links.nth(0).getAttribute('href')) ?? '', server.url).toString());
-      assert.equal(whole.headers()['content-type'], 'text/plain; charset=utf-8');
-      assert.equal((await whole.text()).split('\n').length - 1, 2_000);
-      const value = await context.request.get(new URL((await links.nth(1).getAttribute('href')) ?? '', server.url).toString());
-      assert.equal((await value.body()).length, 1_048_600);
-      // The page answers input at once: a key press reaches the shortcut script.
-      await page.keyboard.press('3');
-      assert.equal(await page.locator('#label').inputValue(), 'format_issue');
-    } finally {
-      await context.close();
-    }
+    const { context, page } = await asGrace();
+    const response = await page.goto(itemUrl(items.big as ReviewItem));
+    const html = (await response?.text()) ?? '';
+    // Evaluated as text: the test compiles without the DOM's types.
+    const timing = (await page.evaluate(
+      '(() => { const [navigation] = performance.getEntriesByType("navigation"); return { load: navigation.loadEventEnd }; })()',
+    )) as { load: number };
+    t.diagnostic(`brief with a 2,000-line diff and a 1 MB value: ${html.length} bytes of HTML, loaded in ${Math.round(timing.load)} ms`);
+    assert.ok(html.length < 400_000, `the page stays small: ${html.length} bytes`);
+    const listings = page.locator('ol.listing');
+    assert.equal(await listings.count(), 2);
+    for (const index of [0, 1]) assert.ok((await listings.nth(index).locator('li').count()) <= MAX_LINES);
+    assert.equal(await page.locator('ol.diff li.diff-add').first().innerText(), '+const line0 = 1;');
+    const links = page.locator('.truncated a');
+    assert.equal(await links.count(), 2);
+    const whole = await context.request.get(new URL((await links.nth(0).getAttribute('href')) ?? '', server.url).toString());
+    assert.equal(whole.headers()['content-type'], 'text/plain; charset=utf-8');
+    assert.equal((await whole.text()).split('\n').length - 1, 2_000);
+    const value = await context.request.get(new URL((await links.nth(1).getAttribute('href')) ?? '', server.url).toString());
+    assert.equal((await value.body()).length, 1_048_600);
+    // The page answers input at once: a key press reaches the shortcut script.
+    await page.keyboard.press('3');
+    assert.equal(await page.locator('#label').inputValue(), 'format_issue');
   });
 
   it('shows each changed file as a diff against the file before the run: marked rows, highlighted code, agent text as text, cut with a link to the whole diff', async () => {
-    const { context, page, dialogs } = await reviewerPage();
-    try {
-      await signIn(page, tokens.grace);
-      await page.goto(itemUrl(items.diffed as ReviewItem));
-      const listing = (label: string) => page.locator(`ol.listing.diff[aria-label="${label}"]`);
-      // A new file is all added, a deleted one all removed: its `-- comment` line too, which reads `--- …` in the diff.
-      const classes = async (label: string): Promise<string[]> =>
-        listing(label)
-          .locator('li')
-          .evaluateAll((rows) => rows.map((row) => row.className));
-      assert.deepEqual(await classes('diff of src/new.ts'), [
-        'diff-meta',
-        'diff-meta',
-        'diff-meta',
-        'diff-meta',
-        'diff-hunk',
-        ...ADD_TEST.split('\n')
-          .slice(0, -1)
-          .map(() => 'diff-add'),
-      ]);
-      assert.deepEqual(await classes('diff of db/drop.sql'), [
-        'diff-meta',
-        'diff-meta',
-        'diff-meta',
-        'diff-meta',
-        'diff-hunk',
-        'diff-del',
-        'diff-del',
-      ]);
-      assert.equal(await listing('diff of db/drop.sql').locator('li.diff-del').first().innerText(), '--- drop the old table');
-      // The changed file: context, removed and added rows, its code highlighted after the sign.
-      const app = listing('diff of src/app.ts');
-      assert.equal(await app.locator('li.diff-del').first().innerText(), '-export const value0 = 0;');
-      assert.equal(await app.locator('li.diff-add').first().innerText(), '+export const value0 = 1; // changed');
-      assert.equal(await app.locator('li.diff-context').first().innerText(), ' export const value1 = 1;');
-      assert.equal(await app.locator('li.diff-add .tok-keyword').first().innerText(), 'export');
-      assert.equal(await app.locator('li.diff-add .tok-comment').first().innerText(), '// changed');
-      // The script line of the agent's file is a row of text; nothing of it runs.
-      assert.equal(await app.locator('li.diff-add', { hasText: '<script>window.__pwned = 7; alert("diff")</script>' }).count(), 1);
-      assert.equal(await page.locator('script').count(), 1, 'only the app’s own shortcut script');
-      assert.equal(await page.evaluate('window.__pwned'), undefined);
-      assert.deepEqual(dialogs, []);
-      // Cut at MAX_LINES rows; the link serves the whole diff as plain text, and the other links each side.
-      assert.equal(await app.locator('li').count(), MAX_LINES);
-      const section = page.locator('#output .truncated', { hasText: 'diff of src/app.ts' });
-      const whole = await context.request.get(new URL((await section.locator('a').getAttribute('href')) ?? '', server.url).toString());
-      assert.equal(whole.headers()['content-type'], 'text/plain; charset=utf-8');
-      const { before, after } = diffedFiles(600);
-      const expected = unifiedDiff([{ file: 'src/app.ts', before: Buffer.from(before), after: Buffer.from(after) }]).toString('utf8');
-      assert.equal(await whole.text(), expected);
-      assert.ok(expected.split('\n').length > MAX_LINES + 100, 'the diff is longer than the page shows');
-      const plain = async (name: string): Promise<string> => {
-        const link = page.locator('.file-links', { has: page.locator('a[href$="file=src%2Fapp.ts"]') }).getByRole('link', { name });
-        return (await context.request.get(new URL((await link.getAttribute('href')) ?? '', server.url).toString())).text();
-      };
-      assert.deepEqual([await plain('before the run'), await plain('the file now')], [before, after]);
-      // A file whose baseline the brief left out is shown whole, saying why.
-      assert.match(
-        await page.locator('#output').innerText(),
-        /logo\.png\s+Shown whole: the file before the run \(1,234 bytes\) is binary\./,
-      );
-      // No diff and no file before the run where the brief has none: a new file, the binary, an item without a baseline.
-      const status = async (url: string): Promise<number> => (await context.request.get(`${server.url}${url}`)).status();
-      const diffed = `/items/${items.diffed?.id}`;
-      assert.deepEqual(
-        [
-          await status(`${diffed}/output?file=src%2Fnew.ts&before`),
-          await status(`${diffed}/diff?file=logo.png`),
-          await status(`${diffed}/diff?file=__proto__`),
-          await status(`/items/${items.spare3?.id}/diff?file=src%2Fa.ts`),
-        ],
-        [404, 404, 404, 404],
-      );
-      // An item enqueued without a baseline still shows its files whole.
-      await page.goto(itemUrl(items.spare3 as ReviewItem));
-      assert.equal(await page.locator('ol.diff').count(), 0);
-      assert.equal(await page.locator('ol.listing[aria-label="file src/a.ts"]').count(), 1);
-    } finally {
-      await context.close();
-    }
+    const { context, page, dialogs } = await asGrace();
+    await page.goto(itemUrl(items.diffed as ReviewItem));
+    const listing = (label: string) => page.locator(`ol.listing.diff[aria-label="${label}"]`);
+    // A new file is all added, a deleted one all removed: its `-- comment` line too, which reads `--- …` in the diff.
+    const classes = async (label: string): Promise<string[]> =>
+      listing(label)
+        .locator('li')
+        .evaluateAll((rows) => rows.map((row) => row.className));
+    assert.deepEqual(await classes('diff of src/new.ts'), [
+      'diff-meta',
+      'diff-meta',
+      'diff-meta',
+      'diff-meta',
+      'diff-hunk',
+      ...ADD_TEST.split('\n')
+        .slice(0, -1)
+        .map(() => 'diff-add'),
+    ]);
+    assert.deepEqual(await classes('diff of db/drop.sql'), [
+      'diff-meta',
+      'diff-meta',
+      'diff-meta',
+      'diff-meta',
+      'diff-hunk',
+      'diff-del',
+      'diff-del',
+    ]);
+    assert.equal(await listing('diff of db/drop.sql').locator('li.diff-del').first().innerText(), '--- drop the old table');
+    // The changed file: context, removed and added rows, its code highlighted after the sign.
+    const app = listing('diff of src/app.ts');
+    assert.equal(await app.locator('li.diff-del').first().innerText(), '-export const value0 = 0;');
+    assert.equal(await app.locator('li.diff-add').first().innerText(), '+export const value0 = 1; // changed');
+    assert.equal(await app.locator('li.diff-context').first().innerText(), ' export const value1 = 1;');
+    assert.equal(await app.locator('li.diff-add .tok-keyword').first().innerText(), 'export');
+    assert.equal(await app.locator('li.diff-add .tok-comment').first().innerText(), '// changed');
+    // The script line of the agent's file is a row of text; nothing of it runs.
+    assert.equal(await app.locator('li.diff-add', { hasText: '<script>window.__pwned = 7; alert("diff")</script>' }).count(), 1);
+    assert.equal(await page.locator('script').count(), 1, 'only the app’s own shortcut script');
+    assert.equal(await page.evaluate('window.__pwned'), undefined);
+    assert.deepEqual(dialogs, []);
+    // Cut at MAX_LINES rows; the link serves the whole diff as plain text, and the other links each side.
+    assert.equal(await app.locator('li').count(), MAX_LINES);
+    const section = page.locator('#output .truncated', { hasText: 'diff of src/app.ts' });
+    const whole = await context.request.get(new URL((await section.locator('a').getAttribute('href')) ?? '', server.url).toString());
+    assert.equal(whole.headers()['content-type'], 'text/plain; charset=utf-8');
+    const { before, after } = diffedFiles(600);
+    const expected = unifiedDiff([{ file: 'src/app.ts', before: Buffer.from(before), after: Buffer.from(after) }]).toString('utf8');
+    assert.equal(await whole.text(), expected);
+    assert.ok(expected.split('\n').length > MAX_LINES + 100, 'the diff is longer than the page shows');
+    const plain = async (name: string): Promise<string> => {
+      const link = page.locator('.file-links', { has: page.locator('a[href$="file=src%2Fapp.ts"]') }).getByRole('link', { name });
+      return (await context.request.get(new URL((await link.getAttribute('href')) ?? '', server.url).toString())).text();
+    };
+    assert.deepEqual([await plain('before the run'), await plain('the file now')], [before, after]);
+    // A file whose baseline the brief left out is shown whole, saying why.
+    assert.match(await page.locator('#output').innerText(), /logo\.png\s+Shown whole: the file before the run \(1,234 bytes\) is binary\./);
+    // No diff and no file before the run where the brief has none: a new file, the binary, an item without a baseline.
+    const status = async (url: string): Promise<number> => (await context.request.get(`${server.url}${url}`)).status();
+    const diffed = `/items/${items.diffed?.id}`;
+    assert.deepEqual(
+      [
+        await status(`${diffed}/output?file=src%2Fnew.ts&before`),
+        await status(`${diffed}/diff?file=logo.png`),
+        await status(`${diffed}/diff?file=__proto__`),
+        await status(`/items/${items.spare3?.id}/diff?file=src%2Fa.ts`),
+      ],
+      [404, 404, 404, 404],
+    );
+    // An item enqueued without a baseline still shows its files whole.
+    await page.goto(itemUrl(items.spare3 as ReviewItem));
+    assert.equal(await page.locator('ol.diff').count(), 0);
+    assert.equal(await page.locator('ol.listing[aria-label="file src/a.ts"]').count(), 1);
   });
 
   it('highlights code, labels every form control, and writes the screenshots', async () => {
-    const { context, page } = await reviewerPage();
-    try {
-      await signIn(page, tokens.grace);
-      for (const url of [`${server.url}/`, itemUrl(items.spare3 as ReviewItem)]) {
-        await page.goto(url);
-        const unlabelled = await page.$$eval('select, textarea, input:not([type="hidden"])', (controls) =>
-          controls
-            .filter((control) => (control as unknown as { labels: { length: number } | null }).labels?.length === 0)
-            .map((control) => control.outerHTML),
-        );
-        assert.deepEqual(unlabelled, [], url);
-      }
-      assert.equal(await page.locator('.tok-keyword').first().innerText(), 'export', 'src/a.ts is highlighted');
-      for (const name of ['queue.png', 'brief.png', 'brief-diff.png'])
-        assert.ok((await stat(path.join(SCREENSHOTS, name))).size > 10_000, name);
-    } finally {
-      await context.close();
+    const { page } = await asGrace();
+    for (const url of [`${server.url}/`, itemUrl(items.spare3 as ReviewItem)]) {
+      await page.goto(url);
+      const unlabelled = await page.$$eval('select, textarea, input:not([type="hidden"])', (controls) =>
+        controls
+          .filter((control) => (control as unknown as { labels: { length: number } | null }).labels?.length === 0)
+          .map((control) => control.outerHTML),
+      );
+      assert.deepEqual(unlabelled, [], url);
     }
+    assert.equal(await page.locator('.tok-keyword').first().innerText(), 'export', 'src/a.ts is highlighted');
+    for (const name of ['queue.png', 'brief.png', 'brief-diff.png'])
+      assert.ok((await stat(path.join(SCREENSHOTS, name))).size > 10_000, name);
   });
   it('accepts a filter-rule suggestion from the status bar; the rule catches the next matching item and its journal entry verifies', async () => {
-    const { context, page } = await reviewerPage();
-    try {
-      await signIn(page, tokens.grace);
-      // The eight seeded rejections carry logic_error: the status bar suggests a rule for it.
-      const suggestion = page.locator('#suggestions li[data-label="logic_error"]');
-      assert.match(await suggestion.innerText(), /add an automatic filter rule for logic_error/);
-      await suggestion.getByRole('link', { name: 'Make it a rule' }).click();
-      await page.locator('#rule-form').waitFor();
-      assert.match(await page.locator('#proposal').innerText(), /of the last \d+ item\(s\) people labelled logic_error match/);
-      assert.equal(await page.locator('#rule-stopReason').inputValue(), 'budget_attempts', 'filled in from the labelled items');
-      // The reviewer narrows it with a text the labelled items had, and makes it reject.
-      await page.fill('#rule-pattern', 'Flaky clock');
-      await page.check('input[name="action"][value="reject"]');
-      await page.fill('#rule-comment', 'the clock fixture is known flaky: <b>not</b> the agent');
-      await page.screenshot({ path: path.join(SCREENSHOTS, 'filter-rule.png'), fullPage: false });
-      const form = Object.fromEntries(
-        await page.$$eval('#rule-form input, #rule-form select, #rule-form textarea', (controls) =>
-          (controls as unknown as { name: string; value: string; type?: string; checked?: boolean }[])
-            .filter((control) => control.type !== 'radio' || control.checked === true)
-            .map((control) => [control.name, control.value]),
-        ),
-      ) as Record<string, string>;
-      await page.click('#add-rule');
-      await page.locator('#added').waitFor();
-      // The same form posted again (a double submit) is the same rule.
-      const again = await context.request.post(`${server.url}/filters`, { form, headers: { Origin: server.url }, maxRedirects: 0 });
-      assert.equal(again.status(), 303);
-      assert.match(
-        await page.locator('#rule-r1').innerText(),
-        /r1\s+enabled\s+logic_error\s+reject\s+stop budget_attempts · text "Flaky clock"\s+0\s+grace/,
-      );
-      assert.equal((await queue.filterRules()).length, 1);
+    const { context, page } = await asGrace();
+    // The eight seeded rejections carry logic_error: the status bar suggests a rule for it.
+    const suggestion = page.locator('#suggestions li[data-label="logic_error"]');
+    assert.match(await suggestion.innerText(), /add an automatic filter rule for logic_error/);
+    await suggestion.getByRole('link', { name: 'Make it a rule' }).click();
+    await page.locator('#rule-form').waitFor();
+    assert.match(await page.locator('#proposal').innerText(), /of the last \d+ item\(s\) people labelled logic_error match/);
+    assert.equal(await page.locator('#rule-stopReason').inputValue(), 'budget_attempts', 'filled in from the labelled items');
+    // The reviewer narrows it with a text the labelled items had, and makes it reject.
+    await page.fill('#rule-pattern', 'Flaky clock');
+    await page.check('input[name="action"][value="reject"]');
+    await page.fill('#rule-comment', 'the clock fixture is known flaky: <b>not</b> the agent');
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'filter-rule.png'), fullPage: false });
+    const form = Object.fromEntries(
+      await page.$$eval('#rule-form input, #rule-form select, #rule-form textarea', (controls) =>
+        (controls as unknown as { name: string; value: string; type?: string; checked?: boolean }[])
+          .filter((control) => control.type !== 'radio' || control.checked === true)
+          .map((control) => [control.name, control.value]),
+      ),
+    ) as Record<string, string>;
+    await page.click('#add-rule');
+    await page.locator('#added').waitFor();
+    // The same form posted again (a double submit) is the same rule.
+    const again = await context.request.post(`${server.url}/filters`, { form, headers: { Origin: server.url }, maxRedirects: 0 });
+    assert.equal(again.status(), 303);
+    assert.match(
+      await page.locator('#rule-r1').innerText(),
+      /r1\s+enabled\s+logic_error\s+reject\s+stop budget_attempts · text "Flaky clock"\s+0\s+grace/,
+    );
+    assert.equal((await queue.filterRules()).length, 1);
 
-      const caught = await queue.enqueue(brief('flaky-1', { lastError: 'tests: flaky clock skew of 3 ms' }));
-      assert.equal(caught.caught?.rule.id, 'r1');
-      assert.equal(caught.caught?.verdict.reviewer, 'filter:r1');
-      assert.equal((await queue.get(caught.item?.id ?? ''))?.status, 'decided', 'it never waited for a person');
-      const waiting = await queue.enqueue(brief('steady-1', { lastError: 'tests: expected 2, got 3' }));
-      assert.equal(waiting.caught, undefined);
-      await page.reload();
-      assert.equal(await page.locator('#rule-r1 .caught').innerText(), '1');
+    const caught = await queue.enqueue(brief('flaky-1', { lastError: 'tests: flaky clock skew of 3 ms' }));
+    assert.equal(caught.caught?.rule.id, 'r1');
+    assert.equal(caught.caught?.verdict.reviewer, 'filter:r1');
+    assert.equal((await queue.get(caught.item?.id ?? ''))?.status, 'decided', 'it never waited for a person');
+    const waiting = await queue.enqueue(brief('steady-1', { lastError: 'tests: expected 2, got 3' }));
+    assert.equal(waiting.caught, undefined);
+    await page.reload();
+    assert.equal(await page.locator('#rule-r1 .caught').innerText(), '1');
 
-      const entries = (await queue.journal()).map((row) => JSON.parse(row.body) as { type: string; data: { by?: string; event?: string } });
-      assert.deepEqual(
-        entries.filter((entry) => entry.type === 'filter_rule').map((entry) => [entry.data.event, entry.data.by]),
-        [['added', 'grace']],
-      );
-      assert.equal((await queue.verifyJournal()).ok, true);
+    const entries = (await queue.journal()).map((row) => JSON.parse(row.body) as { type: string; data: { by?: string; event?: string } });
+    assert.deepEqual(
+      entries.filter((entry) => entry.type === 'filter_rule').map((entry) => [entry.data.event, entry.data.by]),
+      [['added', 'grace']],
+    );
+    assert.equal((await queue.verifyJournal()).ok, true);
 
-      await page.getByRole('button', { name: 'Disable r1' }).click();
-      await page.locator('#rule-r1.disabled').waitFor();
-      assert.equal((await queue.enqueue(brief('flaky-2', { lastError: 'flaky clock again' }))).caught, undefined);
-      assert.equal((await queue.verifyJournal()).ok, true);
-      await page.screenshot({ path: path.join(SCREENSHOTS, 'filter-rules.png'), fullPage: false });
-    } finally {
-      await context.close();
-    }
+    await page.getByRole('button', { name: 'Disable r1' }).click();
+    await page.locator('#rule-r1.disabled').waitFor();
+    assert.equal((await queue.enqueue(brief('flaky-2', { lastError: 'flaky clock again' }))).caught, undefined);
+    assert.equal((await queue.verifyJournal()).ok, true);
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'filter-rules.png'), fullPage: false });
   });
 });

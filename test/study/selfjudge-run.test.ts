@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { modelProposer } from '../../src/ai-sdk/model-proposer.js';
 import { MemoryLedger } from '../../src/ledger/memory/memory-ledger.js';
@@ -7,10 +6,10 @@ import { modelAsk, temperatureZeroModel } from '../../src/ai-sdk/model-ask.js';
 import { runSelfJudgeStudy, type SelfJudgeStudyOptions } from '../../src/study/selfjudge/run-selfjudge-study.js';
 import { PUBLISHED_TASKS, type CodeTask } from '../../src/study/selfjudge/tasks.js';
 import { startOpenAIStub } from '../../src/testing/openai-stub-server.js';
+import { readyPython3 } from '../helpers/python.js';
 import { correctButSaysNo, degrader, scriptedModel, yesToWrong, type Behaviour } from './selfjudge-scripted-models.js';
 
-const python = spawnSync('python3', ['--version']).status === 0;
-const skip = python ? false : 'python3 is not installed: the study runs its checks with python3';
+const skip = readyPython3();
 
 async function study(behaviour: Behaviour, options: Partial<SelfJudgeStudyOptions> = {}) {
   const stub = await startOpenAIStub({ respond: scriptedModel(behaviour) });
@@ -68,13 +67,18 @@ describe('runSelfJudgeStudy against scripted models', { skip }, () => {
   });
 
   it('a model that answers YES to wrong code: every B trial is a false positive after one attempt', async () => {
-    const { result } = await study(yesToWrong, { maxAttempts: 2, trials: 1 });
+    // One task, two trials: the first case runs the whole published set; more tasks here would add runs, not coverage.
+    const { result } = await study(yesToWrong, {
+      maxAttempts: 2,
+      trials: 2,
+      tasks: [{ kind: 'code', task: PUBLISHED_TASKS[0] as CodeTask }],
+    });
     const b = cell(result, 'all', 'selfjudge');
-    assert.deepEqual(b.falsePositives, { count: 3, n: 3, rate: 1, low: 0.4385, high: 1 });
-    assert.deepEqual(b.attempts, [1, 1, 1]);
+    assert.deepEqual(b.falsePositives, { count: 2, n: 2, rate: 1, low: 0.3424, high: 1 });
+    assert.deepEqual(b.attempts, [1, 1]);
     const a = cell(result, 'all', 'redline');
     assert.equal(a.falsePositives.count, 0);
     assert.equal(a.converged.count, 0);
-    assert.deepEqual(a.attempts, [2, 2, 2]);
+    assert.deepEqual(a.attempts, [2, 2]);
   });
 });

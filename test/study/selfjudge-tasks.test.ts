@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,11 +8,11 @@ import { StudyOptionError } from '../../src/study/study-option-error.js';
 import { trialMission, writeTaskWorkspace } from '../../src/study/selfjudge/task-mission.js';
 import { BOUNDARY_TASKS, PUBLISHED_TASKS, parseTaskFile, type CodeTask } from '../../src/study/selfjudge/tasks.js';
 import { TruthOracle } from '../../src/study/selfjudge/truth.js';
+import { readyPython3 } from '../helpers/python.js';
 import { FIXES } from './selfjudge-boundary-fixes.js';
 import { CODE } from './selfjudge-scripted-models.js';
 
-const python = spawnSync('python3', ['--version']).status === 0;
-const skip = python ? false : 'python3 is not installed: the study runs its checks with python3';
+const skip = readyPython3();
 
 /** The tests' verdict on `files` written over the task's workspace. */
 async function verdict(task: CodeTask, files: Record<string, string>): Promise<string> {
