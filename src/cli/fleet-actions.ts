@@ -153,16 +153,18 @@ export async function statusCommand(options: { postgres: string; json?: boolean 
       const jobs = await queue.sizes();
       const submissions = await store.submissionCount();
       const unsealed = (await ledger.runs({ unsealed: true })).length;
+      const limits = await store.limits.limits();
       const now = Date.now();
       const fleet = (await store.fleet()).map((row) => ({
         ...row,
         state: row.state !== 'stopped' && now - row.seenAt > STALE_MS ? 'gone' : row.state,
       }));
       if (options.json === true) {
-        print(jsonLine({ jobs, submissions, unsealedRuns: unsealed, workers: fleet }));
+        print(jsonLine({ jobs, submissions, unsealedRuns: unsealed, rateLimits: limits.length, workers: fleet }));
         return 0;
       }
       print(`jobs          ${jobs.waiting} waiting, ${jobs.active} leased · ${submissions} submissions · ${unsealed} unsealed runs`);
+      print(`rate limits   ${limits.length === 0 ? 'none' : `${limits.length} (redline limits --postgres URL)`}`);
       print(
         table(
           ['worker', 'state', 'concurrency', 'running', 'done', 'failures', 'rate waits', 'seen', 'note'],

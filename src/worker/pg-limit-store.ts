@@ -12,7 +12,6 @@ interface LimitRow {
   requests: number;
   tokens: number;
   level_at: number;
-  now: number;
 }
 
 const limitOf = (row: LimitRow): RateLimit =>
@@ -44,9 +43,7 @@ export class PgLimitStore implements LimitStore {
 
   /** Every limit, by endpoint and model. */
   async limits(): Promise<{ readonly limit: RateLimit; readonly level: BucketLevel }[]> {
-    const { rows } = await this.#pool.query<LimitRow>(
-      `SELECT *, ${NOW} AS now FROM ${this.#S}.worker_rate_limits ORDER BY endpoint, model`,
-    );
+    const { rows } = await this.#pool.query<LimitRow>(`SELECT * FROM ${this.#S}.worker_rate_limits ORDER BY endpoint, model`);
     return rows.map((row) => ({ limit: limitOf(row), level: { requests: row.requests, tokens: row.tokens, at: row.level_at } }));
   }
 

@@ -26,76 +26,80 @@ after(() => fleet.drop());
 const PROPOSER = `printf '%s' '{"files":{"src/answer.txt":"42\\n"}}'`;
 
 describe('many workers on PostgreSQL, one killed every few seconds', () => {
-  it('seals every mission exactly once, every chain verifying, none left unsealed', { timeout: DEADLINE_MS + 60_000 }, async () => {
-    const dir = await tempWorkspace({});
-    const file = await answerMission(dir, 'fault');
-    const submitted = await redline([
-      'submit',
-      ...Array.from({ length: MISSIONS }, () => file),
-      '--postgres',
-      fleet.url,
-      '--proposer',
-      PROPOSER,
-      '--lease',
-      '2',
-      '--json',
-    ]);
-    assert.equal(submitted.code, 0, submitted.stderr);
-    const ids = submitted.stdout
-      .trim()
-      .split('\n')
-      .map((line) => (JSON.parse(line) as { submission: string }).submission);
-    assert.equal(new Set(ids).size, MISSIONS);
+  it(
+    `seals each of ${MISSIONS} missions exactly once, every chain verifying, none left unsealed`,
+    { timeout: DEADLINE_MS + 60_000 },
+    async () => {
+      const dir = await tempWorkspace({});
+      const file = await answerMission(dir, 'fault');
+      const submitted = await redline([
+        'submit',
+        ...Array.from({ length: MISSIONS }, () => file),
+        '--postgres',
+        fleet.url,
+        '--proposer',
+        PROPOSER,
+        '--lease',
+        '2',
+        '--json',
+      ]);
+      assert.equal(submitted.code, 0, submitted.stderr);
+      const ids = submitted.stdout
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { submission: string }).submission);
+      assert.equal(new Set(ids).size, MISSIONS);
 
-    const workdir = path.join(dir, 'work');
-    const args = ['--postgres', fleet.url, '--concurrency', '2', '--lease', '2', '--workdir', workdir];
-    const workers: (ChildProcess & { log: string[] })[] = Array.from({ length: WORKERS }, () => startWorker(args));
-    const ledger = await PostgresLedger.open({ connection: SERVER, schema: fleet.schema });
-    let kills = 0;
-    let stopped: (number | string | null)[] | undefined;
-    try {
-      const deadline = Date.now() + DEADLINE_MS;
-      for (;;) {
-        const runs = await ledger.runs({});
-        if (runs.length === MISSIONS && runs.every((run) => run.sealed)) break;
-        assert.ok(
-          Date.now() < deadline,
-          `${runs.filter((run) => run.sealed).length} of ${MISSIONS} sealed before the deadline; a worker said: ${workers.map((worker) => worker.log.join('')).join('\n')}`,
+      const workdir = path.join(dir, 'work');
+      const args = ['--postgres', fleet.url, '--concurrency', '2', '--lease', '2', '--workdir', workdir];
+      const workers: (ChildProcess & { log: string[] })[] = Array.from({ length: WORKERS }, () => startWorker(args));
+      const ledger = await PostgresLedger.open({ connection: SERVER, schema: fleet.schema });
+      let kills = 0;
+      let stopped: (number | string | null)[] | undefined;
+      try {
+        const deadline = Date.now() + DEADLINE_MS;
+        for (;;) {
+          const runs = await ledger.runs({});
+          if (runs.length === MISSIONS && runs.every((run) => run.sealed)) break;
+          assert.ok(
+            Date.now() < deadline,
+            `${runs.filter((run) => run.sealed).length} of ${MISSIONS} sealed before the deadline; a worker said: ${workers.map((worker) => worker.log.join('')).join('\n')}`,
+          );
+          await delay(KILL_EVERY_MS);
+          const victim = Math.floor(Math.random() * WORKERS);
+          workers[victim]?.kill('SIGKILL');
+          await ended(workers[victim] as ChildProcess);
+          kills += 1;
+          workers[victim] = startWorker(args);
+        }
+      } finally {
+        for (const worker of workers) worker.kill('SIGTERM');
+        stopped = await Promise.all(workers.map(ended));
+      }
+      try {
+        assert.ok(kills >= 2, `the supervisor killed ${kills} workers`);
+        // SIGTERM ends every worker without an error exit: 0 once it drained, or the signal itself for one
+        // still loading its modules (no handler yet, nothing held).
+        assert.deepEqual(
+          stopped?.filter((code) => code !== 0 && code !== 'SIGTERM'),
+          [],
         );
-        await delay(KILL_EVERY_MS);
-        const victim = Math.floor(Math.random() * WORKERS);
-        workers[victim]?.kill('SIGKILL');
-        await ended(workers[victim] as ChildProcess);
-        kills += 1;
-        workers[victim] = startWorker(args);
+        const runs = await ledger.runs({});
+        assert.deepEqual(runs.map((run) => run.runId).sort(), [...ids].sort());
+        assert.deepEqual(await ledger.runs({ unsealed: true }), []);
+        for (const run of runs) {
+          const records = await ledger.records(run.runId);
+          assert.equal(records.filter((record) => record.type === 'run.sealed').length, 1, `run ${run.runId} has one seal`);
+        }
+        const report = await verifyLedger(ledger);
+        assert.equal(report.ok, true);
+        assert.equal(report.runs, MISSIONS);
+        const outcomes = new Set(runs.map((run) => `${run.outcome}/${run.stopReason}`));
+        // A run whose worker died is resumed to its seal (or sealed crashed): nothing else ends one here.
+        for (const outcome of outcomes) assert.match(outcome, /^(complete\/demand_passed|failed_with_evidence\/crashed)$/);
+      } finally {
+        await ledger.close();
       }
-    } finally {
-      for (const worker of workers) worker.kill('SIGTERM');
-      stopped = await Promise.all(workers.map(ended));
-    }
-    try {
-      assert.ok(kills >= 2, `the supervisor killed ${kills} workers`);
-      // SIGTERM ends every worker without an error exit: 0 once it drained, or the signal itself for one
-      // still loading its modules (no handler yet, nothing held).
-      assert.deepEqual(
-        stopped?.filter((code) => code !== 0 && code !== 'SIGTERM'),
-        [],
-      );
-      const runs = await ledger.runs({});
-      assert.deepEqual(runs.map((run) => run.runId).sort(), [...ids].sort());
-      assert.deepEqual(await ledger.runs({ unsealed: true }), []);
-      for (const run of runs) {
-        const records = await ledger.records(run.runId);
-        assert.equal(records.filter((record) => record.type === 'run.sealed').length, 1, `run ${run.runId} has one seal`);
-      }
-      const report = await verifyLedger(ledger);
-      assert.equal(report.ok, true);
-      assert.equal(report.runs, MISSIONS);
-      const outcomes = new Set(runs.map((run) => `${run.outcome}/${run.stopReason}`));
-      // A run whose worker died is resumed to its seal (or sealed crashed): nothing else ends one here.
-      for (const outcome of outcomes) assert.match(outcome, /^(complete\/demand_passed|failed_with_evidence\/crashed)$/);
-    } finally {
-      await ledger.close();
-    }
-  });
+    },
+  );
 });

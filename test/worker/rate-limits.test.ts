@@ -93,6 +93,8 @@ describe('workers under a shared rate limit', () => {
       assert.ok(span >= 2_000, `4 calls arrived within ${span} ms`);
       const waits = [...log.matchAll(/stopped · .*rate_waits (\d+)/g)].reduce((sum, [, count]) => sum + Number(count), 0);
       assert.ok(waits >= 1, `${waits} model calls waited`);
+      const status = await redline(['status', '--postgres', fleet.url]);
+      assert.match(status.stdout, /rate limits {3}1 \(redline limits --postgres URL\)/);
     } finally {
       await stub.close();
     }
