@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import pg from 'pg';
@@ -80,6 +81,27 @@ const withoutOwnColors = (text: string): string =>
   ['[1m', '[31m', '[32m', '[0m'].reduce((rest, code) => rest.replaceAll(`${ESC}${code}`, ''), text);
 
 const dbIn = async (): Promise<string> => path.join(await tempWorkspace({}), 'redline.db');
+
+/**
+ * A mission that ends unverified after 3 attempts, as examples/summary-semantic-only does, but whose judge is a
+ * shell printf: a run costs no node start per check.
+ */
+async function unverifiedMission(): Promise<string> {
+  const dir = await tempWorkspace({ 'attempts.json': JSON.stringify(['one', 'two', 'three'].map((value) => ({ value }))) });
+  const file = path.join(dir, 'mission.json');
+  await writeFile(
+    file,
+    JSON.stringify({
+      id: 'summary',
+      goal: 'summarize the incident',
+      budgets: { maxAttempts: 3 },
+      checks: [{ name: 'quality', kind: 'score', command: `printf '{"score":0.5,"findings":[]}'`, required: false, pass: 0.9 }],
+      stopPolicy: { guards: [] },
+      proposer: { kind: 'replay', file: 'attempts.json' },
+    }),
+  );
+  return file;
+}
 
 after(async () => {
   const client = new pg.Client(PG_URL);
@@ -482,7 +504,7 @@ describe('redline review', () => {
 
   it('`redline run --review` hands an unverified run to the queue in its ledger, and says so', async () => {
     const db = await dbIn();
-    const mission = path.join(ROOT, 'examples/summary-semantic-only/mission.yaml');
+    const mission = await unverifiedMission();
     const run = await redline(['run', mission, '--review', '--json', '--ledger', db]);
     assert.equal(run.code, 1, run.stderr);
     const summary = JSON.parse(run.stdout) as {
@@ -515,12 +537,10 @@ describe('redline review', () => {
   });
 
   it('`redline ledger recover` hands a crashed run that started under the queue to it', async () => {
-    // Two processes that die mid-run under the queue: one for `ledger recover`, one for `run`.
+    // A process that dies mid-run under the queue of two ledgers: one for `ledger recover`, one for `run`.
     const [db, other] = [await dbIn(), await dbIn()];
-    for (const child of await Promise.all(
-      [db, other].map(async (ledger) => runChild(path.join(ROOT, 'test/cli/dying-run-child.ts'), [ledger])),
-    ))
-      assert.equal(child.code, 0, child.stderr);
+    const child = await runChild(path.join(ROOT, 'test/cli/dying-run-child.ts'), [db, other]);
+    assert.equal(child.code, 0, child.stderr);
     const recover = await redline(['ledger', 'recover', '--json', '--ledger', db]);
     assert.equal(recover.code, 0, recover.stderr);
     const [recovery] = recover.stdout
@@ -536,7 +556,7 @@ describe('redline review', () => {
     assert.match(entry?.item.cutoffReason ?? '', /^crashed: /);
 
     // `redline run` of another mission leaves such a run to `redline ledger recover` (and so to the queue).
-    const run = await redline(['run', path.join(ROOT, 'examples/budget-cutoff/mission.yaml'), '--ledger', other]);
+    const run = await redline(['run', await unverifiedMission(), '--ledger', other]);
     assert.match(run.stderr, /^1 other unsealed run: run `redline ledger recover --ledger \S+`\n/);
     assert.doesNotMatch((await redline(['review', 'list', '--json', '--ledger', other])).stdout, /"cutoffReason":"crashed: /);
   });

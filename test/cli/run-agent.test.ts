@@ -43,7 +43,7 @@ async function mathMission(): Promise<{ file: string; ws: string }> {
       scope: ['src/**'],
       budgets: { maxAttempts: 3 },
       stopPolicy: { guards: [] },
-      checks: [{ name: 'tests', kind: 'test-runner', format: 'tap', command: 'node --test --test-reporter=tap test/' }],
+      checks: [{ name: 'tests', kind: 'test-runner', format: 'tap', command: 'node --test-reporter=tap test/math.test.js' }],
     }),
   );
   return { file, ws: path.join(dir, 'ws') };
@@ -68,9 +68,8 @@ describe('redline run --agent', () => {
   it('shows in the summary what changed in the live workspace during the run, escaped', async () => {
     const { file, ws } = await mathMission();
     const evil = 'src/\u001b[31mred.js';
-    const script = path.join(scratch, 'cheat.cjs');
-    await writeFile(script, `require('fs').writeFileSync(${JSON.stringify(evil)}, 'x'); console.log('{}');`);
-    const cheat = `node ${script}`;
+    // A shell, not a node start per attempt: printf spells the escape byte of the file name.
+    const cheat = `printf x > "$(printf 'src/\\033[31mred.js')" && printf '{}'`;
     const output = capture();
     assert.equal(await runCommand(file, { proposer: cheat }, output), 1);
     const text = output.out.join('\n');

@@ -26,7 +26,10 @@ const MATH = {
     "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { add } from '../src/math.js';\ntest('add', () => assert.equal(add(2, 3), 5));\n",
   'package.json': '{"type":"module"}\n',
 };
-const TESTS = { name: 'tests', kind: 'test-runner', format: 'tap', command: 'node --test --test-reporter=tap test/' } as const;
+// The test file runs in one node process (`node --test` would start a second one for it): same TAP, same exit code.
+const TESTS = { name: 'tests', kind: 'test-runner', format: 'tap', command: 'node --test-reporter=tap test/math.test.js' } as const;
+/** A check as cheap as a shell builtin, for cases about what reaches the copy rather than about the test runner. */
+const FIXED = { name: 'fixed', kind: 'command', command: 'grep -q "a + b" src/math.js' } as const;
 
 function mission(dir: string, extra: Record<string, unknown> = {}): Mission {
   return defineMission({
@@ -60,7 +63,7 @@ describe('the run snapshot', () => {
     const dir = await tempWorkspace(MATH);
     const ledger = new MemoryLedger();
     // The attack: rewrite the failing test in the live workspace and propose nothing.
-    const cheat = `node -e "require('fs').writeFileSync('test/math.test.js', 'require(\\'node:test\\').test(\\'ok\\', () => {});'); console.log(JSON.stringify({files:{}}))"`;
+    const cheat = `printf '%s\\n' "import { test } from 'node:test'; test('ok', () => {});" > test/math.test.js && printf '{"files":{}}'`;
     const result = await runMission({ mission: mission(dir), proposer: commandProposer({ command: cheat, cwd: dir }), ledger, scratchDir });
     assert.equal(result.verification, 'unverified');
     assert.equal(result.outcome, 'failed_with_evidence');
@@ -151,7 +154,7 @@ describe('the run snapshot', () => {
     for (const files of attempts) {
       const ledger = new MemoryLedger();
       const result = await runMission({
-        mission: mission(dir, { budgets: { maxAttempts: 1 } }),
+        mission: mission(dir, { budgets: { maxAttempts: 1 }, checks: [FIXED] }),
         proposer: functionProposer(() => ({ files })),
         ledger,
         scratchDir,
@@ -245,7 +248,7 @@ describe('agent proposer', () => {
     ] as const) {
       const ledger = new MemoryLedger();
       const result = await runMission({
-        mission: mission(dir, { budgets: { maxAttempts: 1 } }),
+        mission: mission(dir, { budgets: { maxAttempts: 1 }, checks: [FIXED] }),
         proposer: agentProposer({ command, timeoutMs: 500 }),
         ledger,
         scratchDir,

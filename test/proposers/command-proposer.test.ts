@@ -9,7 +9,14 @@ import { tempWorkspace } from '../helpers/workspace.js';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/proposers');
 
+const runs = new Map<string, ReturnType<typeof run>>();
+/** The run of a proposer misbehaving in `mode`, once per mode: the cases that read the same run share it. */
 async function misbehaving(mode: string, extra: { timeoutMs?: number; outputCap?: number } = {}) {
+  if (!runs.has(mode)) runs.set(mode, run(mode, extra));
+  return runs.get(mode) as ReturnType<typeof run>;
+}
+
+async function run(mode: string, extra: { timeoutMs?: number; outputCap?: number }) {
   const dir = await tempWorkspace({ 'src/a.txt': 'a' });
   const ledger = new MemoryLedger();
   const result = await runMission({
@@ -21,7 +28,7 @@ async function misbehaving(mode: string, extra: { timeoutMs?: number; outputCap?
       stopPolicy: { guards: [] },
       checks: [{ name: 't', kind: 'command', tier: 'demand', command: 'false' }],
     }),
-    proposer: commandProposer({ command: ['node', path.join(FIXTURES, 'misbehave.mjs'), mode], cwd: dir, ...extra }),
+    proposer: commandProposer({ command: ['sh', path.join(FIXTURES, 'misbehave.sh'), mode], cwd: dir, ...extra }),
     ledger,
   });
   return { result, records: await ledger.records(result.runId) };

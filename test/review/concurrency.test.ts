@@ -136,7 +136,7 @@ describe('PostgreSQL review queue under concurrency', () => {
   });
 });
 
-const CHILD = fileURLToPath(new URL('./sqlite-reviewer-child.ts', import.meta.url));
+const CHILD = fileURLToPath(new URL('./sqlite-reviewer-child.mjs', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 describe('PostgreSQL verdicts racing on one item', () => {
@@ -193,7 +193,7 @@ describe('SQLite review queue across processes', () => {
       const queue = await SqliteReviewQueue.open({ database: file, synchronous: 'off', backpressure: { capacity: 10_000 } });
       for (let n = 0; n < 1_000; n += 1) await queue.enqueue(brief(`run-${n}`, { priority: n % 5 }));
       const children = Array.from({ length: 4 }, (_, n) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', CHILD, file, `reviewer-${n}`], { cwd: ROOT, stdio: 'pipe' });
+        const child = spawn(process.execPath, [CHILD, file, `reviewer-${n}`], { cwd: ROOT, stdio: 'pipe' });
         let stdout = '';
         let stderr = '';
         child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
