@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { buildChecks } from '../../src/build/build-checks.js';
+import { finding, type Check } from '../../src/core/check.js';
+import type { Finding } from '../../src/core/finding.js';
 import { StudyOptionError } from '../../src/study/study-option-error.js';
 import { trialMission, writeTaskWorkspace } from '../../src/study/selfjudge/task-mission.js';
 import { BOUNDARY_TASKS, PUBLISHED_TASKS, parseTaskFile, type CodeTask } from '../../src/study/selfjudge/tasks.js';
@@ -42,6 +44,53 @@ describe('bundled task sets', { skip }, () => {
     for (const task of BOUNDARY_TASKS) {
       assert.equal(await verdict(task, {}), 'fail', `${task.id} as seeded`);
       assert.equal(await verdict(task, { 'solution.py': FIXES[task.id]! }), 'pass', `${task.id} fixed`);
+    }
+  });
+});
+
+describe('TruthOracle', () => {
+  it("takes the loop's pass or fail of its very checks as the truth, and runs the checks for anything less", async () => {
+    const root = await mkdtemp(path.join(tmpdir(), 'redline-oracle-'));
+    try {
+      const task = PUBLISHED_TASKS[0] as CodeTask;
+      const workspace = await writeTaskWorkspace(task, root);
+      const mission = trialMission({
+        task: { kind: 'code', task },
+        workspace,
+        condition: 'redline',
+        studyId: 't',
+        trial: 1,
+        maxAttempts: 1,
+      });
+      // A check that fails whatever it sees and counts its runs: a 'pass' verdict can only come from the recorded findings.
+      const verdict = async (recorded: readonly Finding[], { ranInLoop = true, tier = 'demand' as Check['tier'] } = {}) => {
+        let runs = 0;
+        const check: Check = {
+          name: 'tests',
+          stage: 'fast',
+          tier,
+          required: true,
+          run: async () => {
+            runs += 1;
+            return [finding(check, 'fail', ['output.mismatch'], 'wrong')];
+          },
+        };
+        const oracle = new TruthOracle({ checks: [check], mission, scratch: path.join(root, 'truth'), ranInLoop });
+        const candidate = { files: { 'solution.py': 'x = 1\n' }, footprint: ['solution.py'], hash: 'h' };
+        return { truth: await oracle.verdict(candidate, 1, new AbortController().signal, recorded), runs };
+      };
+      const tests = (status: Finding['status']) =>
+        ({ check: 'tests', stage: 'fast', tier: 'demand', status, reasonCodes: [], message: '' }) as const;
+      assert.deepEqual(await verdict([tests('pass')]), { truth: 'pass', runs: 0 });
+      assert.deepEqual(await verdict([tests('fail')]), { truth: 'fail', runs: 0 });
+      // Not decided by the loop, or not the loop's own checks: the oracle runs them.
+      assert.deepEqual(await verdict([tests('skipped')]), { truth: 'fail', runs: 1 });
+      assert.deepEqual(await verdict([tests('error')]), { truth: 'fail', runs: 1 });
+      assert.deepEqual(await verdict([{ ...tests('pass'), check: 'other' }]), { truth: 'fail', runs: 1 });
+      assert.deepEqual(await verdict([tests('pass')], { ranInLoop: false }), { truth: 'fail', runs: 1 });
+      assert.deepEqual(await verdict([tests('pass')], { tier: 'semantic' }), { truth: 'fail', runs: 1 });
+    } finally {
+      await rm(root, { recursive: true, force: true });
     }
   });
 });

@@ -97,7 +97,7 @@ async function trialFacts(
   const decisions: string[] = [];
   for (const record of await ledger.records(runId)) {
     if (record.type === 'attempt' && record.data.attempt >= 1 && record.data.candidate !== undefined)
-      truth[record.data.attempt - 1] = await oracle.verdict(record.data.candidate, record.data.attempt, signal);
+      truth[record.data.attempt - 1] = await oracle.verdict(record.data.candidate, record.data.attempt, signal, record.data.findings);
     if (record.type === 'decision' && record.data.attempt >= 1)
       decisions[record.data.attempt - 1] = record.data.decision?.transition ?? 'rejected';
   }
@@ -157,6 +157,7 @@ export async function runSelfJudgeStudy(options: SelfJudgeStudyOptions = {}): Pr
             checks: await buildChecks(truthMission),
             mission: truthMission,
             scratch: path.join(root, 'truth'),
+            ranInLoop: truthMission === mission,
           });
           const result = await runMission({
             mission,
