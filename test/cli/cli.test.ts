@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { SqliteLedger } from '../../src/ledger/sqlite/sqlite-ledger.js';
+import { answerMission } from '../helpers/answer-mission.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 import { redline, ROOT, spawnRedline } from './redline.js';
 
@@ -11,22 +12,9 @@ import { redline, ROOT, spawnRedline } from './redline.js';
 const AGENT = path.join(ROOT, 'test/fixtures/proposers/answer-agent.mjs');
 const LOADS = path.join(ROOT, 'test/fixtures/cli/record-loads.mjs');
 
-async function answerMission(extra: Record<string, unknown> = {}): Promise<string> {
-  const dir = await tempWorkspace({ 'ws/src/answer.txt': '0\n' });
-  const file = path.join(dir, 'mission.json');
-  await writeFile(
-    file,
-    JSON.stringify({
-      id: 'answer',
-      goal: 'write the answer',
-      workspace: 'ws',
-      scope: ['src/**'],
-      checks: [{ name: 'answer', kind: 'expected-output', command: 'cat src/answer.txt', expected: '42' }],
-      ...extra,
-    }),
-  );
-  return file;
-}
+/** The answer mission in a temp dir of its own. */
+const answerMissionFile = async (extra: Record<string, unknown> = {}): Promise<string> =>
+  answerMission(await tempWorkspace({}), 'answer', extra);
 
 /** The modules the built CLI loads for `args`, by URL, recorded by a module hook in the child. */
 async function modulesLoaded(args: readonly string[]): Promise<string[]> {
@@ -38,7 +26,7 @@ async function modulesLoaded(args: readonly string[]): Promise<string[]> {
 
 describe('redline CLI', () => {
   it('runs a mission with any program speaking the protocol and prints one JSON line', async () => {
-    const file = await answerMission();
+    const file = await answerMissionFile();
     const { code, stdout } = await redline(['run', file, '--proposer', `node ${AGENT}`, '--json']);
     assert.equal(code, 0);
     const lines = stdout.trim().split('\n');
@@ -52,7 +40,7 @@ describe('redline CLI', () => {
   });
 
   it('prints a readable table with the evidence file for people', async () => {
-    const file = await answerMission();
+    const file = await answerMissionFile();
     const { code, stdout, stderr } = await redline(['run', file, '--proposer', `node ${AGENT}`]);
     assert.equal(code, 0);
     assert.match(stderr, /attempt 1: 1 failing: output\.mismatch/);
@@ -66,7 +54,7 @@ describe('redline CLI', () => {
   });
 
   it('exits 1 for a failed run', async () => {
-    const file = await answerMission({ budgets: { maxAttempts: 1 } });
+    const file = await answerMissionFile({ budgets: { maxAttempts: 1 } });
     const { code, stdout } = await redline(['run', file, '--proposer', `node ${AGENT}`, '--json']);
     assert.equal(code, 1);
     assert.equal(JSON.parse(stdout).outcome, 'failed_with_evidence');
@@ -83,7 +71,7 @@ describe('redline CLI', () => {
   it('exits 2 for usage errors and when no proposer is given', async () => {
     assert.equal((await redline(['run'])).code, 2);
     assert.equal((await redline(['run', 'x.yaml', '--no-such-flag'])).code, 2);
-    const { code, stderr } = await redline(['run', await answerMission()]);
+    const { code, stderr } = await redline(['run', await answerMissionFile()]);
     assert.equal(code, 2);
     assert.match(stderr, /no proposer/);
   });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { SqliteLedger } from '../../src/ledger/sqlite/sqlite-ledger.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
+import { answerMission } from '../helpers/answer-mission.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 import { redline, ROOT } from './redline.js';
 
@@ -18,23 +19,8 @@ async function missions(
 ): Promise<{ dir: string; files: string[] }> {
   const dir = await tempWorkspace({});
   const files = [];
-  for (const id of ids) {
-    await mkdir(path.join(dir, id, 'src'), { recursive: true });
-    await writeFile(path.join(dir, id, 'src/answer.txt'), '0\n');
-    const file = path.join(dir, `${id}.json`);
-    await writeFile(
-      file,
-      JSON.stringify({
-        id,
-        goal,
-        workspace: id,
-        scope: ['src/**'],
-        budgets: { maxAttempts: id.startsWith('short') ? 1 : maxAttempts },
-        checks: [{ name: 'answer', kind: 'expected-output', command: 'cat src/answer.txt', expected: '42' }],
-      }),
-    );
-    files.push(file);
-  }
+  for (const id of ids)
+    files.push(await answerMission(dir, id, { goal, budgets: { maxAttempts: id.startsWith('short') ? 1 : maxAttempts } }));
   return { dir, files };
 }
 

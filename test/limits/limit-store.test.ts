@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import pg from 'pg';
 import { MemoryLimitStore } from '../../src/limits/memory-limit-store.js';
 import { rateLimit, type RateLimit } from '../../src/limits/rate-limit.js';
 import { limiterOver, type LimitStore, type RateRequest } from '../../src/limits/rate-limiter.js';
 import { postgresTarget } from '../../src/worker/postgres-target.js';
 import { WorkerStore } from '../../src/worker/worker-store.js';
-import { fleetSchema, SERVER } from '../worker/fleet-helpers.js';
+import { fleetSchema } from '../worker/fleet-helpers.js';
 
 // One contract for the limits of one process (memory) and of a fleet (PostgreSQL). Rates are low enough
 // that the buckets refill nothing worth counting while a case runs, so what a case sees is the bucket's
@@ -22,34 +21,27 @@ interface Backend {
 
 const memory: Backend = { open: (limits) => Promise.resolve(new MemoryLimitStore(limits)) };
 
-const fleet = fleetSchema('redline_limits');
+const schemas: ReturnType<typeof fleetSchema>[] = [];
 const stores: WorkerStore[] = [];
-let opened = 0;
+/** A worker's store on a schema of its own (a fresh fleet) or on `fleet`'s (a second worker of the same fleet). */
+async function openStore(fleet: ReturnType<typeof fleetSchema> = fleetSchema('redline_limits')): Promise<WorkerStore> {
+  if (!schemas.includes(fleet)) schemas.push(fleet);
+  const store = await WorkerStore.open(postgresTarget(fleet.url), { connections: 2 });
+  stores.push(store);
+  return store;
+}
 const postgres: Backend = {
   async open(limits) {
     // A schema per case: every case starts with no limits.
-    const store = await WorkerStore.open(postgresTarget(`${fleet.url}_${++opened}`), { connections: 2 });
-    stores.push(store);
+    const store = await openStore();
     for (const limit of limits) await store.limits.setLimit(limit);
     return store.limits;
   },
 };
 after(async () => {
   await Promise.all(stores.map((store) => store.close()));
-  await withClient(async (client) => {
-    for (let index = 1; index <= opened; index++) await client.query(`DROP SCHEMA IF EXISTS "${fleet.schema}_${index}" CASCADE`);
-  });
+  await Promise.all(schemas.map((fleet) => fleet.drop()));
 });
-
-async function withClient<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: SERVER });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
 
 const waitOf = (turn: { taken: true } | { waitMs: number }): number => ('waitMs' in turn ? turn.waitMs : 0);
 
@@ -138,10 +130,9 @@ for (const [name, backend] of [
 
 describe('rate limits shared through PostgreSQL', () => {
   it('hold across two workers: together they never take more than the allowance', async () => {
-    const first = await WorkerStore.open(postgresTarget(`${fleet.url}_${++opened}`), { connections: 2 });
-    stores.push(first);
-    const second = await WorkerStore.open(postgresTarget(`${fleet.url}_${opened}`), { connections: 2 });
-    stores.push(second);
+    const fleet = fleetSchema('redline_limits');
+    const first = await openStore(fleet);
+    const second = await openStore(fleet);
     // 10 requests a second, 2 at once.
     await first.limits.setLimit(rateLimit({ endpoint: E, requestsPerMinute: 600, burstSeconds: 0.2 }));
     const waited = [0, 0];
@@ -149,9 +140,8 @@ describe('rate limits shared through PostgreSQL', () => {
       limiterOver(store.limits, { onWait: () => void (waited[index] = (waited[index] ?? 0) + 1) }),
     );
     const serverNow = async (): Promise<number> => (await first.limits.limits())[0]?.level.at ?? Number.NaN;
-    const started = await withClient(async (client) =>
-      Number((await client.query<{ now: number }>('SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS now')).rows[0]?.now),
-    );
+    // The bucket is full (and stays capped) from the moment the limit is set, by the server's clock.
+    const started = await serverNow();
     await Promise.all(limiters.flatMap((limiter) => Array.from({ length: 6 }, () => limiter.acquire(call()))));
     const lastTake = await serverNow();
     // 12 requests from a full bucket of 2 refilled at 10 a second: the last cannot be taken before 1 s.

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+
 import path from 'node:path';
 import pg from 'pg';
 import { ROOT } from '../cli/redline.js';
@@ -27,23 +27,7 @@ export function fleetSchema(prefix: string): { url: string; schema: string; drop
   };
 }
 
-/** A mission file `<dir>/<id>.json` over the workspace `<dir>/<id>/` (src/answer.txt holds 0; the check expects 42). */
-export async function answerMission(dir: string, id: string): Promise<string> {
-  await mkdir(path.join(dir, id, 'src'), { recursive: true });
-  await writeFile(path.join(dir, id, 'src/answer.txt'), '0\n');
-  const file = path.join(dir, `${id}.json`);
-  await writeFile(
-    file,
-    JSON.stringify({
-      id,
-      goal: 'write the answer',
-      workspace: id,
-      scope: ['src/**'],
-      checks: [{ name: 'answer', kind: 'expected-output', command: 'cat src/answer.txt', expected: '42' }],
-    }),
-  );
-  return file;
-}
+export { answerMission } from '../helpers/answer-mission.js';
 
 /** A worker process of the built CLI (`npm run build -- --noCheck` first); its stderr is kept. */
 export function startWorker(args: readonly string[], env: NodeJS.ProcessEnv = process.env): ChildProcess & { log: string[] } {

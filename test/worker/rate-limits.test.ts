@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFile, writeFile } from 'node:fs/promises';
+
 import { after, describe, it } from 'node:test';
 import { startOpenAIStub } from '../../src/testing/openai-stub-server.js';
 import { redline } from '../cli/redline.js';
@@ -70,12 +70,8 @@ describe('workers under a shared rate limit', () => {
       assert.equal(set.code, 0, set.stderr);
       const dir = await tempWorkspace({});
       const files: string[] = [];
-      for (const id of ['m1', 'm2', 'm3', 'm4']) {
-        const file = await answerMission(dir, id);
-        const mission = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
-        await writeFile(file, JSON.stringify({ ...mission, proposer: { kind: 'model', baseURL: stub.baseURL, model: 'stub-model' } }));
-        files.push(file);
-      }
+      for (const id of ['m1', 'm2', 'm3', 'm4'])
+        files.push(await answerMission(dir, id, { proposer: { kind: 'model', baseURL: stub.baseURL, model: 'stub-model' } }));
       assert.equal((await redline(['submit', ...files, '--postgres', fleet.url])).code, 0);
       // Two workers (as on two machines: separate pools and work directories), two runs each at a time.
       const workers = await Promise.all(
