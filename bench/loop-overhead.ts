@@ -5,11 +5,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { Annotation, END, MemorySaver, START, StateGraph } from '@langchain/langgraph';
-import { finding, type Check } from '../src/core/check.js';
-import { MemoryLedger } from '../src/ledger/memory/memory-ledger.js';
-import { runMission } from '../src/loop/run-mission.js';
-import { defineMission } from '../src/mission/mission.js';
-import { functionProposer } from '../src/proposers/function-proposer.js';
+import { median, redlineRun } from './noop-run.js';
 
 export interface LoopOverheadResult {
   readonly attemptsPerRun: number;
@@ -17,24 +13,6 @@ export interface LoopOverheadResult {
   readonly redlineUsPerAttempt: number;
   readonly langgraphUsPerAttempt: number;
   readonly ratio: number;
-}
-
-const noopCheck: Check = {
-  name: 'noop',
-  stage: 'fast',
-  tier: 'demand',
-  required: true,
-  run: async () => [finding(noopCheck, 'fail', ['noop.fail'], 'no-op')],
-};
-
-async function redlineRun(attempts: number): Promise<number> {
-  const mission = defineMission({ id: 'bench', goal: 'no-op', budgets: { maxAttempts: attempts }, stopPolicy: { guards: [] } });
-  const proposer = functionProposer(() => ({ value: 'same' }));
-  const started = performance.now();
-  const result = await runMission({ mission, proposer, checks: [noopCheck], ledger: new MemoryLedger() });
-  const elapsed = performance.now() - started;
-  if (result.attempts !== attempts) throw new Error(`redline ran ${result.attempts} attempts, expected ${attempts}`);
-  return elapsed;
 }
 
 const LoopState = Annotation.Root({
@@ -64,11 +42,6 @@ async function langgraphRun(attempts: number, thread: number): Promise<number> {
 
 /** Runs of each loop before the measured rounds: redline's settle after ~15 (JIT tiers, heap sizing); LangGraph's from the first. */
 const WARM_UP_RUNS = 20;
-
-const median = (values: readonly number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] as number;
-};
 
 export type LoopName = 'redline' | 'langgraph';
 

@@ -4,11 +4,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { finding, type Check } from '../src/core/check.js';
-import { MemoryLedger } from '../src/ledger/memory/memory-ledger.js';
-import { runMission } from '../src/loop/run-mission.js';
-import { defineMission } from '../src/mission/mission.js';
-import { functionProposer } from '../src/proposers/function-proposer.js';
+import { median, redlineRun } from './noop-run.js';
 
 export const TRACING_MODES = ['not-installed', 'no-provider', 'sampled-out', 'recording'] as const;
 export type TracingMode = (typeof TRACING_MODES)[number];
@@ -19,14 +15,6 @@ export interface TracingOverheadResult {
   /** Median µs per attempt of each mode. */
   readonly usPerAttempt: Readonly<Record<TracingMode, number>>;
 }
-
-const noopCheck: Check = {
-  name: 'noop',
-  stage: 'fast',
-  tier: 'demand',
-  required: true,
-  run: async () => [finding(noopCheck, 'fail', ['noop.fail'], 'no-op')],
-};
 
 /** Runs before the timed ones: the loop settles after ~15 (see loop-overhead). */
 const WARM_UP_RUNS = 20;
@@ -50,18 +38,9 @@ export async function timeTracing(
       afterRun = () => exporter.reset();
     }
   }
-  const mission = defineMission({ id: 'bench', goal: 'no-op', budgets: { maxAttempts: attemptsPerRun }, stopPolicy: { guards: [] } });
   const run = async (): Promise<number> => {
-    const started = performance.now();
-    const result = await runMission({
-      mission,
-      proposer: functionProposer(() => ({ value: 'same' })),
-      checks: [noopCheck],
-      ledger: new MemoryLedger(),
-    });
-    const elapsed = performance.now() - started;
+    const elapsed = await redlineRun(attemptsPerRun);
     afterRun();
-    if (result.attempts !== attemptsPerRun) throw new Error(`ran ${result.attempts} attempts, expected ${attemptsPerRun}`);
     return elapsed;
   };
   for (let warm = 0; warm < WARM_UP_RUNS; warm += 1) await run();
@@ -69,11 +48,6 @@ export async function timeTracing(
   for (let round = 0; round < rounds; round += 1) perAttempt.push(((await run()) / attemptsPerRun) * 1000);
   return perAttempt;
 }
-
-const median = (values: readonly number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] as number;
-};
 
 const CHILD = fileURLToPath(new URL('./tracing-overhead-child.ts', import.meta.url));
 /** Makes `@opentelemetry/api` resolve as if it were not installed. */
