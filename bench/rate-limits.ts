@@ -2,10 +2,10 @@
 // endpoint's row (take + settle, `clients` connections at once), against the same calls to an endpoint no
 // limit names (the statements find no row: the database's round trips alone).
 import os from 'node:os';
-import pg from 'pg';
 import { rateLimit } from '../src/limits/rate-limit.js';
 import { postgresTarget } from '../src/worker/postgres-target.js';
 import { WorkerStore } from '../src/worker/worker-store.js';
+import { dropSchemas } from './workers.js';
 
 const SERVER = 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -50,8 +50,6 @@ export async function rateLimitsBench({
     return { calls, clients, limited, unlimited, load: os.loadavg()[0] ?? 0 };
   } finally {
     await Promise.all(stores.map((store) => store.close()));
-    const client = new pg.Client({ connectionString: SERVER });
-    await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).finally(() => client.end());
+    await dropSchemas(schema);
   }
 }

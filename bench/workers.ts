@@ -25,7 +25,8 @@ export interface WorkersResult {
   readonly load: number;
 }
 
-async function dropSchemas(schema: string): Promise<void> {
+/** Drops a fleet's schemas: the ledger's and tables' `schema`, and the job queue's `schema_jobs`. */
+export async function dropSchemas(schema: string): Promise<void> {
   const client = new pg.Client({ connectionString: SERVER });
   await client.connect();
   try {
