@@ -1,5 +1,6 @@
 import type { Candidate } from './candidate.js';
 import type { Finding, FindingStatus, Stage, Tier } from './finding.js';
+import type { InventoryChannel } from './test-inventory.js';
 
 /** What a check gets to look at. */
 export interface CheckContext {
@@ -11,6 +12,8 @@ export interface CheckContext {
   readonly signal: AbortSignal;
   /** Run programs in this OS sandbox (the mission's `sandbox`), with only `dir` writable. */
   readonly sandbox?: { readonly kind: 'bwrap'; readonly network: boolean };
+  /** The baseline's test inventories, and where a test-runner check hands in its own (absent outside a run). */
+  readonly inventory?: InventoryChannel;
 }
 
 /**
