@@ -1,8 +1,17 @@
+import { allowedMissing, inventoryCounts, type TestInventory } from '../core/test-inventory.js';
 import type { RunResult } from '../loop/run-mission.js';
 import { clean } from './terminal-text.js';
 
+/** A test inventory in words: "797 tests in 23 files (796 pass, 1 fail, 0 skip, 0 todo)". */
+export function inventoryLine(inventory: TestInventory): string {
+  const counts = inventoryCounts(inventory);
+  const files = counts.files === 0 ? '' : ` in ${counts.files} file${counts.files === 1 ? '' : 's'}`;
+  return `${counts.total} test${counts.total === 1 ? '' : 's'}${files} (${counts.pass} pass, ${counts.fail} fail, ${counts.skip} skip, ${counts.todo} todo)`;
+}
+
 /** The one-line JSON summary of a finished run that `--json` prints. */
 export function runSummary(result: RunResult): Record<string, unknown> {
+  const gone = allowedMissing(result.findings);
   return {
     runId: result.runId,
     mission: result.mission,
@@ -11,6 +20,7 @@ export function runSummary(result: RunResult): Record<string, unknown> {
     stopReason: result.stopReason,
     attempts: result.attempts,
     ...(result.workspaceChanged === undefined ? {} : { workspaceChanged: result.workspaceChanged.length }),
+    ...(gone.length === 0 ? {} : { allowedMissing: gone }),
   };
 }
 
@@ -47,6 +57,15 @@ export function describeRun(result: RunResult, evidence: string): string {
     rows.splice(4, 0, [
       'shadow',
       `${result.shadow.verdict}${failed.length === 0 ? '' : ` (${[...new Set(failed)].join(', ')})`} — held-out checks, not seen by the loop`,
+    ]);
+  }
+  const gone = allowedMissing(result.findings);
+  if (gone.length > 0) {
+    // A red line that passed only because it shrank as the mission allowed: the run is at most sampled.
+    const shown = gone.slice(0, 5).map(clean).join(', ');
+    rows.push([
+      'red line',
+      `${gone.length} baseline test${gone.length === 1 ? '' : 's'} went missing as allowMissing allows: ${shown}${gone.length > 5 ? `, … ${gone.length - 5} more` : ''}`,
     ]);
   }
   const live = result.workspaceChanged ?? [];

@@ -16,6 +16,7 @@ import { verifyStoredJournal } from '../review/open-review-queue.js';
 import { preJournalNotes } from '../review/pre-journal.js';
 import type { Output } from './run-command.js';
 import { clean, jsonLine } from './terminal-text.js';
+import { inventoryLine } from './format.js';
 
 /**
  * Opens the ledger a command names (flag, environment, or `.redline/redline.db` here) for `work`. Unless
@@ -210,7 +211,11 @@ function recordStory(record: RunRecord): string[] {
     case 'run.resumed':
       return [`  resumed after record ${record.data.fromSeq}`];
     case 'baseline':
-      return ['  baseline:', ...record.data.findings.map(findingLine)];
+      return [
+        '  baseline:',
+        ...Object.entries(record.data.inventories ?? {}).map(([check, inventory]) => `    ${check}: ${inventoryLine(inventory)}`),
+        ...record.data.findings.map(findingLine),
+      ];
     case 'attempt': {
       const { candidate, summary, isolation, findings = [] } = record.data;
       const reset =

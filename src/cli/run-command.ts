@@ -18,7 +18,7 @@ import type { Judge } from '../judge/judge.js';
 import { budgetAlerts } from '../review/alerts.js';
 import { openReviewQueue, reviewQueueExists } from '../review/open-review-queue.js';
 import type { ReviewQueue } from '../review/review-queue.js';
-import { describeRun, runSummary } from './format.js';
+import { describeRun, inventoryLine, runSummary } from './format.js';
 import { SharedLedgers } from './shared-ledgers.js';
 import { clean, jsonLine, shellArg } from './terminal-text.js';
 
@@ -129,7 +129,11 @@ function checksLine(label: string, findings: readonly Finding[]): string {
 
 function attemptLine(record: RunRecord): string | undefined {
   if (record.type === 'run.started') return startLine(record);
-  if (record.type === 'baseline') return checksLine('baseline', record.data.findings);
+  if (record.type === 'baseline')
+    return [
+      checksLine('baseline', record.data.findings),
+      ...Object.entries(record.data.inventories ?? {}).map(([check, inventory]) => `    ${clean(check)}: ${inventoryLine(inventory)}`),
+    ].join('\n');
   if (record.type !== 'attempt') return undefined;
   return checksLine(`attempt ${record.data.attempt}`, record.data.findings ?? []);
 }

@@ -1,5 +1,7 @@
 import type { Check } from './check.js';
 import type { Finding } from './finding.js';
+import type { Outcome, Verification } from './outcome.js';
+import { allowedMissing } from './test-inventory.js';
 
 /** Whether acceptance (SPEC §4) holds, and if not, every reason why not. */
 export interface Acceptance {
@@ -46,4 +48,17 @@ export function evaluateAcceptance({
   if (!recordsAgree) problems.push('the retained records do not agree with the working state');
   if (problems.length === 0 && !missionUnchanged()) problems.push('the mission changed during the run');
   return { acceptable: problems.length === 0, hasDemand: checks.some((check) => check.required && check.tier === 'demand'), problems };
+}
+
+/**
+ * What a sealed run's evidence is worth: a `complete` run is `verified` only when a required demand red line
+ * passed whole — a test inventory that shrank under `allowMissing` makes it `sampled`, as does a mission with
+ * no demand red line; `complete_noop` is `verified` (the red line held on the baseline); any other outcome
+ * is `unverified`.
+ */
+export function verificationOf(outcome: Outcome, checks: readonly Check[], findings: readonly Finding[]): Verification {
+  if (outcome === 'complete_noop') return 'verified';
+  if (outcome !== 'complete') return 'unverified';
+  const hasDemand = checks.some((check) => check.required && check.tier === 'demand');
+  return hasDemand && allowedMissing(findings).length === 0 ? 'verified' : 'sampled';
 }

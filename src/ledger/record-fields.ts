@@ -6,6 +6,7 @@ import type { Candidate } from '../core/candidate.js';
 import type { Finding } from '../core/finding.js';
 import { OUTCOMES } from '../core/outcome.js';
 import type { ShadowResult } from '../core/shadow-verdict.js';
+import type { TestInventory } from '../core/test-inventory.js';
 import type { AttemptSummary, RunCounters, StopVerdict } from '../guards/guard.js';
 import type { HandoffPlan } from '../handoff/handoff.js';
 import type { ProposerIdentity, Usage } from '../proposers/proposer.js';
@@ -171,6 +172,13 @@ export const ownerSchema = z.looseObject({ host: opt(z.string()), pid: opt(z.num
 
 /** What the last reset of the check copy cost (`WorkCopy` report). */
 export const isolationSchema = z.record(z.string(), z.number());
+
+const inventorySchema: z.ZodType<TestInventory> = z.looseObject({
+  cases: z.array(z.looseObject({ id: z.string(), status: z.enum(['pass', 'fail', 'skip', 'todo']), file: opt(z.string()) })).readonly(),
+});
+
+/** The test inventory of each test-runner check on the baseline, by check name. */
+export const inventoriesSchema = z.record(z.string(), inventorySchema);
 
 /** Tokens and cost one attempt spent, as the proposer reported them. */
 export const usageSchema: z.ZodType<Usage> = z.looseObject({

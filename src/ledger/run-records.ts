@@ -12,6 +12,7 @@ import {
   findingsSchema,
   frontierSchema,
   handoffPlanSchema,
+  inventoriesSchema,
   isolationSchema,
   outcomeSchema,
   ownerSchema,
@@ -122,6 +123,8 @@ const baselineShape = {
   findings: findingsSchema,
   frontier: frontierSchema,
   isolation: opt(isolationSchema),
+  /** Every test case each test-runner check reported on the baseline: what every candidate's report must still hold. */
+  inventories: opt(inventoriesSchema),
 };
 
 const attemptShape = {

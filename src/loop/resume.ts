@@ -143,6 +143,7 @@ export async function resumeRun(options: ResumeOptions): Promise<RunResult> {
   const checkNames = (started.data.checks ?? []).map((check) => check.name);
   const handoffPlan = started.data.handoff;
   const manifestHash = started.data.workspace?.manifest;
+  const inventories = recordsOf(records, 'baseline')[0]?.data.inventories;
   // The guards' window is the one the run started with.
   const lookback = started.data.lookback;
   return executeRun(
@@ -154,6 +155,7 @@ export async function resumeRun(options: ResumeOptions): Promise<RunResult> {
       checkNames,
       ...(handoffPlan === undefined ? {} : { handoffPlan }),
       ...(manifestHash === undefined ? {} : { manifestHash }),
+      ...(inventories === undefined ? {} : { inventories }),
     },
   );
 }

@@ -19,9 +19,9 @@ import { PROPOSER_PROTOCOL, type ProposerWorkspace } from '../proposers/proposer
 import type { RunMissionOptions, RunResult } from './run-options.js';
 import { Aborted } from './abort.js';
 import { askJudge } from './ask-judge.js';
-import { evaluateAcceptance } from '../core/acceptance.js';
+import { evaluateAcceptance, verificationOf } from '../core/acceptance.js';
 import { Baseline, EMPTY_CANDIDATE } from '../core/candidate.js';
-import { StopReason, type Verification } from '../core/outcome.js';
+import { StopReason } from '../core/outcome.js';
 import type { ShadowResult } from '../core/shadow-verdict.js';
 import { checkCandidate, type Checked } from './check-candidate.js';
 import { endingOf, refines, runtimeErrorEnding, stoppedEnding, type Ending, type RecordedDecision } from './ending.js';
@@ -40,6 +40,8 @@ import { unreachableVerdict } from './unreachable.js';
 import { workspaceAtSeal } from './workspace-at-seal.js';
 import { initialState, frontierOf, type WorkingState } from '../state/working-state.js';
 import { linksOutside } from '../workspace/links-outside.js';
+import { baselineChannel, candidateChannel, type BaselineInventories } from './inventories.js';
+import type { InventoryChannel } from '../core/test-inventory.js';
 import { holdRun } from '../workspace/held-runs.js';
 import { RunWorkspace } from '../workspace/run-workspace.js';
 import { setLongTimeout } from '../process/long-timeout.js';
@@ -64,6 +66,8 @@ export interface ResumePoint {
   readonly handoffPlan?: HandoffPlan;
   /** The manifest hash of the workspace snapshot the run started with (runs recorded before snapshots: none). */
   readonly manifestHash?: string;
+  /** The test inventories its baseline record holds (none before the baseline was checked). */
+  readonly inventories?: BaselineInventories;
   /** The working state and the step left to do, rebuilt from the run's records by stepping over its attempts. */
   readonly restore: (context: StepContext) => { readonly state: WorkingState; readonly next: ResumeStep };
 }
@@ -235,10 +239,13 @@ async function loop(options: RunMissionOptions, resume: ResumePoint | undefined,
 
   /** The observed score of each attempt this process ran, by attempt index, for {@link learnFrom}. */
   const observedScores: (number | undefined)[] = [];
-  const checkContext = (number: number) => ({
+  /** What each test-runner check reported on the baseline: every candidate's report must still hold it (a resumed run's is recorded). */
+  let inventories: BaselineInventories = resume?.inventories ?? {};
+  const checkContext = (number: number, inventory: InventoryChannel = candidateChannel(inventories)) => ({
     goal: mission.goal,
     attempt: number,
     signal,
+    inventory,
     ...(sandbox === undefined ? {} : { sandbox: sandbox.checks }),
   });
 
@@ -268,14 +275,7 @@ async function loop(options: RunMissionOptions, resume: ResumePoint | undefined,
   /** Seals the run where it stands: every ending — the loop's, a stop, a runtime error — goes through here. */
   const seal = async (ending: Ending): Promise<RunResult> => {
     timer?.clear();
-    const verification: Verification =
-      ending.outcome === 'complete_noop'
-        ? 'verified'
-        : ending.outcome === 'complete'
-          ? checks.some((item) => item.required && item.tier === 'demand')
-            ? 'verified'
-            : 'sampled'
-          : 'unverified';
+    const verification = verificationOf(ending.outcome, checks, state.findings);
     const counters = { ...state.counters, elapsedMs: now() - startedAt };
     let changed: readonly string[] = [];
     const { data, brief } = await sealRun({
@@ -387,7 +387,16 @@ async function loop(options: RunMissionOptions, resume: ResumePoint | undefined,
       return { outcome: unreachable.outcome, stopReason: unreachable.reason, detail: unreachable.detail, guard: unreachable.guard };
     if (!checksBaseline(mission, checks)) return 'propose';
     return span.child({ name: 'redline.baseline', attributes: { 'redline.attempt.number': 0 } }, async (trace) => {
-      const checked = await checkCandidate({ checks, candidate: EMPTY_CANDIDATE, context: checkContext(0), files, now, trace });
+      const reported = baselineChannel();
+      const checked = await checkCandidate({
+        checks,
+        candidate: EMPTY_CANDIDATE,
+        context: checkContext(0, reported.channel),
+        files,
+        now,
+        trace,
+      });
+      inventories = reported.recorded();
       state = {
         ...state,
         findings: checked.findings,
@@ -400,6 +409,7 @@ async function loop(options: RunMissionOptions, resume: ResumePoint | undefined,
           findings: state.findings,
           frontier: state.frontier,
           ...(checked.isolation === undefined ? {} : { isolation: checked.isolation }),
+          ...(Object.keys(inventories).length === 0 ? {} : { inventories }),
         },
       });
       return judged(await decide(environmentVerdict(checks, state.findings, mission.scope), trace));
