@@ -28,6 +28,7 @@ export function programCheck(spec: ProgramCheckSpec): Check {
         command: spec.command,
         format: spec.format,
         ...(spec.reportFile === undefined ? {} : { reportFile: spec.reportFile }),
+        ...(spec.allowMissing === undefined ? {} : { allowMissing: spec.allowMissing }),
       });
     case 'expected-output':
       return expectedOutputCheck({ ...common, command: spec.command, expected: spec.expected, compare: spec.compare });

@@ -1,5 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { InventoryCase, TestInventory } from '../core/test-inventory.js';
 import type { TestResult } from './reports/test-result.js';
 
 /** Stands for a temporary directory outside the check's copy in names, files and messages. */
@@ -32,8 +34,53 @@ export function withoutTempPaths(text: string, dir: string): string {
   return out;
 }
 
-function testId(result: TestResult): string {
+/** A test's file relative to the copy the check ran in (a report may give it absolute or as a URL). */
+export function relativeTo(dir: string, file: string): string {
+  const plain = file.startsWith('file://') ? new URL(file).pathname : file;
+  const stable = withoutTempPaths(plain, dir);
+  return stable === plain && path.isAbsolute(plain) ? path.relative(dir, plain) : stable;
+}
+
+/** A test's suites and name, ` > ` between them. */
+export function testId(result: TestResult): string {
   return result.suite === undefined ? result.name : `${result.suite} > ${result.name}`;
+}
+
+/** `id`, or when an earlier case took it, `id #2`, `id #3`, …: the first free one. */
+function distinct(id: string, taken: Set<string>, counts: Map<string, number>): string {
+  let count = counts.get(id) ?? 0;
+  let unique: string;
+  do {
+    count += 1;
+    unique = count === 1 ? id : `${id} #${count}`;
+  } while (taken.has(unique));
+  counts.set(id, count);
+  taken.add(unique);
+  return unique;
+}
+
+/**
+ * Every case of a report, in report order, by an identity that stays the same across attempts and runs
+ * and whether the case passes or fails: its suites and name without temp paths, prefixed by its file
+ * (`test/a.test.js > math > adds`) only when the report declares one in the case's own fields (see
+ * `TestResult.declaredFile`), never by a file read from a failure's stack. Cases that share all of it
+ * (tape's `should be equal` assertions of one test) get ` #2`, ` #3` in report order. Line numbers are
+ * never part of it.
+ *
+ * @example
+ * inventoryOf([{ name: 'adds', status: 'pass' }, { name: 'adds', status: 'fail', file: 'a.js', line: 3 }], '/copy');
+ * // { cases: [{ id: 'adds', status: 'pass' }, { id: 'adds #2', status: 'fail' }] }
+ */
+export function inventoryOf(tests: readonly TestResult[], dir: string): TestInventory {
+  const taken = new Set<string>();
+  const counts = new Map<string, number>();
+  const cases = tests.map((test): InventoryCase => {
+    const file = test.declaredFile === undefined ? undefined : relativeTo(dir, test.declaredFile);
+    const name = withoutTempPaths(testId(test), dir);
+    const id = distinct(file === undefined ? name : `${file} > ${name}`, taken, counts);
+    return { id, status: test.status, ...(file === undefined ? {} : { file }) };
+  });
+  return { cases };
 }
 
 /**

@@ -31,6 +31,12 @@ export interface Check {
    * @default false
    */
   readonly shadow?: boolean;
+  /**
+   * Files the check's own program writes in its copy, relative to it (a test runner's report file): what
+   * the check produces, not inputs it reads from the candidate.
+   * @default []
+   */
+  readonly outputs?: readonly string[];
   run(context: CheckContext): Promise<readonly Finding[]>;
 }
 

@@ -4,7 +4,7 @@ export type CaseStatus = 'pass' | 'fail' | 'skip' | 'todo';
 /** One test case a test-runner check's report held, by its stable identity. */
 export interface InventoryCase {
   /**
-   * Stable across attempts and runs: the file when the report declares one for every case, the enclosing
+   * Stable across attempts and runs: the file when the report declares one for the case, the enclosing
    * suites and the name, without temp paths; cases that share all of it get ` #2`, ` #3` in report order.
    * Line numbers are never part of it.
    */
@@ -13,6 +13,12 @@ export interface InventoryCase {
   /** The case's file relative to the check copy, when the report declares it. */
   readonly file?: string;
 }
+
+/**
+ * The reason-code prefix of a test-runner check's `pass` finding for each baseline case its `allowMissing`
+ * let go missing or skipped (`test.allowed_missing:<id>`): a stated removal, which caps the run at `sampled`.
+ */
+export const ALLOWED_MISSING_CODE = 'test.allowed_missing';
 
 /** Every test case one test-runner check reported, in report order. */
 export interface TestInventory {

@@ -77,8 +77,14 @@ const testRunnerCheck = z
     kind: z.literal('test-runner'),
     command,
     format: z.enum(['junit', 'tap', 'node-spec']),
-    /** Report file relative to the candidate copy; stdout when absent. */
-    reportFile: z.string().optional(),
+    reportFile: z.string().optional().meta({
+      description:
+        'Where the report is read: "$REDLINE_REPORT" for the fresh path outside the check\'s copy that the command gets in that environment variable, or a path relative to the copy (removed before the command runs); the command\'s stdout when absent.',
+    }),
+    allowMissing: z.array(z.string().min(1)).optional().meta({
+      description:
+        'Baseline test cases that may go missing or be skipped, by id ("suite > name", prefixed by "file > " when the report declares one): "*" stands for any run of characters, "?" for one, "\\" makes the next literal. A check that passes only by them caps its run at sampled.',
+    }),
     tier: z.literal('demand').default('demand'),
   })
   .strict();

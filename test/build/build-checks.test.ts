@@ -5,6 +5,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildChecks } from '../../src/build/build-checks.js';
 import { EMPTY_CANDIDATE } from '../../src/core/candidate.js';
+import type { TestInventory } from '../../src/core/test-inventory.js';
 import { defineMission } from '../../src/mission/mission.js';
 import { startOpenAIStub } from '../../src/testing/openai-stub-server.js';
 
@@ -72,4 +73,43 @@ describe('buildChecks: a score check with minOf', () => {
       }
     });
   }
+});
+
+describe('buildChecks: a test-runner check', () => {
+  it('takes allowMissing and a relative reportFile, which it declares as its output', async () => {
+    const mission = defineMission(
+      {
+        id: 'shrink',
+        goal: 'Drop the legacy tests',
+        checks: [
+          {
+            name: 'tests',
+            kind: 'test-runner',
+            command: "mkdir -p out && printf 'TAP version 13\\nok 1 - a\\n1..1\\n' > out/report.tap",
+            format: 'tap',
+            reportFile: 'out/report.tap',
+            allowMissing: ['legacy > *'],
+          },
+        ],
+      },
+      { baseDir: dir },
+    );
+    const [check] = await buildChecks(mission);
+    assert.deepEqual(check?.outputs, ['out/report.tap']);
+    const baseline: TestInventory = {
+      cases: [
+        { id: 'a', status: 'pass' },
+        { id: 'legacy > parses', status: 'pass' },
+      ],
+    };
+    const found = await check?.run({
+      ...context,
+      dir,
+      inventory: { baseline: () => baseline, record: () => undefined },
+    });
+    assert.deepEqual(
+      found?.map((item) => [item.status, ...item.reasonCodes]),
+      [['pass', 'test.allowed_missing:legacy > parses']],
+    );
+  });
 });

@@ -6,6 +6,7 @@ import {
   parseNodeSpec,
   parseReport,
   parseTap,
+  readReport,
   ReportParseError,
   type ReportFormat,
   type TestResult,
@@ -33,9 +34,10 @@ interface FixtureCase {
   readonly failing: readonly string[];
   readonly passes: number;
   readonly skips: number;
+  readonly todos: number;
   /** One failure whose details the report carries: the fields that must match. */
   readonly failure: { readonly id: string; readonly message?: RegExp; readonly file?: string; readonly line?: number };
-  /** A failing TODO test: reported, but as `skip`. */
+  /** A failing TODO test: reported, but as `todo`. */
   readonly todo?: string;
 }
 
@@ -52,7 +54,8 @@ const cases: readonly FixtureCase[] = [
     format: 'junit',
     failing: nodeFailing,
     passes: 4,
-    skips: 4,
+    skips: 2,
+    todos: 2,
     todo: 'divides by zero',
     failure: {
       id: 'strings > trim > keeps inner spaces',
@@ -69,6 +72,7 @@ const cases: readonly FixtureCase[] = [
     format: 'junit',
     passes: 3,
     skips: 2,
+    todos: 0,
     failing: ['strings > strings throws on purpose', 'trim > strings trim keeps inner spaces'],
     failure: {
       id: 'strings > strings throws on purpose',
@@ -82,7 +86,8 @@ const cases: readonly FixtureCase[] = [
     format: 'tap',
     failing: nodeFailing,
     passes: 4,
-    skips: 4,
+    skips: 2,
+    todos: 2,
     todo: 'divides by zero',
     failure: {
       id: 'parses numbers > floats',
@@ -96,7 +101,8 @@ const cases: readonly FixtureCase[] = [
     fixture: 'tape.tap',
     format: 'tap',
     passes: 3,
-    skips: 2,
+    skips: 1,
+    todos: 1,
     todo: 'TODO divides by zero > one over zero',
     failing: ['subtracts two numbers > five minus two', 'trim > keeps inner spaces'],
     failure: {
@@ -111,7 +117,9 @@ const cases: readonly FixtureCase[] = [
     fixture: 'tapjs.tap',
     format: 'tap',
     passes: 3,
-    skips: 2,
+    skips: 1,
+    todos: 1,
+    todo: 'divides by zero',
     failing: ['subtracts two numbers > should be equal', 'strings > trim > keeps inner spaces'],
     failure: { id: 'strings > trim > keeps inner spaces', file: 'math.tap.cjs', line: 21 },
   },
@@ -120,6 +128,7 @@ const cases: readonly FixtureCase[] = [
     format: 'tap',
     passes: 1,
     skips: 0,
+    todos: 0,
     failing: ['db > reads', 'db', 'cache'],
     failure: { id: 'cache', message: /^flush failed\nat: /, file: '/tmp/redline-fixtures/node-hooks/hooks.test.mjs', line: 11 },
   },
@@ -128,7 +137,8 @@ const cases: readonly FixtureCase[] = [
     format: 'node-spec',
     failing: nodeFailing,
     passes: 4,
-    skips: 4,
+    skips: 2,
+    todos: 2,
     todo: 'divides by zero',
     failure: { id: 'strings > throws on purpose', message: /^Error: boom$/, file: 'strings.test.mjs', line: 19 },
   },
@@ -137,7 +147,8 @@ const cases: readonly FixtureCase[] = [
     format: 'node-spec',
     failing: nodeFailing,
     passes: 4,
-    skips: 4,
+    skips: 2,
+    todos: 2,
     todo: 'divides by zero',
     failure: {
       id: 'subtracts two numbers',
@@ -151,6 +162,7 @@ const cases: readonly FixtureCase[] = [
     format: 'node-spec',
     passes: 1,
     skips: 0,
+    todos: 0,
     failing: ['db > reads', 'db', 'cache'],
     failure: { id: 'db', message: /^Error: no db$/, file: 'hooks.test.mjs', line: 3 },
   },
@@ -159,6 +171,7 @@ const cases: readonly FixtureCase[] = [
     format: 'tap',
     passes: 330,
     skips: 0,
+    todos: 0,
     // Two assertions of one test with the same generic name: both are reported, each with its own line.
     failing: [
       'only parses one level when depth = 1 > should be deeply equivalent',
@@ -178,6 +191,7 @@ const cases: readonly FixtureCase[] = [
     format: 'tap',
     passes: 1,
     skips: 0,
+    todos: 0,
     failing: ['/tmp/redline-fixtures/node-load/bad.test.cjs', '/tmp/redline-fixtures/node-load/bad-esm.test.mjs'],
     // node names a file that failed to load after the file; the loader's error is the message, not "test failed".
     failure: {
@@ -192,6 +206,7 @@ const cases: readonly FixtureCase[] = [
     format: 'node-spec',
     passes: 1,
     skips: 0,
+    todos: 0,
     failing: ['/tmp/redline-fixtures/node-load/bad.test.cjs', '/tmp/redline-fixtures/node-load/bad-esm.test.mjs'],
     failure: {
       id: '/tmp/redline-fixtures/node-load/bad-esm.test.mjs',
@@ -204,9 +219,9 @@ const cases: readonly FixtureCase[] = [
 ];
 
 describe('parseReport on real reports', () => {
-  for (const { fixture, format, failing, passes, skips, failure, todo } of cases) {
+  for (const { fixture, format, failing, passes, skips, todos, failure, todo } of cases) {
     describe(fixture, () => {
-      const results = parseReport(format, read(fixture));
+      const { tests: results, problems } = readReport(format, read(fixture));
       const count = (status: TestResult['status']): number => results.filter((result) => result.status === status).length;
 
       it('finds exactly the failing tests', () => {
@@ -219,8 +234,12 @@ describe('parseReport on real reports', () => {
         );
       });
 
-      it('counts passes and skips', () => {
-        assert.deepEqual({ passes: count('pass'), skips: count('skip') }, { passes, skips });
+      it('counts passes, skips and TODO tests', () => {
+        assert.deepEqual({ passes: count('pass'), skips: count('skip'), todos: count('todo') }, { passes, skips, todos });
+      });
+
+      it('finds nothing wrong with the report as a whole', () => {
+        assert.deepEqual(problems, []);
       });
 
       it(`gives ${failure.id} its message and location`, () => {
@@ -231,8 +250,8 @@ describe('parseReport on real reports', () => {
       });
 
       if (todo !== undefined) {
-        it('reports a failing TODO test as skipped, not failed', () => {
-          assert.equal(find(results, todo).status, 'skip');
+        it('reports a TODO test as todo, not failed', () => {
+          assert.equal(find(results, todo).status, 'todo');
         });
       }
     });
@@ -256,9 +275,17 @@ describe('parseJUnit', () => {
         <testcase name="lists" line="3"/>
         <testsuite name="auth"><testcase name="logs in" file="auth.test.js" line="9"><error message="timeout">stack</error></testcase></testsuite>
       </testsuite>`;
-    assert.deepEqual(parseJUnit(xml), [
-      { name: 'lists', suite: 'api', file: 'api.test.js', line: 3, status: 'pass' },
-      { name: 'logs in', suite: 'api > auth', file: 'auth.test.js', line: 9, status: 'fail', message: 'timeout\nstack' },
+    assert.deepEqual(parseJUnit(xml).tests, [
+      { name: 'lists', suite: 'api', file: 'api.test.js', line: 3, declaredFile: 'api.test.js', status: 'pass' },
+      {
+        name: 'logs in',
+        suite: 'api > auth',
+        file: 'auth.test.js',
+        line: 9,
+        declaredFile: 'auth.test.js',
+        status: 'fail',
+        message: 'timeout\nstack',
+      },
     ]);
   });
 
@@ -267,7 +294,7 @@ describe('parseJUnit', () => {
     at Object.assert (/w/node_modules/chai/index.js:3:1)
     at Context.&lt;anonymous> (/w/test/a.js:7:5)
     at process.processImmediate (node:internal/timers:483:21)</failure></testcase></testsuites>`;
-    assert.deepEqual(parseJUnit(xml)[0], {
+    assert.deepEqual(parseJUnit(xml).tests[0], {
       name: 'a',
       file: '/w/test/a.js',
       line: 7,
@@ -278,7 +305,7 @@ describe('parseJUnit', () => {
 
   it('keeps the message attribute before a body that does not repeat it, and at most 30 lines of the body', () => {
     const body = Array.from({ length: 40 }, (_, index) => `line ${index}`).join('\n');
-    const message = parseJUnit(`<testsuites><testcase name="a"><failure message="short">${body}</failure></testcase></testsuites>`)[0]
+    const message = parseJUnit(`<testsuites><testcase name="a"><failure message="short">${body}</failure></testcase></testsuites>`).tests[0]
       ?.message;
     assert.equal(message, `short\n${Array.from({ length: 30 }, (_, index) => `line ${index}`).join('\n')}\n…`);
   });
@@ -297,26 +324,25 @@ describe('parseJUnit', () => {
 });
 
 describe('parseTap', () => {
-  it('ends at Bail out! with a failing test', () => {
-    const results = parseTap('TAP version 13\n1..3\nok 1 - connects\nBail out! database gone\nok 2 - never read\n');
-    assert.deepEqual(results, [
-      { name: 'connects', status: 'pass' },
-      { name: 'Bail out!', status: 'fail', message: 'database gone' },
-    ]);
+  it('ends at Bail out!, a problem of the stream', () => {
+    assert.deepEqual(parseTap('TAP version 13\n1..3\nok 1 - connects\nBail out! database gone\nok 2 - never read\n'), {
+      tests: [{ name: 'connects', status: 'pass' }],
+      problems: [{ code: 'report.bail_out', message: 'the test runner bailed out: database gone' }],
+    });
   });
 
   it('keeps subtests whose parent never reported under their # Subtest: name', () => {
-    const results = parseTap('TAP version 14\n# Subtest: db\n    ok 1 - reads\n    not ok 2 - writes\n');
+    const results = parseTap('TAP version 14\n# Subtest: db\n    ok 1 - reads\n    not ok 2 - writes\n').tests;
     assert.deepEqual(results.map(id), ['db > reads', 'db > writes']);
   });
 
-  it('unescapes \\# in names and treats TODO failures and SKIPs as skipped', () => {
-    const results = parseTap('1..3\nok 1 - issue \\#12 # skip flaky\nnot ok 2 - later # TODO not yet\nnot ok 3 - now\n');
+  it('unescapes \\# in names and tells SKIP from TODO; a TODO failure is no failure', () => {
+    const results = parseTap('1..3\nok 1 - issue \\#12 # skip flaky\nnot ok 2 - later # TODO not yet\nnot ok 3 - now\n').tests;
     assert.deepEqual(
       results.map((result) => [result.name, result.status]),
       [
         ['issue #12', 'skip'],
-        ['later', 'skip'],
+        ['later', 'todo'],
         ['now', 'fail'],
       ],
     );
@@ -342,7 +368,7 @@ describe('parseTap', () => {
       '1..1',
     ].join('\n');
     assert.equal(
-      parseTap(tap)[0]?.message,
+      parseTap(tap).tests[0]?.message,
       [
         'Expected values to be loosely deep-equal',
         "operator: 'deepEqual'",
@@ -358,11 +384,47 @@ describe('parseTap', () => {
   });
 
   it('accepts an empty plan as zero tests', () => {
-    assert.deepEqual(parseTap('TAP version 13\n1..0 # no tests\n'), []);
+    assert.deepEqual(parseTap('TAP version 13\n1..0 # no tests\n'), { tests: [], problems: [] });
   });
 
   it('rejects text with no plan and no test line', () => {
     assertParseError(() => parseTap('Error: Cannot find module ./index.js\n'), 'tap', /no plan and no test line/);
+  });
+});
+
+describe('parseTap: the stream as a whole', () => {
+  const problems = (text: string) => parseTap(text).problems.map((problem) => problem.code);
+
+  it('counts the top-level plan against top-level test points, whether the plan comes first or last', () => {
+    assert.deepEqual(problems('TAP version 13\n1..2\nok 1 - a\nok 2 - b\n'), []);
+    assert.deepEqual(problems('TAP version 13\nok 1 - a\nok 2 - b\n1..2\n'), []);
+    // Subtests are indented under plans of their own (node, node-tap): only the top level counts.
+    assert.deepEqual(problems('TAP version 14\n# Subtest: db\n    ok 1 - reads\n    ok 2 - writes\n    1..2\nok 1 - db\n1..1\n'), []);
+  });
+
+  it('finds a missing plan, a plan that counts other tests, and a second plan', () => {
+    assert.deepEqual(problems('TAP version 13\nok 1 - a\n'), ['report.no_plan']);
+    assert.deepEqual(problems('TAP version 14\n# Subtest: db\n    ok 1 - reads\n    1..1\nok 1 - db\n'), ['report.no_plan']);
+    assert.deepEqual(problems('TAP version 13\n1..3\nok 1 - a\nok 2 - b\n'), ['report.plan_mismatch']);
+    assert.deepEqual(problems('TAP version 13\n1..0\nok 1 - a\n'), ['report.plan_mismatch']);
+    assert.deepEqual(problems('TAP version 13\n1..1\nok 1 - a\n1..1\nok 1 - b\n'), ['report.plan_repeated']);
+  });
+
+  it('finds a bail-out in a subtest too, and does not count the plan of a stream it cut short', () => {
+    assert.deepEqual(problems('TAP version 14\n1..2\n# Subtest: db\n    Bail out! no db\n'), ['report.bail_out']);
+  });
+});
+
+describe('parseJUnit: declared files', () => {
+  it("keeps the file a case or its suite declares apart from one its failure's stack gives", () => {
+    const mocha = readReport('junit', read('mocha-junit-reporter.xml')).tests;
+    assert.deepEqual(
+      mocha.map((test) => test.declaredFile),
+      [undefined, ...Array<string>(6).fill('/tmp/redline-fixtures/mocha/strings.spec.cjs')],
+    );
+    const node = readReport('junit', read('node-test-junit.xml')).tests;
+    assert.ok(node.some((test) => test.file !== undefined));
+    assert.ok(node.every((test) => test.declaredFile === undefined));
   });
 });
 
@@ -372,7 +434,7 @@ describe('parseNodeSpec', () => {
   });
 
   it('accepts a run of zero tests', () => {
-    assert.deepEqual(parseNodeSpec('ℹ tests 0\nℹ suites 0\nℹ pass 0\n'), []);
+    assert.deepEqual(parseNodeSpec('ℹ tests 0\nℹ suites 0\nℹ pass 0\n'), { tests: [], problems: [] });
   });
 });
 

@@ -77,6 +77,18 @@ describe('mission validation', () => {
       /unique check names/,
     ],
     ['a bad guard', { id: 'm', goal: 'g', stopPolicy: { guards: [{ treshold: { bar: 0.8 } }] } }, 'stopPolicy.guards[0]', /treshold/],
+    [
+      'an empty allowMissing pattern',
+      { id: 'm', goal: 'g', checks: [{ name: 'c', kind: 'test-runner', command: 'x', format: 'tap', allowMissing: ['a > *', ''] }] },
+      'checks[0].allowMissing[1]',
+      /expected length >= 1, got string ""/,
+    ],
+    [
+      'allowMissing on a check that reads no test report',
+      { id: 'm', goal: 'g', checks: [{ name: 'c', kind: 'command', command: 'x', allowMissing: ['a'] }] },
+      'checks[0]',
+      /unknown key "allowMissing"/,
+    ],
   ];
   for (const [what, input, where, message] of cases) {
     it(`names the path, what was expected and what was found for ${what}`, () => {

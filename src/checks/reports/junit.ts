@@ -1,6 +1,6 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { ReportParseError } from './report-parse-error.js';
-import type { TestResult } from './test-result.js';
+import type { ParsedReport, TestResult, TestStatus } from './test-result.js';
 
 /** An element as fast-xml-parser's `preserveOrder` mode gives it: `{ [tag]: children, ':@'?: attributes }`. */
 type XmlNode = Record<string, unknown>;
@@ -69,25 +69,33 @@ function frameLocation(frames: readonly string[], file: string | undefined): { f
   return {};
 }
 
+/** `<skipped>` alone skips a case; node's reporter marks a TODO test `<skipped type="todo">` (with its `<failure>`, if it failed). */
+function skipStatus(children: readonly XmlNode[]): TestStatus | undefined {
+  const skipped = children.filter((child) => tagOf(child) === 'skipped');
+  if (skipped.length === 0) return undefined;
+  return skipped.some((child) => attr(child, 'type')?.toLowerCase() === 'todo') ? 'todo' : 'skip';
+}
+
 function caseResult(testcase: XmlNode, suites: readonly string[], suiteFile: string | undefined): TestResult {
   const name = attr(testcase, 'name');
   if (name === undefined) throw new ReportParseError({ format: 'junit', message: 'a <testcase> has no name attribute' });
   const children = childrenOf(testcase);
   const problem = children.find((child) => tagOf(child) === 'failure' || tagOf(child) === 'error');
-  // A skipped case that also failed is a TODO test (node's reporter writes both); TODO failures do not count.
-  const skipped = children.some((child) => tagOf(child) === 'skipped');
-  const attrFile = attr(testcase, 'file') ?? suiteFile;
+  // A skipped or TODO case that also failed does not count as failed (node's reporter writes both for a failing TODO).
+  const skipped = skipStatus(children);
+  const declaredFile = attr(testcase, 'file') ?? suiteFile;
   const attrLine = Number.parseInt(attr(testcase, 'line') ?? '', 10);
-  const { message, frames } = problem === undefined || skipped ? { frames: [] } : failureText(problem);
-  const { file = attrFile, line = Number.isInteger(attrLine) ? attrLine : undefined } = Number.isInteger(attrLine)
+  const { message, frames } = problem === undefined || skipped !== undefined ? { frames: [] } : failureText(problem);
+  const { file = declaredFile, line = Number.isInteger(attrLine) ? attrLine : undefined } = Number.isInteger(attrLine)
     ? {}
-    : frameLocation(frames, attrFile);
+    : frameLocation(frames, declaredFile);
   return {
     name,
     ...(suites.length > 0 ? { suite: suites.join(' > ') } : {}),
     ...(file === undefined ? {} : { file }),
     ...(line === undefined ? {} : { line }),
-    status: skipped ? 'skip' : problem === undefined ? 'pass' : 'fail',
+    ...(declaredFile === undefined ? {} : { declaredFile }),
+    status: skipped ?? (problem === undefined ? 'pass' : 'fail'),
     ...(message === undefined ? {} : { message }),
   };
 }
@@ -108,17 +116,23 @@ function collect(nodes: readonly XmlNode[], suites: readonly string[], suiteFile
 /**
  * Parses a JUnit XML report: a `<testsuites>` or `<testsuite>` root, suites nested to any depth, test cases
  * directly under `<testsuites>` (as node's reporter writes top-level tests). `<failure>` and `<error>` make a
- * case fail, `<skipped>` makes it skip; a case's `file` and `line` attributes are kept, and a case without
- * `file` takes its suite's. A failure's message is its `message` attribute and its body (the error as the
+ * case fail, `<skipped>` makes it skip and `<skipped type="todo">` (node's TODO tests) makes it `todo`,
+ * failing or not; a case's `file` and `line` attributes are kept, and a case without `file` takes its
+ * suite's (its `declaredFile`). A failure's message is its `message` attribute and its body (the error as the
  * runner printed it, without frames in node's internals or dependencies); a case without a line takes it
  * from the first frame of that body in its file (or, without a file, the frame's file too).
  *
+ *
+ * A report's totals (`tests="N"`) are not compared with its cases: reporters disagree on what they count
+ * (jest-junit leaves TODO tests and suites that failed to run out of them, mocha-junit-reporter counts
+ * pending tests it does not write), so a JUnit report has no problems of its own.
+ *
  * @throws {ReportParseError} when the text is not well-formed XML or its root is neither element.
  * @example
- * parseJUnit('<testsuite name="math"><testcase name="adds"/></testsuite>');
+ * parseJUnit('<testsuite name="math"><testcase name="adds"/></testsuite>').tests;
  * // [{ name: 'adds', suite: 'math', status: 'pass' }]
  */
-export function parseJUnit(xml: string): TestResult[] {
+export function parseJUnit(xml: string): ParsedReport {
   const validation = XMLValidator.validate(xml);
   if (validation !== true) {
     const { msg, line } = validation.err;
@@ -135,7 +149,7 @@ export function parseJUnit(xml: string): TestResult[] {
       message: `expected a <testsuites> or <testsuite> root element, got ${tag === undefined ? 'none' : `<${tag}>`}`,
     });
   }
-  const results: TestResult[] = [];
-  collect([root], [], undefined, results);
-  return results;
+  const tests: TestResult[] = [];
+  collect([root], [], undefined, tests);
+  return { tests, problems: [] };
 }

@@ -1,6 +1,6 @@
 import { stripVTControlCharacters } from 'node:util';
 import { ReportParseError } from './report-parse-error.js';
-import type { TestResult, TestStatus } from './test-result.js';
+import type { ParsedReport, TestStatus } from './test-result.js';
 
 /** A leaf test being assembled: the failing-tests section adds its location after the tree is read. */
 interface Entry {
@@ -65,16 +65,19 @@ function loaderText(lines: readonly string[], at: number): string | undefined {
  * Parses the node test runner's default `spec` output (`node --test --test-reporter=spec`), coloured or
  * not. Suites nest by indentation (`▶ name` opens one) and become the `suite` of their leaf tests; a
  * suite that failed for a reason of its own (a hook: node then prints the suite's error) is reported too.
- * A `# …` after the duration marks SKIP or TODO, so a failing TODO is `skip`. The closing "failing tests:"
- * section gives each failure's file and line. A file that failed to load (node names its test after the
- * file) gets what the loader printed above it, such as `SyntaxError: Unexpected token`.
+ * A `﹣` test is skipped; a ✔ or ✖ test with a `# …` after its duration is a TODO test, so a failing
+ * TODO is `todo`, not a failure. The closing "failing tests:" section gives each failure's file and line.
+ * A file that failed to load (node names its test after the file) gets what the loader printed above it,
+ * such as `SyntaxError: Unexpected token`. The `ℹ tests N` summary is not compared with the tests read:
+ * node counts a test that has subtests as one more test, and none for a suite whose hook failed (read here
+ * as a failure of its own).
  *
  * @throws {ReportParseError} when the text has no test line and no `ℹ tests` summary.
  * @example
- * parseNodeSpec('✔ adds (0.2ms)\n﹣ divides (0.1ms) # SKIP\n');
+ * parseNodeSpec('✔ adds (0.2ms)\n﹣ divides (0.1ms) # SKIP\n').tests;
  * // [{ name: 'adds', status: 'pass' }, { name: 'divides', status: 'skip' }]
  */
-export function parseNodeSpec(text: string): TestResult[] {
+export function parseNodeSpec(text: string): ParsedReport {
   const lines = stripVTControlCharacters(text).split(/\r?\n/);
   const failingAt = lines.findIndex((line) => line.trim() === '✖ failing tests:');
   const tree = failingAt === -1 ? lines : lines.slice(0, failingAt);
@@ -97,7 +100,8 @@ export function parseNodeSpec(text: string): TestResult[] {
       stack.push({ name: marker[3] ?? '', depth, failed: false });
       return;
     }
-    const status: TestStatus = directive || marker[2] === '﹣' ? 'skip' : marker[2] === '✖' ? 'fail' : 'pass';
+    // node marks a skipped test `﹣`; a TODO test keeps ✔ or ✖ and gets its reason (or `TODO`) after a `#`.
+    const status: TestStatus = marker[2] === '﹣' ? 'skip' : directive ? 'todo' : marker[2] === '✖' ? 'fail' : 'pass';
     const closing = stack.at(-1)?.depth === depth ? stack.pop() : undefined;
     const error = status === 'fail' ? errorMessage(tree, index + 1, depth) : undefined;
     const message = depth === 0 && error === "'test failed'" ? (loaderText(tree, index) ?? error) : error;
@@ -124,5 +128,10 @@ export function parseNodeSpec(text: string): TestResult[] {
     if (entry !== undefined && location !== null) Object.assign(entry, { file: location[1], line: Number(location[2]) });
     location = null;
   }
-  return entries.map(({ name, suites, ...rest }) => ({ name, ...(suites.length > 0 ? { suite: suites.join(' > ') } : {}), ...rest }));
+  const tests = entries.map(({ name, suites, ...rest }) => ({
+    name,
+    ...(suites.length > 0 ? { suite: suites.join(' > ') } : {}),
+    ...rest,
+  }));
+  return { tests, problems: [] };
 }

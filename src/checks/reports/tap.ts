@@ -1,6 +1,7 @@
 import { parse as parseYaml } from 'yaml';
 import { ReportParseError } from './report-parse-error.js';
-import type { TestResult, TestStatus } from './test-result.js';
+import { tapProblems, type TapStream } from './tap-problems.js';
+import type { ParsedReport, TestResult, TestStatus } from './test-result.js';
 
 /** A leaf test waiting for its enclosing tests to be read; `path` holds their names, outermost first. */
 interface Leaf {
@@ -9,7 +10,7 @@ interface Leaf {
 }
 
 const TEST_POINT = /^( *)(not )?ok\b\s*(?:\d+\b)?\s*(?:-(?:\s|$))?(.*)$/;
-const PLAN = /^ *1\.\.\d+/;
+const PLAN = /^( *)1\.\.(\d+)/;
 const BAIL_OUT = /^ *Bail out!\s*(.*)$/;
 const SUBTEST = /^( *)# Subtest: (.*)$/;
 const COMMENT = /^#\s*(.*)$/;
@@ -127,8 +128,8 @@ function testPoint(
   // An unescaped `#` starts the directive; anything but SKIP/TODO there (node-tap's `# time=…`) is a comment.
   const hash = rest.search(/(?<!\\)#/);
   const name = (hash === -1 ? rest : rest.slice(0, hash)).trim().replace(/\\([\\#])/g, '$1');
-  const directive = hash === -1 ? false : /^(?:skip|todo)/i.test(rest.slice(hash + 1).trim());
-  const status: TestStatus = directive ? 'skip' : ok ? 'pass' : 'fail';
+  const directive = hash === -1 ? undefined : /^(skip|todo)/i.exec(rest.slice(hash + 1).trim())?.[1]?.toLowerCase();
+  const status: TestStatus = directive === 'skip' ? 'skip' : directive === 'todo' ? 'todo' : ok ? 'pass' : 'fail';
   let message: string | undefined;
   if (status === 'fail' && diag !== undefined) {
     const details = detailLines(body, diag);
@@ -149,17 +150,18 @@ function failedItself(diag: Record<string, unknown> | undefined, children: reado
 /**
  * Parses TAP 13/14 into the leaf tests. Indented subtests (node's and node-tap's reporters) are folded
  * into their parent, which becomes their suite; a parent that failed for a reason of its own (a hook, a
- * plan mismatch) is reported too. `# SKIP` and `# TODO` make a test `skip`, so a failing TODO is no
- * failure. YAML diagnostics give `message`/`error` and `location`/`at`. In a flat stream (no `# Subtest:`
- * comments, as tape writes), the latest top-level comment names the test its assertions belong to and
- * becomes their suite. `Bail out!` ends the report with a failing test named after it.
+ * plan mismatch) is reported too. `# SKIP` makes a test `skip` and `# TODO` makes it `todo`, so a failing
+ * TODO is no failure. YAML diagnostics give `message`/`error` and `location`/`at`. In a flat stream (no
+ * `# Subtest:` comments, as tape writes), the latest top-level comment names the test its assertions
+ * belong to and becomes their suite. `Bail out!` ends the report. What is wrong with the stream as a
+ * whole comes back as problems (see {@link tapProblems}).
  *
  * @throws {ReportParseError} when the text has neither a plan nor a test line.
  * @example
- * parseTap('TAP version 14\n1..2\nok 1 - adds\nnot ok 2 - divides # TODO later\n');
- * // [{ name: 'adds', status: 'pass' }, { name: 'divides', status: 'skip' }]
+ * parseTap('TAP version 14\n1..2\nok 1 - adds\nnot ok 2 - divides # TODO later\n').tests;
+ * // [{ name: 'adds', status: 'pass' }, { name: 'divides', status: 'todo' }]
  */
-export function parseTap(text: string): TestResult[] {
+export function parseTap(text: string): ParsedReport {
   const lines = text.split(/\r?\n/);
   const flat = !lines.some((line) => SUBTEST.test(line));
   const pending: Leaf[][] = [[]];
@@ -167,7 +169,7 @@ export function parseTap(text: string): TestResult[] {
   let heading: string | undefined;
   /** Top-level comments since the last test point: what a test file that failed to load printed. */
   let comments: string[] = [];
-  let bailOut: string | undefined;
+  const stream: TapStream = { plans: [], points: 0 };
   let sawTap = false;
   let index = 0;
   while (index < lines.length) {
@@ -175,10 +177,14 @@ export function parseTap(text: string): TestResult[] {
     index += 1;
     const bail = BAIL_OUT.exec(line);
     if (bail !== null) {
-      bailOut = bail[1] ?? '';
+      stream.bailOut = bail[1] ?? '';
       break;
     }
-    if (PLAN.test(line)) sawTap = true;
+    const plan = PLAN.exec(line);
+    if (plan !== null) {
+      sawTap = true;
+      if (depthOf(plan[1] ?? '') === 0) stream.plans.push(Number(plan[2]));
+    }
     const subtest = SUBTEST.exec(line);
     if (subtest !== null) subtests.splice(depthOf(subtest[1] ?? ''), Infinity, subtest[2] ?? '');
     const comment = COMMENT.exec(line);
@@ -190,6 +196,7 @@ export function parseTap(text: string): TestResult[] {
     sawTap = true;
     const indent = point[1] ?? '';
     const depth = depthOf(indent);
+    if (depth === 0) stream.points += 1;
     const found = diagnostics(lines, index, indent.length + 2);
     const { diag } = found;
     index = found.next;
@@ -202,15 +209,17 @@ export function parseTap(text: string): TestResult[] {
       level.push({ path: flat && depth === 0 && heading !== undefined ? [heading] : [], result });
     }
   }
-  if (!sawTap && bailOut === undefined) throw new ReportParseError({ format: 'tap', message: 'no plan and no test line found' });
+  if (!sawTap && stream.bailOut === undefined) throw new ReportParseError({ format: 'tap', message: 'no plan and no test line found' });
   // Subtests whose parent never reported (a truncated or bailed-out stream) go under their `# Subtest:` name.
   for (let depth = pending.length - 1; depth > 0; depth -= 1) {
     const name = subtests[depth - 1];
     for (const leaf of pending[depth] ?? [])
       (pending[depth - 1] ??= []).push({ path: name === undefined ? leaf.path : [name, ...leaf.path], result: leaf.result });
   }
-  const leaves = pending[0] ?? [];
-  if (bailOut !== undefined)
-    leaves.push({ path: [], result: { name: 'Bail out!', status: 'fail', ...(bailOut === '' ? {} : { message: bailOut }) } });
-  return leaves.map(({ path, result: { name, ...rest } }) => ({ name, ...(path.length > 0 ? { suite: path.join(' > ') } : {}), ...rest }));
+  const tests = (pending[0] ?? []).map(({ path, result: { name, ...rest } }) => ({
+    name,
+    ...(path.length > 0 ? { suite: path.join(' > ') } : {}),
+    ...rest,
+  }));
+  return { tests, problems: tapProblems(stream) };
 }
