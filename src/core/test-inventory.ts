@@ -48,13 +48,6 @@ export function inventoryCounts(inventory: TestInventory): Record<CaseStatus, nu
   return { ...counts, total: inventory.cases.length, files: files.size };
 }
 
-/**
- * Reason code prefix on a test-runner check's `pass` finding for each baseline case that went missing or
- * was newly skipped under the check's `allowMissing`: the red line passed only because it shrank as stated,
- * so the run is at most `sampled`.
- */
-export const ALLOWED_MISSING_CODE = 'test.allowed_missing';
-
 /** The ids of baseline cases a stated removal let go, from the findings' `test.allowed_missing:<id>` codes. */
 export function allowedMissing(findings: readonly { readonly reasonCodes: readonly string[] }[]): string[] {
   const prefix = `${ALLOWED_MISSING_CODE}:`;

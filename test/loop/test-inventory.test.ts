@@ -7,6 +7,9 @@ import { ALLOWED_MISSING_CODE, type TestInventory } from '../../src/core/test-in
 import { describeRun, runSummary } from '../../src/cli/format.js';
 import { SqliteLedger } from '../../src/ledger/sqlite/sqlite-ledger.js';
 import { runMission } from '../../src/loop/run-mission.js';
+import { recoverRuns } from '../../src/loop/resume.js';
+import { writeFile } from 'node:fs/promises';
+import { dyingAfter } from '../helpers/ledgers.js';
 import { defineMission } from '../../src/mission/mission.js';
 import { functionProposer } from '../../src/proposers/function-proposer.js';
 import { tempWorkspace } from '../helpers/workspace.js';
@@ -90,5 +93,40 @@ describe('test inventories in the loop', () => {
     );
     assert.deepEqual(runSummary(result)['allowedMissing'], ['test/b.test.js > adds zero']);
     await ledger.close();
+  });
+
+  it('a run resumed after its baseline still requires the baseline inventory it recorded', async () => {
+    const ws = await tempWorkspace({
+      'ws/package.json': '{"type":"module"}\n',
+      'ws/src/add.js': 'export const add = (a, b) => (b === 0 ? 0 : a + b);\n',
+      'ws/test/add.test.js':
+        "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { add } from '../src/add.js';\ntest('adds', () => assert.equal(add(1, 2), 3));\ntest('adds zero', () => assert.equal(add(1, 0), 1));\n",
+      'attempts.json': JSON.stringify([{ files: { 'src/add.js': 'process.exit(0);\n' } }]),
+    });
+    try {
+      const resumable = defineMission(
+        {
+          id: 'resumed-inventory',
+          goal: 'make adds zero pass',
+          workspace: 'ws',
+          scope: ['src/**'],
+          budgets: { maxAttempts: 1 },
+          checks: [{ name: 'tests', kind: 'test-runner', format: 'tap', command: 'node --test --test-reporter=tap test/' }],
+          proposer: { kind: 'replay', file: 'attempts.json' },
+        },
+        { baseDir: ws },
+      );
+      const ledger = await SqliteLedger.open({ database: path.join(ws, 'resume.db'), synchronous: 'off' });
+      // Killed right after the baseline record (run.started, baseline): the decision and the attempt are left to do.
+      await assert.rejects(runMission({ mission: resumable, ledger: dyingAfter(ledger, 2), scratchDir: ws }), /process killed/);
+      const [recovery] = await recoverRuns({ ledger, scratchDir: ws });
+      assert.equal(recovery?.action, 'resumed');
+      assert.equal(recovery?.result?.verification, 'unverified');
+      const codes = recovery?.result?.findings.flatMap((item) => item.reasonCodes) ?? [];
+      assert.ok(codes.includes('test.missing:adds') && codes.includes('test.missing:adds zero'), codes.join(', '));
+      await ledger.close();
+    } finally {
+      await rm(ws, { recursive: true, force: true });
+    }
   });
 });
