@@ -8,7 +8,6 @@ import { describeRun, runSummary } from '../../src/cli/format.js';
 import { SqliteLedger } from '../../src/ledger/sqlite/sqlite-ledger.js';
 import { runMission } from '../../src/loop/run-mission.js';
 import { recoverRuns } from '../../src/loop/resume.js';
-import { writeFile } from 'node:fs/promises';
 import { dyingAfter } from '../helpers/ledgers.js';
 import { defineMission } from '../../src/mission/mission.js';
 import { functionProposer } from '../../src/proposers/function-proposer.js';
