@@ -31,6 +31,15 @@ export interface Check {
    * @default false
    */
   readonly shadow?: boolean;
+  /**
+   * Globs (picomatch, relative to the check's copy) of snapshot or candidate paths the check itself
+   * rewrites, such as a tracked report or a snapshot file a test updates. Any other such path that changes
+   * while the check runs voids its findings (`check.inputs_changed`, docs/architecture.md#isolation);
+   * files the check creates are never inputs and need no entry.
+   * @default []
+   * @example ['coverage/**', 'test/__snapshots__/*.snap']
+   */
+  readonly outputs?: readonly string[];
   run(context: CheckContext): Promise<readonly Finding[]>;
 }
 
