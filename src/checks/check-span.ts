@@ -20,8 +20,8 @@ function checkSpan(check: Check): ChildSpan {
 
 const SEVERITY: readonly FindingStatus[] = ['pass', 'skipped', 'fail', 'error'];
 
-/** The worst status among a check's findings. */
-function statusOf(findings: readonly Finding[]): FindingStatus {
+/** The worst status among a check's findings (`pass` for none). */
+export function statusOf(findings: readonly Finding[]): FindingStatus {
   return findings.reduce<FindingStatus>(
     (worst, item) => (SEVERITY.indexOf(item.status) > SEVERITY.indexOf(worst) ? item.status : worst),
     'pass',

@@ -18,6 +18,12 @@ export const PROGRAM_CHECK_KINDS: readonly ProgramCheckSpec['kind'][] = ['comman
  * programCheck(checkSpecSchema.parse({ kind: 'test-runner', name: 'tests', command: 'node --test', format: 'node-spec' }))
  */
 export function programCheck(spec: ProgramCheckSpec): Check {
+  const check = checkOf(spec);
+  // The mission's declared outputs join any the check declares itself.
+  return spec.outputs === undefined ? check : { ...check, outputs: [...(check.outputs ?? []), ...spec.outputs] };
+}
+
+function checkOf(spec: ProgramCheckSpec): Check {
   const common = { name: spec.name, stage: spec.stage, required: spec.required, timeoutMs: spec.timeout, outputCap: spec.outputCap };
   switch (spec.kind) {
     case 'command':

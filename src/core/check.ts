@@ -32,9 +32,12 @@ export interface Check {
    */
   readonly shadow?: boolean;
   /**
-   * Files the check's own program writes in its copy, relative to it (a test runner's report file): what
-   * the check produces, not inputs it reads from the candidate.
+   * Globs (picomatch, relative to the check's copy) of snapshot or candidate paths the check itself
+   * rewrites, such as a tracked report (a test runner's relative `reportFile` is one of its outputs) or a snapshot file a test updates. Any other such path that changes
+   * while the check runs voids its findings (`check.inputs_changed`, docs/architecture.md#isolation);
+   * files the check creates are never inputs and need no entry.
    * @default []
+   * @example ['coverage/**', 'test/__snapshots__/*.snap']
    */
   readonly outputs?: readonly string[];
   run(context: CheckContext): Promise<readonly Finding[]>;

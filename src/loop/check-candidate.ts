@@ -31,7 +31,8 @@ export interface CheckCandidateOptions {
 /**
  * Runs the check set on a candidate, raced with the run's signal. With a workspace the scope is checked
  * first, before any of the candidate is written anywhere (outside it, every other check is skipped); then
- * the check copy is reset to exactly snapshot + candidate and the checks run in it.
+ * the check copy is reset to exactly snapshot + candidate and the checks run in it, each one void when
+ * the copy's snapshot or candidate paths changed while it ran (see `inputsGuard`).
  * @throws {Aborted} when the run's signal fires first.
  */
 export async function checkCandidate({
@@ -43,7 +44,7 @@ export async function checkCandidate({
   trace = NO_TRACE,
 }: CheckCandidateOptions): Promise<Checked> {
   const full = { candidate, ...context };
-  if (files === undefined) return { findings: await raceSignal(runChecks(checks, full, now, trace), context.signal) };
+  if (files === undefined) return { findings: await raceSignal(runChecks(checks, full, { now, trace }), context.signal) };
   const scope = checks.find((item) => item.name === SCOPE_CHECK);
   const scopeFindings = scope === undefined ? [] : await inCheckSpan(scope, trace, () => scope.run(full));
   if (scopeFindings.some((item) => item.status !== 'pass'))
@@ -60,5 +61,6 @@ export async function checkCandidate({
   const resetStarted = performance.now();
   const copy = await files.checkCopy(candidate.files);
   const isolation = { resetMs: Math.round(performance.now() - resetStarted), ...copy.report };
-  return { findings: await raceSignal(runChecks(checks, { ...full, dir: copy.dir }, now, trace), context.signal), isolation };
+  const run = runChecks(checks, { ...full, dir: copy.dir }, { now, trace, changedInputs: copy.changedInputs });
+  return { findings: await raceSignal(run, context.signal), isolation };
 }

@@ -267,7 +267,7 @@ async function loop(options: RunMissionOptions, resume: ResumePoint | undefined,
       ...(files === undefined
         ? {}
         : {
-            copy: async () => (await files.checkCopy(candidate.files)).dir,
+            copy: () => files.checkCopy(candidate.files),
             scope: checks.find((item) => item.name === SCOPE_CHECK) as Check,
           }),
     });

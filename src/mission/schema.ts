@@ -67,8 +67,17 @@ const checkBase = {
   shadow: z.boolean().optional(),
 };
 
+/**
+ * The snapshot or candidate paths a program check itself rewrites: changes to them while it runs do not
+ * void its result (`check.inputs_changed`). Files it creates are never inputs and need no entry.
+ */
+const outputs = z.array(scopeGlob).optional().meta({
+  description:
+    "Globs, relative to the check's copy, of snapshot or candidate paths the check itself rewrites (a tracked report, a snapshot file its tests update): a change to them while it runs does not void its result. Files the check creates need no entry.",
+});
+
 const commandCheck = z
-  .object({ ...checkBase, kind: z.literal('command'), command, tier: z.enum(['format', 'demand']).default('format') })
+  .object({ ...checkBase, kind: z.literal('command'), command, outputs, tier: z.enum(['format', 'demand']).default('format') })
   .strict();
 
 const testRunnerCheck = z
@@ -76,6 +85,7 @@ const testRunnerCheck = z
     ...checkBase,
     kind: z.literal('test-runner'),
     command,
+    outputs,
     format: z.enum(['junit', 'tap', 'node-spec']),
     reportFile: z.string().optional().meta({
       description:
@@ -94,6 +104,7 @@ const expectedOutputCheck = z
     ...checkBase,
     kind: z.literal('expected-output'),
     command,
+    outputs,
     expected: z.string(),
     /** `exact` compares bytes; `trimmed` ignores leading/trailing whitespace and line-ending style. */
     compare: z.enum(['exact', 'trimmed']).default('trimmed'),

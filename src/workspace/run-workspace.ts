@@ -26,6 +26,15 @@ export interface RunWorkspaceOptions {
   readonly _internal?: { readonly foldsNames?: boolean };
 }
 
+/** The check copy after a reset: see {@link RunWorkspace.checkCopy}. */
+export interface CheckCopy {
+  readonly dir: string;
+  /** What the reset did. */
+  readonly report: ResetReport;
+  /** The copy's snapshot and candidate paths that changed since the reset, except those `isOutput` accepts, in path order. */
+  readonly changedInputs: (isOutput: (file: string) => boolean) => Promise<string[]>;
+}
+
 /** The directory every run's directory is in: `<scratchDir>/redline-runs`. */
 export function runsRoot(scratchDir = process.env.REDLINE_SCRATCH ?? os.tmpdir()): string {
   return path.join(path.resolve(scratchDir), 'redline-runs');
@@ -193,9 +202,17 @@ export class RunWorkspace {
     return result;
   }
 
-  /** The check copy, reset to exactly snapshot + `files`. */
-  checkCopy(files: CandidateFiles): Promise<{ dir: string; report: ResetReport }> {
-    return this.#serially(async () => ({ report: await this.#check.reset(files), dir: this.#check.dir }));
+  /**
+   * The check copy, reset to exactly snapshot + `files`, and how to ask which of those paths changed since
+   * (`changedInputs`, see {@link WorkCopy.changedInputs}): asked after each check, it tells whether the
+   * check saw what it was meant to.
+   */
+  checkCopy(files: CandidateFiles): Promise<CheckCopy> {
+    return this.#serially(async () => {
+      const report = await this.#check.reset(files);
+      const check = this.#check;
+      return { dir: check.dir, report, changedInputs: (isOutput) => this.#serially(() => check.changedInputs(isOutput)) };
+    });
   }
 
   /** The agent's private copy (written on first use), reset to exactly snapshot + `files`. */

@@ -15,6 +15,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { inputChanges } from './input-changes.js';
 import { contentHash, type ManifestEntry } from './manifest.js';
 import { mkdirInside, readNoFollow, removeInside, removeTree, symlinkInside, writeInside } from './safe-fs.js';
 import type { Snapshot } from './snapshot.js';
@@ -221,6 +222,31 @@ export class WorkCopy {
       } else changed.add(file);
     }
     return { changed, extra, scanned, hashed };
+  }
+
+  /**
+   * The expected paths (snapshot + candidate) that changed since the last reset, except those `isOutput`
+   * accepts, in path order (see `inputChanges`): what a check that ran in the copy may have seen instead
+   * of snapshot + candidate. Only reads: the next reset still finds and undoes every change.
+   */
+  changedInputs(isOutput: (file: string) => boolean): Promise<string[]> {
+    return inputChanges({
+      dir: this.dir,
+      stamps: this.#stamps,
+      settledAt: this.#settledAt,
+      isOutput,
+      holds: (file) => this.#stillHolds(file),
+    });
+  }
+
+  /** Whether `file` holds what it should, as the scan compares it: a single-named file's content and mode, a symlink's target. */
+  #stillHolds(file: string): boolean {
+    const wanted = this.#wanted(file);
+    const target = path.join(this.dir, file);
+    const info = lstatOrNothing(target);
+    if (wanted === undefined || info === undefined) return false;
+    if (wanted.type === 'symlink') return info.isSymbolicLink() && readlinkSync(target) === wanted.target;
+    return info.isFile() && info.nlink === 1 && (info.mode & 0o7777) === wanted.mode && this.#holds(target, wanted);
   }
 
   /** Every expected path strictly below `dir`. */

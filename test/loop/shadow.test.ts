@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { finding, type Check } from '../../src/core/check.js';
 import type { Finding } from '../../src/core/finding.js';
 import { scoreCheck } from '../../src/checks/score-check.js';
-import { writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { MemoryLedger } from '../../src/ledger/memory/memory-ledger.js';
 import { SqliteLedger } from '../../src/ledger/sqlite/sqlite-ledger.js';
@@ -156,6 +156,40 @@ describe('shadow checks', () => {
         ['held-out-2', 'pass'],
       ],
     );
+  });
+
+  it('a shadow check whose inputs changed while it ran counts for nothing, unless the mission declares them its outputs', async () => {
+    const dir = await tempWorkspace({ 'a.txt': 'old', 'snap.txt': 'recorded' });
+    try {
+      const held = (outputs?: string[]) => ({
+        name: 'held-out',
+        kind: 'command',
+        tier: 'demand',
+        command: 'printf updated > snap.txt && grep -q new a.txt',
+        shadow: true,
+        ...(outputs === undefined ? {} : { outputs }),
+      });
+      const run = (outputs?: string[]) =>
+        runMission({
+          mission: defineMission({
+            id: 'ws',
+            goal: 'g',
+            workspace: dir,
+            stopPolicy: { guards: [] },
+            checks: [{ name: 'changed', kind: 'command', tier: 'demand', command: 'grep -q new a.txt' }, held(outputs)],
+          }),
+          proposer: functionProposer(() => ({ files: { 'a.txt': 'new' } })),
+        });
+      const undeclared = await run();
+      assert.deepEqual([undeclared.outcome, undeclared.verification, undeclared.shadow?.verdict], ['complete', 'verified', 'error']);
+      assert.deepEqual(
+        undeclared.shadow?.findings.map((item) => [item.check, item.status, item.reasonCodes.join()]),
+        [['held-out', 'error', 'check.inputs_changed']],
+      );
+      assert.equal((await run(['snap.*'])).shadow?.verdict, 'pass');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('a run stopped by its wall-clock budget still gets a shadow verdict', async () => {

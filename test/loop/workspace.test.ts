@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
-import { cp, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -97,6 +97,8 @@ describe('the run snapshot', () => {
       kind: 'command',
       command:
         'mkdir -p node_modules/.cache/nyc && echo x > node_modules/.cache/nyc/a.json && echo hacked > node_modules/dep/index.js && rm packages/a/node_modules/inner/index.js',
+      // Rewriting and removing snapshot files would void it (and the checks after it) undeclared.
+      outputs: ['**/node_modules/**'],
     } as const;
     const fixes = [{ 'src/math.js': 'export const add = (a, b) => a * b;\n' }, { 'src/math.js': 'export const add = (a, b) => a + b;\n' }];
     const ledger = new MemoryLedger();
@@ -234,6 +236,63 @@ describe('agent proposer', () => {
     assert.deepEqual(await tree(dir), before);
   });
 
+  it('a daemon the agent leaves behind, rewriting the check copy while the checks run, cannot make the run verified', async () => {
+    const dir = await tempWorkspace(MATH);
+    const base = await mkdtemp(path.join(scratchDir, 'daemon-'));
+    const pidFile = path.join(base, 'daemon.pid');
+    const script = path.join(base, 'daemon.cjs');
+    // Every millisecond for five seconds: the check copy's test, found next to the agent's copy (its working
+    // directory), rewritten into one that passes. It never creates a file.
+    await writeFile(
+      script,
+      `const fs = require('node:fs');
+      fs.writeFileSync(process.argv[2], String(process.pid));
+      const passing = "import { test } from 'node:test';\\ntest('add', () => {});\\n";
+      setInterval(() => {
+        try {
+          const fd = fs.openSync('../check/test/math.test.js', 'r+');
+          fs.ftruncateSync(fd);
+          fs.writeSync(fd, passing, 0);
+          fs.closeSync(fd);
+        } catch {}
+      }, 1);
+      setTimeout(() => process.exit(0), 5000);`,
+    );
+    // A wrong fix, and a daemon in a session of its own (out of the agent's process group) without redline's
+    // environment marker: nothing ends it when the agent exits.
+    const agent = `/usr/bin/env -i /usr/bin/setsid ${process.execPath} ${script} ${pidFile} </dev/null >/dev/null 2>&1 & sleep 0.5; echo 'export const add = (a, b) => a * b;' > src/math.js`;
+    try {
+      const ledger = new MemoryLedger();
+      const result = await runMission({
+        mission: mission(dir, { budgets: { maxAttempts: 1 } }),
+        proposer: agentProposer({ command: agent }),
+        ledger,
+        scratchDir,
+      });
+      const pid = Number(await readFile(pidFile, 'utf8'));
+      assert.doesNotThrow(() => process.kill(pid, 0), 'the daemon outlived the attempt');
+      assert.deepEqual([result.outcome, result.verification], ['failed_with_evidence', 'unverified']);
+      const tests = (dataOf(await ledger.records(result.runId), 'attempt').findings ?? []).filter((item) => item.check === 'tests');
+      assert.deepEqual(
+        tests.map((item) => [item.status, item.reasonCodes.join()]),
+        [['error', 'check.inputs_changed']],
+      );
+      assert.match(tests[0]?.message ?? '', /: test\/math\.test\.js \(/);
+    } finally {
+      const pid = Number(await readFile(pidFile, 'utf8').catch(() => '0'));
+      if (pid > 0) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // It already ended.
+        }
+        assert.ok(await gone(pid), `the daemon ${pid} is still running`);
+      }
+      await rm(base, { recursive: true, force: true });
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('an agent that fails, times out or creates a symlink gets a proposer error, never a crashed run', async () => {
     const dir = await tempWorkspace(MATH);
     for (const [command, code] of [
@@ -313,7 +372,15 @@ describe('test reports', () => {
   it('a JUnit report left in the workspace does not pass for a command that writes none', async () => {
     const junit = '<testsuites><testsuite name="s" tests="1"><testcase name="old" classname="s"/></testsuite></testsuites>';
     const dir = await tempWorkspace({ ...MATH, 'reports/junit.xml': junit });
-    const check = { name: 'junit', kind: 'test-runner', format: 'junit', reportFile: 'reports/junit.xml', command: 'true' } as const;
+    // The check removes its report before it runs: a snapshot file it declares as its output.
+    const check = {
+      name: 'junit',
+      kind: 'test-runner',
+      format: 'junit',
+      reportFile: 'reports/junit.xml',
+      outputs: ['reports/junit.xml'],
+      command: 'true',
+    } as const;
     const ledger = new MemoryLedger();
     const result = await runMission({
       mission: mission(dir, { checks: [check], budgets: { maxAttempts: 1 } }),

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -112,6 +114,56 @@ describe('McpSession', () => {
       await assert.rejects(session.submit(), { name: 'BaselineChangedError' });
       assert.equal((await ledger.runs()).length, 1);
     } finally {
+      await session.close();
+    }
+  });
+
+  it('does not verify a run whose check copy a client rewrites every millisecond during redline_submit', async () => {
+    const scratch = await tempWorkspace({});
+    dirs.push(scratch);
+    const ledger = new MemoryLedger();
+    const mission = await fixture({ maxAttempts: 1 });
+    const session = await McpSession.open({ mission, ledger, scratchDir: scratch });
+    // The client's own process, outside redline's control: it finds every run's check copy under the scratch
+    // directory and, every millisecond, rewrites the test there into one that passes (never creating a file).
+    const attacker = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const fs = require('node:fs');
+        const root = require('node:path').join(process.env.SCRATCH, 'redline-runs');
+        const passing = "import { test } from 'node:test';\\ntest('adds', () => {});\\n";
+        setInterval(() => {
+          for (const run of fs.existsSync(root) ? fs.readdirSync(root) : []) {
+            try {
+              const fd = fs.openSync(root + '/' + run + '/check/test/add.test.js', 'r+');
+              fs.ftruncateSync(fd);
+              fs.writeSync(fd, passing, 0);
+              fs.closeSync(fd);
+            } catch {}
+          }
+        }, 1);`,
+      ],
+      { env: { ...process.env, SCRATCH: scratch }, stdio: 'ignore' },
+    );
+    const attackerGone = once(attacker, 'exit');
+    try {
+      await writeFile(path.join(mission.workspaceDir as string, 'src/add.js'), 'export const add = (a, b) => a * b;\n');
+      const answer = await session.submit();
+      assert.equal(answer.decision, 'stop');
+      assert.deepEqual(answer.decision === 'stop' ? [answer.outcome, answer.verification] : [], ['failed_with_evidence', 'unverified']);
+      const voided = answer.findings.find((item) => item.reasonCodes.includes('check.inputs_changed'));
+      assert.match(voided?.message ?? '', /test\/add\.test\.js/);
+      const records = await ledger.records(answer.runId);
+      const attempt = records.find((record) => record.type === 'attempt');
+      const tests = attempt?.type === 'attempt' ? (attempt.data.findings ?? []).filter((item) => item.check === 'tests') : [];
+      assert.deepEqual(
+        tests.map((item) => [item.status, item.reasonCodes.join()]),
+        [['error', 'check.inputs_changed']],
+      );
+    } finally {
+      attacker.kill('SIGKILL');
+      await attackerGone;
       await session.close();
     }
   });

@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { rm } from 'node:fs/promises';
+import { after, describe, it } from 'node:test';
+import { commandCheck } from '../../src/checks/command-check.js';
+import { applyProposal, Baseline, EMPTY_CANDIDATE, type Candidate } from '../../src/core/candidate.js';
+import type { Check } from '../../src/core/check.js';
+import { checkCandidate } from '../../src/loop/check-candidate.js';
+import { RunWorkspace } from '../../src/workspace/run-workspace.js';
+import { tempWorkspace } from '../helpers/workspace.js';
+
+// Each check of a set is judged on what it saw: one whose snapshot or candidate paths changed while it
+// ran counts for nothing, whoever changed them, except for the outputs it (or a check before it) declared.
+
+const dirs: string[] = [];
+after(async () => {
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+});
+
+const FILES = {
+  'src/add.js': 'export const add = (a, b) => a - b;\n',
+  'test/add.test.js': "assert.equal(add(2, 3), 5, 'adds');\n",
+  'report.txt': 'tracked report\n',
+};
+
+/** A demand check running `command` in the copy. */
+const demand = (name: string, command: string, outputs?: readonly string[]): Check => ({
+  ...commandCheck({ name, command, tier: 'demand' }),
+  ...(outputs === undefined ? {} : { outputs }),
+});
+
+/** Runs `checks` on `candidate` in a fresh run's check copy, as an attempt does. */
+async function check(checks: readonly Check[], candidate: (baseline: Baseline) => Candidate = () => EMPTY_CANDIDATE) {
+  const workspace = await tempWorkspace(FILES);
+  const scratchDir = await tempWorkspace({});
+  dirs.push(workspace, scratchDir);
+  const files = await RunWorkspace.start({ runId: 'check', workspace, scratchDir });
+  try {
+    const proposed = candidate(new Baseline((file) => files.snapshot.text(file)));
+    const { findings } = await checkCandidate({
+      checks,
+      candidate: proposed,
+      context: { goal: 'g', attempt: 1, signal: new AbortController().signal },
+      files,
+    });
+    return findings.map((item) => ({ check: item.check, status: item.status, reasonCodes: item.reasonCodes, message: item.message }));
+  } finally {
+    await files.dispose();
+  }
+}
+
+describe('checkCandidate: a check whose inputs changed while it ran', () => {
+  it('counts for nothing when its command rewrites a snapshot file mid-run: one check.inputs_changed error naming it', async () => {
+    const [found] = await check([demand('tests', "sleep 0.05; printf 'assert.ok(true);\\n' > test/add.test.js; sleep 0.05")]);
+    assert.deepEqual([found?.status, found?.reasonCodes], ['error', ['check.inputs_changed']]);
+    assert.match(
+      found?.message ?? '',
+      /its result \(pass\) counts for nothing: test\/add\.test\.js \(paths a check rewrites itself are declared in its outputs\)$/,
+    );
+  });
+
+  it('counts for nothing when it rewrites a candidate file, even with the same bytes', async () => {
+    const fixed = (baseline: Baseline) =>
+      applyProposal(EMPTY_CANDIDATE, { 'src/add.js': 'export const add = (a, b) => a + b;\n' }, undefined, baseline);
+    const [found] = await check([demand('tests', 'cat src/add.js > src/add.js.new && mv src/add.js.new src/add.js')], fixed);
+    assert.deepEqual([found?.status, found?.reasonCodes], ['error', ['check.inputs_changed']]);
+    assert.match(found?.message ?? '', /: src\/add\.js \(/);
+  });
+
+  it('stands when the check rewrites only its declared outputs or creates files, and a later check is judged on what it saw', async () => {
+    const rewrite = "printf 'fresh report\\n' > report.txt";
+    const findings = await check([
+      demand('report', rewrite, ['report.txt']),
+      demand('cache', 'mkdir -p node_modules/.cache && echo cached > node_modules/.cache/run.json && echo tmp > src/add.js.tmp'),
+      demand('tests', 'grep -q "fresh report" report.txt'),
+    ]);
+    assert.deepEqual(
+      findings.map((item) => [item.check, item.status]),
+      [
+        ['report', 'pass'],
+        ['cache', 'pass'],
+        ['tests', 'pass'],
+      ],
+    );
+    // The same rewrite, undeclared.
+    const [undeclared] = await check([demand('report', rewrite)]);
+    assert.deepEqual([undeclared?.status, undeclared?.reasonCodes], ['error', ['check.inputs_changed']]);
+  });
+
+  it('voids every check that ran on the changed copy, and only those: a check that ran before the change stands', async () => {
+    const findings = await check([
+      demand('first', 'true'),
+      demand('tamper', "printf 'tampered\\n' > test/add.test.js"),
+      demand('after', 'true'),
+    ]);
+    assert.deepEqual(
+      findings.map((item) => [item.check, item.status, item.reasonCodes.join()]),
+      [
+        ['first', 'pass', ''],
+        ['tamper', 'error', 'check.inputs_changed'],
+        ['after', 'error', 'check.inputs_changed'],
+      ],
+    );
+  });
+});

@@ -1,0 +1,109 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { RunWorkspace } from '../../src/workspace/run-workspace.js';
+import { buildTree, OUTSIDE, treeSpec } from './arbitraries.js';
+import { applyCheckAction, checkAction, modifySameSize } from './check-actions.js';
+import { alwaysIgnored, expectedCopy, readTree, tempBase, withoutIgnored, writeTree, type Tree } from './tree.js';
+
+// What a check copy reports as changed since its reset: the inputs a check may have seen instead of
+// snapshot + candidate. More cases: WORKSPACE_PROPERTY_RUNS=500 node --import tsx --test test/workspace/changed-inputs.test.ts
+const NUM_RUNS = Number(process.env.WORKSPACE_PROPERTY_RUNS ?? 20);
+
+const nothingDeclared = (): boolean => false;
+
+/** The expected paths of `expected` that `actual` no longer holds the same (content, mode, kind, target). */
+function differing(expected: Tree, actual: Tree): string[] {
+  return [...expected].filter(([file, want]) => JSON.stringify(actual.get(file)) !== JSON.stringify(want)).map(([file]) => file);
+}
+
+/** A workspace holding `files` (path → text), snapshotted by a run; `use` gets the run, and everything is removed after. */
+async function withRun(files: Record<string, string>, use: (run: RunWorkspace) => Promise<void>): Promise<void> {
+  const { dir: base, remove } = tempBase('inputs');
+  try {
+    const ws = path.join(base, 'ws');
+    for (const [file, text] of Object.entries(files)) {
+      mkdirSync(path.dirname(path.join(ws, file)), { recursive: true });
+      writeFileSync(path.join(ws, file), text);
+    }
+    const run = await RunWorkspace.start({ runId: 'inputs', workspace: ws, scratchDir: path.join(base, 'scratch') });
+    try {
+      await use(run);
+    } finally {
+      await run.dispose();
+    }
+  } finally {
+    remove();
+  }
+}
+
+describe('CheckCopy.changedInputs', () => {
+  it('names every expected path a messy check changed right after the reset, and none when it only created entries', async (t) => {
+    let changedSeen = 0;
+    await fc.assert(
+      fc.asyncProperty(treeSpec, fc.array(checkAction, { minLength: 1, maxLength: 4 }), async (spec, actions) => {
+        const { dir: base, remove } = tempBase('inputs-prop');
+        try {
+          const [ws, outside, lookalikes] = ['ws', 'outside', 'lookalikes'].map((name) => path.join(base, name)) as [
+            string,
+            string,
+            string,
+          ];
+          for (const dir of [ws, outside, lookalikes]) mkdirSync(dir);
+          const tree = buildTree(spec, outside);
+          writeTree(ws, tree);
+          writeTree(outside, OUTSIDE);
+          const run = await RunWorkspace.start({ runId: 'prop', workspace: ws, scratchDir: path.join(base, 'scratch') });
+          try {
+            const candidate = { 'made/new.txt': 'candidate' };
+            const copy = await run.checkCopy(candidate);
+            assert.deepEqual(await copy.changedInputs(nothingDeclared), [], 'a fresh reset changed nothing');
+            // The check runs at once: no pause after the reset (the racy-timestamp window).
+            const log = actions.map((action, index) => applyCheckAction(copy.dir, lookalikes, action, index));
+            const changed = await copy.changedInputs(nothingDeclared);
+            const expected = withoutIgnored(expectedCopy(tree, candidate), alwaysIgnored);
+            const missed = differing(expected, readTree(copy.dir)).filter((file) => !changed.includes(file));
+            assert.deepEqual(missed, [], `after ${log.join('; ')}: changed ${JSON.stringify(changed)}`);
+            if (actions.every((action) => action.kind === 'create-file' || action.kind === 'create-dir'))
+              assert.deepEqual(changed, [], `after ${log.join('; ')}`);
+            if (changed.length > 0) changedSeen += 1;
+            const again = await run.checkCopy(candidate);
+            assert.deepEqual(await again.changedInputs(nothingDeclared), [], 'the next reset restored the copy');
+          } finally {
+            await run.dispose();
+          }
+        } finally {
+          remove();
+        }
+      }),
+      { numRuns: NUM_RUNS },
+    );
+    t.diagnostic(`${NUM_RUNS} cases, ${changedSeen} with changed inputs`);
+  });
+
+  it('names a file rewritten in place with other bytes of the same size and its old times set back exactly', async () => {
+    await withRun({ 'test/a.test.js': 'assert(add(2, 3) === 5);\n', 'src/add.js': 'old\n' }, async (run) => {
+      const copy = await run.checkCopy({ 'src/add.js': 'new\n' });
+      modifySameSize(path.join(copy.dir, 'test/a.test.js'), new Uint8Array([7]), { exact: true });
+      modifySameSize(path.join(copy.dir, 'src/add.js'), new Uint8Array([9]), { exact: true });
+      assert.deepEqual(await copy.changedInputs(nothingDeclared), ['src/add.js', 'test/a.test.js']);
+    });
+  });
+
+  it('leaves out declared outputs and what a check created, and names a file replaced by a directory or removed', async () => {
+    await withRun({ 'report.xml': '<old/>\n', 'src/a.js': 'a\n', 'src/b.js': 'b\n', 'cache/keep.txt': 'k\n' }, async (run) => {
+      const copy = await run.checkCopy({});
+      writeFileSync(path.join(copy.dir, 'report.xml'), '<new/>\n');
+      writeFileSync(path.join(copy.dir, 'cache/created.bin'), 'cache');
+      mkdirSync(path.join(copy.dir, 'node_modules/.cache'), { recursive: true });
+      assert.deepEqual(await copy.changedInputs((file) => file === 'report.xml'), []);
+      rmSync(path.join(copy.dir, 'src/a.js'));
+      mkdirSync(path.join(copy.dir, 'src/a.js'));
+      rmSync(path.join(copy.dir, 'src/b.js'));
+      assert.deepEqual(await copy.changedInputs((file) => file === 'report.xml'), ['src/a.js', 'src/b.js']);
+      assert.deepEqual(await copy.changedInputs(nothingDeclared), ['report.xml', 'src/a.js', 'src/b.js']);
+    });
+  });
+});
