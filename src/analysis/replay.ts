@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Acceptance } from '../core/acceptance.js';
-import { budgets } from '../guards/budget.js';
 import { evaluatePolicy, policyLookback, type AttemptSummary, type BudgetLimits, type RunCounters } from '../guards/guard.js';
+import { runtimeGuards } from '../guards/no-change.js';
 import { buildPolicy, guardSpecSchema, needsPriors } from '../guards/spec.js';
 import { parseRecord } from '../ledger/chain.js';
 import { streamHistory } from '../ledger/history.js';
@@ -108,7 +108,8 @@ function replayRun(
     ...(missionBudgets.maxWallClock === undefined ? {} : { maxWallClockMs: missionBudgets.maxWallClock }),
     ...(missionBudgets.maxCostUsd === undefined ? {} : { maxCostUsd: missionBudgets.maxCostUsd }),
   };
-  const guards = [...budgets(), ...buildPolicy(policy.guards)];
+  // The runtime's own guards bind every run, whatever its policy: a replay stacks them as the loop does.
+  const guards = [...runtimeGuards(), ...buildPolicy(policy.guards)];
   const lookback = Math.max(policyLookback(guards), progressWindow);
   for (const [index, attempt] of attempts.entries()) {
     const acceptance = attempt.acceptance;

@@ -1,4 +1,4 @@
-import { budgets } from '../guards/budget.js';
+import { runtimeGuards } from '../guards/no-change.js';
 import { parseRecord } from '../ledger/chain.js';
 import { streamHistory } from '../ledger/history.js';
 import type { Ledger, RunFilter, RunRecord } from '../ledger/ledger.js';
@@ -45,7 +45,8 @@ interface RunFacts {
   readonly shadow?: ShadowVerdict;
 }
 
-const BUDGET_GUARDS = new Set(budgets().map((guard) => guard.name));
+/** The guards the runtime stacks on every run: not part of any mission's policy. */
+const RUNTIME_GUARDS = new Set(runtimeGuards().map((guard) => guard.name));
 /** The facts of a sealed run; undefined when its first or last record is not what a sealed run holds. */
 function factsOf(records: readonly RunRecord[], noise: JudgeNoise): RunFacts | undefined {
   const started = records[0];
@@ -53,7 +54,7 @@ function factsOf(records: readonly RunRecord[], noise: JudgeNoise): RunFacts | u
   if (started?.type !== 'run.started' || sealed?.type !== 'run.sealed') return undefined;
   for (const { data } of recordsOf(records, 'attempt'))
     if (data.summary?.score !== undefined) noise.add(data.summary.candidateHash, data.summary.score);
-  const policy = (started.data.guards ?? []).filter((name) => !BUDGET_GUARDS.has(name)).join(', ');
+  const policy = (started.data.guards ?? []).filter((name) => !RUNTIME_GUARDS.has(name)).join(', ');
   const { outcome, stopReason, shadow } = sealed.data;
   return {
     stopReason,

@@ -17,6 +17,7 @@ import { preJournalNotes } from '../review/pre-journal.js';
 import type { Output } from './run-command.js';
 import { clean, jsonLine } from './terminal-text.js';
 import { inventoryLine } from './format.js';
+import { accountLines } from './account-lines.js';
 
 /**
  * Opens the ledger a command names (flag, environment, or `.redline/redline.db` here) for `work`. Unless
@@ -217,14 +218,15 @@ function recordStory(record: RunRecord): string[] {
         ...record.data.findings.map(findingLine),
       ];
     case 'attempt': {
-      const { candidate, summary, isolation, findings = [] } = record.data;
+      const { candidate, summary, isolation, findings = [], account } = record.data;
       const reset =
         isolation === undefined
           ? ''
           : `; copy reset in ${isolation.resetMs} ms (${isolation.scanned} paths compared, ${isolation.restored} restored)`;
       return [
-        `  attempt ${record.data.attempt}: changes ${candidate?.footprint.join(', ') || '(nothing)'}; ${summary?.progress === true ? 'progress' : 'no progress'}; state ${String(summary?.signature.slice(0, 8))}${reset}`,
+        `  attempt ${record.data.attempt}: ${summary?.noChange === true ? 'changed nothing, no check ran' : `changes ${candidate?.footprint.join(', ') || '(nothing)'}`}; ${summary?.progress === true ? 'progress' : 'no progress'}; state ${String(summary?.signature.slice(0, 8))}${reset}`,
         ...findings.map(findingLine),
+        ...(account === undefined ? [] : accountLines(account, '    ')),
       ];
     }
     case 'decision': {

@@ -135,7 +135,11 @@ function attemptLine(record: RunRecord): string | undefined {
       ...Object.entries(record.data.inventories ?? {}).map(([check, inventory]) => `    ${clean(check)}: ${inventoryLine(inventory)}`),
     ].join('\n');
   if (record.type !== 'attempt') return undefined;
-  return checksLine(`attempt ${record.data.attempt}`, record.data.findings ?? []);
+  const findings = record.data.findings ?? [];
+  // No check ran on an attempt that changed nothing: its first finding says so, with the proposer's account.
+  if (record.data.summary?.noChange === true)
+    return `  attempt ${record.data.attempt}: ${clean(findings[0]?.message.split('\n')[0] ?? '')}`;
+  return checksLine(`attempt ${record.data.attempt}`, findings);
 }
 
 /** Whether an unsealed run of the ledger (of `missionId`, when given) started under a review queue's plan. */

@@ -2,6 +2,7 @@ import { briefBaseline, type BaselineFile, type BaselineSource } from './brief-b
 import type { Finding, FindingLocation } from './finding.js';
 import type { Candidate } from './candidate.js';
 import type { Verification } from './outcome.js';
+import { accountText, type ProposerAccount } from './proposer-account.js';
 import { DEFAULT_STRIP_PATTERNS, stripThinking, type Stripped } from './strip-thinking.js';
 
 /** A failing (or erroring) finding as a brief lists it. */
@@ -31,6 +32,10 @@ export interface Brief {
     readonly baseline?: Readonly<Record<string, BaselineFile>>;
   };
   readonly cutoffReason: string;
+  /**
+   * The last failing or erroring finding, as `check: message`; when the last attempt's proposer ran a program,
+   * followed by its account: how it ended and the last lines of its stderr and transcript.
+   */
   readonly lastError?: string;
   readonly attempts: number;
   readonly verification: Verification;
@@ -63,22 +68,26 @@ function briefFinding({ check, status, reasonCodes, message, location }: Finding
 }
 
 /**
- * The brief of a sealed run: the last error and the failing findings of its last check set, and its final
- * output with thinking-token leakage (`stripPatterns`, default {@link DEFAULT_STRIP_PATTERNS}) stripped and
- * recorded as `stripped`. With `baseline` (the run's snapshot), each changed path's content before the run
- * is kept next to it, within the caps of {@link briefBaseline}.
+ * The brief of a sealed run: the last error (with the last attempt's proposer `account`, when it has one)
+ * and the failing findings of its last check set, and its final output with thinking-token leakage
+ * (`stripPatterns`, default {@link DEFAULT_STRIP_PATTERNS}) stripped and recorded as `stripped`. With
+ * `baseline` (the run's snapshot), each changed path's content before the run is kept next to it, within
+ * the caps of {@link briefBaseline}.
  */
 export function makeBrief(
   fields: Omit<Brief, 'finalOutput' | 'lastError' | 'failing' | 'failingOmitted' | 'stripped'> & {
     candidate: Candidate;
     findings: readonly Finding[];
+    account?: ProposerAccount | undefined;
     stripPatterns?: readonly string[] | undefined;
     baseline?: BaselineSource | undefined;
   },
 ): Brief {
-  const { candidate, findings, stripPatterns = DEFAULT_STRIP_PATTERNS, baseline, ...rest } = fields;
+  const { candidate, findings, account, stripPatterns = DEFAULT_STRIP_PATTERNS, baseline, ...rest } = fields;
   const bad = findings.filter((item) => item.status === 'fail' || item.status === 'error');
-  const error = lastError(findings);
+  const last = lastError(findings);
+  // The proposer's own account is told next to the error it explains, never in place of one.
+  const error = last === undefined || account === undefined ? last : `${last}\n\n${accountText(account)}`;
   const counts = new Map<string, number>();
   const files = stripThinking(candidate.files, stripPatterns, counts);
   const value = stripThinking(candidate.value, stripPatterns, counts);

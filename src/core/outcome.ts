@@ -28,6 +28,8 @@ export const StopReason = {
   environment: 'environment',
   /** A required check examines what no candidate in the scope can change, and it fails on the baseline. */
   unreachable: 'unreachable',
+  /** The proposer changed nothing in attempts in a row (the runtime's `noChange` guard). */
+  noChange: 'no_change',
   /** A human judge approved the attempt through the review queue. */
   humanApproved: 'human_approved',
   /** A human judge rejected the attempt through the review queue (the run retries or fails, per `onReject`). */

@@ -23,6 +23,11 @@ export interface AttemptSummary {
   readonly infraError: boolean;
   /** Whether this attempt made progress (SPEC §3). */
   readonly progress: boolean;
+  /**
+   * Whether the proposal left the candidate as it was (`proposer.no_change`): no check ran, the state did
+   * not move. Absent on every other attempt.
+   */
+  readonly noChange?: true;
 }
 
 /** Counters that live in the run record, so that a resumed run gives the same verdicts. */

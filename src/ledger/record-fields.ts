@@ -56,6 +56,7 @@ export const attemptSummarySchema: z.ZodType<AttemptSummary> = z.looseObject({
   failed: z.boolean(),
   infraError: z.boolean(),
   progress: z.boolean(),
+  noChange: opt(z.literal(true)),
 });
 
 export const countersSchema: z.ZodType<RunCounters> = z.looseObject({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { proposerAccountSchema } from '../proposers/account-schema.js';
 import type { ProposerIdentity } from '../proposers/proposer.js';
 import { RecordParseError } from '../errors/record-parse-error.js';
 import { handoffResultSchema } from '../handoff/handoff-result.js';
@@ -136,6 +137,8 @@ const attemptShape = {
   counters: opt(countersSchema),
   frontier: opt(frontierSchema),
   isolation: opt(isolationSchema),
+  /** How the proposer's program ran (exit status, time, the tails of its output and transcript); attempts of other proposers, and older records: none. */
+  account: opt(proposerAccountSchema),
 };
 
 const decisionShape = {

@@ -96,7 +96,11 @@ export function restoreState(records: readonly RunRecord[], context: StepContext
     const { candidate, findings, counters } = data;
     if (candidate === undefined || findings === undefined || counters === undefined)
       throw new TypeError(`Expected attempt ${data.attempt} (record ${seq}) to record its candidate, findings and counters, got none`);
-    state = step(state, { candidate, findings, usage: data.usage ?? {}, elapsedMs: counters.elapsedMs }, context).state;
+    state = step(
+      state,
+      { candidate, findings, usage: data.usage ?? {}, account: data.account, elapsedMs: counters.elapsedMs },
+      context,
+    ).state;
   }
   const last = records.filter((record) => record.type !== 'run.resumed').at(-1);
   switch (last?.type) {
@@ -125,6 +129,7 @@ function recordedPosition(records: readonly RunRecord[]): SealPosition {
     attempt: last?.attempt ?? 0,
     candidate: last?.candidate ?? EMPTY_CANDIDATE,
     findings: last?.findings ?? recordsOf(records, 'baseline')[0]?.data.findings ?? [],
+    ...(last?.account === undefined ? {} : { account: last.account }),
     counters: last?.counters ?? initialState().counters,
   };
 }

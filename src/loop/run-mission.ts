@@ -4,7 +4,7 @@ import { buildChecks } from '../build/build-checks.js';
 import { SCOPE_CHECK } from '../checks/scope-check.js';
 import { LedgerError } from '../errors/ledger-error.js';
 import { MissionError } from '../errors/mission-error.js';
-import { budgets as budgetGuards } from '../guards/budget.js';
+import { runtimeGuards } from '../guards/no-change.js';
 import { evaluatePolicy, policyLookback, type BudgetLimits, type StopVerdict } from '../guards/guard.js';
 import { buildPolicy, defaultGuards, needsPriors } from '../guards/spec.js';
 import { planHandoff, type HandoffPlan } from '../handoff/handoff.js';
@@ -22,6 +22,7 @@ import { askJudge } from './ask-judge.js';
 import { evaluateAcceptance, verificationOf } from '../core/acceptance.js';
 import { Baseline, EMPTY_CANDIDATE } from '../core/candidate.js';
 import { StopReason } from '../core/outcome.js';
+import { proposerNoun, type ProposerAccount } from '../core/proposer-account.js';
 import type { ShadowResult } from '../core/shadow-verdict.js';
 import { checkCandidate, type Checked } from './check-candidate.js';
 import { endingOf, refines, runtimeErrorEnding, stoppedEnding, type Ending, type RecordedDecision } from './ending.js';
@@ -30,6 +31,7 @@ import { learnFrom, loadPriors, recordedScores } from './learn.js';
 import { ownerInfo } from '../ledger/owner.js';
 import { admitPlan } from './plan-admission.js';
 import { propose, proposerErrorFindings, spent } from './propose.js';
+import { noChangeFindings } from '../proposers/no-change.js';
 import { runPlanOf } from './run-plan.js';
 import { assertRunnable, checkPlan, sandboxOf, startWorkspace } from './run-setup.js';
 import { sealRun } from './seal.js';
@@ -134,7 +136,11 @@ async function loop(options: RunMissionOptions, resume: ResumePoint | undefined,
   // `adaptive` stops on what finished runs of this task type taught it: loaded once, before the first attempt
   // (a resumed run loads them again, and sees what runs sealed in between taught).
   const priors = options.guards === undefined && needsPriors(specs) ? await loadPriors(ledger, mission.taskType) : undefined;
-  const guards = [...budgetGuards(), ...(options.guards ?? buildPolicy(specs, priors === undefined ? {} : { priors }))];
+  // The runtime's own guards (an agent that changes nothing, the budgets) come first, whatever the policy.
+  const guards = [
+    ...runtimeGuards(proposerNoun(proposer.identity?.kind)),
+    ...(options.guards ?? buildPolicy(specs, priors === undefined ? {} : { priors })),
+  ];
   const stepContext: StepContext = {
     required: new Set(checks.filter((check) => check.required).map((check) => check.name)),
     promotion: new Set(checks.filter((check) => check.required && check.stage === 'promotion').map((check) => check.name)),
@@ -282,7 +288,13 @@ async function loop(options: RunMissionOptions, resume: ResumePoint | undefined,
       runId,
       ending,
       verification,
-      position: { attempt, candidate, findings: state.findings, counters },
+      position: {
+        attempt,
+        candidate,
+        findings: state.findings,
+        ...(state.account === undefined ? {} : { account: state.account }),
+        counters,
+      },
       mission: { goal: mission.goal, taskType: mission.taskType, priority: mission.priority, stripPatterns: mission.brief?.stripPatterns },
       baseline: files === undefined ? undefined : (file) => files.baselineFile(file),
       handoff: options.handoff === undefined || handoffPlan === undefined ? undefined : { handoff: options.handoff, plan: handoffPlan },
@@ -416,17 +428,27 @@ async function loop(options: RunMissionOptions, resume: ResumePoint | undefined,
     });
   };
 
-  /** One attempt, in the attempt's span `trace`: the proposal, its candidate checked in the check copy (or the proposer's error). */
-  const attemptOnce = async (trace: TraceSpan): Promise<Checked & { usage: ReturnType<typeof spent> }> => {
+  /**
+   * One attempt, in the attempt's span `trace`: the proposal, its candidate checked in the check copy — or the
+   * proposer's error, or, when the proposal changed nothing, no check at all (the latest findings still hold) —
+   * with the proposer's account.
+   */
+  const attemptOnce = async (
+    trace: TraceSpan,
+  ): Promise<Checked & { usage: ReturnType<typeof spent>; account: ProposerAccount | undefined }> => {
     const proposed = await trace.child(proposalSpan(proposer), async (proposalTrace) => {
       const answer = await proposeNext();
       proposalTrace.set(usageAttributes(spent(answer)));
       if ('error' in answer) proposalTrace.fail({ type: answer.error.code, message: answer.error.message });
       return answer;
     });
-    if (!('candidate' in proposed)) return { findings: proposerErrorFindings(proposed.error, checks), usage: spent(proposed) };
+    const { account } = proposed;
+    const usage = spent(proposed);
+    if ('error' in proposed) return { findings: proposerErrorFindings(proposed.error, checks), usage, account };
+    if ('unchanged' in proposed)
+      return { findings: noChangeFindings({ latest: state.findings, account, kind: proposer.identity?.kind }), usage, account };
     candidate = proposed.candidate;
-    return { ...(await checkCandidate({ checks, candidate, context: checkContext(attempt), files, now, trace })), usage: spent(proposed) };
+    return { ...(await checkCandidate({ checks, candidate, context: checkContext(attempt), files, now, trace })), usage, account };
   };
 
   /** Asks the proposer for the next attempt's candidate. */
@@ -470,8 +492,8 @@ async function loop(options: RunMissionOptions, resume: ResumePoint | undefined,
       // Between steps: a run stopped while it recorded or decided starts no proposer.
       if (signal.aborted) throw new Aborted(signal.reason);
       decided = await span.child({ name: 'redline.attempt', attributes: { 'redline.attempt.number': attempt } }, async (trace) => {
-        const { findings, usage, isolation } = await attemptOnce(trace);
-        const stepped = step(state, { candidate, findings, usage, elapsedMs: now() - startedAt }, stepContext);
+        const { findings, usage, isolation, account } = await attemptOnce(trace);
+        const stepped = step(state, { candidate, findings, usage, account, elapsedMs: now() - startedAt }, stepContext);
         state = stepped.state;
         observedScores[attempt - 1] = stepped.summary.score;
         if (trace.recording)
@@ -491,6 +513,7 @@ async function loop(options: RunMissionOptions, resume: ResumePoint | undefined,
             counters: state.counters,
             frontier: state.frontier,
             ...(isolation === undefined ? {} : { isolation }),
+            ...(account === undefined ? {} : { account }),
           },
         });
         return decide(policyVerdict(), trace);

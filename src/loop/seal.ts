@@ -2,6 +2,7 @@ import type { BaselineSource } from '../core/brief-baseline.js';
 import { makeBrief, type Brief } from '../core/brief.js';
 import type { Candidate } from '../core/candidate.js';
 import type { Finding } from '../core/finding.js';
+import type { ProposerAccount } from '../core/proposer-account.js';
 import type { Verification } from '../core/outcome.js';
 import type { RunCounters } from '../guards/guard.js';
 import { handOff, reportRun, type Handoff, type HandoffPlan } from '../handoff/handoff.js';
@@ -16,6 +17,8 @@ export interface SealPosition {
   readonly candidate: Candidate;
   /** The findings of its last check set. */
   readonly findings: readonly Finding[];
+  /** The last attempt's proposer account, when it has one: the brief tells it next to the last error. */
+  readonly account?: ProposerAccount;
   readonly counters: RunCounters;
 }
 
@@ -70,6 +73,7 @@ export async function sealRun({
     attempts: position.attempt,
     verification,
     findings: position.findings,
+    account: position.account,
     stripPatterns: mission.stripPatterns,
     baseline,
   });

@@ -112,16 +112,17 @@ export class McpSession {
         baseline: new Baseline((file) => this.#baseline.snapshot.text(file)),
         pathProblems: (files) => this.#baseline.candidateProblems(files),
       });
-      if (!('candidate' in proposed))
-        return checksAnswer(this.#checks, EMPTY_CANDIDATE, proposerErrorFindings(proposed.error, this.#checks));
+      if ('error' in proposed) return checksAnswer(this.#checks, EMPTY_CANDIDATE, proposerErrorFindings(proposed.error, this.#checks));
+      // A working copy that changes nothing is checked as the baseline: the agent asked what the checks say of it.
+      const candidate = 'candidate' in proposed ? proposed.candidate : EMPTY_CANDIDATE;
       const sandbox = sandboxOf(this.#mission)?.checks;
       const { findings } = await checkCandidate({
         checks: this.#checks,
-        candidate: proposed.candidate,
+        candidate,
         context: { goal: this.#mission.goal, attempt: 0, signal, ...(sandbox === undefined ? {} : { sandbox }) },
         files: this.#baseline,
       });
-      return checksAnswer(this.#checks, proposed.candidate, findings);
+      return checksAnswer(this.#checks, candidate, findings);
     });
   }
 

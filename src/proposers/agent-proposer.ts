@@ -4,6 +4,8 @@ import path from 'node:path';
 import { ProposerError } from '../errors/proposer-error.js';
 import { inheritedEnv, runProcess } from '../process/run-process.js';
 import { AGENT_PROMPT_TEMPLATE, agentPrompt } from './agent-prompt.js';
+import { readTail, TRANSCRIPT_TAIL_BYTES } from './output-tail.js';
+import { processAccount } from './process-account.js';
 import { processFailure } from './process-failure.js';
 import type { Proposal, Proposer } from './proposer.js';
 
@@ -58,7 +60,9 @@ async function readUsage(file: string): Promise<unknown> {
  * files and variables (docs/agents.md):
  * `REDLINE_PROMPT` / `REDLINE_PROMPT_FILE` (goal, scope and failing findings as Markdown),
  * `REDLINE_REQUEST_FILE` (the `redline.proposer/1` request as JSON), `REDLINE_GOAL`, `REDLINE_ATTEMPT`,
- * and may write `{"inputTokens","outputTokens","costUsd"}` to `REDLINE_USAGE_FILE`. Exit 0 means done.
+ * and may write `{"inputTokens","outputTokens","costUsd"}` to `REDLINE_USAGE_FILE` and its transcript to
+ * `REDLINE_TRANSCRIPT`. Exit 0 means done. Every proposal and error carries the agent's account: its exit
+ * status, time, and the tails of its stdout, stderr and transcript.
  */
 export function agentProposer({
   command,
@@ -82,7 +86,12 @@ export function agentProposer({
       const io = await mkdtemp(path.join(os.tmpdir(), 'redline-agent-'));
       try {
         const prompt = agentPrompt(request);
-        const files = { request: path.join(io, 'request.json'), prompt: path.join(io, 'prompt.md'), usage: path.join(io, 'usage.json') };
+        const files = {
+          request: path.join(io, 'request.json'),
+          prompt: path.join(io, 'prompt.md'),
+          usage: path.join(io, 'usage.json'),
+          transcript: path.join(io, 'transcript.log'),
+        };
         await writeFile(files.request, JSON.stringify(request));
         await writeFile(files.prompt, prompt);
         const variables = {
@@ -92,6 +101,7 @@ export function agentProposer({
           REDLINE_PROMPT_FILE: files.prompt,
           REDLINE_REQUEST_FILE: files.request,
           REDLINE_USAGE_FILE: files.usage,
+          REDLINE_TRANSCRIPT: files.transcript,
           REDLINE_GOAL: request.mission.goal,
           REDLINE_ATTEMPT: String(request.attempt),
         };
@@ -104,6 +114,7 @@ export function agentProposer({
           env: variables,
           ...(sandbox === undefined ? {} : { sandbox: { kind: sandbox.kind, writable: [dir, io], network: sandbox.network } }),
         });
+        const account = processAccount({ kind: 'agent', result, transcript: await readTail(files.transcript, TRANSCRIPT_TAIL_BYTES) });
         // What the agent spent is charged even when its attempt fails; a malformed report fails a good attempt.
         let usage: unknown;
         let badUsage: ProposerError | undefined;
@@ -113,15 +124,14 @@ export function agentProposer({
           badUsage = error as ProposerError;
         }
         const failed = (error: ProposerError): ProposerError =>
-          usage === undefined
-            ? error
-            : new ProposerError({
-                code: error.code,
-                message: error.message,
-                ...(error.output === undefined ? {} : { output: error.output }),
-                usage,
-              });
-        const failure = processFailure({ command, result, timeoutMs, outputCap, who: 'agent' });
+          new ProposerError({
+            code: error.code,
+            message: error.message,
+            ...(error.output === undefined ? {} : { output: error.output }),
+            ...(usage === undefined ? {} : { usage }),
+            account,
+          });
+        const failure = processFailure({ command, result, timeoutMs, outputCap, who: 'agent', account });
         if (failure !== undefined) throw failed(failure);
         let changes: Record<string, string | null>;
         try {
@@ -141,9 +151,9 @@ export function agentProposer({
             }),
           );
         }
-        if (badUsage !== undefined) throw badUsage;
+        if (badUsage !== undefined) throw failed(badUsage);
         // The loop validates every proposal (shape, usage, paths) like any other.
-        return { files: changes, ...(usage === undefined ? {} : { usage }) } as Proposal;
+        return { files: changes, ...(usage === undefined ? {} : { usage }), account } as Proposal;
       } finally {
         await rm(io, { recursive: true, force: true });
       }

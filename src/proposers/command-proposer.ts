@@ -1,5 +1,6 @@
 import { ProposerError } from '../errors/proposer-error.js';
 import { runProcess } from '../process/run-process.js';
+import { processAccount } from './process-account.js';
 import { processFailure } from './process-failure.js';
 import { PROPOSER_PROTOCOL, type Proposal, type Proposer } from './proposer.js';
 
@@ -18,7 +19,8 @@ export interface CommandProposerOptions {
 
 /**
  * Runs any program that speaks `redline.proposer/1` (docs/proposer-protocol.md): one JSON request on
- * stdin, one JSON proposal on stdout.
+ * stdin, one JSON proposal on stdout. Every proposal and error carries the program's account (exit
+ * status, time, the tails of stdout and stderr), whatever `account` the program printed itself.
  */
 export function commandProposer({
   command,
@@ -45,18 +47,24 @@ export function commandProposer({
         // In the sandbox the workspace (its cwd) is read-only: the protocol's answer is stdout.
         ...(sandbox === undefined ? {} : { sandbox: { kind: sandbox.kind, writable: [], network: sandbox.network } }),
       });
-      const failure = processFailure({ command, result, timeoutMs, outputCap, who: 'proposer' });
+      const account = processAccount({ kind: 'command', result });
+      const failure = processFailure({ command, result, timeoutMs, outputCap, who: 'proposer', account });
       if (failure !== undefined) throw failure;
+      let answer: unknown;
       try {
-        // The loop validates every proposal against the protocol.
-        return JSON.parse(result.stdout) as Proposal;
+        answer = JSON.parse(result.stdout);
       } catch {
+        answer = undefined;
+      }
+      if (typeof answer !== 'object' || answer === null || Array.isArray(answer))
         throw new ProposerError({
           code: 'proposer.bad_json',
           message: 'the proposer did not print one JSON object on stdout',
           output: result.stdout,
+          account,
         });
-      }
+      // The loop validates every proposal against the protocol; the account is the runtime's, never the program's.
+      return { ...answer, account } as Proposal;
     },
   };
 }

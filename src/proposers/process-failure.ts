@@ -1,3 +1,4 @@
+import type { ProposerAccount } from '../core/proposer-account.js';
 import { ProposerError } from '../errors/proposer-error.js';
 import type { ProcessResult } from '../process/run-process.js';
 
@@ -8,6 +9,8 @@ export interface ProcessFailureOptions {
   readonly timeoutMs: number;
   readonly outputCap: number;
   readonly who: 'proposer' | 'agent';
+  /** How the program ran: every error carries it. */
+  readonly account: ProposerAccount;
 }
 
 /** A word the shell takes as it is: no quotes, expansions, globs or operators. */
@@ -46,22 +49,31 @@ function notFoundByShell(command: string | readonly string[], result: ProcessRes
     : undefined;
 }
 
-/** The proposer error for a program that could not start, was ended by the runtime or exited non-zero. */
-export function processFailure({ command, result, timeoutMs, outputCap, who }: ProcessFailureOptions): ProposerError | undefined {
+/** The proposer error for a program that could not start, was ended by the runtime or exited non-zero, with its account. */
+export function processFailure({ command, result, timeoutMs, outputCap, who, account }: ProcessFailureOptions): ProposerError | undefined {
   if (result.spawnError !== undefined)
-    return new ProposerError({ code: 'proposer.spawn_failed', message: `could not start the ${who}: ${result.spawnError}` });
+    return new ProposerError({ code: 'proposer.spawn_failed', message: `could not start the ${who}: ${result.spawnError}`, account });
   if (result.killed === 'timeout')
-    return new ProposerError({ code: 'proposer.timeout', message: `the ${who} ran past its ${timeoutMs} ms timeout and was killed` });
+    return new ProposerError({
+      code: 'proposer.timeout',
+      message: `the ${who} ran past its ${timeoutMs} ms timeout and was killed`,
+      account,
+    });
   if (result.killed === 'output_cap')
-    return new ProposerError({ code: 'proposer.output_cap', message: `the ${who} wrote more than ${outputCap} bytes and was killed` });
+    return new ProposerError({
+      code: 'proposer.output_cap',
+      message: `the ${who} wrote more than ${outputCap} bytes and was killed`,
+      account,
+    });
   if (result.killed === 'aborted')
-    return new ProposerError({ code: 'proposer.aborted', message: `the run stopped while the ${who} was running` });
+    return new ProposerError({ code: 'proposer.aborted', message: `the run stopped while the ${who} was running`, account });
   const missing = notFoundByShell(command, result);
   if (missing !== undefined) {
     return new ProposerError({
       code: 'proposer.spawn_failed',
       message: `could not start the ${who}: the shell found no program ${JSON.stringify(missing)} (exit 127)`,
       output: result.stderr,
+      account,
     });
   }
   if (result.exitCode !== 0)
@@ -69,6 +81,7 @@ export function processFailure({ command, result, timeoutMs, outputCap, who }: P
       code: 'proposer.exit_nonzero',
       message: `the ${who} exited ${result.exitCode ?? `by signal ${result.signal}`}`,
       output: result.stderr,
+      account,
     });
   return undefined;
 }

@@ -1,5 +1,6 @@
 import type { Finding } from '../core/finding.js';
 import type { Candidate } from '../core/candidate.js';
+import type { ProposerAccount } from '../core/proposer-account.js';
 import type { Mission } from '../mission/mission.js';
 
 /** Identifies the JSON request format programs receive; stable. */
@@ -43,6 +44,11 @@ export interface Proposal {
   readonly files?: Readonly<Record<string, string | null>> | undefined;
   readonly value?: unknown;
   readonly usage?: Usage | undefined;
+  /**
+   * How the proposer's program ran, set by the proposer that ran it (`agent`, `command`), never taken from
+   * the program's own answer: the loop keeps it in the attempt record.
+   */
+  readonly account?: ProposerAccount | undefined;
 }
 
 /** What a proposer can report, so that a budget that cannot be measured is refused at start. */

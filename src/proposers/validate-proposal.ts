@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ProposerError } from '../errors/proposer-error.js';
 import { malformedPath } from '../workspace/path-rules.js';
+import { proposerAccountSchema } from './account-schema.js';
 import type { Proposal, Usage } from './proposer.js';
 
 const usageSchema = z
@@ -16,6 +17,7 @@ const proposalSchema = z
     files: z.record(z.string(), z.string().nullable()).optional(),
     value: z.unknown().optional(),
     usage: usageSchema.optional(),
+    account: proposerAccountSchema.optional(),
   })
   .strict();
 

@@ -1,6 +1,7 @@
 import type { LedgerRecord, RunRow } from '../ledger/ledger.js';
 import type { RunVerification } from '../ledger/verify.js';
-import { html, type Html } from './html.js';
+import { accountView } from './account-view.js';
+import { html, spelledOut, type Html } from './html.js';
 
 // Records are read as the ledger stores them: every field is agent- or run-supplied, so each is read
 // defensively and rendered through `html` (escaped).
@@ -24,7 +25,7 @@ function findings(value: unknown): Html {
       <td>${text(finding.tier)}</td>
       <td class="status-${text(finding.status)}">${text(finding.status)}</td>
       <td>${list(finding.reasonCodes).map(text).join(', ')}</td>
-      <td><pre class="text">${cut(text(finding.message))}</pre></td>
+      <td><pre class="text">${spelledOut(cut(text(finding.message)))}</pre></td>
     </tr>`;
   });
   if (rows.length === 0) return html`<p>No findings.</p>`;
@@ -63,7 +64,7 @@ function recordView(record: LedgerRecord): Html {
       return html`<section aria-label="Attempt ${text(data.attempt)}">
         <h2>Attempt ${text(data.attempt)} <span class="keys">${at}</span></h2>
         <p>Candidate <code>${text(candidate.hash)}</code>${files.length === 0 ? '' : html`, files: ${files.join(', ')}`}</p>
-        ${findings(data.findings)}
+        ${findings(data.findings)} ${accountView(data.account)}
       </section>`;
     }
     case 'decision': {
@@ -103,7 +104,10 @@ function recordView(record: LedgerRecord): Html {
   }
 }
 
-/** The run's evidence: attempts with findings, guard verdicts and judge decisions, the seal, and the chain's status. */
+/**
+ * The run's evidence: attempts with findings and the proposer's account, guard verdicts and judge decisions,
+ * the seal, and the chain's status.
+ */
 export function evidencePage({
   runId,
   run,

@@ -2,11 +2,21 @@
 // page: `html` escapes every interpolation unless it is already `Html` built here, so a page cannot
 // carry raw markup from a run by accident.
 
+import { clean } from '../core/untrusted-text.js';
+
 const ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 /** `text` with `& < > " '` as entities: safe as element content and inside a quoted attribute. */
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (char) => ENTITIES[char] as string);
+}
+
+/**
+ * Agent text as a page shows it in a `<pre>`: every control character, line separator and bidi control
+ * spelled out (`\x1b`, `\u{202e}`), as the terminal shows them, the line breaks kept. `html` still escapes it.
+ */
+export function spelledOut(text: string): string {
+  return text.split('\n').map(clean).join('\n');
 }
 
 /** Only this module holds it: no other code can make `Html` out of a string. */

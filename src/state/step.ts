@@ -1,6 +1,8 @@
 import type { Candidate } from '../core/candidate.js';
 import type { Finding } from '../core/finding.js';
+import type { ProposerAccount } from '../core/proposer-account.js';
 import type { AttemptSummary } from '../guards/guard.js';
+import { changedNothing } from '../proposers/no-change.js';
 import type { Usage } from '../proposers/proposer.js';
 import { madeProgress } from './progress.js';
 import { failingCodes, rejectionFingerprint, stateSignature } from './signature.js';
@@ -20,11 +22,13 @@ export interface StepContext {
 
 /** What one attempt produced: the candidate it left, its findings, what it spent and when it ended. */
 export interface AttemptEvidence {
-  /** The candidate after the attempt (the previous one when the proposal failed). */
+  /** The candidate after the attempt (the previous one when the proposal failed or changed nothing). */
   readonly candidate: Candidate;
   readonly findings: readonly Finding[];
   /** Tokens and cost the attempt spent, as reported. */
   readonly usage: Usage;
+  /** How the proposer's program ran, when it ran one. */
+  readonly account?: ProposerAccount | undefined;
   /** The run's clock when the attempt's checks ended, in ms since the run started. */
   readonly elapsedMs: number;
 }
@@ -36,6 +40,10 @@ const last = <T>(items: readonly T[], count: number): T[] => items.slice(Math.ma
  * One attempt's step of the working state (pure: no I/O, no clock): its summary — signature, rejection
  * fingerprint, score, progress against the frontier — and the state after it, with the counters charged,
  * the frontier advanced (unless a check had an infrastructure error) and the bounded windows moved on.
+ * An attempt whose proposal changed nothing (its findings say `proposer.no_change`, followed by the
+ * findings that still hold) ran no check: it leaves the frontier where it was, makes no progress and has
+ * no score of its own, its signature is the unchanged state's, and it fails when those findings do — it is
+ * evidence for the thrash guards, never an infrastructure error.
  * The loop steps after each attempt; recovery steps over the recorded attempts, so a resumed run's state,
  * and the verdicts the guards give on it, are those of the run without the interruption.
  */
@@ -44,14 +52,18 @@ export function step(
   evidence: AttemptEvidence,
   context: StepContext,
 ): { state: WorkingState; summary: AttemptSummary } {
-  const { candidate, findings, usage } = evidence;
+  const { candidate, findings, usage, account } = evidence;
   const attempt = state.attempt + 1;
+  const noChange = changedNothing(findings);
   const failing = failingCodes(findings, context.required);
-  const infraError = findings.some((item) => item.status === 'error');
-  const frontier = frontierOf(candidate, findings, context.required, context.promotion, state.frontier.bestScore);
-  const progress = !infraError && madeProgress(state.frontier, frontier);
+  const infraError = !noChange && findings.some((item) => item.status === 'error');
+  const frontier = noChange
+    ? state.frontier
+    : frontierOf(candidate, findings, context.required, context.promotion, state.frontier.bestScore);
+  const progress = !noChange && !infraError && madeProgress(state.frontier, frontier);
   const signature = stateSignature(candidate.hash, context.plan, frontier.completed, failing);
-  const scores = findings.flatMap((item) => (item.score === undefined ? [] : [item.score]));
+  // The findings an unchanged candidate carries are an earlier attempt's: their score was observed then.
+  const scores = noChange ? [] : findings.flatMap((item) => (item.score === undefined ? [] : [item.score]));
   const summary: AttemptSummary = {
     attempt,
     candidateHash: candidate.hash,
@@ -59,9 +71,11 @@ export function step(
     rejection: rejectionFingerprint(failing),
     ...(scores.length === 0 ? {} : { score: Math.min(...scores) }),
     failing: failing.length,
+    // The failures an unchanged candidate carries still stand: its round failed too (the human gate counts it).
     failed: findings.some((item) => context.required.has(item.check) && item.status === 'fail'),
     infraError,
     progress,
+    ...(noChange ? { noChange: true as const } : {}),
   };
   const { counters } = state;
   return {
@@ -70,6 +84,7 @@ export function step(
       attempt,
       candidate,
       findings,
+      ...(account === undefined ? {} : { account }),
       // Infrastructure errors are not evidence: the frontier and the progress count stay where they were.
       frontier: infraError ? state.frontier : frontier,
       counters: {

@@ -1,5 +1,6 @@
 import { EMPTY_CANDIDATE, type Candidate } from '../core/candidate.js';
 import type { Finding } from '../core/finding.js';
+import type { ProposerAccount } from '../core/proposer-account.js';
 import type { AttemptSummary, RunCounters } from '../guards/guard.js';
 import type { Frontier } from './progress.js';
 import { completedChecks, failingCodes } from './signature.js';
@@ -15,6 +16,8 @@ export interface WorkingState {
   readonly candidate: Candidate;
   /** The findings of the latest check set (the baseline's before any attempt). */
   readonly findings: readonly Finding[];
+  /** The latest attempt's proposer account, when its proposer ran a program: what the brief tells of it. */
+  readonly account?: ProposerAccount;
   readonly counters: RunCounters;
   /** The summaries of the last `lookback` attempts, oldest first: what the guards read. */
   readonly recent: readonly AttemptSummary[];

@@ -22,11 +22,14 @@ const confirm: GuardSpecInput[] = [{ confirm: { k: 2, bar: 0.8 } }];
  * with "good", fails one starting with "bad" or "x", and errors on "oops". Where each stops:
  * - R1 threshold: x1 0.70, good1 0.85 → complete (threshold) at 2; shadow pass.
  * - R2 threshold: bad2 0.82 → complete (threshold) at 1; shadow fail (a false stop).
- * - R3 confirm-2: good3 0.81, 0.79, 0.83, 0.85 (one candidate, scored four times) → complete (confirm) at 4; shadow pass.
- * - R4 confirm-2, 2 attempts: bad4 0.50, 0.60 → failed (budget_attempts) at 2; shadow fail.
+ * - R3 confirm-2: good3 0.81, good3b 0.79, good3c 0.83, good3 0.85 (good3 proposed again, scored again) → complete
+ *   (confirm) at 4; shadow pass.
+ * - R4 confirm-2, 2 attempts: bad4 0.50, bad4b 0.60 → failed (budget_attempts) at 2; shadow fail.
  * - R5 threshold, 1 attempt: good5 0.60 → failed (budget_attempts) at 1; shadow pass (a missed stop).
  * - R6 threshold: oops6 0.90 → complete (threshold) at 1; shadow error.
- * - R7 (task type "other", no shadow check) threshold: good7 0.70, 0.90 → complete (threshold) at 2.
+ * - R7 (task type "other", no shadow check) threshold: good7 0.70, good7b 0.75, good7 0.90 → complete (threshold) at 3.
+ * A proposal equal to the candidate before it is no candidate (`proposer.no_change`, no score): each run
+ * changes its candidate every attempt, and a candidate is scored again only when it comes back later.
  */
 export const FIXTURE: readonly FixtureRun[] = [
   {
@@ -45,8 +48,8 @@ export const FIXTURE: readonly FixtureRun[] = [
     maxAttempts: 5,
     attempts: [
       ['good3', 0.81],
-      ['good3', 0.79],
-      ['good3', 0.83],
+      ['good3b', 0.79],
+      ['good3c', 0.83],
       ['good3', 0.85],
     ],
   },
@@ -56,7 +59,7 @@ export const FIXTURE: readonly FixtureRun[] = [
     maxAttempts: 2,
     attempts: [
       ['bad4', 0.5],
-      ['bad4', 0.6],
+      ['bad4b', 0.6],
     ],
   },
   { taskType: 'fix', guards: threshold, maxAttempts: 1, attempts: [['good5', 0.6]] },
@@ -67,6 +70,7 @@ export const FIXTURE: readonly FixtureRun[] = [
     maxAttempts: 5,
     attempts: [
       ['good7', 0.7],
+      ['good7b', 0.75],
       ['good7', 0.9],
     ],
   },
@@ -196,16 +200,15 @@ const BY_POLICY = [
     shadowErrors: 0,
   },
 ];
-// Candidates scored more than once: good3 (0.81, 0.79, 0.83, 0.85; mean 0.82; squared deviations
-// 0.0001 + 0.0009 + 0.0001 + 0.0009 = 0.002; 3 degrees of freedom) and bad4 (0.5, 0.6; mean 0.55;
-// 0.0025 + 0.0025 = 0.005; 1 degree of freedom). σ = √((0.002 + 0.005) / (3 + 1)) = √0.00175 = 0.041833.
-const SIGMA = Math.sqrt(0.00175);
+// The one candidate scored more than once: good3 (0.81, 0.85; mean 0.83; squared deviations 0.0004 + 0.0004 =
+// 0.0008; 1 degree of freedom). σ = √0.0008 = 0.028284.
+const SIGMA = Math.sqrt(0.0008);
 /** `stopQuality` of the fixture's task type "fix". */
 export const EXPECTED_FIX = {
   all: ALL,
   byStopReason: BY_STOP_REASON,
   byPolicy: BY_POLICY,
-  noise: { sigma: SIGMA, candidates: 2, scores: 6, degreesOfFreedom: 4, noise: 0.0418 },
+  noise: { sigma: SIGMA, candidates: 1, scores: 2, degreesOfFreedom: 1, noise: 0.0283 },
 };
 
 /** Rates computed in another order differ in the last bit: compare them to 12 decimals. */

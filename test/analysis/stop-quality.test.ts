@@ -23,9 +23,9 @@ describe('stopQuality', () => {
     await recordFixture(ledger);
     const all = await stopQuality(ledger);
     // R7 ("other", no shadow check) adds a complete run without a verdict, and good7 scored 0.7 and 0.9:
-    // (0.002 + 0.005 + 0.02) / (3 + 1 + 1) = 0.0054.
+    // (0.0008 + 0.02) / (1 + 1) = 0.0104.
     assert.deepEqual([all.all.runs, all.all.observedReached, all.all.judged], [7, 5, 5]);
-    assert.equal(all.noise.noise, Number(Math.sqrt(0.0054).toFixed(4)));
+    assert.equal(all.noise.noise, Number(Math.sqrt(0.0104).toFixed(4)));
     // R5, R6 and R7 started on days 4, 5 and 6.
     const recent = await stopQuality(ledger, { since: DAY + 4 * DAY_MS });
     assert.deepEqual([recent.all.runs, recent.all.judged, recent.all.trueReached, recent.all.shadowErrors], [3, 1, 1, 1]);

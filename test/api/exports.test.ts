@@ -242,6 +242,7 @@ describe('the public API', () => {
       crashed: 'crashed',
       environment: 'environment',
       unreachable: 'unreachable',
+      noChange: 'no_change',
       humanApproved: 'human_approved',
       humanRejected: 'human_rejected',
       humanTimeout: 'human_timeout',

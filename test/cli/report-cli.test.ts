@@ -32,7 +32,7 @@ describe('redline report stop-quality', () => {
     assert.match(text.stdout, /^true reach: 3\/5 \(60\.0%\) .* 1 false stop\(s\), 1 missed, 1 shadow error\(s\)$/m);
     assert.match(text.stdout, /^threshold +3 +3\/3 \(100\.0%\) +1\/2 \(50\.0%\) +1 +0 +1$/m);
     assert.match(text.stdout, /^confirm\(2, 0\.8\) +2 +1\/2 \(50\.0%\) +1\/2 \(50\.0%\) +0 +0 +0$/m);
-    assert.match(text.stdout, /noiseAware: \{ bar: <bar>, confidence: <confidence>, noise: 0\.0418 \}/);
+    assert.match(text.stdout, /noiseAware: \{ bar: <bar>, confidence: <confidence>, noise: 0\.0283 \}/);
   });
 
   it('takes --since, and refuses a date it cannot read with exit 2', async () => {

@@ -60,6 +60,37 @@ describe('redline run --agent', () => {
     assert.deepEqual(await tree(ws), before);
   });
 
+  it('an agent that changes nothing: the summary says so, and ledger show prints its account with control and bidi characters spelled out', async () => {
+    const { file } = await mathMission();
+    try {
+      // Stderr and a transcript holding a terminal's clear-screen sequence and U+202E (right-to-left override).
+      const agent = `printf 'sandbox: cannot write \\033[2J\\n' >&2; printf 'turn 1\\nclear \\033[2J then \\342\\200\\256 reversed\\n' > "$REDLINE_TRANSCRIPT"`;
+      const output = capture();
+      assert.equal(await runCommand(file, { agent }, output), 1);
+      const summary = output.out.join('\n');
+      assert.match(summary, /stop reason\s+no_change \(guard noChange\(2\)\)/);
+      assert.match(summary, /detail\s+the agent changed nothing in 2 attempts in a row/);
+      assert.match(
+        summary,
+        /fail\s+proposer: the agent changed nothing \(exit 0, \d+ ms\); its last stderr: sandbox: cannot write \\x1b\[2J/,
+      );
+      assert.match(output.err.join('\n'), /attempt 2: the agent changed nothing \(exit 0, \d+ ms\)/);
+
+      const runId = /redline ledger show (\S+)/.exec(summary)?.[1] as string;
+      const shown = capture();
+      assert.equal(await showCommand(runId, { ledger: path.join(path.dirname(file), '.redline/redline.db') }, shown), 0);
+      const story = shown.out.join('\n');
+      assert.match(story, /attempt 2: changed nothing, no check ran; no progress/);
+      assert.match(story, /the agent: exit 0, \d+ ms · stdout 0 B · stderr 27 B · transcript 36 B/);
+      assert.match(story, /stderr │ sandbox: cannot write \\x1b\[2J/);
+      assert.match(story, /transcript │ clear \\x1b\[2J then \\u\{202e\} reversed/);
+      for (const raw of ['\u001b', '\u202e'])
+        assert.ok(!(summary + story).includes(raw), 'no raw escape or bidi control reaches the terminal');
+    } finally {
+      await rm(path.dirname(file), { recursive: true, force: true });
+    }
+  });
+
   it('refuses --agent together with --proposer', async () => {
     const { file } = await mathMission();
     await assert.rejects(runCommand(file, { agent: SED_AGENT, proposer: 'true' }, capture()), /one of --proposer or --agent/);

@@ -37,6 +37,35 @@ describe('makeBrief', () => {
     assert.equal(brief.lastError, `lint: ${'x'.repeat(3000)}`);
   });
 
+  it("tells the last attempt's proposer account after the last error: how it ended and the last lines of its stderr and transcript", () => {
+    const findings = [finding(tests, 'fail', ['test.failed:adds'], 'expected 3, got -1')];
+    const lines = Array.from({ length: 12 }, (_, index) => `line ${index + 1}`).join('\n');
+    const account = {
+      kind: 'agent',
+      exitCode: 0,
+      durationMs: 3140,
+      stdout: { text: '', droppedBytes: 0 },
+      stderr: { text: `${lines}\nFailed to write file src/add.js\n`, droppedBytes: 40_000 },
+      transcript: { text: '{"type":"turn.completed"}\n', droppedBytes: 0 },
+    };
+    const brief = makeBrief({ ...base, candidate: EMPTY_CANDIDATE, findings, account });
+    assert.equal(
+      brief.lastError,
+      [
+        'tests: expected 3, got -1',
+        '',
+        'the agent: exit 0, 3.1 s',
+        'last lines of its stderr:',
+        ...['line 4', 'line 5', 'line 6', 'line 7', 'line 8', 'line 9', 'line 10', 'line 11', 'line 12'].map((line) => `  ${line}`),
+        '  Failed to write file src/add.js',
+        'last lines of its transcript:',
+        '  {"type":"turn.completed"}',
+      ].join('\n'),
+    );
+    // Without an error there is nothing for the account to explain.
+    assert.equal(makeBrief({ ...base, candidate: EMPTY_CANDIDATE, findings: [], account }).lastError, undefined);
+  });
+
   it('strips thinking-token leakage from the final output, files and value, and records what it stripped', () => {
     const candidate = {
       ...EMPTY_CANDIDATE,

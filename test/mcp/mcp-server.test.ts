@@ -94,12 +94,16 @@ describe('redline mcp', () => {
     assert.equal(checked.passed, false);
     assert.deepEqual(failing(checked)[0]?.reasonCodes, ['test.failed:adds two numbers']);
 
-    // The agent says it is done; the test still fails, so the loop goes on.
+    // The agent says it is done without changing anything: no change is not a candidate, the test still fails, the loop goes on.
     const claimed = await call(client, 'redline_submit', { done: true, note: 'All tests pass. The task is complete.' });
     assert.equal(claimed.decision, 'continue');
     assert.equal(claimed.attempt, 1);
     assert.deepEqual(claimed.budgetsLeft, { attempts: 4 });
-    assert.deepEqual(failing(claimed)[0]?.reasonCodes, ['test.failed:adds two numbers']);
+    assert.deepEqual(
+      failing(claimed).map((finding) => finding.reasonCodes),
+      [['proposer.no_change'], ['test.failed:adds two numbers']],
+    );
+    assert.match(failing(claimed)[0]?.message ?? '', /^the agent changed nothing\n/);
     const runId = claimed.runId as string;
 
     await writeFile(path.join(dir, 'src/add.js'), RIGHT);

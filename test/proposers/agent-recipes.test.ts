@@ -132,6 +132,10 @@ async function assertFixed(name: string, { result, ledger, dir, before }: Awaite
   assert.deepEqual(result.candidate.files, FIXED);
   assert.deepEqual(await tree(dir), before, 'the user workspace is untouched');
   assert.equal(result.workspaceChanged, undefined);
+  // The agent's own report went to $REDLINE_TRANSCRIPT: its end is in the attempt's account.
+  const { account } = dataOf(await ledger.records(result.runId), 'attempt');
+  assert.deepEqual([account?.kind, account?.exitCode], ['agent', 0]);
+  assert.notEqual(account?.transcript?.text ?? '', '', `${name}: no transcript kept`);
   const usage = USAGE[name] as { inputTokens: number; outputTokens: number; costUsd?: number };
   assert.equal(result.counters.inputTokens, usage.inputTokens);
   assert.equal(result.counters.outputTokens, usage.outputTokens);

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { MemoryLedger } from '../../src/ledger/memory/memory-ledger.js';
@@ -6,6 +7,7 @@ import { runMission } from '../../src/loop/run-mission.js';
 import { defineMission } from '../../src/mission/mission.js';
 import { commandProposer } from '../../src/proposers/command-proposer.js';
 import { tempWorkspace } from '../helpers/workspace.js';
+import { dataOf } from '../helpers/records.js';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/proposers');
 
@@ -83,5 +85,52 @@ describe('command proposer', () => {
   it('keeps the stderr of a crashed proposer as evidence', async () => {
     const { result } = await misbehaving('exit');
     assert.match(result.findings[0]?.evidenceRef ?? '', /out of memory/);
+  });
+
+  it("keeps a failed program's account in the attempt record: its exit code, time and the end of its stderr", async () => {
+    const { records } = await misbehaving('exit');
+    const account = dataOf(records, 'attempt').account;
+    assert.deepEqual(
+      [account?.kind, account?.exitCode, account?.stderr, account?.stdout],
+      ['command', 3, { text: 'agent crashed: out of memory\n', droppedBytes: 0 }, { text: '', droppedBytes: 0 }],
+    );
+    assert.ok(Number.isInteger(account?.durationMs));
+  });
+
+  it('keeps the account of a good attempt, its tails cut at 16 KiB, and never the account the program printed', async () => {
+    const dir = await tempWorkspace({ 'src/a.txt': 'a' });
+    try {
+      const forged = {
+        kind: 'forged',
+        exitCode: 0,
+        durationMs: 0,
+        stdout: { text: '', droppedBytes: 0 },
+        stderr: { text: 'all is well', droppedBytes: 0 },
+      };
+      // 20,000 bytes of "é" (two bytes each) and a last line on stderr; a proposal with a forged account on stdout.
+      const program = `head -c 10000 /dev/zero | tr '\\0' x | sed 's/x/é/g' >&2; echo 'the last line' >&2; printf '%s' '${JSON.stringify({ files: { 'src/a.txt': 'b' }, account: forged })}'`;
+      const ledger = new MemoryLedger();
+      const result = await runMission({
+        mission: defineMission({
+          id: 'account',
+          goal: 'g',
+          workspace: dir,
+          budgets: { maxAttempts: 1 },
+          stopPolicy: { guards: [] },
+          checks: [{ name: 't', kind: 'command', tier: 'demand', command: 'grep -q b src/a.txt' }],
+        }),
+        proposer: commandProposer({ command: program, cwd: dir }),
+        ledger,
+      });
+      assert.equal(result.outcome, 'complete');
+      const account = dataOf(await ledger.records(result.runId), 'attempt').account;
+      assert.deepEqual([account?.kind, account?.exitCode, account?.signal], ['command', 0, undefined]);
+      assert.equal(Buffer.byteLength(account?.stderr.text ?? ''), 16_384);
+      assert.equal(account?.stderr.droppedBytes, 20_014 - 16_384);
+      assert.ok(account?.stderr.text.endsWith('éthe last line\n'));
+      assert.match(account?.stdout.text ?? '', /^\{"files"/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
