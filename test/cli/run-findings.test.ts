@@ -35,7 +35,12 @@ describe('redline run: findings and briefs', () => {
     const run = await redline(['run', file, '--proposer', AGENT, '--ledger', db, '--review']);
     assert.equal(run.code, 1, run.stderr);
     assert.match(run.stderr, /^ {2}baseline: 1 failing: test\.failed:adds · scope \d+ ms, tests \d+(?:\.\d)? m?s$/m);
-    assert.match(run.stderr, /^ {2}attempt 1: 1 failing: test\.failed:test\/add\.test\.js · scope \d+ ms, tests \d+(?:\.\d)? m?s$/m);
+    assert.match(run.stderr, /^ {4}tests: 1 test \(0 pass, 1 fail, 0 skip, 0 todo\)$/m);
+    // The file failed to load: its test point stands in for the baseline's `adds`, which did not run.
+    assert.match(
+      run.stderr,
+      /^ {2}attempt 1: 3 failing: test\.failed:test\/add\.test\.js, test\.missing:adds, … · scope \d+ ms, tests \d+(?:\.\d)? m?s$/m,
+    );
     const list = JSON.parse((await redline(['review', 'list', '--json', '--ledger', db])).stdout.trim()) as { item: { id: string } };
     const show = await redline(['review', 'show', list.item.id, '--ledger', db]);
     assert.equal(show.code, 0, show.stderr);
@@ -43,7 +48,7 @@ describe('redline run: findings and briefs', () => {
     // The leaked tokens broke the file: the loader's error, pointing at them, is what the reviewer reads.
     assert.match(
       brief,
-      /^failing \(1\)\n {2}tests {2}test\.failed:test\/add\.test\.js at test\/add\.test\.js:1\n {4}src\/add\.js:1\n {4}<think>times, surely<\/think>module/m,
+      /^failing \(3\)\n {2}tests {2}test\.failed:test\/add\.test\.js at test\/add\.test\.js:1\n {4}src\/add\.js:1\n {4}<think>times, surely<\/think>module/m,
     );
     assert.match(brief, /^ {4}SyntaxError: Unexpected token '<'$/m);
     assert.match(brief, /^stripped {2}1 × <think>\[\\s\\S\]\*\?<\/think> from the final output \(thinking-token leakage\)$/m);

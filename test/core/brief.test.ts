@@ -110,7 +110,7 @@ describe('the brief of a run', () => {
     );
   });
 
-  it('a human-gate stop hands the queue every failing finding with the loader error, and the output without thinking tokens', async () => {
+  it('a human-gate stop hands the queue every failing finding with the loader error and the tests that did not run, and the output without thinking tokens', async () => {
     const dir = await tempWorkspace({
       'src/add.js': 'module.exports = (a, b) => a - b;\n',
       'test/add.test.js':
@@ -146,6 +146,9 @@ describe('the brief of a run', () => {
           ['test.failed:test/sub.test.js'],
           "test/sub.test.js:1\nconst sub = (a, b) => a - ;\n                          ^\nSyntaxError: Unexpected token ';'",
         ],
+        // The baseline's `adds` did not run at all: the red line lost it, and says so.
+        ['tests', ['test.missing:adds'], "adds is missing: the baseline's report had it (fail), this report does not"],
+        ['tests', ['test.inventory_shrank'], '1 of 2 baseline tests did not run (1 missing, 0 newly skipped)'],
       ],
     );
     assert.deepEqual(brief?.finalOutput.files, { 'src/add.js': 'module.exports = (a, b) => a * b;\n' });
