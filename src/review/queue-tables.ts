@@ -3,7 +3,14 @@ import type { QueueMode } from './backpressure.js';
 import { ruleIdOf } from './filter-rules.js';
 import type { PreJournalRows, ProvenTable } from './pre-journal.js';
 import { asker, type Awaitable, type Steps } from './drive.js';
-import { EMPTY_JOURNAL, JournalChain, type JournalHead, type JournalRow, type JournalVerification } from './journal.js';
+import {
+  EMPTY_JOURNAL,
+  JournalChain,
+  type JournalHead,
+  type JournalRow,
+  type JournalVerification,
+  type TableDisagreement,
+} from './journal.js';
 import type { JournalEntry, JournalType, TypedJournalEntry } from './journal-entries.js';
 
 /** The running counters a state row keeps (schema version 4 on), each a count over the queue's tables. */
@@ -46,14 +53,6 @@ export interface QueueStore {
   unexplainedItem(): Awaitable<{ id: string; state: string } | undefined>;
   /** The counts the state row's counters stand for, counted over the tables. */
   counts(): Awaitable<QueueCounters>;
-}
-
-/** The first place a queue table says something its journal does not. */
-export interface TableDisagreement {
-  readonly table: string;
-  /** The journal entry the table disagrees with, when there is one. */
-  readonly seq?: number;
-  readonly detail: string;
 }
 
 /** Journal rows and table rows read at once: memory stays flat in the journal's length. */

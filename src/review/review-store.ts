@@ -5,7 +5,7 @@ import type { LimitChange } from './feedback-tuner.js';
 import type { JournalHead, JournalRow, JournalVerification } from './journal.js';
 import { asker, type Awaitable, type Steps } from './drive.js';
 import type { QueueCounters } from './queue-tables.js';
-import type { DroppedItem, ReviewClaim, ReviewItem, Verdict, VerdictInput } from './review-queue.js';
+import type { DroppedItem, ReviewClaim, ReviewItem, Verdict, VerdictInput } from './types.js';
 
 /**
  * The storage port under the one review queue (`StoredReviewQueue`), as a kysely dialect sits under its

@@ -5,7 +5,7 @@ import { settleConfig, type ReviewQueueOptions } from '../config.js';
 import type { LimitChange } from '../feedback-tuner.js';
 import { EMPTY_JOURNAL, verifyJournal, type JournalHead, type JournalRow, type JournalVerification } from '../journal.js';
 import { driveSync } from '../drive.js';
-import type { DroppedItem, ReviewClaim, ReviewItem, Verdict } from '../review-queue.js';
+import type { DroppedItem, ReviewClaim, ReviewItem, Verdict } from '../types.js';
 import {
   type LockedState,
   type LogRange,

@@ -8,7 +8,7 @@ import type { JournalRow, JournalVerification } from '../journal.js';
 import { REVIEW_MIGRATIONS } from '../migrations.js';
 import { driveAsync } from '../drive.js';
 import { verifyQueue } from '../queue-tables.js';
-import type { DroppedItem, Verdict } from '../review-queue.js';
+import type { DroppedItem, Verdict } from '../types.js';
 import {
   type LockedState,
   type LogRange,
