@@ -1,7 +1,7 @@
 import { MissionError } from '../errors/mission-error.js';
 import type { RateLimiter } from '../limits/rate-limiter.js';
 import type { Mission } from '../mission/mission.js';
-import type { ReviewQueue } from '../review/review-queue.js';
+import type { ReviewerQueue } from '../review/reviewer-queue.js';
 import { commandJudge } from '../judge/command-judge.js';
 import { humanJudge, type HumanJudgeOptions } from '../judge/human-judge.js';
 import type { Judge } from '../judge/judge.js';
@@ -17,7 +17,7 @@ const HUMAN_DEFAULTS = { timeout: 3_600_000, pollInterval: 5_000, onReject: 'ret
  */
 export async function buildJudge(
   mission: Mission,
-  { queue, onRequest, rateLimiter }: { queue?: ReviewQueue; onRequest?: HumanJudgeOptions['onRequest']; rateLimiter?: RateLimiter } = {},
+  { queue, onRequest, rateLimiter }: { queue?: ReviewerQueue; onRequest?: HumanJudgeOptions['onRequest']; rateLimiter?: RateLimiter } = {},
 ): Promise<Judge> {
   const spec =
     typeof mission.judge === 'string'

@@ -9,7 +9,8 @@ import { VERDICT_LABELS } from '../review/labels.js';
 import { ReviewError } from '../review/review-error.js';
 import type { ReviewQueueOptions } from '../review/config.js';
 import type { JournalEntry } from '../review/journal-entries.js';
-import type { ReviewEntry, ReviewItem, ReviewQueue, VerdictResult } from '../review/review-queue.js';
+import type { ReviewerQueue, VerdictResult } from '../review/reviewer-queue.js';
+import type { ReviewEntry, ReviewItem } from '../review/types.js';
 import { table } from './format.js';
 import type { Output } from './run-command.js';
 import { ledgerRunOf } from '../judge/request-key.js';
@@ -31,7 +32,7 @@ const short = (text: string, width: number): string => (text.length > width ? `$
 const percent = (rate: number): string => `${Math.round(rate * 100)}%`;
 const iso = (ms: number): string => new Date(ms).toISOString();
 
-async function entryOrFail(queue: ReviewQueue, itemId: string): Promise<ReviewEntry> {
+async function entryOrFail(queue: ReviewerQueue, itemId: string): Promise<ReviewEntry> {
   const entry = await queue.get(itemId);
   if (entry === undefined) throw new ReviewError({ code: 'review.not_found', itemId, message: `No review item ${itemId}` });
   return entry;

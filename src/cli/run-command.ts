@@ -18,6 +18,7 @@ import type { Judge } from '../judge/judge.js';
 import { budgetAlerts } from '../review/alerts.js';
 import { openReviewQueue, reviewQueueExists } from '../review/open-review-queue.js';
 import type { ReviewQueue } from '../review/review-queue.js';
+import type { ReviewerQueue } from '../review/reviewer-queue.js';
 import { describeRun, inventoryLine, runSummary } from './format.js';
 import { SharedLedgers } from './shared-ledgers.js';
 import { clean, jsonLine, shellArg } from './terminal-text.js';
@@ -243,7 +244,7 @@ export async function recoverBeforeRun({
 }
 
 /** The handoff `--review` asks for, on the queue in the ledger's storage; alerts go to stderr (and the webhook). */
-export function reviewHandoff(queue: ReviewQueue, options: RunCommandOptions, { progress }: Output): Handoff {
+export function reviewHandoff(queue: ReviewerQueue, options: RunCommandOptions, { progress }: Output): Handoff {
   const alerts = budgetAlerts({
     queue,
     logger: { warn: progress },

@@ -2,7 +2,7 @@ import type { Brief } from '../core/brief.js';
 import type { Outcome, Verification } from '../core/outcome.js';
 import type { BudgetAlerts } from '../review/alerts.js';
 import type { QueueMode } from '../review/backpressure.js';
-import type { ReviewQueue } from '../review/review-queue.js';
+import type { ReviewerQueue } from '../review/reviewer-queue.js';
 import type { HandoffResult } from './handoff-result.js';
 
 /**
@@ -10,7 +10,8 @@ import type { HandoffResult } from './handoff-result.js';
  * new run's attempt budget, and what a run could not verify is handed to people when it is sealed.
  */
 export interface Handoff {
-  readonly queue: ReviewQueue;
+  /** The queue's reviewer view: the handoff enqueues, reads the mode and limit, and reports runs. */
+  readonly queue: ReviewerQueue;
   /** Share of `sampled` runs (accepted without a demand red line) sent to review. @default 0.1 */
   readonly sampleRate?: number;
   /** Draws for sampling, injectable for tests. @default Math.random */

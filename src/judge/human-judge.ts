@@ -1,14 +1,15 @@
 import { makeBrief, type Brief } from '../core/brief.js';
 import { StopReason } from '../core/outcome.js';
 import { ruleIdOf } from '../review/filter-rules.js';
-import type { ReviewEntry, ReviewQueue } from '../review/review-queue.js';
+import type { ReviewerQueue } from '../review/reviewer-queue.js';
+import type { ReviewEntry } from '../review/types.js';
 import type { Decision, Evidence, Judge } from './judge.js';
 import { humanRequestKey } from './request-key.js';
 import { routingJudge } from './routing-judge.js';
 
 export interface HumanJudgeOptions {
-  /** The review queue the request goes to and the verdict comes from. */
-  readonly queue: ReviewQueue;
+  /** The review queue the request goes to and the verdict comes from: its reviewer view is all the judge uses. */
+  readonly queue: ReviewerQueue;
   /** How long to wait for a verdict, from when the request was enqueued; then the run blocks (`human_timeout`). */
   readonly timeoutMs: number;
   /** How often the queue is asked for the verdict. @default 5000 */
@@ -128,8 +129,10 @@ export function humanJudge({
       const by = `review item ${item.id} ${verdict.decision === 'approve' ? 'approved' : 'rejected'} by ${verdict.reviewer} (${verdict.label})${verdict.comment === undefined ? '' : `: ${verdict.comment}`}`;
       if (verdict.decision === 'approve') return { transition: 'accept', reason: StopReason.humanApproved, cites, detail: by };
       // A filter rule decided it: its action says what the rejection does (return: refine with its feedback).
+      // A rule decides an item only on arrival, under settings that hold it, and rules are never deleted:
+      // the settings this queue loaded (at that enqueue, or when a resumed run opened it) hold the rule.
       const ruleId = ruleIdOf(verdict.reviewer);
-      const rule = ruleId === undefined ? undefined : (await queue.filterRules()).find((candidate) => candidate.id === ruleId);
+      const rule = ruleId === undefined ? undefined : queue.config.filters.find((candidate) => candidate.id === ruleId);
       const transition = rule === undefined ? onReject : rule.action === 'return' ? 'retry' : 'fail';
       return { transition, reason: StopReason.humanRejected, cites, detail: by };
     },

@@ -1,5 +1,5 @@
 import { BASELINE_FILE_BYTES, type OmittedReason } from '../core/brief-baseline.js';
-import type { ReviewItem } from '../review/review-queue.js';
+import type { ReviewItem } from '../review/types.js';
 import { unifiedDiff } from '../workspace/unified-diff.js';
 
 /** How the brief shows one changed file: as a diff against the file before the run, or whole (and why). */

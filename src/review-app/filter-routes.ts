@@ -1,6 +1,7 @@
 import type { Context, Hono } from 'hono';
 import { ReviewError } from '../review/review-error.js';
-import type { ReviewQueue } from '../review/review-queue.js';
+import type { QueueAdmin } from '../review/queue-admin.js';
+import type { ReviewerQueue } from '../review/reviewer-queue.js';
 import { fieldsMatch, filtersPage, proposalFields, ruleForm, type RuleFields } from './filters-page.js';
 import { html, type Html } from './html.js';
 import type { Session } from './sessions.js';
@@ -15,7 +16,7 @@ const field = (form: Record<string, unknown>, name: string): string => (typeof f
  * rule (`GET /filters/new?label=…`, filled in from what the labelled items share; `POST /filters`), and a
  * rule disabled or enabled (`POST /filters/:id`). The session's reviewer is who the journal names.
  */
-export function filterRoutes(app: Hono<Env>, { queue, render }: { queue: ReviewQueue; render: Render }): void {
+export function filterRoutes(app: Hono<Env>, { queue, render }: { queue: ReviewerQueue & QueueAdmin; render: Render }): void {
   const list = async (c: Context<Env>, message?: Html): Promise<Response> => {
     const [rules, stats] = await Promise.all([queue.filterRules(), queue.stats()]);
     const body = filtersPage({

@@ -1,4 +1,4 @@
-import type { ReviewEntry } from '../review/review-queue.js';
+import type { ReviewEntry } from '../review/types.js';
 import { fileChange } from './file-change.js';
 import { languageOf } from './highlight.js';
 import { html, type Html } from './html.js';

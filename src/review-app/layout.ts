@@ -1,4 +1,4 @@
-import type { ReviewStats } from '../review/review-queue.js';
+import type { ReviewStats } from '../review/reviewer-queue.js';
 import { html, type Html } from './html.js';
 import type { Session } from './sessions.js';
 

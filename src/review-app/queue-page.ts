@@ -1,4 +1,4 @@
-import type { ReviewEntry } from '../review/review-queue.js';
+import type { ReviewEntry } from '../review/types.js';
 import { age } from './age.js';
 import { html, type Html } from './html.js';
 import { csrfField } from './layout.js';

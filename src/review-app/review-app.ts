@@ -4,7 +4,9 @@ import { ledgerRunOf } from '../judge/request-key.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { verifyRun } from '../ledger/verify.js';
 import { ReviewError } from '../review/review-error.js';
-import type { ReviewEntry, ReviewQueue } from '../review/review-queue.js';
+import type { QueueAdmin } from '../review/queue-admin.js';
+import type { ReviewerQueue } from '../review/reviewer-queue.js';
+import type { ReviewEntry } from '../review/types.js';
 import { KEYS_SCRIPT, STYLESHEET } from './assets.js';
 import { briefPage } from './brief-page.js';
 import { fileChange } from './file-change.js';
@@ -20,7 +22,8 @@ import { hashToken, sameSecret } from './tokens.js';
 
 /** What the reviewer web app serves from. */
 export interface ReviewAppOptions {
-  readonly queue: ReviewQueue;
+  /** The queue's reviewer view (the pages, claims and verdicts) and its admin view (sign-in, filter rules). */
+  readonly queue: ReviewerQueue & QueueAdmin;
   /** The ledger the queue's runs are in: the evidence page and each item's mission read it. */
   readonly ledger?: Ledger;
   /** A token that signs in as `startReviewer` for this server's life (printed at start), besides the queue's reviewers. */

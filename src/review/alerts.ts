@@ -1,5 +1,3 @@
-import type { ReviewQueue } from './review-queue.js';
-
 /**
  * Budget-cap alerts (SPEC §5): when too many recent runs end on a budget cap, the budgets (or the tasks)
  * need a person's attention. The policy is pure and the adapters apply it in the transaction that stores
@@ -92,8 +90,16 @@ export interface WebhookOptions {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
+/** What budget-cap alerts ask of a review queue (its `ReviewerQueue` view has both). */
+export interface RunReports {
+  /** Stores a finished run's report and applies the alert policy; see `budgetAlerts`. A repeated run id is a no-op. */
+  recordRun(report: RunReport): Promise<{ alert?: Alert }>;
+  /** Records how posting the alert to the webhook went. */
+  recordAlertDelivery(alertId: string, delivery: WebhookDelivery): Promise<void>;
+}
+
 export interface BudgetAlertsOptions {
-  readonly queue: Pick<ReviewQueue, 'recordRun' | 'recordAlertDelivery'>;
+  readonly queue: RunReports;
   /** Where the log line goes. @default console */
   readonly logger?: AlertLogger;
   readonly webhook?: WebhookOptions;

@@ -1,5 +1,5 @@
 import { reasonCodesOf, stopReasonOf, type FilterMatch } from './filter-rules.js';
-import type { ReviewItem } from './review-queue.js';
+import type { ReviewItem } from './types.js';
 
 /** A rule a reviewer may accept for a frequent label: what its labelled items have in common. */
 export interface FilterProposal {

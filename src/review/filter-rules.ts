@@ -1,6 +1,6 @@
 import { assertLabel, type LabelPolicy } from './labels.js';
 import { ReviewError } from './review-error.js';
-import type { ReviewItem } from './review-queue.js';
+import type { ReviewItem } from './types.js';
 
 /**
  * Automatic filter rules (SPEC §5): a reviewer turns a frequent label into a rule, and new items that

@@ -3,7 +3,8 @@ import type { ReviewConfig } from './config.js';
 import { limitChange } from './feedback-tuner.js';
 import { findRule, newFilterRule, ruleReviewer, type FilterRule, type FilterRuleInput } from './filter-rules.js';
 import { chainJournal } from './journal.js';
-import type { EnqueueResult, ReviewItem, Verdict } from './review-queue.js';
+import type { EnqueueResult } from './reviewer-queue.js';
+import type { ReviewItem, Verdict } from './types.js';
 import { ask, type LockedState, type QueueWrite, type TxStep } from './review-store.js';
 
 // The transactions that change filter rules and the one a rule decides an item in; the queue runs them

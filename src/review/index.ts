@@ -2,6 +2,9 @@
 // Backends: `MemoryReviewQueue`, `SqliteReviewQueue`, `PostgresReviewQueue` (on the ledger's storage).
 export type {
   ReviewQueue,
+  ReviewerQueue,
+  QueueAdmin,
+  QueueAudit,
   ReviewItem,
   ReviewEntry,
   ReviewStatus,
@@ -49,6 +52,7 @@ export {
   type WebhookDelivery,
   type WebhookOptions,
   type AlertLogger,
+  type RunReports,
   type BudgetAlerts,
   type BudgetAlertsOptions,
 } from './alerts.js';

@@ -4,7 +4,6 @@ import { canonicalJson } from '../core/canonical-json.js';
 import type { PreJournalRows } from './pre-journal.js';
 import { RecordParseError } from '../errors/record-parse-error.js';
 import { parseJournalEntry, type JournalEntry, type JournalType } from './journal-entries.js';
-import type { TableDisagreement } from './queue-tables.js';
 
 /**
  * The review queue's journal (SPEC §5, §6): every verdict, mode change, attempt-limit change, drop,
@@ -32,6 +31,14 @@ export interface JournalHead {
 }
 
 export const EMPTY_JOURNAL: JournalHead = Object.freeze({ count: 0, lastHash: GENESIS });
+
+/** The first place a queue table says something its journal does not. */
+export interface TableDisagreement {
+  readonly table: string;
+  /** The journal entry the table disagrees with, when there is one. */
+  readonly seq?: number;
+  readonly detail: string;
+}
 
 export interface JournalVerification {
   readonly ok: boolean;

@@ -1,4 +1,5 @@
 import type { ReviewQueueOptions } from './config.js';
+import { driveAsync, driveSync } from './drive.js';
 import type { JournalVerification } from './journal.js';
 import type { ReviewQueue } from './review-queue.js';
 
@@ -34,7 +35,7 @@ export async function verifyStoredJournal(location: string): Promise<JournalVeri
     const { openPgPool } = await import('../db/postgres/pg-pool.js');
     const { postgresQueueStore } = await import('./postgres/stored-queue.js');
     // Loaded here: the journal entries' schemas (zod) are not what `redline --help` should load.
-    const { verifyAsync } = await import('./queue-tables.js');
+    const { verifyQueue } = await import('./queue-tables.js');
     const url = new URL(location);
     const schema = `"${(url.searchParams.get('schema') ?? 'redline').replace(/"/g, '""')}"`;
     url.searchParams.delete('schema');
@@ -47,7 +48,7 @@ export async function verifyStoredJournal(location: string): Promise<JournalVeri
         `${schema}.review_journal`,
       ]);
       if (found[0]?.found === null || found[0]?.found === undefined) return undefined;
-      return await verifyAsync(postgresQueueStore(client, schema));
+      return await driveAsync(verifyQueue(), postgresQueueStore(client, schema));
     } finally {
       await client.query('ROLLBACK').catch(() => undefined);
       client.release();
@@ -56,7 +57,7 @@ export async function verifyStoredJournal(location: string): Promise<JournalVeri
   }
   const { existsSync } = await import('node:fs');
   if (location === ':memory:' || !existsSync(location)) return undefined;
-  const [{ openSqliteReadOnly }, { sqliteQueueStore }, { verifySync }] = await Promise.all([
+  const [{ openSqliteReadOnly }, { sqliteQueueStore }, { verifyQueue }] = await Promise.all([
     import('../db/sqlite/sqlite-database.js'),
     import('./sqlite/stored-queue.js'),
     import('./queue-tables.js'),
@@ -65,7 +66,7 @@ export async function verifyStoredJournal(location: string): Promise<JournalVeri
   try {
     return db.transaction(() => {
       if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'review_journal'").get() === undefined) return undefined;
-      return verifySync(sqliteQueueStore(db));
+      return driveSync(verifyQueue(), sqliteQueueStore(db));
     })();
   } finally {
     db.close();

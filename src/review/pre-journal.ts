@@ -1,4 +1,4 @@
-import type { JournalType } from './journal.js';
+import type { JournalType } from './journal-entries.js';
 
 /** The tables the journal proves row by row, each read in its own order (`seq`). */
 export type ProvenTable = 'review_verdicts' | 'review_breaker_log' | 'review_alerts' | 'review_mode_changes' | 'review_limit_changes';

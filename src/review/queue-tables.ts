@@ -2,11 +2,16 @@ import { canonicalJson } from '../core/canonical-json.js';
 import type { QueueMode } from './backpressure.js';
 import { ruleIdOf } from './filter-rules.js';
 import type { PreJournalRows, ProvenTable } from './pre-journal.js';
-import { EMPTY_JOURNAL, JournalChain, type JournalHead, type JournalRow, type JournalVerification } from './journal.js';
+import { asker, type Awaitable, type Steps } from './drive.js';
+import {
+  EMPTY_JOURNAL,
+  JournalChain,
+  type JournalHead,
+  type JournalRow,
+  type JournalVerification,
+  type TableDisagreement,
+} from './journal.js';
 import type { JournalEntry, JournalType, TypedJournalEntry } from './journal-entries.js';
-
-/** A value now (SQLite) or later (PostgreSQL): the verifier runs the same over both. */
-export type Awaitable<T> = T | Promise<T>;
 
 /** The running counters a state row keeps (schema version 4 on), each a count over the queue's tables. */
 export interface QueueCounters {
@@ -50,42 +55,10 @@ export interface QueueStore {
   counts(): Awaitable<QueueCounters>;
 }
 
-/** The first place a queue table says something its journal does not. */
-export interface TableDisagreement {
-  readonly table: string;
-  /** The journal entry the table disagrees with, when there is one. */
-  readonly seq?: number;
-  readonly detail: string;
-}
-
 /** Journal rows and table rows read at once: memory stays flat in the journal's length. */
 const PAGE = 500;
 
-/** One read of the store, yielded by {@link verifyQueue} for a driver to run. */
-export type StoreRead = (store: QueueStore) => Awaitable<unknown>;
-
-/** A verification in progress: yields reads, receives their answers, returns the result. */
-export type QueueVerifier = Generator<StoreRead, JournalVerification, unknown>;
-
-function* ask<T>(read: (store: QueueStore) => Awaitable<T>): Generator<StoreRead, T, unknown> {
-  return (yield read) as T;
-}
-
-/** Runs a verification over a store that answers at once (SQLite, inside the caller's read transaction). */
-export function verifySync(store: QueueStore): JournalVerification {
-  const verifier = verifyQueue();
-  let step = verifier.next();
-  while (step.done !== true) step = verifier.next(step.value(store));
-  return step.value;
-}
-
-/** Runs a verification over a store that answers later (PostgreSQL, inside one REPEATABLE READ transaction). */
-export async function verifyAsync(store: QueueStore): Promise<JournalVerification> {
-  const verifier = verifyQueue();
-  let step = verifier.next();
-  while (step.done !== true) step = verifier.next(await step.value(store));
-  return step.value;
-}
+const ask = asker<QueueStore>();
 
 interface Kind {
   readonly table: ProvenTable;
@@ -129,7 +102,7 @@ class TableCursor {
 
   constructor(readonly kind: Kind) {}
 
-  *next(): Generator<StoreRead, Readonly<Record<string, unknown>> | undefined, unknown> {
+  *next(): Steps<QueueStore, Readonly<Record<string, unknown>> | undefined> {
     if (this.#index >= this.#page.length && !this.#done) {
       const { table } = this.kind;
       const after = this.#after;
@@ -190,9 +163,10 @@ interface Before {
  * migration); those are accepted unjournaled, checked only for what they can be (as many as counted,
  * their items decided or dropped as they say), and reported in `preJournal`. The first problem is
  * reported: the chain's (`firstBad`) before a table's (`disagreement`), as if the chain were checked
- * whole first.
+ * whole first. `driveSync` runs it inside SQLite's read transaction, `driveAsync` inside PostgreSQL's
+ * REPEATABLE READ one.
  */
-export function* verifyQueue(): QueueVerifier {
+export function* verifyQueue(): Steps<QueueStore, JournalVerification> {
   const state = yield* ask((store) => store.state());
   const chain = new JournalChain();
   const cursors = new Map<JournalType, TableCursor>();
@@ -275,7 +249,7 @@ export function* verifyQueue(): QueueVerifier {
 function* skipPreJournal(
   cursor: TableCursor,
   count: number,
-): Generator<StoreRead, { last?: Readonly<Record<string, unknown>>; rowBad?: TableDisagreement; itemBad?: TableDisagreement }, unknown> {
+): Steps<QueueStore, { last?: Readonly<Record<string, unknown>>; rowBad?: TableDisagreement; itemBad?: TableDisagreement }> {
   const { table, noun } = cursor.kind;
   const ends = ENDS[table];
   const says = `its row in ${table} from before the journal`;
@@ -303,7 +277,7 @@ function* skipPreJournal(
 }
 
 /** The items a page of journal entries (or of rows from before the journal) decided or dropped, each left the queue that way. */
-function* checkItems(ended: readonly Ended[]): Generator<StoreRead, TableDisagreement | undefined, unknown> {
+function* checkItems(ended: readonly Ended[]): Steps<QueueStore, TableDisagreement | undefined> {
   const found = yield* ask((store) => store.itemStates(ended.map((item) => item.id)));
   // An item still in the queue is, as far as the journal's check goes, simply not decided or dropped.
   const states = new Map(found.filter((item) => item.state !== 'open').map((item) => [item.id, item.state]));
@@ -334,7 +308,7 @@ function checkRow(
 }
 
 /** A row past the last one the journal records, in any table. */
-function* leftOver(cursors: ReadonlyMap<JournalType, TableCursor>): Generator<StoreRead, TableDisagreement | undefined, unknown> {
+function* leftOver(cursors: ReadonlyMap<JournalType, TableCursor>): Steps<QueueStore, TableDisagreement | undefined> {
   for (const cursor of cursors.values()) {
     const extra = yield* cursor.next();
     if (extra === undefined) continue;
@@ -352,7 +326,7 @@ function* leftOver(cursors: ReadonlyMap<JournalType, TableCursor>): Generator<St
  * An item decided or dropped that no journal entry ended: with the verdict and drop rows proven one to
  * one against the journal, that is an item without its row.
  */
-function* unexplained(): Generator<StoreRead, TableDisagreement | undefined, unknown> {
+function* unexplained(): Steps<QueueStore, TableDisagreement | undefined> {
   const item = yield* ask((store) => store.unexplainedItem());
   return item === undefined
     ? undefined

@@ -1,5 +1,5 @@
 import { RedlineError } from '../errors/redline-error.js';
-import type { Verdict } from './review-queue.js';
+import type { Verdict } from './types.js';
 
 /**
  * The review queue refused a request: an unknown item or label, an item dropped or claimed by another

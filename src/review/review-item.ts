@@ -2,7 +2,7 @@ import { OMITTED_REASONS, type BaselineFile } from '../core/brief-baseline.js';
 import { RULE_REVIEWER_PREFIX } from './filter-rules.js';
 import type { Brief } from '../core/brief.js';
 import type { Verification } from '../core/outcome.js';
-import type { ReviewClaim, ReviewEntry, ReviewItem, ReviewStatus, Verdict } from './review-queue.js';
+import type { ReviewClaim, ReviewEntry, ReviewItem, ReviewStatus, Verdict } from './types.js';
 
 const VERIFICATIONS: readonly Verification[] = ['verified', 'sampled', 'unverified'];
 

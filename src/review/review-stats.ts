@@ -2,7 +2,8 @@ import type { QueueMode } from './backpressure.js';
 import type { ReviewConfig } from './config.js';
 import { ruleIdOf } from './filter-rules.js';
 import { countLabels, suggestFilters } from './labels.js';
-import type { ReviewStats, Verdict } from './review-queue.js';
+import type { ReviewStats } from './reviewer-queue.js';
+import type { Verdict } from './types.js';
 
 /** The figures an adapter counted, and the window's verdicts (newest first) that the rest derive from. */
 export interface StatsInput {

@@ -3,8 +3,9 @@ import type { Backpressure, ModeChange, QueueMode } from './backpressure.js';
 import type { ReviewConfig } from './config.js';
 import type { LimitChange } from './feedback-tuner.js';
 import type { JournalHead, JournalRow, JournalVerification } from './journal.js';
-import type { Awaitable, QueueCounters } from './queue-tables.js';
-import type { DroppedItem, ReviewClaim, ReviewItem, Verdict, VerdictInput } from './review-queue.js';
+import { asker, type Awaitable, type Steps } from './drive.js';
+import type { QueueCounters } from './queue-tables.js';
+import type { DroppedItem, ReviewClaim, ReviewItem, Verdict, VerdictInput } from './types.js';
 
 /**
  * The storage port under the one review queue (`StoredReviewQueue`), as a kysely dialect sits under its
@@ -88,34 +89,11 @@ export interface ReviewTx {
   write(change: QueueWrite): Awaitable<void>;
 }
 
-/** One question to the transaction, yielded by a queue operation for the store to answer. */
-export type TxRead = (tx: ReviewTx) => Awaitable<unknown>;
-
-/** A queue operation in progress: yields questions, receives their answers, returns its result. */
-export type TxStep<T> = Generator<TxRead, T, unknown>;
+/** A queue operation in progress: yields questions, receives their answers, returns its result (see `drive.ts`). */
+export type TxStep<T> = Steps<ReviewTx, T>;
 
 /** Asks the transaction; `yield* ask(…)` hands back the answer typed. */
-export function* ask<T>(read: (tx: ReviewTx) => Awaitable<T>): Generator<TxRead, T, unknown> {
-  return (yield read) as T;
-}
-
-/** Runs an operation on a transaction that answers at once (memory, SQLite); a store that answers later is a bug. */
-export function runSync<T>(step: TxStep<T>, tx: ReviewTx): T {
-  let next = step.next();
-  while (next.done !== true) {
-    const answer = next.value(tx);
-    if (answer instanceof Promise) throw new TypeError('Expected a synchronous review store, got a promise');
-    next = step.next(answer);
-  }
-  return next.value;
-}
-
-/** Runs an operation on a transaction that answers later (PostgreSQL). */
-export async function runAsync<T>(step: TxStep<T>, tx: ReviewTx): Promise<T> {
-  let next = step.next();
-  while (next.done !== true) next = step.next(await next.value(tx));
-  return next.value;
-}
+export const ask = asker<ReviewTx>();
 
 /** A page of a log: `limit` undefined reads all. */
 export interface LogRange {

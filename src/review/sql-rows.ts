@@ -2,7 +2,7 @@ import type { Alert, WebhookDelivery } from './alerts.js';
 import type { ModeChange, QueueMode } from './backpressure.js';
 import type { LimitChange } from './feedback-tuner.js';
 import type { JournalRow, JournalType } from './journal.js';
-import type { DroppedItem, ReviewItem, Verdict, VerdictDecision } from './review-queue.js';
+import type { DroppedItem, ReviewItem, Verdict, VerdictDecision } from './types.js';
 import type { StoredItem } from './review-store.js';
 
 // Rows as both SQL backends return them. PostgreSQL hands BIGINT columns back as strings, hence `Num`

@@ -9,24 +9,12 @@ import { boundLimit, limitChange, type LimitChange } from './feedback-tuner.js';
 import { chainJournal, type JournalRow, type JournalType, type JournalVerification } from './journal.js';
 import { assertLabel, countLabels } from './labels.js';
 import { assertReviewer, briefItem, entryOf, leaseOf, limitOf } from './review-item.js';
-import type {
-  ClaimOptions,
-  DroppedItem,
-  EnqueueOptions,
-  EnqueueResult,
-  LogPage,
-  Page,
-  ReviewEntry,
-  ReviewItem,
-  ReviewQueue,
-  ReviewStats,
-  Verdict,
-  VerdictInput,
-  VerdictResult,
-} from './review-queue.js';
+import type { ReviewQueue } from './review-queue.js';
+import type { EnqueueResult, ReviewStats, VerdictResult } from './reviewer-queue.js';
 import { reviewStats } from './review-stats.js';
 import { ask, type LockedState, type QueueWrite, type ReviewStore, type StoredItem, type TxStep } from './review-store.js';
 import { assertReviewerEntry, assertTokenHash } from './reviewers.js';
+import type { ClaimOptions, DroppedItem, EnqueueOptions, LogPage, Page, ReviewEntry, ReviewItem, Verdict, VerdictInput } from './types.js';
 import { assertVerdictInput, verdictAction } from './verdict-rules.js';
 
 type JournalEntryInput = { type: JournalType; at: number; data: object };
@@ -71,10 +59,11 @@ export function* settle(options: ReviewQueueOptions): TxStep<Settled> {
 }
 
 /**
- * The review queue (SPEC §5) over any {@link ReviewStore}: every decision — backpressure, verdict rules,
- * the feedback tuner, alerts, the journal — is made here, once, inside the store's write transaction;
- * the store only reads and writes rows. Where the store has {@link FastPaths}, the common enqueue and
- * verdict try them first and fall back to the transaction.
+ * The review queue (docs/review.md) over any {@link ReviewStore}, in all three of its views — the
+ * reviewer's, the administrator's and the auditor's (`ReviewQueue`): every decision — backpressure,
+ * verdict rules, the feedback tuner, alerts, the journal — is made here, once, inside the store's write
+ * transaction; the store only reads and writes rows. Where the store has {@link FastPaths}, the common
+ * enqueue and verdict try them first and fall back to the transaction.
  */
 export class StoredReviewQueue implements ReviewQueue {
   #runtime: ReviewRuntime;

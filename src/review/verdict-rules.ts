@@ -1,7 +1,7 @@
 import { assertLabel, type LabelPolicy } from './labels.js';
 import { ReviewError } from './review-error.js';
 import { assertReviewer } from './review-item.js';
-import type { ReviewClaim, Verdict, VerdictInput } from './review-queue.js';
+import type { ReviewClaim, Verdict, VerdictInput } from './types.js';
 
 /** Refuses a malformed verdict before anything is read or written. */
 export function assertVerdictInput(labels: LabelPolicy, itemId: string, input: VerdictInput): void {

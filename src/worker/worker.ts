@@ -6,7 +6,7 @@ import type { Handoff } from '../handoff/handoff.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { limiterOver, type RateLimiter, type RateRequest } from '../limits/rate-limiter.js';
 import type { Signer } from '../ledger/seal-signature.js';
-import type { ReviewQueue } from '../review/review-queue.js';
+import type { ReviewerQueue } from '../review/reviewer-queue.js';
 import type { JobQueue, RunJob } from './job-queue.js';
 import { runSubmission, type SubmissionResult } from './run-submission.js';
 import type { FleetRow, WorkerStore } from './worker-store.js';
@@ -22,7 +22,7 @@ export interface WorkerOptions {
   readonly scratchDir?: string;
   readonly signer?: Signer;
   /** The review queue in the ledger's storage: runs hand off to it, and its mode sets the backpressure. */
-  readonly review?: { readonly queue: ReviewQueue; readonly handoff: Handoff };
+  readonly review?: { readonly queue: ReviewerQueue; readonly handoff: Handoff };
   /** A line for people: each run's end with the live counts, backpressure changes, hand-backs. */
   readonly log: (line: string) => void;
   /** Stop once no job waits, none is leased and none runs here. @default false */

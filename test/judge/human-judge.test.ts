@@ -12,7 +12,7 @@ import { SqliteLedger } from '../../src/ledger/sqlite/sqlite-ledger.js';
 import { runMission, type RunMissionOptions } from '../../src/loop/run-mission.js';
 import { defineMission, type Mission } from '../../src/mission/mission.js';
 import { functionProposer } from '../../src/proposers/function-proposer.js';
-import type { ReviewEntry, ReviewQueue, VerdictInput } from '../../src/review/review-queue.js';
+import type { ReviewEntry, ReviewerQueue, ReviewQueue, VerdictInput } from '../../src/review/review-queue.js';
 import { SqliteReviewQueue } from '../../src/review/sqlite/sqlite-review-queue.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
 import { backends, type ReviewBackend } from '../review/backends.js';
@@ -68,6 +68,34 @@ async function review(reviewer: ReviewQueue, attempt: number, verdict: Omit<Verd
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   throw new Error(`no request for attempt ${attempt} came to the queue`);
+}
+
+/** Every member of the reviewer's view of the queue; the compiler holds the list to the interface. */
+const REVIEWER_MEMBERS: Readonly<Record<keyof ReviewerQueue, true>> = {
+  config: true,
+  enqueue: true,
+  claim: true,
+  verdict: true,
+  releaseClaims: true,
+  get: true,
+  list: true,
+  depth: true,
+  mode: true,
+  currentLimit: true,
+  stats: true,
+  recordRun: true,
+  recordAlertDelivery: true,
+};
+
+/** The queue seen through its reviewer view alone: asking it for anything else (rules, reviewers, logs) throws. */
+function reviewerView(queue: ReviewQueue): ReviewerQueue {
+  return new Proxy(queue, {
+    get(target, key) {
+      if (typeof key === 'string' && !Object.hasOwn(REVIEWER_MEMBERS, key)) throw new Error(`the reviewer view has no ${key}`);
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }
 
 const decisions = (records: readonly LedgerRecord[]) =>
@@ -265,6 +293,45 @@ describe('humanJudge', () => {
       await store.close();
     }
   });
+
+  for (const [action, transition, outcome] of [
+    ['return', 'retry', 'complete'],
+    ['reject', 'fail', 'failed_with_evidence'],
+  ] as const) {
+    it(`needs only the reviewer's view of the queue, with its handoff: a filter rule that catches a request with ${action} makes the judge ${transition}`, async () => {
+      const store = await storage(`rule-${action}`);
+      try {
+        await store.reviewer.addFilterRule({ label: 'logic_error', match: { pattern: 'to accept attempt 1 of run' }, action, by: 'alice' });
+        const view = reviewerView(store.queue);
+        const run = runMission({
+          mission: mission(),
+          proposer: functionProposer(() => ({ value: 1 })),
+          checks: [valueIsOne],
+          guards: [],
+          judge: humanJudge({ queue: view, timeoutMs: 60_000, pollIntervalMs: 10 }),
+          ledger: store.ledger,
+          handoff: { queue: view, sampleRate: 0 },
+        });
+        if (action === 'return') await review(store.reviewer, 2, { decision: 'approve', label: 'unclear' });
+        const result = await run;
+        assert.deepEqual([result.outcome, result.stopReason], [outcome, action === 'return' ? 'human_approved' : 'human_rejected']);
+        assert.deepEqual(
+          decisions(await store.ledger.records(result.runId)).map((decision) => [decision.transition, decision.reason]),
+          [
+            ['retry', 'baseline_not_passing'],
+            [transition, 'human_rejected'],
+            ...(action === 'return' ? [['accept', 'human_approved']] : []),
+          ],
+        );
+        assert.deepEqual(
+          (await store.reviewer.filterRules()).map((rule) => [rule.id, rule.caught]),
+          [['r1', 1]],
+        );
+      } finally {
+        await store.close();
+      }
+    });
+  }
 
   it('refuses bad options with "Expected X, got Y"', () => {
     const queue = {} as ReviewQueue;

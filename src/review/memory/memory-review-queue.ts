@@ -4,9 +4,9 @@ import type { ModeChange } from '../backpressure.js';
 import { settleConfig, type ReviewQueueOptions } from '../config.js';
 import type { LimitChange } from '../feedback-tuner.js';
 import { EMPTY_JOURNAL, verifyJournal, type JournalHead, type JournalRow, type JournalVerification } from '../journal.js';
-import type { DroppedItem, ReviewClaim, ReviewItem, Verdict } from '../review-queue.js';
+import { driveSync } from '../drive.js';
+import type { DroppedItem, ReviewClaim, ReviewItem, Verdict } from '../types.js';
 import {
-  runSync,
   type LockedState,
   type LogRange,
   type QueueState,
@@ -71,7 +71,7 @@ class MemoryReviewStore implements ReviewStore, ReviewTx {
   }
 
   async transaction<T>(step: TxStep<T>): Promise<T> {
-    return runSync(step, this);
+    return driveSync(step, this);
   }
 
   state(): LockedState {
@@ -245,6 +245,6 @@ class MemoryReviewStore implements ReviewStore, ReviewTx {
 export class MemoryReviewQueue extends StoredReviewQueue {
   constructor(options: ReviewQueueOptions = {}) {
     const store = new MemoryReviewStore(settleConfig(undefined, options).runtime.config.tuner.initial);
-    super(store, runSync(settle(options), store));
+    super(store, driveSync(settle(options), store));
   }
 }

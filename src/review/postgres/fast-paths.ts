@@ -1,7 +1,7 @@
 import type { PgClient } from '../../db/postgres/pg-pool.js';
 import { watermark, type QueueMode } from '../backpressure.js';
 import { journalBodyAround } from '../journal.js';
-import type { Verdict } from '../review-queue.js';
+import type { Verdict } from '../types.js';
 import type { FastPaths } from '../review-store.js';
 import type { ItemRow } from '../sql-rows.js';
 

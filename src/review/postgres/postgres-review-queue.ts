@@ -6,10 +6,10 @@ import { settleConfig, type ReviewQueueOptions } from '../config.js';
 import type { LimitChange } from '../feedback-tuner.js';
 import type { JournalRow, JournalVerification } from '../journal.js';
 import { REVIEW_MIGRATIONS } from '../migrations.js';
-import { verifyAsync } from '../queue-tables.js';
-import type { DroppedItem, Verdict } from '../review-queue.js';
+import { driveAsync } from '../drive.js';
+import { verifyQueue } from '../queue-tables.js';
+import type { DroppedItem, Verdict } from '../types.js';
 import {
-  runAsync,
   type LockedState,
   type LogRange,
   type QueueState,
@@ -299,7 +299,7 @@ class PostgresReviewStore implements ReviewStore {
   }
 
   transaction<T>(step: TxStep<T>): Promise<T> {
-    return inTransaction(this.#pool, (client) => runAsync(step, new PostgresReviewTx(client, this.#sql)));
+    return inTransaction(this.#pool, (client) => driveAsync(step, new PostgresReviewTx(client, this.#sql)));
   }
 
   async state(): Promise<QueueState> {
@@ -371,7 +371,7 @@ class PostgresReviewStore implements ReviewStore {
     // One snapshot: the journal, its head and the tables agree even while reviewers append.
     return inTransaction(this.#pool, async (client) => {
       await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      return verifyAsync(postgresQueueStore(client, this.#schema));
+      return driveAsync(verifyQueue(), postgresQueueStore(client, this.#schema));
     });
   }
 
@@ -418,7 +418,7 @@ export class PostgresReviewQueue extends StoredReviewQueue {
         await client.query(`INSERT INTO ${S}.review_state (id, mode, attempt_limit) VALUES (1, 'normal', $1) ON CONFLICT (id) DO NOTHING`, [
           initial,
         ]);
-        return runAsync(settle(options), new PostgresReviewTx(client, statements(S)));
+        return driveAsync(settle(options), new PostgresReviewTx(client, statements(S)));
       });
       return new PostgresReviewQueue(store, settled);
     } catch (error) {

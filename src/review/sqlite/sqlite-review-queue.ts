@@ -6,10 +6,10 @@ import { settleConfig, type ReviewQueueOptions } from '../config.js';
 import type { LimitChange } from '../feedback-tuner.js';
 import type { JournalRow, JournalVerification } from '../journal.js';
 import { REVIEW_MIGRATIONS } from '../migrations.js';
-import { verifySync } from '../queue-tables.js';
-import type { DroppedItem, Verdict } from '../review-queue.js';
+import { driveSync } from '../drive.js';
+import { verifyQueue } from '../queue-tables.js';
+import type { DroppedItem, Verdict } from '../types.js';
 import {
-  runSync,
   type LockedState,
   type LogRange,
   type QueueState,
@@ -164,7 +164,7 @@ class SqliteReviewStore implements ReviewStore, ReviewTx {
   }
 
   async transaction<T>(step: TxStep<T>): Promise<T> {
-    return immediate(this.#db, () => runSync(step, this));
+    return immediate(this.#db, () => driveSync(step, this));
   }
 
   state(): LockedState {
@@ -285,7 +285,7 @@ class SqliteReviewStore implements ReviewStore, ReviewTx {
 
   verifyJournal(): JournalVerification {
     // One read transaction: the journal, its head and the tables from the same snapshot, read in pages.
-    return this.#db.transaction(() => verifySync(sqliteQueueStore(this.#db)))();
+    return this.#db.transaction(() => driveSync(verifyQueue(), sqliteQueueStore(this.#db)))();
   }
 
   addReviewer(name: string, tokenHash: string, at: number): void {
@@ -332,7 +332,7 @@ export class SqliteReviewQueue extends StoredReviewQueue {
           settleConfig(undefined, options).runtime.config.tuner.initial,
         );
         const store = new SqliteReviewStore(db, owned);
-        return { store, settled: runSync(settle(options), store) };
+        return { store, settled: driveSync(settle(options), store) };
       });
       return new SqliteReviewQueue(settled.store, settled.settled);
     });
