@@ -67,7 +67,7 @@ function attemptData(runId: string, attempt: number): Record<string, unknown> {
       },
       {
         check: 'unit-tests',
-        stage: 'full',
+        stage: 'promotion',
         tier: 'demand',
         status: 'fail',
         reasonCodes: ['test.assertion'],
@@ -124,7 +124,7 @@ function runRecords(runId: string): LedgerRecord[] {
     at: at + ATTEMPTS_PER_RUN + 1,
     data: {
       outcome: 'failed_with_evidence',
-      verification: 'failed',
+      verification: 'unverified',
       stopReason: 'budget_attempts',
       detail: 'attempt budget spent',
       attempts: ATTEMPTS_PER_RUN,

@@ -91,10 +91,27 @@ export interface StreamOptions {
 export type TaskPriors = PriorsSnapshot[string];
 
 /**
- * Where runs write every event (SPEC §6): append-only, hash-chained per run, closed by one seal.
- * Appending to a sealed run fails (the database refuses it, not only this code).
+ * What the `adaptive` rule learns across finished runs, per task type: a small mutable store of its own,
+ * apart from the append-only chain (derived state, not evidence; see docs/ledger.md). A ledger keeps it
+ * in the same storage as its runs; `StoredPriors` (priors.ts) implements it over any `PriorsStore`.
  */
-export interface Ledger {
+export interface LearnedPriors {
+  /** What the `adaptive` rule has learned about a task type from finished runs; undefined before any. */
+  priors(taskType: string): Promise<TaskPriors | undefined>;
+  /**
+   * Learns from one finished run of a task type: its observed scores at attempts 1, 2, … in order.
+   * Atomic: two processes learning at once both count (a locked read-modify-write, not a blind overwrite).
+   */
+  learn(taskType: string, scores: readonly number[]): Promise<void>;
+}
+
+/**
+ * Where runs write every event (SPEC §6): append-only, hash-chained per run, closed by one seal.
+ * Appending to a sealed run fails (the database refuses it, not only this code). The priors the runs
+ * taught come with it, as their own port. `ChainedLedger` (chained-ledger.ts) implements it over any
+ * `LedgerStore`.
+ */
+export interface Ledger extends LearnedPriors {
   /** Appends the next record of a run; `seq` must be the run's record count. */
   append(record: LedgerRecord): Promise<StoredRecord>;
   head(runId: string): Promise<LedgerHead>;
@@ -130,12 +147,5 @@ export interface Ledger {
   latestSealed?(query: { readonly missionId: string; readonly planHash: string }): Promise<RunRow | undefined>;
   /** Writes rows exported from another ledger, keeping their hashes; the chain must verify. */
   import(run: RunRow, records: readonly StoredRecord[]): Promise<void>;
-  /** What the `adaptive` rule has learned about a task type from finished runs; undefined before any. */
-  priors(taskType: string): Promise<TaskPriors | undefined>;
-  /**
-   * Learns from one finished run of a task type: its observed scores at attempts 1, 2, … in order.
-   * Atomic: two processes learning at once both count (a locked read-modify-write, not a blind overwrite).
-   */
-  learn(taskType: string, scores: readonly number[]): Promise<void>;
   close(): Promise<void>;
 }

@@ -1,9 +1,10 @@
 import { LedgerError } from '../errors/ledger-error.js';
 import { AdaptivePriors } from '../guards/adaptive-priors.js';
-import type { TaskPriors } from './ledger.js';
+import type { LearnedPriors, TaskPriors } from './ledger.js';
+import type { PriorsStore } from './priors-store.js';
 
 /** Throws a `TypeError` unless `learn` got a task type and finite scores. */
-export function expectLearnable(taskType: string, scores: readonly number[]): void {
+function expectLearnable(taskType: string, scores: readonly number[]): void {
   if (typeof taskType !== 'string' || taskType === '')
     throw new TypeError(`Expected \`taskType\` to be a non-empty string, got ${JSON.stringify(taskType)}`);
   if (!Array.isArray(scores) || !scores.every((score) => typeof score === 'number' && Number.isFinite(score))) {
@@ -12,7 +13,7 @@ export function expectLearnable(taskType: string, scores: readonly number[]): vo
 }
 
 /** A task type's priors after one more finished run. The statistics are `AdaptivePriors`' own, not redone here. */
-export function learnedPriors(taskType: string, current: TaskPriors | undefined, scores: readonly number[]): TaskPriors {
+function learnedPriors(taskType: string, current: TaskPriors | undefined, scores: readonly number[]): TaskPriors {
   const priors = AdaptivePriors.from(current === undefined ? {} : { [taskType]: current });
   priors.record(taskType, scores);
   return priors.toJSON()[taskType] as TaskPriors;
@@ -22,7 +23,7 @@ const isCount = (value: unknown): boolean => Number.isInteger(value) && (value a
 const isFiniteNumber = (value: unknown): boolean => typeof value === 'number' && Number.isFinite(value);
 
 /** A stored entry (JSON text) back as priors. One that is not an entry means the storage is broken: a `LedgerError`. */
-export function parsePriors(taskType: string, text: string): TaskPriors {
+function parsePriors(taskType: string, text: string): TaskPriors {
   let entry: unknown;
   try {
     entry = JSON.parse(text);
@@ -55,4 +56,38 @@ export function priorsFailure(error: unknown, taskType: string): LedgerError {
     message: `the priors of task type ${JSON.stringify(taskType)} could not be read or written: ${(error as Error)?.message ?? String(error)}`,
     cause: error,
   });
+}
+
+/**
+ * The learned priors over any {@link PriorsStore}: arguments checked, entries parsed and computed here,
+ * once; a store's failure is a `LedgerError` (`ledger.priors_failed`), a stored entry that is not one
+ * `ledger.priors_malformed`.
+ */
+export class StoredPriors implements LearnedPriors {
+  readonly #store: PriorsStore;
+
+  constructor(store: PriorsStore) {
+    this.#store = store;
+  }
+
+  async priors(taskType: string): Promise<TaskPriors | undefined> {
+    let text: string | undefined;
+    try {
+      text = await this.#store.read(taskType);
+    } catch (error) {
+      throw priorsFailure(error, taskType);
+    }
+    return text === undefined ? undefined : parsePriors(taskType, text);
+  }
+
+  async learn(taskType: string, scores: readonly number[]): Promise<void> {
+    expectLearnable(taskType, scores);
+    try {
+      await this.#store.update(taskType, (current) =>
+        JSON.stringify(learnedPriors(taskType, current === undefined ? undefined : parsePriors(taskType, current), scores)),
+      );
+    } catch (error) {
+      throw priorsFailure(error, taskType);
+    }
+  }
 }

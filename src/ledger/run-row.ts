@@ -1,14 +1,15 @@
 import { LedgerError } from '../errors/ledger-error.js';
 import { RecordParseError } from '../errors/record-parse-error.js';
 import type { LedgerRecord, RunRow, StoredRecord } from './ledger.js';
+import type { NewRun } from './ledger-store.js';
 import { parseRunRecord, type RunRecord } from './run-records.js';
 
 /**
- * The run row that a `run.started` record opens. A `run.started` whose data does not parse still opens a
+ * The run that a `run.started` record opens. A `run.started` whose data does not parse still opens a
  * run (of mission `unknown`, task type `default`): the ledger stores what it is given, and `verifyLedger`
  * reports the record.
  */
-export function openedRun(record: LedgerRecord, stored: StoredRecord): RunRow {
+export function openedRun(record: LedgerRecord, stored: StoredRecord): NewRun {
   if (record.type !== 'run.started' || record.seq !== 0) {
     throw new LedgerError({
       code: 'ledger.not_started',
@@ -23,9 +24,6 @@ export function openedRun(record: LedgerRecord, stored: StoredRecord): RunRow {
     missionId: mission?.id ?? 'unknown',
     taskType: mission?.taskType ?? 'default',
     startedAt: record.at,
-    recordCount: 1,
-    lastHash: stored.hash,
-    sealed: false,
     ...(started === undefined ? {} : linkFields(started)),
   };
 }
@@ -53,11 +51,17 @@ export function linkFields(record: RunRecord): { planHash?: string; resolves?: s
   };
 }
 
-/** The seal fields a `run.sealed` record sets on its run row. */
-export function sealFields(record: LedgerRecord): { outcome: string; verification: string; stopReason: string } {
+/**
+ * The seal fields a stored `run.sealed` record sets on its run row, read from its body (for a store
+ * without the SQL backends' triggers): a field the seal's data lacks stays unset, as with the triggers.
+ */
+export function sealFields(body: string): Pick<RunRow, 'outcome' | 'verification' | 'stopReason'> {
+  const { data = {} } = JSON.parse(body) as { data?: Record<string, unknown> };
+  const field = (value: unknown): string | undefined => (value === undefined || value === null ? undefined : String(value));
+  const [outcome, verification, stopReason] = [field(data.outcome), field(data.verification), field(data.stopReason)];
   return {
-    outcome: String(record.data.outcome),
-    verification: String(record.data.verification),
-    stopReason: String(record.data.stopReason),
+    ...(outcome === undefined ? {} : { outcome }),
+    ...(verification === undefined ? {} : { verification }),
+    ...(stopReason === undefined ? {} : { stopReason }),
   };
 }

@@ -1,5 +1,6 @@
-import { LedgerError } from '../errors/ledger-error.js';
+import { GENESIS } from '../core/hash-chain.js';
 import type { RunRow, StoredRecord } from './ledger.js';
+import type { NewRun } from './ledger-store.js';
 
 /** A `runs` row as either SQL backend returns it (SQLite: integers; PostgreSQL: BIGINT as text, BOOLEAN). */
 export interface RunDbRow {
@@ -51,12 +52,16 @@ export const toStored = (row: RecordDbRow): StoredRecord => ({
   hash: row.hash,
 });
 
-/**
- * Turns the triggers' refusals (`redline.ledger.<code>: …`) into ledger errors with stable codes; a
- * duplicate primary key (two writers racing for one `seq`) is `ledger.out_of_order`.
- */
-export function refusal(error: unknown, runId: string, duplicateKey: boolean): never {
-  const message = (error as Error)?.message ?? String(error);
-  const code = /redline\.(ledger\.[a-z_]+)/.exec(message)?.[1] ?? (duplicateKey ? 'ledger.out_of_order' : 'ledger.write_failed');
-  throw new LedgerError({ code, runId, message: `run ${runId}: ${message.replace(/^redline\.ledger\.[a-z_]+: /, '')}`, cause: error });
-}
+/** A new run's parameters for `insertRun` (sql-statements.ts): its row starts with no records, at the genesis hash. */
+export const runValues = (run: NewRun): unknown[] => [
+  run.runId,
+  run.missionId,
+  run.taskType,
+  run.startedAt,
+  GENESIS,
+  run.planHash ?? null,
+  run.resolves ?? null,
+];
+
+/** A record's parameters for `insertRecord` (sql-statements.ts). */
+export const recordValues = (row: StoredRecord): unknown[] => [row.runId, row.seq, row.type, row.body, row.prevHash, row.hash];

@@ -1,0 +1,122 @@
+import { inTransaction, type PgClient, type PgPool } from '../../db/postgres/pg-pool.js';
+import type { RunPage } from '../history.js';
+import type { RunRow, StoredRecord, StoredRun } from '../ledger.js';
+import type { LedgerStore, NewRun, PageReader } from '../ledger-store.js';
+import type { RunQuery } from '../run-query.js';
+import { ledgerSql, type LedgerDialect, type LedgerSql } from '../sql-statements.js';
+import { recordValues, runValues, toRun, toStored, type RecordDbRow, type RunDbRow } from '../sql-rows.js';
+
+/** The PostgreSQL spelling of the ledger's statements, on the tables of `schema` (quoted). */
+const postgresDialect = (schema: string): LedgerDialect => ({
+  table: (name) => `${schema}.${name}`,
+  param: (n) => `$${n}`,
+  sealed: (value) => (value ? 'sealed' : 'NOT sealed'),
+  runIdIn: (param) => `run_id = ANY(${param}::text[])`,
+  ids: (runIds) => runIds,
+});
+
+type Queryable = Pick<PgClient, 'query'>;
+
+/**
+ * The PostgreSQL ledger's rows, over a pool: a statement takes any connection, a transaction or a
+ * snapshot holds one; the triggers refuse what breaks a chain.
+ */
+export class PostgresLedgerStore implements LedgerStore {
+  readonly #pool: PgPool;
+  readonly #owned: boolean;
+  readonly #dialect: LedgerDialect;
+  readonly #sql: LedgerSql;
+
+  /** A store on a migrated schema (quoted); `owned`: the pool was opened for it and ends with it. */
+  constructor(pool: PgPool, owned: boolean, schema: string) {
+    this.#pool = pool;
+    this.#owned = owned;
+    this.#dialect = postgresDialect(schema);
+    this.#sql = ledgerSql(this.#dialect);
+  }
+
+  insertRun(run: NewRun, records: readonly StoredRecord[]): Promise<void> {
+    return inTransaction(this.#pool, async (client) => {
+      await client.query(this.#sql.insertRun, runValues(run));
+      for (const row of records) await client.query(this.#sql.insertRecord, recordValues(row));
+    });
+  }
+
+  async insertRecord(record: StoredRecord): Promise<void> {
+    await this.#pool.query(this.#sql.insertRecord, recordValues(record));
+  }
+
+  run(runId: string): Promise<RunRow | undefined> {
+    return this.#run(this.#pool, runId);
+  }
+
+  records(runId: string): Promise<readonly StoredRecord[]> {
+    return this.#records(this.#pool, runId);
+  }
+
+  readRun(runId: string): Promise<StoredRun | undefined> {
+    return inTransaction(this.#pool, async (client) => {
+      await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const run = await this.#run(client, runId);
+      return run === undefined ? undefined : { run, records: await this.#records(client, runId) };
+    });
+  }
+
+  runs(query: RunQuery): Promise<readonly RunRow[]> {
+    return this.#runs(this.#pool, query);
+  }
+
+  async latestSealed(missionId: string, planHash: string): Promise<RunRow | undefined> {
+    const row = (await this.#pool.query<RunDbRow>(this.#sql.latestSealed, [missionId, planHash])).rows[0];
+    return row === undefined ? undefined : toRun(row);
+  }
+
+  /**
+   * Every page on one connection, in one REPEATABLE READ READ ONLY transaction: one snapshot for the whole
+   * stream, two queries a page (the runs, then their records), not a transaction per run.
+   */
+  async snapshot(): Promise<PageReader> {
+    const client = await this.#pool.connect();
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    } catch (error) {
+      client.release(true);
+      throw error;
+    }
+    return {
+      page: async (query, withRecords): Promise<RunPage> => {
+        const runs = await this.#runs(client, query);
+        if (!withRecords || runs.length === 0) return { runs, records: [] };
+        const ids = this.#dialect.ids(runs.map((run) => run.runId));
+        return { runs, records: (await client.query<RecordDbRow>(this.#sql.pageRecords, [ids])).rows.map(toStored) };
+      },
+      async end(failed) {
+        // Read only: ending it either way changes nothing; a connection whose query failed is not reused.
+        await client.query(failed ? 'ROLLBACK' : 'COMMIT').catch(() => undefined);
+        client.release(failed);
+      },
+    };
+  }
+
+  isDuplicateKey(error: unknown): boolean {
+    return (error as { code?: string })?.code === '23505';
+  }
+
+  async close(): Promise<void> {
+    if (this.#owned) await this.#pool.end();
+  }
+
+  async #run(on: Queryable, runId: string): Promise<RunRow | undefined> {
+    const row = (await on.query<RunDbRow>(this.#sql.selectRun, [runId])).rows[0];
+    return row === undefined ? undefined : toRun(row);
+  }
+
+  async #records(on: Queryable, runId: string): Promise<StoredRecord[]> {
+    return (await on.query<RecordDbRow>(this.#sql.selectRecords, [runId])).rows.map(toStored);
+  }
+
+  async #runs(on: Queryable, query: RunQuery): Promise<RunRow[]> {
+    const { sql, params } = this.#sql.runs(query);
+    return (await on.query<RunDbRow>(sql, params)).rows.map(toRun);
+  }
+}

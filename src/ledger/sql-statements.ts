@@ -1,0 +1,74 @@
+import type { RunField, RunQuery } from './run-query.js';
+
+/**
+ * What the ledger's SQL spells differently on SQLite and PostgreSQL, as a kysely dialect does for its
+ * queries; every statement is written once, in {@link ledgerSql}.
+ */
+export interface LedgerDialect {
+  /** A ledger table's name as the statements write it: bare (SQLite) or in its schema (PostgreSQL). */
+  table(name: 'runs' | 'records'): string;
+  /** The n-th parameter, from 1: `?` (SQLite) or `$n` (PostgreSQL). */
+  param(n: number): string;
+  /** The condition that a run is sealed (or not), as the `sealed` column stores it. */
+  sealed(value: boolean): string;
+  /** The condition that `run_id` is one of the ids passed as parameter `param` (see {@link LedgerDialect.ids}). */
+  runIdIn(param: string): string;
+  /** Run ids as the value of the parameter {@link LedgerDialect.runIdIn} names. */
+  ids(runIds: readonly string[]): unknown;
+}
+
+/** A statement and its parameters. */
+export interface SqlQuery {
+  readonly sql: string;
+  readonly params: readonly unknown[];
+}
+
+const COLUMNS: Record<RunField | 'startedAt', string> = {
+  sealed: 'sealed',
+  taskType: 'task_type',
+  startedAt: 'started_at',
+  runId: 'run_id',
+  missionId: 'mission_id',
+  planHash: 'plan_hash',
+  resolves: 'resolves',
+};
+
+/**
+ * The ledger's statements in a dialect. Parameters follow `runValues` and `recordValues` (sql-rows.ts);
+ * the triggers advance a run's row as its records go in, so a new run's row starts empty.
+ */
+export function ledgerSql(dialect: LedgerDialect) {
+  const [runs, records] = [dialect.table('runs'), dialect.table('records')];
+  const params = (count: number): string => Array.from({ length: count }, (_, index) => dialect.param(index + 1)).join(', ');
+  return {
+    insertRun: `INSERT INTO ${runs} (run_id, mission_id, task_type, started_at, last_hash, plan_hash, resolves, record_count) VALUES (${params(7)}, 0)`,
+    insertRecord: `INSERT INTO ${records} (run_id, seq, type, body, prev_hash, hash) VALUES (${params(6)})`,
+    selectRun: `SELECT * FROM ${runs} WHERE run_id = ${dialect.param(1)}`,
+    selectRecords: `SELECT * FROM ${records} WHERE run_id = ${dialect.param(1)} ORDER BY seq`,
+    latestSealed: `SELECT * FROM ${runs} WHERE mission_id = ${dialect.param(1)} AND plan_hash = ${dialect.param(2)} AND ${dialect.sealed(true)} ORDER BY started_at DESC, run_id DESC LIMIT 1`,
+    pageRecords: `SELECT * FROM ${records} WHERE ${dialect.runIdIn(dialect.param(1))} ORDER BY run_id, seq`,
+    /**
+     * The runs of a query. A page resumes by the row comparison `(started_at, run_id) > after`, the same
+     * pair as the order, so pages walk the `runs_in_start_order` index and no run is skipped or read twice.
+     */
+    runs({ where, after, limit }: RunQuery): SqlQuery {
+      const values: unknown[] = [];
+      const param = (value: unknown): string => {
+        values.push(value);
+        return dialect.param(values.length);
+      };
+      const conditions = where.map((condition) =>
+        condition.field === 'sealed'
+          ? dialect.sealed(condition.value === true)
+          : `${COLUMNS[condition.field]} ${condition.op} ${param(condition.value)}`,
+      );
+      if (after !== undefined) conditions.push(`(started_at, run_id) > (${param(after.startedAt)}, ${param(after.runId)})`);
+      const filter = conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`;
+      const page = limit === undefined ? '' : ` LIMIT ${param(limit)}`;
+      return { sql: `SELECT * FROM ${runs}${filter} ORDER BY started_at, run_id${page}`, params: values };
+    },
+  };
+}
+
+/** The statements of one dialect. */
+export type LedgerSql = ReturnType<typeof ledgerSql>;

@@ -1,0 +1,131 @@
+import type { SqliteDatabase, SqliteStatement } from '../../db/sqlite/sqlite-database.js';
+import type { RunPage } from '../history.js';
+import type { RunRow, StoredRecord, StoredRun } from '../ledger.js';
+import type { LedgerStore, NewRun, PageReader } from '../ledger-store.js';
+import type { RunQuery } from '../run-query.js';
+import { ledgerSql, type LedgerDialect } from '../sql-statements.js';
+import { recordValues, runValues, toRun, toStored, type RecordDbRow, type RunDbRow } from '../sql-rows.js';
+
+const SQLITE: LedgerDialect = {
+  table: (name) => name,
+  param: () => '?',
+  sealed: (value) => `sealed = ${value ? 1 : 0}`,
+  runIdIn: (param) => `run_id IN (SELECT value FROM json_each(${param}))`,
+  ids: (runIds) => JSON.stringify(runIds),
+};
+
+const SQL = ledgerSql(SQLITE);
+
+/**
+ * The SQLite ledger's rows, on one connection with its statements prepared once. better-sqlite3 answers
+ * at once, so each method runs without yielding; the triggers refuse what breaks a chain.
+ */
+export class SqliteLedgerStore implements LedgerStore {
+  readonly #db: SqliteDatabase;
+  readonly #readOnly: boolean;
+  readonly #insertRun: SqliteStatement;
+  readonly #insertRecord: SqliteStatement;
+  readonly #selectRun: SqliteStatement;
+  readonly #selectRecords: SqliteStatement;
+  readonly #latestSealed: SqliteStatement;
+  readonly #pageRecords: SqliteStatement;
+  readonly #insertRunTx: (run: NewRun, records: readonly StoredRecord[]) => void;
+  readonly #readRunTx: (runId: string) => StoredRun | undefined;
+  readonly #pageTx: (query: RunQuery, withRecords: boolean) => RunPage;
+
+  /** A store on a migrated database; `readOnly` when it was opened to read (see `snapshot`). */
+  constructor(db: SqliteDatabase, readOnly: boolean) {
+    this.#db = db;
+    this.#readOnly = readOnly;
+    this.#insertRun = db.prepare(SQL.insertRun);
+    this.#insertRecord = db.prepare(SQL.insertRecord);
+    this.#selectRun = db.prepare(SQL.selectRun);
+    this.#selectRecords = db.prepare(SQL.selectRecords);
+    this.#latestSealed = db.prepare(SQL.latestSealed);
+    this.#pageRecords = db.prepare(SQL.pageRecords);
+    this.#insertRunTx = db.transaction((run: NewRun, records: readonly StoredRecord[]) => {
+      this.#insertRun.run(...runValues(run));
+      for (const row of records) this.#insertRecord.run(...recordValues(row));
+    });
+    // One read transaction: its snapshot holds from the first read to the last.
+    this.#readRunTx = db.transaction((runId: string) => {
+      const run = this.#run(runId);
+      return run === undefined ? undefined : { run, records: this.#records(runId) };
+    });
+    this.#pageTx = db.transaction((query: RunQuery, withRecords: boolean): RunPage => {
+      const runs = this.#runs(query);
+      if (!withRecords || runs.length === 0) return { runs, records: [] };
+      const ids = SQLITE.ids(runs.map((run) => run.runId));
+      return { runs, records: (this.#pageRecords.all(ids) as RecordDbRow[]).map(toStored) };
+    });
+  }
+
+  async insertRun(run: NewRun, records: readonly StoredRecord[]): Promise<void> {
+    this.#insertRunTx(run, records);
+  }
+
+  async insertRecord(record: StoredRecord): Promise<void> {
+    this.#insertRecord.run(...recordValues(record));
+  }
+
+  async run(runId: string): Promise<RunRow | undefined> {
+    return this.#run(runId);
+  }
+
+  async records(runId: string): Promise<readonly StoredRecord[]> {
+    return this.#records(runId);
+  }
+
+  async readRun(runId: string): Promise<StoredRun | undefined> {
+    return this.#readRunTx(runId);
+  }
+
+  async runs(query: RunQuery): Promise<readonly RunRow[]> {
+    return this.#runs(query);
+  }
+
+  async latestSealed(missionId: string, planHash: string): Promise<RunRow | undefined> {
+    const row = this.#latestSealed.get(missionId, planHash) as RunDbRow | undefined;
+    return row === undefined ? undefined : toRun(row);
+  }
+
+  /**
+   * Each page is read in one read transaction (its runs and records agree). A store opened read-only also
+   * holds one read transaction around all the pages, so they are one snapshot; a writable one does not,
+   * since this connection's appends would join it and stay uncommitted until the reader ends: a run it
+   * appends meanwhile shows up whole or not at all.
+   */
+  async snapshot(): Promise<PageReader> {
+    const db = this.#db;
+    const held = this.#readOnly && !db.inTransaction;
+    if (held) db.exec('BEGIN');
+    return {
+      page: async (query, withRecords) => this.#pageTx(query, withRecords),
+      async end() {
+        if (held && db.inTransaction) db.exec('COMMIT');
+      },
+    };
+  }
+
+  isDuplicateKey(error: unknown): boolean {
+    return /UNIQUE constraint/.test((error as Error)?.message ?? '');
+  }
+
+  async close(): Promise<void> {
+    this.#db.close();
+  }
+
+  #run(runId: string): RunRow | undefined {
+    const row = this.#selectRun.get(runId) as RunDbRow | undefined;
+    return row === undefined ? undefined : toRun(row);
+  }
+
+  #records(runId: string): StoredRecord[] {
+    return (this.#selectRecords.all(runId) as RecordDbRow[]).map(toStored);
+  }
+
+  #runs(query: RunQuery): RunRow[] {
+    const { sql, params } = SQL.runs(query);
+    return (this.#db.prepare(sql).all(...params) as RunDbRow[]).map(toRun);
+  }
+}
