@@ -1,10 +1,18 @@
+import { rmSync } from 'node:fs';
 import { lstat, mkdtemp, mkdir, readFile, readdir, readlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 
-/** Creates a temporary directory holding `files` (path → content). */
+/** Every directory {@link tempWorkspace} made in this test process: removed when it exits, whether its tests passed or not. */
+const made = new Set<string>();
+process.once('exit', () => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Creates a temporary directory holding `files` (path → content), removed when the test process exits. */
 export async function tempWorkspace(files: Record<string, string>): Promise<string> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'redline-test-'));
+  made.add(dir);
   for (const [file, content] of Object.entries(files)) {
     await mkdir(path.dirname(path.join(dir, file)), { recursive: true });
     await writeFile(path.join(dir, file), content);

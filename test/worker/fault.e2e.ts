@@ -9,7 +9,7 @@ import { tempWorkspace } from '../helpers/workspace.js';
 import { redline } from '../cli/redline.js';
 import { answerMission, ended, fleetSchema, SERVER, startWorker } from './fleet-helpers.js';
 
-// Issue 15's fault test: 4 worker processes take the submitted missions while a supervisor SIGKILLs a
+// The fault test: 4 worker processes take the submitted missions while a supervisor SIGKILLs a
 // random worker every 3 s and starts another. At the end every mission is sealed exactly once, every
 // chain verifies and no run is left unsealed. CI (`.ci/run`, CI=true) runs the issue's 500 missions
 // (227 s on 2 shared cores); a local `npm test` runs 12 (10 s; 53 s at load 28). REDLINE_FAULT_MISSIONS sets any other number.

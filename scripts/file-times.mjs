@@ -1,0 +1,20 @@
+// A node:test reporter that adds up, per test file, the time of its top-level tests and prints the
+// slowest files when the run ends: where the suite's time goes. Used beside the usual reporter:
+//   node --test --test-reporter=spec --test-reporter-destination=stdout \
+//     --test-reporter=./scripts/file-times.mjs --test-reporter-destination=stderr …
+import path from 'node:path';
+
+/** How many of the slowest files the summary lists. */
+const SHOWN = 15;
+
+export default async function* fileTimes(source) {
+  const times = new Map();
+  for await (const event of source) {
+    if ((event.type !== 'test:pass' && event.type !== 'test:fail') || event.data.nesting !== 0) continue;
+    const file = event.data.file === undefined ? '(unknown)' : path.relative(process.cwd(), event.data.file);
+    times.set(file, (times.get(file) ?? 0) + (event.data.details?.duration_ms ?? 0));
+  }
+  const slowest = [...times].sort((a, b) => b[1] - a[1]).slice(0, SHOWN);
+  yield `\nslowest test files (top-level tests' time, of ${times.size} files):\n`;
+  for (const [file, ms] of slowest) yield `${(ms / 1000).toFixed(1).padStart(7)} s  ${file}\n`;
+}
