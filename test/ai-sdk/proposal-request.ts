@@ -1,14 +1,15 @@
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Finding } from '../../src/core/finding.js';
 import type { Candidate } from '../../src/core/candidate.js';
 import { defineMission } from '../../src/mission/mission.js';
 import { PROPOSER_PROTOCOL, type ProposalRequest } from '../../src/proposers/proposer.js';
+import { tempDir } from '../helpers/workspace.js';
 
 /** A real temporary workspace holding `files` (relative path → content). */
 export async function workspaceWith(files: Record<string, string | Buffer>): Promise<string> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'redline-ai-sdk-'));
+  const dir = await tempDir('redline-ai-sdk-');
   for (const [file, content] of Object.entries(files)) {
     await mkdir(path.dirname(path.join(dir, file)), { recursive: true });
     await writeFile(path.join(dir, file), content);

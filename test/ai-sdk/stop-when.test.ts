@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { generateText, tool } from 'ai';
@@ -16,6 +15,7 @@ import { SqliteLedger } from '../../src/ledger/sqlite/sqlite-ledger.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
 import { startOpenAIStub } from '../../src/testing/openai-stub-server.js';
 import { redline } from '../cli/redline.js';
+import { tempDir } from '../helpers/workspace.js';
 
 /** One scripted model step: the tool calls it makes (name, input) and what it says. */
 interface Turn {
@@ -54,7 +54,7 @@ function scriptedModel(turns: readonly Turn[]): MockLanguageModelV3 {
 
 let dir: string;
 before(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), 'redline-stop-when-'));
+  dir = await tempDir('redline-stop-when-');
 });
 after(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -272,7 +272,7 @@ describe('redlineStopWhen', () => {
 
 describe('redlineStopWhen over the OpenAI-compatible stub, with a SQLite ledger', () => {
   it('records a sealed, verifying run that replay and stop-quality read', async () => {
-    const work = await mkdtemp(path.join(tmpdir(), 'redline-stop-when-tests-'));
+    const work = await tempDir('redline-stop-when-tests-');
     const ledgerFile = path.join(work, 'ledger.db');
     const test =
       "import test from 'node:test'; import assert from 'node:assert'; import { add } from './add.mjs'; test('add', () => assert.equal(add(2, 3), 5));";

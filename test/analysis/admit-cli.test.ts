@@ -1,19 +1,19 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, readFile } from 'node:fs/promises';
-import os from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { admitCommand } from '../../src/cli/admit-command.js';
 import type { Output } from '../../src/cli/run-command.js';
 import { openLedger } from '../../src/ledger/open-ledger.js';
 import { layOut, recordRun, type RecordedRun } from './admit-runs.js';
+import { tempDir } from '../helpers/workspace.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
 /** A SQLite ledger file holding one run, and a directory laid out as `layout`. */
 async function setUp(run: RecordedRun, layout: Record<string, string> = {}): Promise<{ db: string; dir: string; runId: string }> {
-  const root = await mkdtemp(path.join(os.tmpdir(), 'redline-admit-cli-'));
+  const root = await tempDir('redline-admit-cli-');
   const db = path.join(root, 'ledger.db');
   const dir = path.join(root, 'dir');
   await layOut(dir, { ...layout, '.keep': '' });

@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { AdmitError, admitRun } from '../../src/analysis/admit.js';
 import { MemoryLedger } from '../../src/ledger/memory/memory-ledger.js';
 import { layOut, recordRun, type Layout } from './admit-runs.js';
+import { tempDir } from '../helpers/workspace.js';
 
 // Real repositories, with no global or system git configuration: identities come from each repository.
 before(async () => {
-  const home = await mkdtemp(path.join(os.tmpdir(), 'redline-git-home-'));
+  const home = await tempDir('redline-git-home-');
   await writeFile(path.join(home, 'gitconfig'), '');
   process.env.GIT_CONFIG_GLOBAL = path.join(home, 'gitconfig');
   process.env.GIT_CONFIG_NOSYSTEM = '1';
@@ -26,7 +26,7 @@ function git(dir: string, ...args: string[]): string {
 
 /** A repository with `layout` committed, by `Tester <tester@example.com>` unless `identity` is false. */
 async function repository(layout: Layout, { identity = true }: { identity?: boolean } = {}): Promise<string> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'redline-repo-'));
+  const dir = await tempDir('redline-repo-');
   git(dir, 'init', '--quiet', '--initial-branch', 'main');
   await layOut(dir, layout);
   git(dir, 'add', '--all');
@@ -231,7 +231,7 @@ describe('admitRun --git-branch', () => {
   it('refuses a directory outside any repository, and a repository without a commit', async () => {
     const ledger = new MemoryLedger();
     const runId = await recordRun(ledger, { files: { 'a.txt': 'x\n' } });
-    const plain = await mkdtemp(path.join(os.tmpdir(), 'redline-plain-'));
+    const plain = await tempDir('redline-plain-');
     process.env.GIT_CEILING_DIRECTORIES = path.dirname(plain);
     try {
       await assert.rejects(admitRun({ ledger, runId, dir: plain, gitBranch: 'b' }), { code: 'git.not_repository' });

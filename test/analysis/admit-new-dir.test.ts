@@ -1,20 +1,20 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile } from 'node:fs/promises';
-import os from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { admitCommand } from '../../src/cli/admit-command.js';
 import type { Output } from '../../src/cli/run-command.js';
 import { openLedger } from '../../src/ledger/open-ledger.js';
 import { layOut, recordRun, treeOf, type Layout, type RecordedRun } from './admit-runs.js';
+import { tempDir } from '../helpers/workspace.js';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/redline.js');
 
 /** A SQLite ledger holding one run, next to a directory `root` laid out as `layout`. */
 async function setUp(run: RecordedRun, layout: Layout = {}): Promise<{ db: string; root: string; runId: string }> {
-  const root = await mkdtemp(path.join(os.tmpdir(), 'redline-admit-new-'));
+  const root = await tempDir('redline-admit-new-');
   const db = path.join(root, 'ledger.db');
   await layOut(root, layout);
   const ledger = await openLedger(db);

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmod, cp, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { chmod, cp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
@@ -9,8 +8,9 @@ import { AdmitError, admitRun } from '../../src/analysis/admit.js';
 import { MemoryLedger } from '../../src/ledger/memory/memory-ledger.js';
 import { unifiedDiff, type FileChange } from '../../src/workspace/unified-diff.js';
 import { layOut, recordRun, treeOf } from './admit-runs.js';
+import { tempDir } from '../helpers/workspace.js';
 
-const scratch = (): Promise<string> => mkdtemp(path.join(os.tmpdir(), 'redline-patch-'));
+const scratch = (): Promise<string> => tempDir('redline-patch-');
 
 /** `git apply` (with `--check` first) of `patch` in `dir`, outside any repository. */
 function gitApply(dir: string, patch: string): void {

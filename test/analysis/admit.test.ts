@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
@@ -11,8 +10,9 @@ import { runMission } from '../../src/loop/run-mission.js';
 import { loadMission } from '../../src/mission/load.js';
 import { malformedPath } from '../../src/workspace/path-rules.js';
 import { layOut, recordRun, treeOf, type Layout } from './admit-runs.js';
+import { tempDir } from '../helpers/workspace.js';
 
-const scratch = (): Promise<string> => mkdtemp(path.join(os.tmpdir(), 'redline-admit-'));
+const scratch = (): Promise<string> => tempDir('redline-admit-');
 
 /** Runs `work` and returns the AdmitError it throws. */
 async function refusal(work: Promise<unknown>): Promise<AdmitError> {

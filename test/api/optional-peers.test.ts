@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { MissingPeerError } from '../../src/index.js';
+import { tempDir } from '../helpers/workspace.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const BIN = path.join(ROOT, 'bin/redline.js');
@@ -23,7 +23,7 @@ function withoutPeers(args: readonly string[], cwd: string): { status: number | 
 }
 
 async function inTempDir(work: (dir: string) => Promise<void>): Promise<void> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'redline-peers-'));
+  const dir = await tempDir('redline-peers-');
   try {
     await work(dir);
   } finally {

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildChecks } from '../../src/build/build-checks.js';
@@ -8,11 +7,12 @@ import { EMPTY_CANDIDATE } from '../../src/core/candidate.js';
 import type { TestInventory } from '../../src/core/test-inventory.js';
 import { defineMission } from '../../src/mission/mission.js';
 import { startOpenAIStub } from '../../src/testing/openai-stub-server.js';
+import { tempDir } from '../helpers/workspace.js';
 
 let dir: string;
 let scorer: string;
 before(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), 'redline-score-spec-'));
+  dir = await tempDir('redline-score-spec-');
   scorer = path.join(dir, 'score.mjs');
   // A score program: the score it is given, with one finding.
   await writeFile(

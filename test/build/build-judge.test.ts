@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { finding, type Check } from '../../src/core/check.js';
@@ -11,6 +10,7 @@ import { defineMission } from '../../src/mission/mission.js';
 import { functionProposer } from '../../src/proposers/function-proposer.js';
 import { startOpenAIStub } from '../../src/testing/openai-stub-server.js';
 import { dataOf } from '../helpers/records.js';
+import { tempDir } from '../helpers/workspace.js';
 
 /** A demand red line that holds once the candidate's value is 1. */
 const valueIsOne: Check = {
@@ -46,7 +46,7 @@ process.stdin.on('data', (chunk) => (input += chunk)).on('end', () => {
 let dir: string;
 let program: string;
 before(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), 'redline-judge-spec-'));
+  dir = await tempDir('redline-judge-spec-');
   program = path.join(dir, 'judge.mjs');
   await writeFile(program, JUDGE_PROGRAM);
 });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -10,7 +10,7 @@ import { testRunnerCheck } from '../../src/checks/test-runner-check.js';
 import type { ReportFormat } from '../../src/checks/reports/test-result.js';
 import { EMPTY_CANDIDATE } from '../../src/core/candidate.js';
 import { failingCodes } from '../../src/state/signature.js';
-import { tempWorkspace } from '../helpers/workspace.js';
+import { tempWorkspace, tempDir } from '../helpers/workspace.js';
 
 const QS_REPORT = new URL('../fixtures/reports/qs-6.14.0-tape.tap', import.meta.url);
 
@@ -25,7 +25,7 @@ async function workspace(files: Record<string, string>): Promise<string> {
 
 /** A fresh copy of `source` under the temp dir, as each run (and attempt) of a mission checks its own copy. */
 async function copyOf(source: string): Promise<string> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'redline-copy-'));
+  const dir = await tempDir('redline-copy-');
   dirs.push(dir);
   await cp(source, dir, { recursive: true });
   return dir;

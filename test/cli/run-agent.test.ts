@@ -1,16 +1,15 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { admitCommand } from '../../src/cli/admit-command.js';
 import { showCommand } from '../../src/cli/ledger-command.js';
 import { runCommand, type Output } from '../../src/cli/run-command.js';
-import { tempWorkspace, tree } from '../helpers/workspace.js';
+import { tempWorkspace, tree, tempDir } from '../helpers/workspace.js';
 
 const SED_AGENT = path.resolve(import.meta.dirname, '../fixtures/agents/sed-agent.sh');
-const scratch = await mkdtemp(path.join(os.tmpdir(), 'redline-cli-scratch-'));
+const scratch = await tempDir('redline-cli-scratch-');
 const previousScratch = process.env.REDLINE_SCRATCH;
 process.env.REDLINE_SCRATCH = scratch;
 after(async () => {

@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { ReviewQueue } from '../../src/review/review-queue.js';
 import { SqliteReviewQueue } from '../../src/review/sqlite/sqlite-review-queue.js';
 import { redline, ROOT } from './redline.js';
+import { tempDir } from '../helpers/workspace.js';
 
 let dir: string;
 before(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), 'redline-cli-human-'));
+  dir = await tempDir('redline-cli-human-');
   await writeFile(
     path.join(dir, 'propose.mjs'),
     `process.stdin.resume().on('end', () => process.stdout.write(JSON.stringify({ value: { answer: 42 } })));`,

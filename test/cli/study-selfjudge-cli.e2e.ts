@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { BOUNDARY_TASKS } from '../../src/study/selfjudge/tasks.js';
@@ -9,13 +8,14 @@ import { readyPython3 } from '../helpers/python.js';
 import { FIXES } from '../study/selfjudge-boundary-fixes.js';
 import { correctButSaysNo, scriptedModel } from '../study/selfjudge-scripted-models.js';
 import { redline } from './redline.js';
+import { tempDir } from '../helpers/workspace.js';
 
 const skip = readyPython3();
 
 describe('redline study redline-vs-selfjudge', { skip }, () => {
   let dir: string;
   before(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'redline-selfjudge-cli-'));
+    dir = await tempDir('redline-selfjudge-cli-');
   });
   after(async () => {
     await rm(dir, { recursive: true, force: true });

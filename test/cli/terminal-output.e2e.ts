@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import fc from 'fast-check';
@@ -9,6 +8,7 @@ import { showCommand } from '../../src/cli/ledger-command.js';
 import { reviewListCommand, reviewShowCommand } from '../../src/cli/review-command.js';
 import { runCommand, type Output } from '../../src/cli/run-command.js';
 import { clean } from '../../src/cli/terminal-text.js';
+import { tempDir } from '../helpers/workspace.js';
 
 // Hostile text — random bytes, control characters and escape sequences — as the goal, the expected
 // output, file contents, file names, test names and proposer stderr, through `run`
@@ -18,7 +18,7 @@ import { clean } from '../../src/cli/terminal-text.js';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const BIN = path.join(ROOT, 'bin/redline.js');
 
-const scratch = await mkdtemp(path.join(os.tmpdir(), 'redline-terminal-'));
+const scratch = await tempDir('redline-terminal-');
 const previousScratch = process.env.REDLINE_SCRATCH;
 process.env.REDLINE_SCRATCH = path.join(scratch, 'runs');
 after(async () => {

@@ -9,10 +9,16 @@ process.once('exit', () => {
   for (const dir of made) rmSync(dir, { recursive: true, force: true });
 });
 
+/** Creates an empty temporary directory named `prefix…`, removed when the test process exits. */
+export async function tempDir(prefix = 'redline-test-'): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
+  made.add(dir);
+  return dir;
+}
+
 /** Creates a temporary directory holding `files` (path → content), removed when the test process exits. */
 export async function tempWorkspace(files: Record<string, string>): Promise<string> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'redline-test-'));
-  made.add(dir);
+  const dir = await tempDir();
   for (const [file, content] of Object.entries(files)) {
     await mkdir(path.dirname(path.join(dir, file)), { recursive: true });
     await writeFile(path.join(dir, file), content);

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { finding, type Check } from '../../src/core/check.js';
@@ -17,6 +16,7 @@ import { SqliteReviewQueue } from '../../src/review/sqlite/sqlite-review-queue.j
 import { verifyLedger } from '../../src/ledger/verify.js';
 import { backends, type ReviewBackend } from '../review/backends.js';
 import { dataOf } from '../helpers/records.js';
+import { tempDir } from '../helpers/workspace.js';
 
 /** A demand red line that holds once the candidate's value is 1 (never on the baseline, which has no value). */
 const valueIsOne: Check = {
@@ -35,7 +35,7 @@ const mission = (fields: Record<string, unknown> = {}): Mission =>
 
 let dir: string;
 before(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), 'redline-human-judge-'));
+  dir = await tempDir('redline-human-judge-');
 });
 after(async () => {
   await rm(dir, { recursive: true, force: true });

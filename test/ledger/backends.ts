@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
@@ -8,6 +7,7 @@ import type { Ledger, StoredRecord } from '../../src/ledger/ledger.js';
 import { MemoryLedger } from '../../src/ledger/memory/memory-ledger.js';
 import { PostgresLedger } from '../../src/ledger/postgres/postgres-ledger.js';
 import { SqliteLedger } from '../../src/ledger/sqlite/sqlite-ledger.js';
+import { tempDir } from '../helpers/workspace.js';
 
 /**
  * The PostgreSQL the suites run against (trust auth). Every connection turns `synchronous_commit` off:
@@ -207,7 +207,7 @@ const memoryBackend: MemoryBackend = {
 
 /** A new SQLite file in its own temporary folder. */
 async function sqliteStorage(): Promise<Storage> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'redline-ledger-'));
+  const dir = await tempDir('redline-ledger-');
   return { location: path.join(dir, 'ledger.db'), dispose: () => rm(dir, { recursive: true, force: true }) };
 }
 

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { copyFile, mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { copyFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
@@ -12,6 +11,7 @@ import { SqliteLedger } from '../../src/ledger/sqlite/sqlite-ledger.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
 import { verifyStoredJournal } from '../../src/review/open-review-queue.js';
 import { SqliteReviewQueue } from '../../src/review/sqlite/sqlite-review-queue.js';
+import { tempDir } from '../helpers/workspace.js';
 
 // A ledger written by redline at schema version 2 (records in a WITHOUT ROWID table, 4 KB pages): the
 // nine example missions of `redline demo` (seals signed with v2-layout.pub), one unsealed run whose
@@ -73,7 +73,7 @@ const quiet = (lines: string[]) => ({ print: (line: string) => lines.push(line),
 describe('SQLite records layout: migrating a ledger written at schema version 2', () => {
   let dir: string;
   before(async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), 'redline-layout-'));
+    dir = await tempDir('redline-layout-');
   });
   after(async () => {
     await rm(dir, { recursive: true, force: true });

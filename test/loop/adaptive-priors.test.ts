@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { scoreCheck } from '../../src/checks/score-check.js';
@@ -14,6 +13,7 @@ import { runMission, type RunResult } from '../../src/loop/run-mission.js';
 import { defineMission } from '../../src/mission/mission.js';
 import { functionProposer } from '../../src/proposers/function-proposer.js';
 import { wrapLedger } from '../helpers/ledgers.js';
+import { tempDir } from '../helpers/workspace.js';
 
 /** A judge's score for the candidate: the proposer proposes the score itself, as a number. */
 const quality = scoreCheck({ name: 'quality', score: ({ candidate }) => Number(candidate.value) });
@@ -53,7 +53,7 @@ const stop = (result: RunResult) => ({ outcome: result.outcome, stopReason: resu
 
 describe('adaptive in missions: priors learned through the ledger', () => {
   it('behaves as threshold until 3 finished runs, then gives up on a hopeless run that threshold keeps running', async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'redline-adaptive-'));
+    const dir = await tempDir('redline-adaptive-');
     try {
       const file = path.join(dir, 'ledger.db');
       const budget = { outcome: 'failed_with_evidence', stopReason: 'budget_attempts', attempts: 6 };

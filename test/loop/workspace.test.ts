@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { cp, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { admitRun } from '../../src/analysis/admit.js';
@@ -12,11 +11,11 @@ import { defineMission, type Mission } from '../../src/mission/mission.js';
 import { agentProposer } from '../../src/proposers/agent-proposer.js';
 import { commandProposer } from '../../src/proposers/command-proposer.js';
 import { functionProposer } from '../../src/proposers/function-proposer.js';
-import { tempWorkspace, tree } from '../helpers/workspace.js';
+import { tempWorkspace, tree, tempDir } from '../helpers/workspace.js';
 import { dataOf } from '../helpers/records.js';
 
 const AGENTS = path.resolve(import.meta.dirname, '../fixtures/agents');
-const scratchDir = await mkdtemp(path.join(os.tmpdir(), 'redline-scratch-'));
+const scratchDir = await tempDir('redline-scratch-');
 after(() => rm(scratchDir, { recursive: true, force: true }));
 
 const MATH = {

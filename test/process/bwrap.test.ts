@@ -12,6 +12,7 @@ import type { BwrapSandbox } from '../../src/process/sandbox.js';
 import { assertSandboxAvailable, sandboxProblem } from '../../src/process/sandbox-problem.js';
 import { SandboxUnavailableError } from '../../src/errors/sandbox-unavailable-error.js';
 import { ends, runningWithArg } from './liveness.js';
+import { tempDir } from '../helpers/workspace.js';
 
 const connect = new URL('../fixtures/process/connect.mjs', import.meta.url).pathname;
 const noBwrap = existsSync('/usr/bin/bwrap') ? false : 'bubblewrap is not installed (/usr/bin/bwrap): apt-get install bubblewrap';
@@ -93,8 +94,8 @@ describe('runProcess in a bwrap sandbox', { skip: noBwrap }, () => {
   let port: number;
 
   before(async () => {
-    work = await mkdtemp(path.join(os.tmpdir(), 'redline-sandbox-'));
-    outsideTmp = await mkdtemp(path.join(os.tmpdir(), 'redline-outside-'));
+    work = await tempDir('redline-sandbox-');
+    outsideTmp = await tempDir('redline-outside-');
     outsideVar = await mkdtemp('/var/tmp/redline-outside-');
     server = net.createServer((socket) => socket.end());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { newProcessTag, PROCESS_TAG_PREFIX, taggedEnv } from '../../src/process/process-tag.js';
 import { canFindTagged, findTagged, killTagged } from '../../src/process/tagged-processes.js';
 import { ends, eventually, isRunning } from './liveness.js';
+import { tempDir } from '../helpers/workspace.js';
 
 function start(script: string, env: NodeJS.ProcessEnv): ChildProcess {
   return spawn('sh', ['-c', script], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'ignore'] });
@@ -96,7 +96,7 @@ describe('findTagged and killTagged on this machine', { skip: canFindTagged() ? 
 
 describe('findTagged over an unreadable /proc', () => {
   it('skips entries it cannot read, and never lists this process', async () => {
-    const root = await mkdtemp(path.join(os.tmpdir(), 'redline-proc-'));
+    const root = await tempDir('redline-proc-');
     try {
       const tag = newProcessTag();
       await mkdir(path.join(root, '11', 'environ'), { recursive: true });

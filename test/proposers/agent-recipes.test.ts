@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
@@ -11,7 +10,7 @@ import { runMission, type RunResult } from '../../src/loop/run-mission.js';
 import { loadMission } from '../../src/mission/load.js';
 import { sandboxProblem } from '../../src/process/sandbox-problem.js';
 import { buildProposer } from '../../src/build/build-proposer.js';
-import { tempWorkspace, tree } from '../helpers/workspace.js';
+import { tempWorkspace, tree, tempDir } from '../helpers/workspace.js';
 import { dataOf } from '../helpers/records.js';
 
 // The recipes of docs/agents.md, run exactly as the page shows them, against stand-ins named like the real
@@ -75,7 +74,7 @@ const WORKSPACE = {
 };
 const FIXED = { 'src/math.js': 'export const add = (a, b) => a + b;\n' };
 
-const scratchDir = await mkdtemp(path.join(os.tmpdir(), 'redline-recipes-'));
+const scratchDir = await tempDir('redline-recipes-');
 // The sandbox shows this HOME read-only, as it shows yours.
 const home = await mkdtemp('/var/tmp/redline-recipes-home-');
 const saved = { PATH: process.env.PATH, HOME: process.env.HOME };

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { readTail, tailOf } from '../../src/proposers/output-tail.js';
+import { tempDir } from '../helpers/workspace.js';
 
 describe('the tail of what a proposer wrote', () => {
   it('keeps the last bytes whole, cut on a UTF-8 character boundary, and counts what it dropped', () => {
@@ -23,7 +23,7 @@ describe('the tail of what a proposer wrote', () => {
   describe('of a file', () => {
     let dir: string;
     before(async () => {
-      dir = await mkdtemp(path.join(os.tmpdir(), 'redline-tail-'));
+      dir = await tempDir('redline-tail-');
     });
     after(async () => {
       await rm(dir, { recursive: true, force: true });

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
@@ -12,6 +11,7 @@ import { MemoryReviewQueue } from '../../src/review/memory/memory-review-queue.j
 import { PostgresReviewQueue } from '../../src/review/postgres/postgres-review-queue.js';
 import type { ReviewQueue } from '../../src/review/review-queue.js';
 import { SqliteReviewQueue } from '../../src/review/sqlite/sqlite-review-queue.js';
+import { tempDir } from '../helpers/workspace.js';
 
 /** The PostgreSQL the suites run against (trust auth); commits skip the WAL flush, durability is not under test. */
 export const POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/test?options=-c%20synchronous_commit%3Doff';
@@ -86,7 +86,7 @@ const sqlite: ReviewBackend = {
   name: 'sqlite',
   propertyRuns: 100,
   async open(options) {
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'redline-review-'));
+    const dir = await tempDir('redline-review-');
     const file = path.join(dir, 'redline.db');
     const opened: { close(): Promise<void> }[] = [];
     const track = <T extends { close(): Promise<void> }>(thing: T): T => (opened.push(thing), thing);

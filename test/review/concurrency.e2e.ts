@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';
@@ -15,6 +14,7 @@ import { PostgresReviewQueue } from '../../src/review/postgres/postgres-review-q
 import { SqliteReviewQueue } from '../../src/review/sqlite/sqlite-review-queue.js';
 import { connectPostgres, freshSchema, POSTGRES_URL } from './backends.js';
 import { brief } from './fixtures.js';
+import { tempDir } from '../helpers/workspace.js';
 
 // Enough for every reviewer to race the others hundreds of times; the count adds time, not contention.
 const ITEMS = 600;
@@ -187,7 +187,7 @@ describe('PostgreSQL verdicts racing on one item', () => {
 
 describe('SQLite review queue across processes', () => {
   it('4 reviewer processes on one file decide 1,000 items, each claimed once, none lost', async (t) => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'redline-review-'));
+    const dir = await tempDir('redline-review-');
     const file = path.join(dir, 'redline.db');
     try {
       const queue = await SqliteReviewQueue.open({ database: file, synchronous: 'off', backpressure: { capacity: 10_000 } });

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
@@ -10,6 +9,7 @@ import type { ReviewQueue } from '../../src/review/review-queue.js';
 import { SqliteReviewQueue } from '../../src/review/sqlite/sqlite-review-queue.js';
 import { backends } from './backends.js';
 import { brief, testRuntime } from './fixtures.js';
+import { tempDir } from '../helpers/workspace.js';
 
 const postgres = backends.find((backend) => backend.name === 'postgres') as (typeof backends)[number];
 
@@ -64,7 +64,7 @@ async function fill(queue: ReviewQueue): Promise<void> {
 
 describe('review queue migration to running counters (SQLite, version 3 → 4)', () => {
   it('computes the counters of a queue written by version 3, keeps its guards, and it verifies before and after', async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'redline-review-migration-'));
+    const dir = await tempDir('redline-review-migration-');
     const file = path.join(dir, 'redline.db');
     try {
       const clock = testRuntime();

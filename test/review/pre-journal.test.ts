@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { copyFile, mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { copyFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
@@ -14,6 +13,7 @@ import { SqliteReviewQueue } from '../../src/review/sqlite/sqlite-review-queue.j
 import { backends } from './backends.js';
 import { brief, testRuntime } from './fixtures.js';
 import { tamperSqlite } from './backends.js';
+import { tempDir } from '../helpers/workspace.js';
 
 // A queue written at schema version 1 by the CLI of the commit before the journal (see
 // test/fixtures/review/README.md): 17 items, 10 verdicts, 3 drops, an alert, a mode change and a limit
@@ -37,7 +37,7 @@ async function ledgerVerify(ledger: string): Promise<{ code: number; lines: stri
 
 describe('a review queue created before its journal (SQLite, schema version 1 â†’ 5)', () => {
   it('migrates and verifies, its rows from before the journal reported as such, and a journaled row tampered with is still caught', async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'redline-review-v1-'));
+    const dir = await tempDir('redline-review-v1-');
     const file = path.join(dir, 'redline.db');
     try {
       await copyFile(FIXTURE, file);
@@ -114,7 +114,7 @@ describe('a review queue created before its journal (SQLite, schema version 1 â†
 describe('a review queue from before its journal, at schema version 2 to 4 (SQLite)', () => {
   for (const version of [2, 3, 4]) {
     it(`verifies as found at version ${version}, without migrating, its rows from before the journal counted and reported`, async () => {
-      const dir = await mkdtemp(path.join(os.tmpdir(), 'redline-review-v1-'));
+      const dir = await tempDir('redline-review-v1-');
       const file = path.join(dir, 'redline.db');
       try {
         await copyFile(FIXTURE, file);

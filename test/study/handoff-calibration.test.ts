@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { handoffConfig } from '../../src/study/handoff/config-file.js';
 import { firstReach } from '../../src/study/handoff/first-reach.js';
 import { meanSd } from '../../src/study/stats.js';
 import { StudyOptionError } from '../../src/study/study-option-error.js';
+import { tempDir } from '../helpers/workspace.js';
 import {
   HANDOFF_CONFIGS,
   HANDOFF_MODEL,
@@ -193,7 +193,7 @@ describe('solveReviewRate', () => {
 
 describe('handoff configuration files', () => {
   it('reads JSON and YAML into study options', async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'redline-handoff-'));
+    const dir = await tempDir('redline-handoff-');
     const yaml = path.join(dir, 'handoff.yaml');
     await writeFile(
       yaml,

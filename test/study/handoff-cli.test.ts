@@ -1,15 +1,16 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { runHandoffStudy, type HandoffSeedsStudy, type ReviewRateStudy } from '../../src/study/handoff/index.js';
 import { meanSd } from '../../src/study/stats.js';
 import { redline } from '../cli/redline.js';
+import { tempDir } from '../helpers/workspace.js';
 
 const tempFile = async (name: string, text: string): Promise<string> => {
-  const file = path.join(await mkdtemp(path.join(tmpdir(), 'redline-handoff-cli-')), name);
+  const file = path.join(await tempDir('redline-handoff-cli-'), name);
   await writeFile(file, text);
   return file;
 };

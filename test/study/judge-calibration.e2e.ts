@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { buildChecks } from '../../src/build/build-checks.js';
@@ -10,6 +9,7 @@ import { chiSquareQuantile } from '../../src/study/judge-noise/chi-square.js';
 import { calibrateJudge, recentCandidates, sigmaInterval } from '../../src/study/judge-noise/index.js';
 import { startOpenAIStub } from '../../src/testing/openai-stub-server.js';
 import { redline, ROOT } from '../cli/redline.js';
+import { tempDir } from '../helpers/workspace.js';
 
 const NOISY_JUDGE = path.join(ROOT, 'test/fixtures/judges/noisy-judge.mjs');
 const SIGMA = 0.1;
@@ -49,7 +49,7 @@ function recordRuns(): Promise<{ dir: string; ledger: string; noisy: object }> {
 }
 
 async function recordNewRuns(): Promise<{ dir: string; ledger: string; noisy: object }> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'redline-judge-calibrate-'));
+  const dir = await tempDir('redline-judge-calibrate-');
   const ledger = path.join(dir, 'ledger.db');
   const noisy = { command: [process.execPath, NOISY_JUDGE, path.join(dir, 'calls.txt'), String(SIGMA), String(SEED)] };
   for (const [taskType, prefix] of [

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { buildChecks } from '../../src/build/build-checks.js';
@@ -13,12 +12,13 @@ import { TruthOracle } from '../../src/study/selfjudge/truth.js';
 import { readyPython3 } from '../helpers/python.js';
 import { FIXES } from './selfjudge-boundary-fixes.js';
 import { CODE } from './selfjudge-scripted-models.js';
+import { tempDir } from '../helpers/workspace.js';
 
 const skip = readyPython3();
 
 /** The tests' verdict on `files` written over the task's workspace. */
 async function verdict(task: CodeTask, files: Record<string, string>): Promise<string> {
-  const root = await mkdtemp(path.join(tmpdir(), 'redline-tasks-'));
+  const root = await tempDir('redline-tasks-');
   try {
     const workspace = await writeTaskWorkspace(task, root);
     const mission = trialMission({ task: { kind: 'code', task }, workspace, condition: 'redline', studyId: 't', trial: 1, maxAttempts: 1 });
@@ -50,7 +50,7 @@ describe('bundled task sets', { skip }, () => {
 
 describe('TruthOracle', () => {
   it("takes the loop's pass or fail of its very checks as the truth, and runs the checks for anything less", async () => {
-    const root = await mkdtemp(path.join(tmpdir(), 'redline-oracle-'));
+    const root = await tempDir('redline-oracle-');
     try {
       const task = PUBLISHED_TASKS[0] as CodeTask;
       const workspace = await writeTaskWorkspace(task, root);

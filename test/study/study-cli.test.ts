@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { progressLine, stopRulesCommand, type StopRulesCommandOptions } from '../../src/cli/study-command.js';
 import { redline as redlineHere, spawnRedline } from '../cli/redline.js';
+import { tempDir } from '../helpers/workspace.js';
 
 // Runs the CLI in-process in a fresh directory, as a user would; the built CLI is spawned where what a
 // shell sees is the point (exit 2, stderr without a stack trace, no progress display on a pipe).
@@ -28,7 +28,7 @@ async function svgs(dir: string): Promise<Record<string, string>> {
 
 describe('redline study stop-rules', () => {
   it('prints Markdown tables and writes SVG figures, byte-identical for the same seed', async () => {
-    const [first, second] = [await mkdtemp(path.join(tmpdir(), 'redline-study-')), await mkdtemp(path.join(tmpdir(), 'redline-study-'))];
+    const [first, second] = [await tempDir('redline-study-'), await tempDir('redline-study-')];
     const a = spawnRedline(['study', 'stop-rules', ...SMALL], { cwd: first });
     const b = await redline(['study', 'stop-rules', ...SMALL], second);
     assert.equal(a.code, 0, a.stderr);
@@ -56,7 +56,7 @@ describe('redline study stop-rules', () => {
   });
 
   it('--json prints one JSON document of the documented shape, byte-identical for the same seed', async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'redline-study-'));
+    const dir = await tempDir('redline-study-');
     const a = await redline(['study', 'stop-rules', ...SMALL, '--json'], dir);
     const b = await redline(['study', 'stop-rules', ...SMALL, '--json'], dir);
     assert.equal(a.code, 0, a.stderr);
@@ -73,7 +73,7 @@ describe('redline study stop-rules', () => {
   });
 
   it('rejects bad option values with exit 2 and a one-line reason, no stack trace', async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'redline-study-'));
+    const dir = await tempDir('redline-study-');
     const cases: [string[], RegExp][] = [
       [['--cap', '4'], /^redline: Expected --cap to be an integer in \[6, 64\], got 4\n$/],
       [['--seeds', 'many'], /^error: option '--seeds <n>' argument 'many' is invalid\. Expected an integer, got "many"\./],
@@ -88,7 +88,7 @@ describe('redline study stop-rules', () => {
   });
 
   it('--policy FILE runs its guard stacks as extra strategies after the built-in ones', async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'redline-study-'));
+    const dir = await tempDir('redline-study-');
     await writeFile(
       path.join(dir, 'policies.yaml'),
       [
@@ -118,7 +118,7 @@ describe('redline study stop-rules', () => {
   });
 
   it('refuses a bad --policy file with exit 2, naming the file and what is wrong, before the study runs', async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'redline-study-'));
+    const dir = await tempDir('redline-study-');
     await writeFile(path.join(dir, 'typo.yaml'), 'policies:\n  - name: x\n    guards: [{ confirm: { k: 0, bar: 0.8 } }]\n');
     await writeFile(path.join(dir, 'clash.json'), JSON.stringify({ name: 'threshold', guards: [] }));
     const cases: [string, RegExp][] = [

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { handoffCommand, stopRulesCommand } from '../../src/cli/study-command.js';
 import { runHandoffStudy, writeHandoffFigure } from '../../src/study/handoff/index.js';
 import { runStopRulesStudy, StudyOptionError, writeFigures } from '../../src/study/index.js';
+import { tempDir } from '../helpers/workspace.js';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/redline.js');
 const SMALL = { tasksPerType: 12, seeds: 2, sigma: [0.1], warmup: [0, 3], confidence: [0.9] };
@@ -15,7 +15,7 @@ const noProgress = { stream: { write: () => assert.fail('the study ran') } };
 
 /** A directory holding `notes.md`, a regular file that must survive every refusal. */
 async function withFile(): Promise<{ dir: string; file: string }> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'redline-study-out-'));
+  const dir = await tempDir('redline-study-out-');
   const file = path.join(dir, 'notes.md');
   await writeFile(file, 'keep me\n');
   return { dir, file };

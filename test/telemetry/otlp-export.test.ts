@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { tempDir } from '../helpers/workspace.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const BIN = path.join(ROOT, 'bin/redline.js');
@@ -59,7 +59,7 @@ describe('examples/otel/tracing.mjs (docs/observability.md)', () => {
   });
   let dir = '';
   before(async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), 'redline-otlp-'));
+    dir = await tempDir('redline-otlp-');
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   });
   after(async () => {
