@@ -4,14 +4,14 @@ import { noChangeFindings } from '../proposers/no-change.js';
 import { step } from '../state/step.js';
 import type { WorkingState } from '../state/working-state.js';
 import type { TraceSpan } from '../telemetry/trace-span.js';
-import { Aborted } from './abort.js';
+import { Aborted } from '../run/abort.js';
 import { checkCandidate, type Checked } from './check-candidate.js';
 import { decide, policyVerdict } from './decide.js';
 import type { LoopState, UnderWay } from './loop-state.js';
 import type { Stand } from './open-run.js';
 import { propose, proposerErrorFindings, spent, type Proposed } from './propose.js';
 import { checkContext, type RunContext } from './run-context.js';
-import { proposalSpan, usageAttributes } from './run-trace.js';
+import { proposalSpan, usageAttributes } from '../run/run-trace.js';
 import { standing, StoppedAt } from './stopped-at.js';
 
 /**

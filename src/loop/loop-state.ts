@@ -2,7 +2,7 @@ import type { Candidate } from '../core/candidate.js';
 import type { HandoffPlan } from '../handoff/handoff.js';
 import type { StepContext } from '../state/step.js';
 import type { WorkingState } from '../state/working-state.js';
-import type { RecordedDecision } from './ending.js';
+import type { RecordedDecision } from '../run/ending.js';
 import type { BaselineInventories } from './inventories.js';
 
 /**

@@ -21,7 +21,7 @@ import { RunWorkspace } from '../workspace/run-workspace.js';
 import { loadPriors } from './learn.js';
 import { admitPlan } from './plan-admission.js';
 import type { LoopState, ResumePoint, ResumeStep } from './loop-state.js';
-import { runPlanOf, type RunPlan } from './run-plan.js';
+import { runPlanOf, type RunPlan } from '../run/run-plan.js';
 import type { RunMissionOptions } from './run-options.js';
 import { assertRunnable, checkPlan, sandboxOf, startWorkspace } from './run-setup.js';
 

@@ -9,12 +9,12 @@ import { recordsOf, type TypedRecord } from '../ledger/run-records.js';
 import type { Signer } from '../ledger/seal-signature.js';
 import { defineMission, missionHash, type Mission } from '../mission/mission.js';
 import { EMPTY_CANDIDATE } from '../core/candidate.js';
-import { crashedEnding, refines, type RecordedDecision } from './ending.js';
+import { crashedEnding, refines, type RecordedDecision } from '../run/ending.js';
 import { ownerInfo } from '../ledger/owner.js';
 import type { ResumeStep } from './loop-state.js';
-import { RunRecorder } from './run-recorder.js';
+import { RunRecorder } from '../run/run-recorder.js';
 import { executeRun, type RunMissionOptions, type RunResult } from './run-mission.js';
-import { sealRun, type SealPosition } from './seal.js';
+import { sealRun, type SealPosition } from '../run/seal.js';
 import { step, type StepContext } from '../state/step.js';
 import { frontierOf, initialState, type WorkingState } from '../state/working-state.js';
 

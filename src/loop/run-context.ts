@@ -5,7 +5,7 @@ import type { TraceSpan } from '../telemetry/trace-span.js';
 import { candidateChannel } from './inventories.js';
 import type { LoopState } from './loop-state.js';
 import type { PreparedRun } from './prepare-run.js';
-import type { RunRecorder } from './run-recorder.js';
+import type { RunRecorder } from '../run/run-recorder.js';
 import type { RunMissionOptions } from './run-options.js';
 
 /** What every step of a run reads and never changes: the prepared run, its recorder, clock, signal and span. */

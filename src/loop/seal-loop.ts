@@ -2,13 +2,13 @@ import type { Check } from '../core/check.js';
 import { verificationOf } from '../core/acceptance.js';
 import type { ShadowResult } from '../core/shadow-verdict.js';
 import { SCOPE_CHECK } from '../checks/scope-check.js';
-import type { Ending } from './ending.js';
+import type { Ending } from '../run/ending.js';
 import { learnFrom, recordedScores } from './learn.js';
 import type { LoopState, UnderWay } from './loop-state.js';
 import type { RunContext } from './run-context.js';
 import type { RunResult } from './run-options.js';
-import { traceSeal } from './run-trace.js';
-import { sealRun } from './seal.js';
+import { traceSeal } from '../run/run-trace.js';
+import { sealRun } from '../run/seal.js';
 import { runShadow } from './shadow.js';
 import { workspaceAtSeal } from './workspace-at-seal.js';
 
