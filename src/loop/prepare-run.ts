@@ -1,65 +1,26 @@
-import type { Check } from '../core/check.js';
 import { Baseline } from '../core/candidate.js';
 import { proposerNoun } from '../core/proposer-account.js';
 import { buildChecks } from '../build/build-checks.js';
 import { buildJudge } from '../build/build-judge.js';
 import { buildProposer } from '../build/build-proposer.js';
-import { MissionError } from '../errors/mission-error.js';
-import { policyLookback, type BudgetLimits, type Guard } from '../guards/guard.js';
+import { policyLookback, type BudgetLimits } from '../guards/guard.js';
 import { runtimeGuards } from '../guards/no-change.js';
 import { buildPolicy, defaultGuards, needsPriors } from '../guards/spec.js';
-import { planHandoff, type HandoffPlan } from '../handoff/handoff.js';
-import type { Judge } from '../judge/judge.js';
-import type { Ledger } from '../ledger/ledger.js';
+import { planHandoff } from '../handoff/handoff.js';
 import { MemoryLedger } from '../ledger/memory/memory-ledger.js';
-import { missionHash, setsMaxAttempts, type Mission } from '../mission/mission.js';
-import type { Proposer, ProposerWorkspace } from '../proposers/proposer.js';
+import { missionHash, setsMaxAttempts } from '../mission/mission.js';
+import type { ProposerWorkspace } from '../proposers/proposer.js';
 import { planHash } from '../state/signature.js';
 import type { StepContext } from '../state/step.js';
 import { initialState } from '../state/working-state.js';
 import { RunWorkspace } from '../workspace/run-workspace.js';
 import { loadPriors } from './learn.js';
 import { admitPlan } from './plan-admission.js';
-import type { LoopState, ResumePoint, ResumeStep } from './loop-state.js';
-import { runPlanOf, type RunPlan } from '../run/run-plan.js';
+import type { ResumePoint } from './loop-state.js';
+import { runPlanOf } from '../run/run-plan.js';
 import type { RunMissionOptions } from './run-options.js';
-import { assertRunnable, checkPlan, sandboxOf, startWorkspace } from './run-setup.js';
-
-/** Everything a run fixes before its first record: roles, checks, guards, budgets, snapshot and where it starts. */
-export interface PreparedRun {
-  readonly runId: string;
-  readonly mission: Mission;
-  readonly ledger: Ledger;
-  readonly proposer: Proposer;
-  readonly judge: Judge;
-  /** Approvals already given, by name. */
-  readonly approvals: readonly string[];
-  /** The plan (mission + proposer identity) `run.started` records, and a new run's link, as admitted. */
-  readonly runPlan: RunPlan;
-  /** What a new run's `run.started` adds: its link and a forced same plan (a resumed run: nothing). */
-  readonly admitted: Record<string, unknown>;
-  /** The loop's checks; shadow checks run only at the seal. */
-  readonly checks: readonly Check[];
-  readonly shadowChecks: readonly Check[];
-  /** The runtime's own guards, then the policy. */
-  readonly guards: readonly Guard[];
-  readonly stepContext: StepContext;
-  readonly missionHash: string;
-  readonly handoffPlan: HandoffPlan | undefined;
-  readonly limits: BudgetLimits;
-  readonly sandbox: ReturnType<typeof sandboxOf>;
-  /** The run's snapshot and copies; none without a workspace. */
-  readonly files: RunWorkspace | undefined;
-  readonly baseline: Baseline;
-  readonly proposerWorkspace: ProposerWorkspace | undefined;
-  /** When the run's clock started (a resumed run's goes on from the elapsed time it recorded). */
-  readonly startedAt: number;
-  readonly snapshotMs: number;
-  /** Where the loop starts: a new run's initial state, or a resumed run's rebuilt from its records. */
-  readonly start: { readonly state: LoopState; readonly next: ResumeStep };
-  /** A resumed run: how many records it had. */
-  readonly resumedFrom: number | undefined;
-}
+import { assertRunnable, assertSamePlan, checkPlan, sandboxOf, startWorkspace } from './run-setup.js';
+import type { PreparedRun } from './run-context.js';
 
 /**
  * Builds the roles, admits the plan (a new run), builds the checks and guards, sets the budgets, reads the
@@ -178,20 +139,4 @@ export async function prepareRun(options: RunMissionOptions, runId: string, resu
     start,
     resumedFrom: resume?.seq,
   };
-}
-
-/** A resumed run must run the checks it started with, in the same order. */
-function assertSamePlan(mission: Mission, checkNames: readonly string[], checks: readonly Check[]): void {
-  if (checkNames.join('\n') === checks.map((check) => check.name).join('\n')) return;
-  throw new MissionError({
-    source: mission.id,
-    issues: [
-      {
-        path: 'checks',
-        expected: `the checks the run started with (${checkNames.join(', ')})`,
-        got: checks.map((check) => check.name).join(', '),
-        message: 'a resumed run must run the same check plan',
-      },
-    ],
-  });
 }
