@@ -171,6 +171,7 @@ export { limiterOver, type LimitStore, type RateGrant, type RateLimiter, type Ra
 export { MemoryLimitStore } from './limits/memory-limit-store.js';
 
 export { planHandoff, handOff, type Handoff, type HandoffPlan } from './handoff/handoff.js';
+export { routeReview, type ReviewChoice, type ReviewRoute } from './handoff/review-route.js';
 export {
   MemoryReviewQueue,
   openReviewQueue,
