@@ -20,6 +20,7 @@ const LAYERS = [
   'handoff',
   'ledger',
   'judge',
+  'run', // what every recorded run shares, whichever loop drives it: the recorder, judge asking, endings, the seal, its spans
   'ai-sdk',
   'build', // the roles a mission file names: checks, proposer, judge
   'analysis', // on top of the ledger: replay, stop quality, admission

@@ -16,4 +16,18 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  {
+    // One writer of the seal: every path that seals a run (the loop, recovery, the AI SDK adapter) goes through RunRecorder.seal.
+    files: ['src/**/*.ts'],
+    ignores: ['src/run/run-recorder.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "Property[key.name='type'][value.value='run.sealed']",
+          message: 'Only RunRecorder (src/run/run-recorder.ts) writes a run.sealed record: call recorder.seal().',
+        },
+      ],
+    },
+  },
 );

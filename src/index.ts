@@ -22,7 +22,7 @@ export type { Acceptance } from './core/acceptance.js';
 export type { Brief } from './core/brief.js';
 export type { BaselineFile, OmittedBaseline, OmittedReason } from './core/brief-baseline.js';
 export { canonicalJson } from './core/canonical-json.js';
-export { PLAN_EXHAUSTED_REASONS, runPlanHash, runPlanOf, type RunPlan } from './loop/run-plan.js';
+export { PLAN_EXHAUSTED_REASONS, runPlanHash, runPlanOf, type RunPlan } from './run/run-plan.js';
 
 export { finding, type Check, type CheckContext } from './core/check.js';
 export type { Finding, FindingLocation, FindingStatus, Stage, Tier } from './core/finding.js';
@@ -171,6 +171,7 @@ export { limiterOver, type LimitStore, type RateGrant, type RateLimiter, type Ra
 export { MemoryLimitStore } from './limits/memory-limit-store.js';
 
 export { planHandoff, handOff, type Handoff, type HandoffPlan } from './handoff/handoff.js';
+export { routeReview, type ReviewChoice, type ReviewRoute } from './handoff/review-route.js';
 export {
   MemoryReviewQueue,
   openReviewQueue,

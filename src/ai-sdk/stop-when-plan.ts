@@ -1,7 +1,7 @@
 import type { Check } from '../core/check.js';
 import type { AdaptivePriors } from '../guards/adaptive-priors.js';
-import { budgets as budgetGuards } from '../guards/budget.js';
 import { policyLookback, type BudgetLimits, type Guard } from '../guards/guard.js';
+import { runtimeGuards } from '../guards/no-change.js';
 import { buildGuard, type GuardSpec, type GuardSpecInput } from '../guards/spec.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { defineMission, type Mission } from '../mission/mission.js';
@@ -36,7 +36,7 @@ export interface RedlineStopWhenOptions<STEP extends StepSlice> {
 /** What the adapter fixes before the first step: the mission it records, its guards, checks and step context. */
 export interface StopWhenPlan<STEP> {
   readonly mission: Mission;
-  /** The budget guards, then the policy, in order. */
+  /** The runtime's guards (no change, the budgets), then the policy, in order. */
   readonly guards: readonly Guard[];
   readonly limits: BudgetLimits;
   readonly checks: readonly StepCheck<STEP>[];
@@ -81,7 +81,8 @@ export function planStopWhen<STEP extends StepSlice>(options: RedlineStopWhenOpt
       ? item
       : buildGuard((mission.stopPolicy.guards ?? [])[spec++] as GuardSpec, options.priors === undefined ? {} : { priors: options.priors }),
   );
-  const guards = [...budgetGuards(), ...policy];
+  // The runtime's own guards come first, as in a mission run: a model that changes nothing, then the budgets.
+  const guards = [...runtimeGuards('the model'), ...policy];
   const checks = stepChecks(checkInputs, mission.checks);
   const plan = [...checks, ...(scoreFrom === undefined ? [] : [SCORE_CHECK])];
   // Findings, acceptance and signatures go by check name: two checks of one name would stand for each other.

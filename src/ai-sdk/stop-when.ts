@@ -1,20 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import { evaluateAcceptance } from '../core/acceptance.js';
-import { makeBrief } from '../core/brief.js';
+import { verificationOf } from '../core/acceptance.js';
 import { finding, type Check } from '../core/check.js';
 import type { Finding } from '../core/finding.js';
-import { StopReason, type Verification } from '../core/outcome.js';
+import type { Verification } from '../core/outcome.js';
 import { runChecks } from '../checks/run-checks.js';
 import { evaluatePolicy, type StopVerdict } from '../guards/guard.js';
-import type { Decision } from '../judge/judge.js';
 import { routingJudge } from '../judge/routing-judge.js';
-import { validateDecision } from '../judge/validate-decision.js';
-import type { RunRecord } from '../ledger/ledger.js';
+import { MemoryLedger } from '../ledger/memory/memory-ledger.js';
 import { ownerInfo } from '../ledger/owner.js';
-import type { RunRecordBody } from '../ledger/run-records.js';
+import { ended, judgeState } from '../run/judge-state.js';
+import { refines, type Ending } from '../run/ending.js';
+import { RunRecorder } from '../run/run-recorder.js';
+import { runPlanHash } from '../run/run-plan.js';
+import { sealRun } from '../run/seal.js';
 import { missionHash } from '../mission/mission.js';
 import { step as stepState } from '../state/step.js';
 import { initialState, type WorkingState } from '../state/working-state.js';
+import { NO_TRACE } from '../telemetry/trace-span.js';
 import { stepCandidate, type StepSlice } from './step-candidate.js';
 import { planStopWhen, SCORE_CHECK, type RedlineStopWhenOptions } from './stop-when-plan.js';
 
@@ -57,21 +59,25 @@ export interface RedlineStopCondition<STEP extends StepSlice> {
  * const verdict = await stop.finish(result); // { guard, reason: 'demand_passed', verification: 'verified', … }
  */
 export function redlineStopWhen<STEP extends StepSlice>(options: RedlineStopWhenOptions<STEP>): RedlineStopCondition<STEP> {
-  const { scoreFrom, price, cwd = process.cwd(), ledger } = options;
+  const { scoreFrom, price, cwd = process.cwd() } = options;
   const { mission, guards, limits, checks, plan, context } = planStopWhen(options);
   const now = options._internal?.now ?? Date.now;
   const judge = routingJudge();
-  const runId = options._internal?.generateId?.() ?? randomUUID();
+  // Without a ledger the run is recorded in memory only: the same records, decisions and seal, then dropped.
+  const ledger = options.ledger ?? new MemoryLedger();
+  const recorder = new RunRecorder({ ledger, runId: options._internal?.generateId?.() ?? randomUUID(), now });
+  const { runId } = recorder;
+  const startHash = missionHash(mission);
+  const proposer = { kind: 'ai-sdk', name: 'ai-sdk' };
   const startedAt = now();
   let state: WorkingState = initialState();
   let verdict: StopWhenVerdict | undefined;
-  let seq = 0;
   /** The name a demand stop carries: the required demand checks that passed. */
   const redLine = `demand(${plan
     .filter((check) => check.required && check.tier === 'demand')
     .map((check) => check.name)
     .join(', ')})`;
-  /** Aborts a step's checks when the wall-clock budget runs out (the budget guard then stops the loop). */
+  /** Aborts a step's checks and the judge when the wall-clock budget runs out (the budget guard then stops the loop). */
   const deadline = (): AbortSignal =>
     limits.maxWallClockMs === undefined
       ? new AbortController().signal
@@ -79,30 +85,25 @@ export function redlineStopWhen<STEP extends StepSlice>(options: RedlineStopWhen
   /** Evaluations one after another, even if the caller does not wait: records are chained in order. */
   let queue: Promise<unknown> = Promise.resolve();
 
-  const append = async (body: RunRecordBody): Promise<void> => {
-    const entry: RunRecord = { runId, seq, at: now(), ...body };
-    await ledger?.append(entry);
-    seq += 1;
-  };
-  /** Appends a record, after `run.started` when it is the run's first. */
-  const record = async (body: RunRecordBody): Promise<void> => {
-    if (ledger === undefined) return;
-    if (seq === 0)
-      await append({
-        type: 'run.started',
-        data: {
-          mission,
-          missionHash: missionHash(mission),
-          proposer: 'ai-sdk',
-          judge: judge.name,
-          guards: guards.map((guard) => guard.name),
-          checks: plan.map(({ name, stage, tier, required }) => ({ name, stage, tier, required })),
-          lookback: context.lookback,
-          // Recovery leaves the run of a live process alone, and seals the run of a dead one `crashed`.
-          owner: ownerInfo(),
-        },
-      });
-    await append(body);
+  /** The run's first record, as a mission run's (the plan's proposer is the AI SDK loop), before its first step's. */
+  const start = async (): Promise<void> => {
+    if (recorder.seq > 0) return;
+    await recorder.append({
+      type: 'run.started',
+      data: {
+        mission,
+        missionHash: startHash,
+        plan: { hash: runPlanHash({ missionHash: startHash, proposer }), proposer },
+        proposer: proposer.name,
+        judge: judge.name,
+        guards: guards.map((guard) => guard.name),
+        checks: plan.map(({ name, stage, tier, required }) => ({ name, stage, tier, required })),
+        approvals: [],
+        lookback: context.lookback,
+        // Recovery leaves the run of a live process alone, and seals the run of a dead one `crashed`.
+        owner: ownerInfo(),
+      },
+    });
   };
 
   const scoreFinding = async (step: STEP): Promise<Finding[]> => {
@@ -119,54 +120,37 @@ export function redlineStopWhen<STEP extends StepSlice>(options: RedlineStopWhen
     return [finding(SCORE_CHECK, 'pass', [], `score ${score}`, { score })];
   };
 
-  /** Seals the run with a verdict (the stop, or the loop's own end). */
-  const seal = async (ending: StopVerdict, verification: Verification): Promise<StopWhenVerdict> => {
-    const { outcome, reason, detail, guard } = ending;
-    const counters = { ...state.counters, elapsedMs: now() - startedAt };
-    const brief =
-      outcome === 'blocked' || verification === 'unverified'
-        ? makeBrief({
-            runId,
-            task: mission.goal,
-            priority: mission.priority,
-            candidate: state.candidate,
-            cutoffReason: `${reason}: ${detail}`,
-            attempts: state.attempt,
-            verification,
-            findings: state.findings,
-          })
-        : undefined;
-    await record({
-      type: 'run.sealed',
-      data: {
-        outcome,
-        verification,
-        stopReason: reason,
-        detail,
-        guard,
-        attempts: state.attempt,
-        candidateHash: state.candidate.hash,
-        counters,
-        ...(brief === undefined ? {} : { brief }),
+  /** Seals the run through the loop's seal path, with the verification the loop gives the outcome on these checks. */
+  const seal = async (ending: Ending, sealChecks: readonly Check[]): Promise<StopWhenVerdict> => {
+    await start();
+    const verification = verificationOf(ending.outcome, sealChecks, state.findings);
+    await sealRun({
+      runId,
+      ending,
+      verification,
+      position: {
+        attempt: state.attempt,
+        candidate: state.candidate,
+        findings: state.findings,
+        counters: { ...state.counters, elapsedMs: now() - startedAt },
       },
+      mission: { goal: mission.goal, taskType: mission.taskType, priority: mission.priority, stripPatterns: mission.brief?.stripPatterns },
+      append: (data) => recorder.seal(data),
     });
-    verdict = { ...ending, verification, step: state.attempt, runId };
+    const { outcome, stopReason: reason, detail } = ending;
+    // A demand stop is named by its red line; a stop no guard gave, by the judge.
+    const guard = ending.guard ?? (outcome === 'complete' ? redLine : judge.name);
+    verdict = { guard, reason, detail, outcome, verification, step: state.attempt, runId };
     return verdict;
   };
 
-  /** One step as one attempt: checked, stepped, judged and recorded; sealed when the decision ends the run. */
+  /** One step as one attempt: checked, stepped, recorded and judged as the loop does; sealed when the decision ends the run. */
   const attempt = async (step: STEP): Promise<void> => {
     const number = state.attempt + 1;
     const candidate = stepCandidate(step);
     const stepChecksNow: Check[] = checks.map((check) => check.forStep(step));
     const findings = [
-      ...(await runChecks(stepChecksNow, {
-        dir: cwd,
-        candidate,
-        goal: mission.goal,
-        attempt: number,
-        signal: deadline(),
-      })),
+      ...(await runChecks(stepChecksNow, { dir: cwd, candidate, goal: mission.goal, attempt: number, signal: deadline() })),
       ...(await scoreFinding(step)),
     ];
     const { inputTokens, outputTokens } = step.usage;
@@ -177,9 +161,18 @@ export function redlineStopWhen<STEP extends StepSlice>(options: RedlineStopWhen
     };
     const stepped = stepState(state, { candidate, findings, usage, elapsedMs: now() - startedAt }, context);
     state = stepped.state;
-    await record({
+    await start();
+    await recorder.append({
       type: 'attempt',
-      data: { attempt: number, candidate, usage, findings, summary: stepped.summary, counters: state.counters },
+      data: {
+        attempt: number,
+        candidate,
+        ...(Object.keys(usage).length === 0 ? {} : { usage }),
+        findings,
+        summary: stepped.summary,
+        counters: state.counters,
+        frontier: state.frontier,
+      },
     });
     const stop = evaluatePolicy(guards, {
       recent: state.recent,
@@ -188,43 +181,9 @@ export function redlineStopWhen<STEP extends StepSlice>(options: RedlineStopWhen
       progressWindow: mission.progressWindow,
       taskType: mission.taskType,
     });
-    const acceptance = evaluateAcceptance({
-      checks: stepChecksNow,
-      findings,
-      approvalsRequired: [],
-      approvalsGiven: [],
-      missionUnchanged: () => true,
-      recordsAgree: true,
-    });
-    const evidence = { mission, attempt: number, candidate, findings, acceptance, ...(stop === undefined ? {} : { verdict: stop }) };
-    // The routing table's decision is validated like any judge's before it applies.
-    const checked = validateDecision(await judge.decide(evidence, { signal: deadline(), runId }), evidence);
-    const decision: Decision =
-      'decision' in checked
-        ? checked.decision
-        : { transition: 'fail', reason: StopReason.invalidDecision, detail: checked.rejection.message };
-    await record({
-      type: 'decision',
-      data: {
-        attempt: number,
-        ...(stop === undefined ? {} : { verdict: stop }),
-        decision,
-        ...('rejection' in checked ? { rejection: checked.rejection } : {}),
-        acceptance,
-        state: { counters: state.counters, frontier: state.frontier, recentAttempts: state.recent.map((summary) => summary.attempt) },
-      },
-    });
-    if (decision.transition === 'retry') return;
-    const detail = decision.detail ?? decision.reason;
-    if (decision.transition === 'accept')
-      await seal(
-        { guard: stop?.outcome === 'complete' ? stop.guard : redLine, reason: decision.reason, detail, outcome: 'complete' },
-        acceptance.hasDemand ? 'verified' : 'sampled',
-      );
-    else {
-      const outcome = decision.transition === 'block' ? 'blocked' : 'failed_with_evidence';
-      await seal({ guard: stop?.guard ?? judge.name, reason: decision.reason, detail, outcome }, 'unverified');
-    }
+    const deciding = { mission, missionHash: startHash, judge, checks: stepChecksNow, approvals: [], ledger, recorder, signal: deadline() };
+    const decided = await judgeState(deciding, state, stop, NO_TRACE);
+    if (!refines(decided)) await seal(ended(deciding, decided), stepChecksNow);
   };
 
   /** Steps the loop made that were not evaluated yet, one attempt each, until a stop. */
@@ -252,7 +211,8 @@ export function redlineStopWhen<STEP extends StepSlice>(options: RedlineStopWhen
     const ended = queue.then(async () => {
       if (verdict !== undefined) return verdict;
       const detail = `the loop ended after ${state.attempt} steps without a stop verdict (the model answered without a tool call, or another condition stopped it)`;
-      return seal({ guard: 'ai-sdk', reason: 'loop_ended', detail, outcome: 'failed_with_evidence' }, 'unverified');
+      // A failed outcome is unverified whatever the checks.
+      return seal({ outcome: 'failed_with_evidence', stopReason: 'loop_ended', detail, guard: 'ai-sdk' }, []);
     });
     queue = ended.catch(() => undefined);
     return ended;

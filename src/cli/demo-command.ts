@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { displayLocation, ledgerLocation, openLedger } from '../ledger/open-ledger.js';
 import { openSigner } from '../ledger/signing-key.js';
+import { loadMission } from '../mission/load.js';
 import { recoverBeforeRun, runMissionFile, type Output } from './run-command.js';
 import { runSummary, table } from './format.js';
 import { clean, jsonLine } from './terminal-text.js';
@@ -27,16 +28,15 @@ export async function demo({ json = false, ledger: explicit }: { json?: boolean;
     const { signer } = await openSigner({ location, baseDir: process.cwd() });
     await recoverBeforeRun({ ledger, location, output, signer });
     for (const entry of entries) {
-      const result = await runMissionFile(
-        path.join(PACKAGE_ROOT, entry.mission),
+      const result = await runMissionFile({
+        mission: await loadMission(path.join(PACKAGE_ROOT, entry.mission)),
         ledger,
-        displayLocation(location),
+        ledgerName: displayLocation(location),
         // The demo reruns the same plans on purpose (an example oscillates every time): recorded when it overrides.
-        { json: true, forceSamePlan: true },
-        { print: json ? print : () => {}, progress },
-        undefined,
+        options: { json: true, forceSamePlan: true },
+        output: { print: json ? print : () => {}, progress },
         signer,
-      );
+      });
       const got = { outcome: result.outcome, verification: result.verification, stopReason: result.stopReason, attempts: result.attempts };
       const asDocumented = (Object.keys(entry.expect) as (keyof DemoEntry['expect'])[]).every((key) => entry.expect[key] === got[key]);
       if (!asDocumented) mismatches += 1;

@@ -10,13 +10,14 @@ import type { Mission } from '../mission/mission.js';
 import { agentProposer } from '../proposers/agent-proposer.js';
 import { commandProposer } from '../proposers/command-proposer.js';
 import type { Proposer } from '../proposers/proposer.js';
-import { runMission, type RunMissionOptions, type RunResult } from '../loop/run-mission.js';
+import { runMission, type RunResult } from '../loop/run-mission.js';
 import type { Handoff } from '../handoff/handoff.js';
 import type { HandoffResult } from '../handoff/handoff-result.js';
 import { buildJudge } from '../build/build-judge.js';
 import type { Judge } from '../judge/judge.js';
 import { budgetAlerts } from '../review/alerts.js';
 import { openReviewQueue, reviewQueueExists } from '../review/open-review-queue.js';
+import { routeReview, type ReviewChoice } from '../handoff/review-route.js';
 import type { ReviewQueue } from '../review/review-queue.js';
 import type { ReviewerQueue } from '../review/reviewer-queue.js';
 import { describeRun, inventoryLine, runSummary } from './format.js';
@@ -253,9 +254,6 @@ export function reviewHandoff(queue: ReviewerQueue, options: RunCommandOptions, 
   return { queue, alerts, ...(options.sampleRate === undefined ? {} : { sampleRate: options.sampleRate }) };
 }
 
-/** How a run came to the review queue: `--review`, the ledger's queue by default, or `--no-review`. */
-export type ReviewChoice = NonNullable<RunMissionOptions['review']>;
-
 /** What the queue did with a run, from its seal record, as one line. */
 function reviewLine(handoff: HandoffResult, choice: ReviewChoice | undefined): string {
   const tags = 'tags' in handoff ? handoff.tags : [];
@@ -275,19 +273,33 @@ function reviewLine(handoff: HandoffResult, choice: ReviewChoice | undefined): s
   ].join('\n');
 }
 
-/** Runs one mission file against an open ledger and prints its summary. */
-export async function runMissionFile(
-  file: string,
-  ledger: Ledger,
-  ledgerName: string,
-  options: RunCommandOptions,
-  { print, progress }: Output,
-  handoff?: Handoff,
-  signer?: Signer,
-  review?: ReviewChoice,
-  judge?: Judge,
-): Promise<RunResult> {
-  const mission = await loadMission(file);
+/** One mission of `redline run` or `redline demo`, loaded, with what it runs against. */
+export interface MissionFileRun {
+  readonly mission: Mission;
+  readonly ledger: Ledger;
+  /** How the summary names the ledger (its location as given). */
+  readonly ledgerName: string;
+  readonly options: RunCommandOptions;
+  readonly output: Output;
+  readonly handoff?: Handoff | undefined;
+  readonly signer?: Signer | undefined;
+  /** How the run came to the review queue (see {@link routeReview}). */
+  readonly review?: ReviewChoice | undefined;
+  readonly judge?: Judge | undefined;
+}
+
+/** Runs one loaded mission against an open ledger and prints its summary. */
+export async function runMissionFile({
+  mission,
+  ledger,
+  ledgerName,
+  options,
+  output: { print, progress },
+  handoff,
+  signer,
+  review,
+  judge,
+}: MissionFileRun): Promise<RunResult> {
   const proposer = await proposerFromFlags(mission, options);
   if (options.json !== true) progress(`mission ${clean(mission.id)}: ${clean(mission.goal.split('\n')[0] ?? '')}`);
   const result = await runMission({
@@ -359,24 +371,19 @@ export async function prepareRun(file: string, options: RunCommandOptions, outpu
   try {
     // Opened before anything runs, so a bad key refuses the run instead of leaving it unsealed.
     const { signer } = await openSigner({ explicit: options.signingKey, location, baseDir: mission.baseDir });
-    // Rule 3: a queue the ledger already has takes what a run could not verify, unless --no-review says otherwise.
-    const review: ReviewChoice | undefined =
-      options.review === true
-        ? 'requested'
-        : options.review === false
-          ? 'opted_out'
-          : (await reviewQueueExists(location))
-            ? 'default'
-            : undefined;
+    // A queue the ledger already has takes what a run could not verify, unless --no-review says otherwise.
+    const route = await routeReview({
+      requested: options.review,
+      queueExists: () => reviewQueueExists(location),
+      sampleRate: options.sampleRate,
+    });
+    const { review } = route;
     // A human judge asks the queue in the ledger's storage, whatever the review choice.
     const human = judgedByHuman(mission);
-    const handsOff = review === 'requested' || review === 'default';
-    queue = handsOff || human ? await openReviewQueue(location) : undefined;
-    // By default only unverified runs go to the queue: sampling the sampled ones is asked for with --review.
-    const handoff =
-      queue === undefined || !handsOff
-        ? undefined
-        : reviewHandoff(queue, review === 'default' ? { ...options, sampleRate: 0 } : options, output);
+    queue = route.handsOff || human ? await openReviewQueue(location) : undefined;
+    const { sampleRate: _asked, ...rest } = options;
+    const routed = { ...rest, ...(route.sampleRate === undefined ? {} : { sampleRate: route.sampleRate }) };
+    const handoff = queue === undefined || !route.handsOff ? undefined : reviewHandoff(queue, routed, output);
     const judge = human
       ? await buildJudge(mission, {
           queue: queue as ReviewQueue,
@@ -389,7 +396,8 @@ export async function prepareRun(file: string, options: RunCommandOptions, outpu
     await recoverBeforeRun({ ledger, location, output, missionId: mission.id, signer, ...(handoff === undefined ? {} : { handoff }) });
     const opened = queue;
     return {
-      run: async () => runMissionFile(file, ledger, displayLocation(location), options, output, handoff, signer, review, judge),
+      run: async () =>
+        runMissionFile({ mission, ledger, ledgerName: displayLocation(location), options, output, handoff, signer, review, judge }),
       close: async () => opened?.close(),
     };
   } catch (error) {

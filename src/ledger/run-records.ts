@@ -54,7 +54,7 @@ const recordedMissionSchema = z.looseObject({
   progressWindow: z.number().optional(),
 });
 
-/** A run's plan (loop/run-plan.ts) as recorded. */
+/** A run's plan (run/run-plan.ts) as recorded. */
 export interface PlanData {
   readonly hash: string;
   readonly proposer: ProposerIdentity;

@@ -4,7 +4,7 @@ import type { Finding } from '../core/finding.js';
 import { SCOPE_CHECK } from '../checks/scope-check.js';
 import { NO_TRACE, type TraceSpan } from '../telemetry/trace-span.js';
 import type { RunWorkspace } from '../workspace/run-workspace.js';
-import { raceSignal } from './abort.js';
+import { raceSignal } from '../run/abort.js';
 import { runChecks, skipAll } from '../checks/run-checks.js';
 import { inCheckSpan } from '../checks/check-span.js';
 

@@ -2,7 +2,7 @@ import { LinkError } from '../errors/link-error.js';
 import { SamePlanError } from '../errors/same-plan-error.js';
 import type { Ledger, RunRow } from '../ledger/ledger.js';
 import { RESOLVABLE } from '../ledger/run-link.js';
-import { PLAN_EXHAUSTED_REASONS, type RunPlan } from './run-plan.js';
+import { PLAN_EXHAUSTED_REASONS, type RunPlan } from '../run/run-plan.js';
 
 export interface PlanAdmissionOptions {
   readonly ledger: Ledger;

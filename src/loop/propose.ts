@@ -7,7 +7,7 @@ import { proposerAccountSchema } from '../proposers/account-schema.js';
 import { PROPOSER_CHECK } from '../proposers/no-change.js';
 import type { Proposal, ProposalRequest, ProposeOptions, Proposer, Usage } from '../proposers/proposer.js';
 import { reportedUsage, validateProposal } from '../proposers/validate-proposal.js';
-import { Aborted, raceSignal } from './abort.js';
+import { Aborted, raceSignal } from '../run/abort.js';
 import { skipAll } from '../checks/run-checks.js';
 
 /**

@@ -6,13 +6,15 @@ import type { Handoff } from '../handoff/handoff.js';
 import { LedgerError } from '../errors/ledger-error.js';
 import type { Ledger, RunRecord, RunRow } from '../ledger/ledger.js';
 import { recordsOf, type TypedRecord } from '../ledger/run-records.js';
-import { signSeal, type Signer } from '../ledger/seal-signature.js';
+import type { Signer } from '../ledger/seal-signature.js';
 import { defineMission, missionHash, type Mission } from '../mission/mission.js';
 import { EMPTY_CANDIDATE } from '../core/candidate.js';
-import { crashedEnding, refines, type RecordedDecision } from './ending.js';
+import { crashedEnding, refines, type RecordedDecision } from '../run/ending.js';
 import { ownerInfo } from '../ledger/owner.js';
-import { executeRun, type ResumeStep, type RunMissionOptions, type RunResult } from './run-mission.js';
-import { sealRun, type SealPosition } from './seal.js';
+import type { ResumeStep } from './loop-state.js';
+import { RunRecorder } from '../run/run-recorder.js';
+import { executeRun, type RunMissionOptions, type RunResult } from './run-mission.js';
+import { sealRun, type SealPosition } from '../run/seal.js';
 import { step, type StepContext } from '../state/step.js';
 import { frontierOf, initialState, type WorkingState } from '../state/working-state.js';
 
@@ -198,10 +200,11 @@ export async function sealCrashed(
     },
     handoff: handoff === undefined || plan === undefined ? undefined : { handoff, plan },
     append: async (data) => {
-      const seal: TypedRecord<'run.sealed'> = { runId, seq: records.length, type: 'run.sealed', at: now(), data };
       // Recovery signs with its own key, over the run row's last hash: if a record landed after `records` were read, the append fails on its seq.
-      const prevHash = signer === undefined ? undefined : (await ledger.runs({ runId }))[0]?.lastHash;
-      await ledger.append(signer === undefined || prevHash === undefined ? seal : signSeal({ signer, prevHash, seal }));
+      const lastHash = signer === undefined ? undefined : (await ledger.runs({ runId }))[0]?.lastHash;
+      await new RunRecorder({ ledger, runId, seq: records.length, signer, now, ...(lastHash === undefined ? {} : { lastHash }) }).seal(
+        data,
+      );
     },
   });
   // The run will not go on: its snapshot and copies are of no more use.

@@ -6,6 +6,7 @@ import type { Outcome, Verification } from '../core/outcome.js';
 import type { ShadowResult } from '../core/shadow-verdict.js';
 import type { Guard, RunCounters } from '../guards/guard.js';
 import type { Handoff } from '../handoff/handoff.js';
+import type { ReviewChoice } from '../handoff/review-route.js';
 import type { Judge } from '../judge/judge.js';
 import type { RateLimiter } from '../limits/rate-limiter.js';
 import type { Ledger, RunRecord } from '../ledger/ledger.js';
@@ -64,10 +65,10 @@ export interface RunMissionOptions {
    */
   readonly scratchDir?: string;
   /**
-   * How the caller chose the review queue, recorded in `run.started` as `review`: `requested` (`--review`),
-   * `default` (the ledger has a queue, so an unverified run goes to it), `opted_out` (`--no-review`).
+   * How the caller chose the review queue, recorded in `run.started` as `review` (`routeReview` decides it):
+   * `requested` (`--review`), `default` (the ledger has a queue, so an unverified run goes to it), `opted_out` (`--no-review`).
    */
-  readonly review?: 'requested' | 'default' | 'opted_out';
+  readonly review?: ReviewChoice;
   /**
    * The OpenTelemetry tracer the run's spans go to (docs/observability.md). Without one, runs are traced
    * with the registered tracer provider's `redline` tracer when `@opentelemetry/api` is installed and a

@@ -110,3 +110,22 @@ export function sandboxOf(mission: Mission): { proposer: ProposerSandbox; checks
   const network = mission.sandbox === 'bwrap' ? 'none' : mission.sandbox.network;
   return { proposer: { kind: 'bwrap', network: network !== 'none' }, checks: { kind: 'bwrap', network: network === 'all' } };
 }
+
+/**
+ * A resumed run must run the checks it started with, in the same order.
+ * @throws {MissionError} naming the checks it started with and the ones it has now.
+ */
+export function assertSamePlan(mission: Mission, checkNames: readonly string[], checks: readonly Check[]): void {
+  if (checkNames.join('\n') === checks.map((check) => check.name).join('\n')) return;
+  throw new MissionError({
+    source: mission.id,
+    issues: [
+      {
+        path: 'checks',
+        expected: `the checks the run started with (${checkNames.join(', ')})`,
+        got: checks.map((check) => check.name).join(', '),
+        message: 'a resumed run must run the same check plan',
+      },
+    ],
+  });
+}

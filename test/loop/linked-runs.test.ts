@@ -7,7 +7,7 @@ import type { Ledger } from '../../src/ledger/ledger.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
 import { resumeRun } from '../../src/loop/resume.js';
 import { runMission, type RunMissionOptions } from '../../src/loop/run-mission.js';
-import { runPlanOf } from '../../src/loop/run-plan.js';
+import { runPlanOf } from '../../src/run/run-plan.js';
 import { defineMission } from '../../src/mission/mission.js';
 import { functionProposer } from '../../src/proposers/function-proposer.js';
 import { backends, withLedger } from '../ledger/backends.js';

@@ -10,7 +10,7 @@ import { functionProposer } from '../../src/proposers/function-proposer.js';
 import { PROPOSER_PROTOCOL, type Proposer } from '../../src/proposers/proposer.js';
 import { replayProposer } from '../../src/proposers/replay-proposer.js';
 import { planHash } from '../../src/state/signature.js';
-import { proposerIdentity, runPlanHash, runPlanOf } from '../../src/loop/run-plan.js';
+import { proposerIdentity, runPlanHash, runPlanOf } from '../../src/run/run-plan.js';
 
 const mission = defineMission({ id: 'm', goal: 'g' });
 

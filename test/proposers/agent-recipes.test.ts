@@ -170,7 +170,13 @@ describe('agent recipes (stand-ins for the CLIs)', { concurrency: true }, () => 
     const before = await tree(dir);
     const lines: string[] = [];
     const output = { print: (line: string) => lines.push(line), progress: () => {} };
-    const result = await runMissionFile(file, new MemoryLedger(), 'memory', { agent: command, json: true }, output);
+    const result = await runMissionFile({
+      mission: await loadMission(file),
+      ledger: new MemoryLedger(),
+      ledgerName: 'memory',
+      options: { agent: command, json: true },
+      output,
+    });
     assert.deepEqual([result.outcome, result.verification, result.attempts], ['complete', 'verified', 1]);
     assert.equal((JSON.parse(lines.at(-1) ?? '{}') as { outcome?: string }).outcome, 'complete');
     assert.deepEqual(result.candidate.files, FIXED);
