@@ -111,6 +111,7 @@ const EXPORTS: Readonly<Record<string, { readonly source: string; readonly names
       'replayPolicies',
       'replayProposer',
       'resumeRun',
+      'routeReview',
       'routingJudge',
       'runMission',
       'runPlanHash',
