@@ -22,7 +22,7 @@ const LAYERS = [
   'judge',
   'run', // what every recorded run shares, whichever loop drives it: the recorder, judge asking, endings, the seal, its spans
   'ai-sdk',
-  'build', // the roles a mission file names: checks, proposer, judge
+  'roles', // the roles a mission file names, built from its specs: checks, proposer, judge
   'analysis', // on top of the ledger: replay, stop quality, admission
   'review-app', // the reviewer web app: server-rendered pages over the review queue and the ledger
   'loop',

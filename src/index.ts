@@ -96,7 +96,7 @@ export {
 export { routingJudge } from './judge/routing-judge.js';
 export { commandJudge, JUDGE_PROTOCOL, type CommandJudgeOptions } from './judge/command-judge.js';
 export { humanJudge, type HumanJudgeOptions } from './judge/human-judge.js';
-export { buildJudge } from './build/build-judge.js';
+export { buildJudge } from './roles/build-judge.js';
 export { validateDecision, type DecisionRejection } from './judge/validate-decision.js';
 
 export {

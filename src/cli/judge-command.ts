@@ -50,7 +50,7 @@ export async function calibrateCommand(file: string, options: CalibrateCommandOp
   const [{ loadMission }, { buildChecks }, { displayLocation, ledgerLocation, openLedger }, { calibrateJudge, recentCandidates }] =
     await Promise.all([
       import('../mission/load.js'),
-      import('../build/build-checks.js'),
+      import('../roles/build-checks.js'),
       import('../ledger/open-ledger.js'),
       import('../study/judge-noise/index.js'),
     ]);

@@ -13,7 +13,7 @@ import type { Proposer } from '../proposers/proposer.js';
 import { runMission, type RunResult } from '../loop/run-mission.js';
 import type { Handoff } from '../handoff/handoff.js';
 import type { HandoffResult } from '../handoff/handoff-result.js';
-import { buildJudge } from '../build/build-judge.js';
+import { buildJudge } from '../roles/build-judge.js';
 import type { Judge } from '../judge/judge.js';
 import { budgetAlerts } from '../review/alerts.js';
 import { openReviewQueue, reviewQueueExists } from '../review/open-review-queue.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import type { Check } from '../core/check.js';
 import type { Finding } from '../core/finding.js';
-import { buildChecks } from '../build/build-checks.js';
+import { buildChecks } from '../roles/build-checks.js';
 import type { Mission } from '../mission/mission.js';
 import { RunWorkspace } from '../workspace/run-workspace.js';
 import { applyProposal, Baseline, EMPTY_CANDIDATE, type Candidate } from '../core/candidate.js';

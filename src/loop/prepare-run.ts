@@ -1,8 +1,8 @@
 import { Baseline } from '../core/candidate.js';
 import { proposerNoun } from '../core/proposer-account.js';
-import { buildChecks } from '../build/build-checks.js';
-import { buildJudge } from '../build/build-judge.js';
-import { buildProposer } from '../build/build-proposer.js';
+import { buildChecks } from '../roles/build-checks.js';
+import { buildJudge } from '../roles/build-judge.js';
+import { buildProposer } from '../roles/build-proposer.js';
 import { policyLookback, type BudgetLimits } from '../guards/guard.js';
 import { runtimeGuards } from '../guards/no-change.js';
 import { buildPolicy, defaultGuards, needsPriors } from '../guards/spec.js';

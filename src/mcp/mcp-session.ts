@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { buildChecks } from '../build/build-checks.js';
+import { buildChecks } from '../roles/build-checks.js';
 import { BaselineChangedError } from '../errors/baseline-changed-error.js';
 import { Baseline, EMPTY_CANDIDATE } from '../core/candidate.js';
 import type { Check } from '../core/check.js';

@@ -9,7 +9,7 @@ import { MemoryLedger } from '../../src/ledger/memory/memory-ledger.js';
 import { runMission, type RunResult } from '../../src/loop/run-mission.js';
 import { loadMission } from '../../src/mission/load.js';
 import { sandboxProblem } from '../../src/process/sandbox-problem.js';
-import { buildProposer } from '../../src/build/build-proposer.js';
+import { buildProposer } from '../../src/roles/build-proposer.js';
 import { tempWorkspace, tree, tempDir } from '../helpers/workspace.js';
 import { dataOf } from '../helpers/records.js';
 

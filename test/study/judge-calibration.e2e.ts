@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { buildChecks } from '../../src/build/build-checks.js';
+import { buildChecks } from '../../src/roles/build-checks.js';
 import { openLedger } from '../../src/ledger/open-ledger.js';
 import { loadMission } from '../../src/mission/load.js';
 import { chiSquareQuantile } from '../../src/study/judge-noise/chi-square.js';

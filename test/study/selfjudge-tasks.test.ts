@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { buildChecks } from '../../src/build/build-checks.js';
+import { buildChecks } from '../../src/roles/build-checks.js';
 import { finding, type Check } from '../../src/core/check.js';
 import type { Finding } from '../../src/core/finding.js';
 import { StudyOptionError } from '../../src/study/study-option-error.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildChecks } from '../../build/build-checks.js';
+import { buildChecks } from '../../roles/build-checks.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import { MemoryLedger } from '../../ledger/memory/memory-ledger.js';
 import { runMission } from '../../loop/run-mission.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { buildChecks } from '../../src/build/build-checks.js';
+import { buildChecks } from '../../src/roles/build-checks.js';
 import { EMPTY_CANDIDATE } from '../../src/core/candidate.js';
 import type { TestInventory } from '../../src/core/test-inventory.js';
 import { defineMission } from '../../src/mission/mission.js';

@@ -3,7 +3,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { finding, type Check } from '../../src/core/check.js';
-import { buildJudge } from '../../src/build/build-judge.js';
+import { buildJudge } from '../../src/roles/build-judge.js';
 import { MemoryLedger } from '../../src/ledger/memory/memory-ledger.js';
 import { runMission } from '../../src/loop/run-mission.js';
 import { defineMission } from '../../src/mission/mission.js';
