@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { cp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { CheckContext } from '../../src/core/check.js';
 import type { Finding } from '../../src/core/finding.js';
 import { missingScriptFinding } from '../../src/checks/process-finding.js';
@@ -14,19 +14,9 @@ import { tempWorkspace, tempDir } from '../helpers/workspace.js';
 
 const QS_REPORT = new URL('../fixtures/reports/qs-6.14.0-tape.tap', import.meta.url);
 
-const dirs: string[] = [];
-after(() => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))));
-
-async function workspace(files: Record<string, string>): Promise<string> {
-  const dir = await tempWorkspace(files);
-  dirs.push(dir);
-  return dir;
-}
-
 /** A fresh copy of `source` under the temp dir, as each run (and attempt) of a mission checks its own copy. */
 async function copyOf(source: string): Promise<string> {
   const dir = await tempDir('redline-copy-');
-  dirs.push(dir);
   await cp(source, dir, { recursive: true });
   return dir;
 }
@@ -50,7 +40,7 @@ describe('testRunnerCheck', () => {
     ['node-spec', 'spec'],
   ] as const) {
     it(`reports a test file that fails to load (${reporter}) with the loader's error, under a code without temp paths`, async () => {
-      const source = await workspace(loadFailure);
+      const source = await tempWorkspace(loadFailure);
       const runs = [await copyOf(source), await copyOf(source)];
       const found = await Promise.all(runs.map((dir) => runCheck(dir, `node --test --test-reporter=${reporter}`, format)));
       for (const [index, findings] of found.entries()) {
@@ -68,7 +58,7 @@ describe('testRunnerCheck', () => {
   }
 
   it('shows a temp dir outside the copy as <tmp> in codes and messages', async () => {
-    const dir = await workspace({});
+    const dir = await tempWorkspace({});
     const elsewhere = path.join(os.tmpdir(), 'redline-dXIpZf');
     await writeFile(
       path.join(dir, 'report.tap'),
@@ -81,7 +71,7 @@ describe('testRunnerCheck', () => {
 
   it('keeps failing assertions that share a name apart by their location (qs 6.14.0 under tape)', async () => {
     // The real report, as if the suite had run in this check's copy.
-    const dir = await workspace({ 'test/parse.js': '' });
+    const dir = await tempWorkspace({ 'test/parse.js': '' });
     const report = (await readFile(QS_REPORT, 'utf8')).replaceAll('/tmp/h1/qs/work', dir);
     await writeFile(path.join(dir, 'report.tap'), report);
     const findings = await runCheck(dir, 'cat report.tap; exit 1', 'tap');

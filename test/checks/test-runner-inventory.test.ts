@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { CheckContext } from '../../src/core/check.js';
 import type { Finding } from '../../src/core/finding.js';
 import { EMPTY_CANDIDATE } from '../../src/core/candidate.js';
@@ -9,15 +9,6 @@ import type { ReportFormat } from '../../src/checks/reports/test-result.js';
 import { testRunnerCheck } from '../../src/checks/test-runner-check.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 import { inventoryChannel, type RecordingChannel } from './inventory-channel.js';
-
-const dirs: string[] = [];
-after(() => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))));
-
-async function workspace(files: Record<string, string>): Promise<string> {
-  const dir = await tempWorkspace(files);
-  dirs.push(dir);
-  return dir;
-}
 
 function context(dir: string, inventory: RecordingChannel): CheckContext {
   return { dir, candidate: EMPTY_CANDIDATE, goal: 'fix it', attempt: 1, signal: new AbortController().signal, inventory };
@@ -39,7 +30,7 @@ async function baselineThenCandidate({
   exits?: [number, number];
   allowMissing?: string[];
 }): Promise<{ atBaseline: readonly Finding[]; onCandidate: readonly Finding[]; channel: RecordingChannel }> {
-  const dir = await workspace({ 'report.txt': baseline });
+  const dir = await tempWorkspace({ 'report.txt': baseline });
   const check = (exit: number) =>
     testRunnerCheck({
       name: 'tests',
@@ -57,7 +48,7 @@ async function baselineThenCandidate({
 
 describe('testRunnerCheck: the red line cannot shrink', () => {
   it('fails a candidate that exits at import: node reports each file ok and none of the baseline tests by name', async () => {
-    const dir = await workspace({
+    const dir = await tempWorkspace({
       'package.json': '{"type":"module"}',
       'src/add.js': 'export const add = (a, b) => a + b;\n',
       'test/a.test.js':

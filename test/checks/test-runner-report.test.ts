@@ -1,23 +1,14 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { CheckContext } from '../../src/core/check.js';
 import type { Finding } from '../../src/core/finding.js';
 import { EMPTY_CANDIDATE } from '../../src/core/candidate.js';
 import { testRunnerCheck, type TestRunnerCheckOptions } from '../../src/checks/test-runner-check.js';
 import { tempWorkspace } from '../helpers/workspace.js';
-
-const dirs: string[] = [];
-after(() => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))));
-
-async function workspace(files: Record<string, string>): Promise<string> {
-  const dir = await tempWorkspace(files);
-  dirs.push(dir);
-  return dir;
-}
 
 function context(dir: string, sandbox?: CheckContext['sandbox']): CheckContext {
   return {
@@ -33,7 +24,7 @@ function context(dir: string, sandbox?: CheckContext['sandbox']): CheckContext {
 const brief = (findings: readonly Finding[]) => findings.map((item) => [item.status, ...item.reasonCodes]);
 
 async function tapCheck(report: string, exit = 0): Promise<readonly Finding[]> {
-  const dir = await workspace({ 'report.tap': report });
+  const dir = await tempWorkspace({ 'report.tap': report });
   return testRunnerCheck({ name: 'tests', command: `cat report.tap; exit ${exit}`, format: 'tap' }).run(context(dir));
 }
 
@@ -80,7 +71,7 @@ describe('testRunnerCheck: report files a candidate cannot plant', () => {
   const planted = '<testsuites><testcase name="adds"/><testcase name="subtracts"/><testcase name="forged"/></testsuites>';
 
   it('gives the command a fresh path outside its copy in $REDLINE_REPORT, reads the report there, and removes it after', async () => {
-    const dir = await workspace({ 'test/math.test.mjs': test, 'report.xml': planted });
+    const dir = await tempWorkspace({ 'test/math.test.mjs': test, 'report.xml': planted });
     const command =
       'echo "$REDLINE_REPORT" > where.txt && test ! -e "$REDLINE_REPORT" && node --test --test-reporter=junit --test-reporter-destination="$REDLINE_REPORT" test/';
     const findings = await testRunnerCheck({ name: 'tests', command, format: 'junit', reportFile: '$REDLINE_REPORT' }).run(context(dir));
@@ -92,7 +83,7 @@ describe('testRunnerCheck: report files a candidate cannot plant', () => {
   });
 
   it('never reads a report the candidate planted: not at the fresh path, not at a relative reportFile', async () => {
-    const dir = await workspace({ 'test/math.test.mjs': test, 'report.xml': planted, $REDLINE_REPORT: planted });
+    const dir = await tempWorkspace({ 'test/math.test.mjs': test, 'report.xml': planted, $REDLINE_REPORT: planted });
     // The runner writes its report somewhere else (stdout), or nothing.
     const fresh = testRunnerCheck({
       name: 'tests',
@@ -108,7 +99,7 @@ describe('testRunnerCheck: report files a candidate cannot plant', () => {
   });
 
   it('lets a sandboxed command write its fresh report', { skip: noBwrap }, async () => {
-    const dir = await workspace({ 'test/math.test.mjs': test });
+    const dir = await tempWorkspace({ 'test/math.test.mjs': test });
     const options: TestRunnerCheckOptions = {
       name: 'tests',
       command: 'node --test --test-reporter=junit --test-reporter-destination="$REDLINE_REPORT" test/',
