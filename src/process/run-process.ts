@@ -211,6 +211,9 @@ export function runProcess(options: ProcessOptions): Promise<ProcessResult> {
       grace = setTimeout(
         () =>
           setImmediate(() => {
+            // Something still holds the pipes. A descendant caught in the middle of an exec shows an empty
+            // environment to the first sweep; by now its exec is done and a second sweep finds it.
+            if (findsDescendants) killTagged(tag);
             for (const stream of child.stdio) stream?.destroy();
             finish(exitCode, signal);
           }),
