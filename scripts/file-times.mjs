@@ -4,8 +4,8 @@
 //     --test-reporter=./scripts/file-times.mjs --test-reporter-destination=stderr …
 import path from 'node:path';
 
-/** How many of the slowest files the summary lists. */
-const SHOWN = 15;
+/** How many of the slowest files the summary lists: REDLINE_FILE_TIMES=all lists every file. */
+const SHOWN = process.env.REDLINE_FILE_TIMES === 'all' ? Infinity : 15;
 
 export default async function* fileTimes(source) {
   const times = new Map();
@@ -15,6 +15,7 @@ export default async function* fileTimes(source) {
     times.set(file, (times.get(file) ?? 0) + (event.data.details?.duration_ms ?? 0));
   }
   const slowest = [...times].sort((a, b) => b[1] - a[1]).slice(0, SHOWN);
-  yield `\nslowest test files (top-level tests' time, of ${times.size} files):\n`;
+  const total = [...times.values()].reduce((sum, ms) => sum + ms, 0);
+  yield `\nslowest test files (top-level tests' time, of ${times.size} files, ${(total / 1000).toFixed(0)} s in all):\n`;
   for (const [file, ms] of slowest) yield `${(ms / 1000).toFixed(1).padStart(7)} s  ${file}\n`;
 }
