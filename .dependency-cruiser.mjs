@@ -1,6 +1,6 @@
 // The import graph redline keeps: folders of src/ in layers, each importing only folders below it, so the
 // folder graph cannot have a cycle; drivers and optional peers only in the folder that adapts them.
-// docs/architecture.md draws the same layers. Checked by `npm run lint:imports` (part of `npm test`).
+// docs/architecture.md draws the same layers (test/api/docs.test.ts compares them). Checked by `npm run lint:imports` (part of `npm test`).
 
 /** Lowest first: a folder may import only the folders before it in this list (and itself). */
 const LAYERS = [

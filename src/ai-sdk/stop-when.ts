@@ -45,7 +45,7 @@ export interface RedlineStopCondition<STEP extends StepSlice> {
 }
 
 /**
- * An AI SDK `stopWhen` condition built from redline's guard stack and red lines (SPEC §9). Each step of
+ * An AI SDK `stopWhen` condition built from redline's guard stack and red lines (docs/ai-sdk.md). Each step of
  * the tool loop is an attempt: its tool calls (tool name + canonical input) are its candidate, its usage
  * is charged to the budgets, the checks run on it, and the routing judge decides on the evidence and the
  * first guard verdict — so only a passing demand check, a score rule with acceptance, a budget or a

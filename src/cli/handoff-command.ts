@@ -168,7 +168,7 @@ export function addHandoffCommand({ study, done, output }: { study: Command; don
   study
     .command('handoff')
     .description(
-      'Handoff queue (SPEC §8.2): configurations A–D (or yours) in the simple per-minute model and under the full review-queue protocol (watermarks, degraded mode, priority drops).',
+      'Handoff queue (docs/experiments.md): configurations A–D (or yours) in the simple per-minute model and under the full review-queue protocol (watermarks, degraded mode, priority drops).',
     )
     .option('--config <file>', 'JSON or YAML file with any of the study fields (docs/experiments.md); the flags below override it')
     .option('--seed <n>', 'seed of every random draw; with --seeds, the first (default 1)', integer)

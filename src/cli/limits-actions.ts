@@ -6,7 +6,7 @@ import { table } from './format.js';
 import type { Output } from './run-command.js';
 import { clean, jsonLine } from './terminal-text.js';
 
-// `redline limits`: the fleet's rate limits per model endpoint (SPEC §7), stored in PostgreSQL beside the
+// `redline limits`: the fleet's rate limits per model endpoint (docs/workers.md), stored in PostgreSQL beside the
 // job queue so every worker on every machine waits for the same allowance.
 
 export interface LimitsSetOptions {

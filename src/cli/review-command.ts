@@ -81,7 +81,7 @@ function failingLines(item: ReviewItem, paint: (style: Style, text: string) => s
   return lines;
 }
 
-/** The brief of SPEC §5 for a person: task, highlighted final output, cutoff reason, last error and failing findings, attempts; never the raw trace. */
+/** The brief for a person (docs/review.md): task, highlighted final output, cutoff reason, last error and failing findings, attempts; never the raw trace. */
 function brief(entry: ReviewEntry, { at, ledger }: { at: number; ledger?: string | undefined }): string[] {
   const { item } = entry;
   const paint = painter();

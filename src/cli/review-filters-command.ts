@@ -5,7 +5,7 @@ import { withReviewQueue } from './with-review-queue.js';
 import type { Output } from './run-command.js';
 import { clean, jsonLine } from './terminal-text.js';
 
-// `redline review filters`: the queue's automatic filter rules (SPEC §5). A reviewer turns a frequent
+// `redline review filters`: the queue's automatic filter rules (docs/review.md). A reviewer turns a frequent
 // label's suggestion into a rule; new items it matches are decided by it before they reach a person.
 
 export interface FiltersAddOptions {

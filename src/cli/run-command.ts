@@ -36,7 +36,7 @@ export interface RunCommandOptions {
   /** Ledger location: a SQLite file or a postgres:// URL. */
   readonly ledger?: string;
   /**
-   * Hand the run to the review queue in the ledger's storage (SPEC §5): `true` (`--review`) creates the queue
+   * Hand the run to the review queue in the ledger's storage (docs/review.md): `true` (`--review`) creates the queue
    * if needed; `false` (`--no-review`) opts out, recorded in `run.started`; absent, a queue the ledger has
    * already takes the run's unverified outcome (rule 3), without sampling.
    */

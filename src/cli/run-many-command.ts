@@ -12,7 +12,7 @@ export interface RunManyOptions extends RunCommandOptions {
 }
 
 /**
- * `redline run a.yaml b.yaml … --concurrency N` (SPEC §7, one machine): every mission file is loaded
+ * `redline run a.yaml b.yaml … --concurrency N` (docs/workers.md, 'One machine'): every mission file is loaded
  * first (a bad one refuses them all), then up to N run at once in this process, sharing one connection
  * per ledger. Each line a run writes starts with its mission's label; a run refused on its own (a plan,
  * a link) does not stop the others. The exit code is the worst: 2 a refusal, 1 blocked/failed, 0 complete.

@@ -131,7 +131,7 @@ export function addStudyCommand({ cli, done, output }: { cli: Command; done: (co
   study
     .command('stop-rules')
     .description(
-      "Stop rules under judge noise (SPEC §8.1): every strategy is the library's own guards, on the same simulated tasks and noisy scores.",
+      "Stop rules under judge noise (docs/stop-rules.md): every strategy is the library's own guards, on the same simulated tasks and noisy scores.",
     )
     .option('--sigma <list>', 'judge noise levels σ, comma-separated (default 0.02,0.05,0.1,0.15,0.2)', numbers)
     .option('--seeds <n>', 'seeds to repeat over; results are mean ± sd (default 10)', integer)
@@ -160,7 +160,7 @@ export function addStudyCommand({ cli, done, output }: { cli: Command; done: (co
   study
     .command('redline-vs-selfjudge')
     .description(
-      'Red line vs self-judge (SPEC §8.3): the same code tasks through the loop, stopping when the tests pass (A) or when the model says its code is done (B, tests as shadows); every trial is a sealed run.',
+      'Red line vs self-judge (docs/experiments.md): the same code tasks through the loop, stopping when the tests pass (A) or when the model says its code is done (B, tests as shadows); every trial is a sealed run.',
     )
     .option(
       '--task-set <name>',

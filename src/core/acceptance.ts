@@ -3,7 +3,7 @@ import type { Finding } from './finding.js';
 import type { Outcome, Verification } from './outcome.js';
 import { allowedMissing } from './test-inventory.js';
 
-/** Whether acceptance (SPEC §4) holds, and if not, every reason why not. */
+/** Whether acceptance (docs/architecture.md) holds, and if not, every reason why not. */
 export interface Acceptance {
   readonly acceptable: boolean;
   /** Whether the mission has a required demand red line; without one acceptance is at best `sampled`. */

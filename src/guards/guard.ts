@@ -21,7 +21,7 @@ export interface AttemptSummary {
   readonly failed: boolean;
   /** Whether an infrastructure error (check status `error`) occurred: such attempts are not stuck-loop evidence. */
   readonly infraError: boolean;
-  /** Whether this attempt made progress (SPEC §3). */
+  /** Whether this attempt made progress (`madeProgress`, src/state/progress.ts). */
   readonly progress: boolean;
   /**
    * Whether the proposal left the candidate as it was (`proposer.no_change`): no check ran, the state did

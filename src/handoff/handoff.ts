@@ -6,7 +6,7 @@ import type { ReviewerQueue } from '../review/reviewer-queue.js';
 import type { HandoffResult } from './handoff-result.js';
 
 /**
- * Connects runs to the human review queue (SPEC §5): the queue's mode and the feedback tuner's limit set a
+ * Connects runs to the human review queue (docs/review.md, 'Wiring runs to the queue'): the queue's mode and the feedback tuner's limit set a
  * new run's attempt budget, and what a run could not verify is handed to people when it is sealed.
  */
 export interface Handoff {

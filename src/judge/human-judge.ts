@@ -61,7 +61,7 @@ function positive(value: number, what: string): number {
 }
 
 /**
- * A judge that asks a person through the review queue (SPEC §2, §5). When an attempt's candidate could be
+ * A judge that asks a person through the review queue (docs/judges.md, 'Human judge'). When an attempt's candidate could be
  * accepted (a proposal was made and acceptance holds), it enqueues the attempt as a brief and polls for
  * the verdict: approve → `accept` (`human_approved`), reject → `retry` or `fail` per `onReject`
  * (`human_rejected`), no verdict within `timeoutMs` → `block` (`human_timeout`), the request dropped at

@@ -106,7 +106,7 @@ export interface LearnedPriors {
 }
 
 /**
- * Where runs write every event (SPEC §6): append-only, hash-chained per run, closed by one seal.
+ * Where runs write every event (docs/ledger.md): append-only, hash-chained per run, closed by one seal.
  * Appending to a sealed run fails (the database refuses it, not only this code). The priors the runs
  * taught come with it, as their own port. `ChainedLedger` (chained-ledger.ts) implements it over any
  * `LedgerStore`.

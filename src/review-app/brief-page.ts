@@ -86,7 +86,7 @@ ${csrfField(session)}
 }
 
 /**
- * One brief (SPEC §5): task → final output (highlighted; diffs as diffs; cut with a link to the whole)
+ * One brief (docs/review-app.md, 'Pages'): task → final output (highlighted; diffs as diffs; cut with a link to the whole)
  * → cutoff reason → last error → attempt count → a link to the full evidence, with the verdict form.
  */
 export function briefPage({

@@ -12,7 +12,7 @@ type Render = (c: Context<Env>, title: string, body: Html, status?: number) => P
 const field = (form: Record<string, unknown>, name: string): string => (typeof form[name] === 'string' ? (form[name] as string) : '');
 
 /**
- * The filter-rule pages (SPEC §5): the rules with what each caught (`GET /filters`), a suggestion made a
+ * The filter-rule pages (docs/review-app.md): the rules with what each caught (`GET /filters`), a suggestion made a
  * rule (`GET /filters/new?label=…`, filled in from what the labelled items share; `POST /filters`), and a
  * rule disabled or enabled (`POST /filters/:id`). The session's reviewer is who the journal names.
  */

@@ -8,7 +8,7 @@ const percent = (rate: number): string => `${Math.round(rate * 100)}%`;
 export const csrfField = (session: Session): Html => html`<input type="hidden" name="csrf" value="${session.csrf}" />`;
 
 /**
- * The status bar (SPEC §5): queue depth against capacity, mode, approve rate, the current attempt limit,
+ * The status bar (docs/review-app.md): queue depth against capacity, mode, approve rate, the current attempt limit,
  * filter-rule suggestions and dropped items; who is signed in.
  */
 export function statusBar(stats: ReviewStats, session: Session): Html {

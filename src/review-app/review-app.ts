@@ -53,7 +53,7 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 type Env = { Variables: { session: Session } };
 
 /**
- * The reviewer web app (SPEC §5) as a Hono application: the queue, one brief with the verdict form and
+ * The reviewer web app (docs/review-app.md) as a Hono application: the queue, one brief with the verdict form and
  * keyboard shortcuts, the run's evidence, and a status bar. Server-rendered; every value from a run goes
  * through `html` (escaped). A reviewer signs in with a token once and then holds an HttpOnly,
  * SameSite=Strict session cookie; every POST carries the session's CSRF token and a same-origin `Origin`.

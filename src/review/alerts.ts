@@ -1,5 +1,5 @@
 /**
- * Budget-cap alerts (SPEC §5): when too many recent runs end on a budget cap, the budgets (or the tasks)
+ * Budget-cap alerts (docs/review.md, 'The queue'): when too many recent runs end on a budget cap, the budgets (or the tasks)
  * need a person's attention. The policy is pure and the adapters apply it in the transaction that stores
  * each run's report; {@link budgetAlerts} then logs the alert and posts it to a webhook.
  */

@@ -1,5 +1,5 @@
 /**
- * Backpressure of the review queue (SPEC §5) as pure functions: the adapters call them inside the
+ * Backpressure of the review queue (docs/review.md, 'The queue') as pure functions: the adapters call them inside the
  * transaction that changes the depth, so every backend drops and switches modes alike.
  */
 

@@ -11,7 +11,7 @@ export interface ReviewQueueOptions {
   /** Capacity and watermarks. @default { capacity: 50, high: 0.8, low: 0.3 } */
   readonly backpressure?: Partial<Backpressure>;
   /**
-   * Verdict labels added to SPEC §5's five (snake_case).
+   * Verdict labels added to the five of {@link VERDICT_LABELS} (snake_case).
    * @example ['missing_tests', 'license_issue']
    */
   readonly labels?: readonly string[];

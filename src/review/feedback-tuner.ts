@@ -1,5 +1,5 @@
 /**
- * The feedback tuner (SPEC §5): reviewers' verdicts steer the attempt limit of new runs. Many approvals
+ * The feedback tuner (docs/review.md, 'The queue'): reviewers' verdicts steer the attempt limit of new runs. Many approvals
  * mean runs handed off too early (raise the limit); many rejections mean extra attempts are wasted on
  * tasks the agent cannot do (lower it). Pure; the adapters persist the limit and every change.
  */

@@ -3,7 +3,7 @@ import { ReviewError } from './review-error.js';
 import type { ReviewItem } from './types.js';
 
 /**
- * Automatic filter rules (SPEC §5): a reviewer turns a frequent label into a rule, and new items that
+ * Automatic filter rules (docs/review.md, 'The queue'): a reviewer turns a frequent label into a rule, and new items that
  * match it are decided by the rule — labelled, and returned to the loop as feedback or rejected — before
  * they reach a person. Rules are stored with the queue's settings and journaled; they are disabled, never
  * deleted, so every verdict a rule gave keeps naming a rule the journal holds.

@@ -1,4 +1,4 @@
-// The review queue (SPEC §5): briefs for people, backpressure, verdicts, the feedback tuner and alerts.
+// The review queue (docs/review.md): briefs for people, backpressure, verdicts, the feedback tuner and alerts.
 // Backends: `MemoryReviewQueue`, `SqliteReviewQueue`, `PostgresReviewQueue` (on the ledger's storage).
 export type {
   ReviewQueue,

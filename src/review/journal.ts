@@ -6,7 +6,7 @@ import { RecordParseError } from '../errors/record-parse-error.js';
 import { parseJournalEntry, type JournalEntry, type JournalType } from './journal-entries.js';
 
 /**
- * The review queue's journal (SPEC §5, §6): every verdict, mode change, attempt-limit change, drop,
+ * The review queue's journal (docs/review.md, 'The journal'): every verdict, mode change, attempt-limit change, drop,
  * alert and settings change, hash-chained like a run's records (`hash = sha256(prevHash ‖ body)`) in
  * the ledger's storage. It is one chain per queue, never sealed; `redline ledger verify` checks it
  * with the runs. The queue's own tables answer queries; the journal is what proves them.

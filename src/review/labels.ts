@@ -1,11 +1,11 @@
 import { ReviewError } from './review-error.js';
 
-/** The reason labels of SPEC §5; configuration may add more. */
+/** The reason labels every queue has (docs/review.md); configuration may add more. */
 export const VERDICT_LABELS = Object.freeze(['code_error', 'logic_error', 'format_issue', 'hallucination', 'unclear'] as const);
 
 /** How label suggestions are computed. */
 export interface LabelPolicy {
-  /** Labels a verdict may carry: the five of SPEC §5 and any added by configuration. */
+  /** Labels a verdict may carry: the five of {@link VERDICT_LABELS} and any added by configuration. */
   readonly labels: readonly string[];
   /** Verdicts, newest first, that label counts and suggestions look at. @default 50 */
   readonly window: number;

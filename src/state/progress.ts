@@ -12,7 +12,7 @@ const sameSet = (a: readonly string[], b: readonly string[]): boolean => a.lengt
 const subset = (a: readonly string[], b: readonly string[]): boolean => a.every((item) => b.includes(item));
 
 /**
- * Progress (SPEC §3): on the same check set, fewer failing reason codes without a regression in the
+ * Progress: on the same check set, fewer failing reason codes without a regression in the
  * harder stage; or the evidence frontier advances (a check that could not run now runs); or the
  * footprint contracts without more failures; or the score rises above the best seen so far.
  */

@@ -20,8 +20,8 @@ const frame: Pick<Spec, 'padding' | 'autosize' | 'background'> & { config: Confi
 };
 
 /**
- * The strategies of SPEC §8.1, the reach figure's lines: adaptive-cdv and user policies are in the tables
- * only (ten lines already fill the palette).
+ * The reach figure's lines: every built-in strategy but adaptive-cdv, which is in the tables only, as user
+ * policies are (ten lines already fill the palette).
  */
 const FIGURE_STRATEGIES: readonly string[] = STRATEGY_NAMES.filter((name) => name !== 'adaptive-cdv');
 
@@ -29,7 +29,7 @@ const FIGURE_STRATEGIES: readonly string[] = STRATEGY_NAMES.filter((name) => nam
 const reachScale: Scale = { name: 'y', type: 'linear', domain: [0, 100], range: [HEIGHT, 0] };
 
 /**
- * True and observed reach vs σ, one line per strategy of SPEC §8.1, in two panels side by side.
+ * True and observed reach vs σ, one line per built-in strategy but adaptive-cdv, in two panels side by side.
  *
  * @example
  * new vega.View(vega.parse(reachSpec(study)), { renderer: 'none' }).toSVG()

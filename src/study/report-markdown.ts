@@ -1,5 +1,6 @@
 import type { MeanSd } from './stats.js';
 import type { StopRulesStudy } from './run-study.js';
+import { TASK_TYPES } from './task-model.js';
 import { ESTIMATED_TOLERANCE, type NearMiss, type NoiseAwareVerdict } from './verdicts.js';
 
 /** A figure to link from the report. */
@@ -65,6 +66,13 @@ export function verdictLines(verdict: NoiseAwareVerdict): string[] {
   ];
 }
 
+/** The task types' ranges: `easy (s0 0.6–0.75, r 0.8–1.2), …`. */
+function taskTypes(): string {
+  return Object.entries(TASK_TYPES)
+    .map(([type, { s0, r }]) => `${type} (s0 ${s0[0]}–${s0[1]}, r ${r[0]}–${r[1]})`)
+    .join(', ');
+}
+
 /**
  * The study as a Markdown report: a table per σ (strategies × metrics, mean ± sd over seeds), the cold
  * starts of adaptive and adaptive-cdv, the noise-aware calibration sweep with its verdicts, and links to `figures`.
@@ -75,8 +83,9 @@ export function renderMarkdown({ study, figures = [] }: { study: StopRulesStudy;
   const out: string[] = [
     '# Stop rules under judge noise',
     '',
-    `Task model of SPEC §8.1: per seed, ${config.tasksPerType} easy, ${config.tasksPerType} medium and ${config.tasksPerType} hard tasks, shuffled; ` +
+    `Task model: per seed, ${config.tasksPerType} tasks of each type, start quality s0 and rate r drawn uniformly — ${taskTypes()} — and shuffled; ` +
       `the first ${config.trainTasks} warm the learned priors and the other ${config.testTasks} are the test set. ` +
+      "At attempt t a task's true quality is q(t) = 1 − (1 − s0)·e^(−r·(t − 1)). " +
       `Bar ${config.bar}, cap ${config.cap} attempts, seeds ${config.seed === lastSeed ? config.seed : `${config.seed}–${lastSeed}`}; every number is the mean ± sd over seeds. ` +
       "Every strategy is the library's own guard stack and sees the same noisy scores (one N(0, 1) draw per task and attempt, scaled by σ; min-of-two adds a second judge with its own draws).",
     '',

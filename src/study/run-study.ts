@@ -55,7 +55,7 @@ export interface StopRulesStudy {
   readonly adaptiveCdvColdStart: readonly CdvColdStartResult[];
   /** The noise-aware calibration sweep: every confidence, σ configured and estimated. */
   readonly noiseAware: readonly NoiseAwareResult[];
-  /** Per σ, whether the calibration sweep meets issue 4's done-when points (empty without a sweep). */
+  /** Per σ, whether the calibration sweep is calibrated and matches confirm-2 (empty without a sweep). */
   readonly verdicts: readonly NoiseAwareVerdict[];
 }
 
@@ -80,7 +80,7 @@ class Tallies {
 const over = (tallies: readonly Tally[], metric: Exclude<keyof Tally, 'stops'>): MeanSd => meanSd(tallies.map((tally) => tally[metric]));
 
 /**
- * The stop-rules study of SPEC §8.1: simulates every strategy (each one the library's own guards) on the
+ * The stop-rules study (docs/stop-rules.md): simulates every strategy (each one the library's own guards) on the
  * same noisy scores, per seed and σ, and the user-defined `policies` after them; plus the cold-start
  * curves of adaptive and adaptive-cdv and the noise-aware calibration sweep. Deterministic: the same
  * options give the same result.

@@ -8,7 +8,7 @@ import { buildPolicy, needsPriors, type GuardSpec } from '../guards/spec.js';
 import { adaptiveCdvStrategy } from './adaptive-cdv-strategy.js';
 import type { Cell, CellTask } from './cell.js';
 
-/** The strategies of SPEC §8.1 and `adaptive-cdv` (issue 13), in report order. */
+/** The study's built-in strategies, `adaptive-cdv` (CDV's rule as published) included, in report order. */
 export const STRATEGY_NAMES = Object.freeze([
   'fixed-2',
   'fixed-6',

@@ -6,7 +6,7 @@ export interface TaskTypeRanges {
   readonly r: readonly [number, number];
 }
 
-/** The task types of SPEC §8.1, in equal numbers. */
+/** The task types of the stop-rules study (docs/stop-rules.md, 'How the study works'), in equal numbers. */
 export const TASK_TYPES: Readonly<Record<'easy' | 'medium' | 'hard', TaskTypeRanges>> = {
   easy: { s0: [0.6, 0.75], r: [0.8, 1.2] },
   medium: { s0: [0.4, 0.55], r: [0.4, 0.7] },

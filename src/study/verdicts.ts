@@ -22,7 +22,7 @@ export interface CalibrationShortfall {
   readonly short: number;
 }
 
-/** Issue 4's done-when points for the noise-aware rule at one σ, judged on the mean over seeds. */
+/** Whether the noise-aware rule at one σ is calibrated and matches confirm-2, judged on the mean over seeds. */
 export interface NoiseAwareVerdict {
   readonly sigma: number;
   /** (a) Whether every confidence's true reach is ≥ 100·c (configured) or ≥ 100·c − 2 (estimated). */

@@ -27,7 +27,7 @@ const limitOf = (row: LimitRow): RateLimit =>
 const NOW = `(extract(epoch FROM clock_timestamp()) * 1000)::float8`;
 
 /**
- * The fleet's rate limits (SPEC §7): one bucket per endpoint and model in PostgreSQL, so every worker on
+ * The fleet's rate limits (docs/workers.md, 'Rate limits, shared by the fleet'): one bucket per endpoint and model in PostgreSQL, so every worker on
  * every machine takes from the same allowance. A call takes from every row that governs it (its model's
  * and the endpoint's `*`) or from none, in one statement: the contract suite holds it to the in-memory
  * store's arithmetic.

@@ -39,7 +39,7 @@ export interface RunSubmissionOptions {
 /**
  * Runs one submission as the run of the same id. Its workspace is materialized from the stored blobs
  * (once per machine); a run the ledger has already is resumed from its records, or sealed crashed when it
- * cannot be (SPEC §7); a sealed one is left as it is. Exactly one seal per run is the ledger's to
+ * cannot be (docs/workers.md); a sealed one is left as it is. Exactly one seal per run is the ledger's to
  * guarantee: a run that another worker seals first makes this one's next append fail.
  * @throws {TypeError} for a submission that is missing or malformed; {@link EscapeError} for a hostile manifest.
  */

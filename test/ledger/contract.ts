@@ -98,7 +98,7 @@ async function writeFromProcesses(name: SqlBackendName, location: string, runIds
 }
 
 /**
- * The behaviour every `Ledger` backend shares (SPEC §6), run against a real database for each. SQL
+ * The behaviour every `Ledger` backend shares (docs/ledger.md), run against a real database for each. SQL
  * backends also prove that the database itself, not only the adapter, keeps the chain append-only.
  */
 export function ledgerContract(backend: Backend): void {

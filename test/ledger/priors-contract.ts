@@ -113,7 +113,7 @@ async function closing<T>(ledger: Ledger, work: (ledger: Ledger) => Promise<T>):
 }
 
 /**
- * What every `Ledger` backend keeps for the `adaptive` rule (SPEC §3): per task type, the priors learned
+ * What every `Ledger` backend keeps for the `adaptive` rule (docs/stop-rules.md): per task type, the priors learned
  * from finished runs, with the statistics `AdaptivePriors` computes, and no update lost to a race.
  */
 export function priorsContract(backend: Backend): void {

@@ -79,7 +79,7 @@ function limitOpen(backend: ReviewBackend, limit: number): ReviewBackend {
 }
 
 /**
- * The behaviour every `ReviewQueue` backend shares (SPEC §5), against a real database for each. Every case
+ * The behaviour every `ReviewQueue` backend shares (docs/review.md), against a real database for each. Every case
  * has its own storage and clock, so the cases run side by side, {@link OPEN_AT_ONCE} storages at a time.
  */
 export function reviewQueueContract(unlimited: ReviewBackend): void {

@@ -4,7 +4,7 @@ import { assertLabel, countLabels, labelPolicy, suggestFilters, VERDICT_LABELS }
 import { ReviewError } from '../../src/review/review-error.js';
 
 describe('verdict labels', () => {
-  it('knows the five of SPEC §5 and adds configured ones once', () => {
+  it('knows the five built-in labels and adds configured ones once', () => {
     assert.deepEqual(VERDICT_LABELS, ['code_error', 'logic_error', 'format_issue', 'hallucination', 'unclear']);
     assert.deepEqual(labelPolicy({ extra: ['missing_tests', 'unclear'] }).labels, [...VERDICT_LABELS, 'missing_tests']);
     assert.throws(() => labelPolicy({ extra: ['Bad Label'] }), {

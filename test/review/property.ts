@@ -43,9 +43,9 @@ export function backpressureSequence(): fc.Arbitrary<BackpressureSequence> {
 }
 
 /**
- * Applies the operations and checks SPEC §5 after each one: the depth never exceeds the capacity; an
- * item is dropped only at capacity and only when no droppable item (queued, not held by a reviewer) or
- * the newcomer ranks lower; every dropped item is in the circuit-breaker log, whole; the mode switches
+ * Applies the operations and checks the queue's rules (docs/review.md) after each one: the depth never
+ * exceeds the capacity; an item is dropped only at capacity and only when no droppable item (queued, not
+ * held by a reviewer) or the newcomer ranks lower; every dropped item is in the circuit-breaker log, whole; the mode switches
  * exactly when the depth crosses a watermark, and every switch is recorded with that depth.
  */
 export async function checkBackpressureSequence(

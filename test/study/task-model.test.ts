@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { normals, sfc32 } from '../../src/study/prng.js';
 import { generateTasks, observe, TASK_TYPES, trueQuality } from '../../src/study/task-model.js';
 
-describe('task model (SPEC §8.1)', () => {
+describe('task model of the stop-rules study', () => {
   it('q(t) = 1 − (1 − s0)·exp(−r·(t − 1)): starts at s0, rises, and saturates towards 1', () => {
     assert.equal(trueQuality(0.6, 1, 1), 0.6);
     assert.equal(trueQuality(0.4, 0.5, 3), 1 - 0.6 * Math.exp(-1));

@@ -1,4 +1,4 @@
-// The handoff-queue study of SPEC §8.2: the simple per-minute model and the full protocol of SPEC §5.
+// The handoff-queue study (docs/experiments.md): the simple per-minute model and the review queue's full protocol.
 export { runHandoffStudy, type HandoffRow, type HandoffStudy } from './run-handoff-study.js';
 export type { HandoffStudyOptions } from './options.js';
 export type { HandoffModelOptions } from './model-options.js';

@@ -2,7 +2,7 @@ import { TUNER, type Tuner } from '../../review/feedback-tuner.js';
 import { StudyOptionError } from '../study-option-error.js';
 import { HANDOFF_MODEL, QUALITIES, type HandoffModel, type Quality, type QualityWeights } from './model.js';
 
-/** The calibratable parameters of the handoff model, each optional: a missing one keeps SPEC §8.2's value. */
+/** The calibratable parameters of the handoff model, each optional: a missing one keeps {@link HANDOFF_MODEL}'s value. */
 export interface HandoffModelOptions {
   /** A burst minute produces this many times the production rate (a whole number ≥ 1). @default 3 */
   readonly burstFactor?: number;
@@ -68,7 +68,7 @@ function tuner(value: Partial<Tuner>): Tuner {
   return Object.freeze({ initial, window, min, max, raiseAbove, lowerBelow });
 }
 
-/** Checks the model options and fills in SPEC §8.2's values; throws {@link StudyOptionError} naming the first bad field. */
+/** Checks the model options and fills in {@link HANDOFF_MODEL}'s values; throws {@link StudyOptionError} naming the first bad field. */
 export function resolveHandoffModel(options: HandoffModelOptions): HandoffModel {
   const { watermarks = {} } = options;
   const high = inRange('watermarks.high', watermarks.high ?? HANDOFF_MODEL.watermarks.high, 0, 1, { openMin: true });

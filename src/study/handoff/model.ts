@@ -21,7 +21,7 @@ export interface HandoffConfig {
   readonly burstProbability: number;
 }
 
-/** SPEC §8.2's configurations A–D. */
+/** Configurations A–D: A baseline, B overload, C bursts, D slow review (docs/experiments.md). */
 export const HANDOFF_CONFIGS: readonly HandoffConfig[] = Object.freeze([
   { name: 'A', productionRate: 2, reviewRate: 3, burstProbability: 0.015 },
   { name: 'B', productionRate: 5, reviewRate: 3, burstProbability: 0.015 },
@@ -32,7 +32,7 @@ export const HANDOFF_CONFIGS: readonly HandoffConfig[] = Object.freeze([
 /** A burst minute produces this many times the production rate. */
 export const BURST_FACTOR = 3;
 
-/** Quality of an item from a full refinement loop (SPEC §8.2). */
+/** Quality of an item from a full refinement loop. */
 export const QUALITY_WEIGHTS: QualityWeights = Object.freeze({ good: 70, minor: 20, critical: 10 });
 
 /**
@@ -42,12 +42,12 @@ export const QUALITY_WEIGHTS: QualityWeights = Object.freeze({ good: 70, minor: 
  */
 export const DRAFT_QUALITY_WEIGHTS: QualityWeights = Object.freeze({ good: 40, minor: 40, critical: 20 });
 
-/** Probability that a reviewer approves an item of each quality (SPEC §8.2). */
+/** Probability that a reviewer approves an item of each quality. */
 export const APPROVE_PROBABILITY: Readonly<Record<Quality, number>> = Object.freeze({ good: 0.95, minor: 0.3, critical: 0.1 });
 
 /**
  * The parameters of the per-minute model besides the configurations' rates: what `study handoff` lets a
- * user calibrate to their own agents and reviewers. {@link HANDOFF_MODEL} holds SPEC §8.2's values.
+ * user calibrate to their own agents and reviewers. {@link HANDOFF_MODEL} holds the defaults.
  */
 export interface HandoffModel {
   /** A burst minute produces this many times the production rate. @default 3 */
@@ -62,7 +62,7 @@ export interface HandoffModel {
   readonly tuner: Tuner;
 }
 
-/** SPEC §8.2's model: the values every report used before the study could be calibrated. */
+/** The default model: the values every report used before the study could be calibrated. */
 export const HANDOFF_MODEL: HandoffModel = Object.freeze({
   burstFactor: BURST_FACTOR,
   qualityWeights: QUALITY_WEIGHTS,

@@ -8,7 +8,7 @@ export interface HandoffStudyOptions extends HandoffModelOptions {
   readonly seed?: number;
   /** Simulated minutes. @default 120 */
   readonly minutes?: number;
-  /** Configurations to simulate, each in both variants. @default HANDOFF_CONFIGS (A–D of SPEC §8.2) */
+  /** Configurations to simulate, each in both variants. @default HANDOFF_CONFIGS (A–D) */
   readonly configs?: readonly HandoffConfig[];
   /** Review queue capacity. @default 50 */
   readonly capacity?: number;

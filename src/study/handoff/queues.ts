@@ -26,7 +26,7 @@ export interface StudyQueue {
   take(minute: number): QueueItem | undefined;
 }
 
-/** The simple model of SPEC §8.2: FIFO; an item arriving at a full queue overflows. No modes. */
+/** The simple model: FIFO; an item arriving at a full queue overflows. No modes. */
 export class FifoQueue implements StudyQueue {
   readonly #capacity: number;
   readonly #items: QueueItem[] = [];
@@ -56,7 +56,7 @@ export class FifoQueue implements StudyQueue {
 const MINUTE_MS = 60_000;
 
 /**
- * The full protocol of SPEC §5, decided by the review queue's own backpressure policy: reviewers take the
+ * The review queue's full protocol (docs/review.md), decided by the review queue's own backpressure policy: reviewers take the
  * highest priority, then the oldest; at capacity the policy drops the lowest-priority item (then the
  * oldest); the watermarks switch the mode after every depth change.
  */

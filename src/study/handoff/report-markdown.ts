@@ -61,14 +61,14 @@ export function renderHandoffMarkdown(
   const out = [
     '# Handoff queue',
     '',
-    `The per-minute model of SPEC §8.2 over ${minutes} minutes, seed ${first?.seed ?? '—'}, queue capacity ${capacity}. ` +
+    `The per-minute model (docs/experiments.md) over ${minutes} minutes, seed ${first?.seed ?? '—'}, queue capacity ${capacity}. ` +
       `Each minute the agents produce their rate of items (×${burstFactor} in a burst minute); an item is good / minor / critical with weights ${weights(qualityWeights)}; ` +
       `the reviewers then take their rate and approve with probability ${approve.good} / ${approve.minor} / ${approve.critical}; ` +
       `then, once ${tuner.window} verdicts exist, the review queue's feedback tuner sets the attempt limit (start ${tuner.initial}) from the last ${tuner.window}: ` +
       `approve rate > ${pct(tuner.raiseAbove)} → +1, < ${pct(tuner.lowerBelow)} → −1, bounded [${tuner.min}, ${tuner.max}]; it runs every minute, new verdicts or not.`,
     '',
     '- **simple**: FIFO; an item arriving at a full queue overflows and is lost without a record.',
-    `- **protocol** (SPEC §5, decided by the review queue's own backpressure policy): reviewers take the highest priority, then the oldest; ` +
+    `- **protocol** (docs/review.md, decided by the review queue's own backpressure policy): reviewers take the highest priority, then the oldest; ` +
       `depth above ${pct(watermarks.high)} of capacity → degraded, below ${pct(watermarks.low)} → normal; at capacity the lowest-priority item ` +
       '(then the oldest, the newcomer included) is dropped and written to the circuit-breaker log.',
     `- Assumptions of the protocol variant: priorities are uniform over 0–${MAX_PRIORITY} (the mission's priority, unrelated to a quality nobody has seen yet); ` +

@@ -136,8 +136,8 @@ export function summarize(trace: HandoffTrace, seed: number): HandoffRow {
 }
 
 /**
- * The handoff study of SPEC §8.2: every configuration (A–D by default) in the simple per-minute model and
- * under the full protocol of SPEC §5, on the same random streams. Deterministic: the same options give
+ * The handoff study (docs/experiments.md): every configuration (A–D by default) in the simple per-minute model
+ * and under the review queue's full protocol, on the same random streams. Deterministic: the same options give
  * the same rows, and a configuration's rows do not depend on which others run.
  *
  * @example

@@ -39,7 +39,7 @@ export function renderHandoffSeedsMarkdown(study: HandoffSeedsStudy): string {
   return [
     '# Handoff queue over seeds',
     '',
-    `${parameters(study)} Every number is mean ± sd over the seeds (SPEC §8.2's model; \`study handoff\` without \`--seeds\` describes it).`,
+    `${parameters(study)} Every number is mean ± sd over the seeds (the per-minute model of docs/experiments.md; \`study handoff\` without \`--seeds\` describes it).`,
     '',
     table(
       [

@@ -4,7 +4,7 @@ import type { Uniform } from '../prng.js';
 import { HANDOFF_MODEL, MAX_PRIORITY, qualityOf, type HandoffConfig, type HandoffModel, type QualityWeights } from './model.js';
 import { FifoQueue, ProtocolQueue, type QueueItem, type StudyQueue } from './queues.js';
 
-/** `simple`: SPEC §8.2's FIFO with overflow; `protocol`: SPEC §5's watermarks, degraded mode and priority drops. */
+/** `simple`: FIFO with overflow; `protocol`: the review queue's watermarks, degraded mode and priority drops. */
 export type HandoffVariant = 'simple' | 'protocol';
 
 export const HANDOFF_VARIANTS: readonly HandoffVariant[] = Object.freeze(['simple', 'protocol']);
@@ -77,12 +77,12 @@ export interface SimulateHandoffOptions {
   /** Quality of degraded-mode drafts. */
   readonly draftWeights: QualityWeights;
   readonly streams: HandoffStreams;
-  /** Burst factor, quality weights, approve probabilities, watermarks and tuner. @default HANDOFF_MODEL (SPEC §8.2) */
+  /** Burst factor, quality weights, approve probabilities, watermarks and tuner. @default HANDOFF_MODEL */
   readonly model?: HandoffModel;
 }
 
 /**
- * The per-minute model of SPEC §8.2: the agents produce (a burst triples it), each arriving item is
+ * The per-minute model (docs/experiments.md): the agents produce (a burst triples it), each arriving item is
  * offered to the queue, the reviewers take their rate and decide, then the feedback tuner reads the last
  * verdicts. The protocol's drops and mode switches and the tuner are the review queue's own pure policy
  * modules. In the protocol variant an item produced while the queue is degraded is a draft.
@@ -133,7 +133,7 @@ export function simulateHandoff({
       // The tuner reads only the last window.
       if (verdicts.length > tuner.window) verdicts.shift();
     }
-    // SPEC §8.2 runs the tuner every minute once a window exists, whether or not the minute brought verdicts.
+    // The model runs the tuner every minute once a window exists, whether or not the minute brought verdicts.
     const next = tuneLimit({ limit, verdicts, policy: tuner });
     if (next !== limit) limitTrajectory.push([minute, next]);
     limit = next;

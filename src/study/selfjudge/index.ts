@@ -1,4 +1,4 @@
-// Red line vs self-judge (SPEC §8.3) and the repair boundary.
+// Red line vs self-judge and the repair boundary (docs/experiments.md).
 export { runSelfJudgeStudy, type SelfJudgeStudy, type SelfJudgeStudyOptions } from './run-selfjudge-study.js';
 export { BOUNDARY_TASKS, PUBLISHED_TASKS, TASK_SETS, parseTaskFile, type CodeTask, type TaskSetName } from './tasks.js';
 export { CONDITIONS, studyTaskType, type Condition, type StudyTask } from './task-mission.js';

@@ -105,7 +105,7 @@ async function trialFacts(
 }
 
 /**
- * Red line vs self-judge (SPEC §8.3): every task runs `trials` times under each condition through redline's own
+ * Red line vs self-judge (docs/experiments.md): every task runs `trials` times under each condition through redline's own
  * loop, each trial a sealed run in `ledger`. A (`redline`) stops when the demand check passes and the next
  * prompt carries its failing finding; B (`selfjudge`) asks the model after every attempt whether its code
  * satisfies the task and stops on YES, with the checks as shadows that record the truth at the seal and never

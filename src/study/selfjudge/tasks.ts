@@ -16,7 +16,7 @@ export interface CodeTask {
   readonly taskClass?: string;
 }
 
-/** The published experiment's three tasks (SPEC §8.3). */
+/** The published experiment's three tasks (docs/experiments.md, 'Red line vs self-judge'). */
 export const PUBLISHED_TASKS: readonly CodeTask[] = Object.freeze([
   {
     id: 'is_even',
@@ -41,7 +41,7 @@ export const PUBLISHED_TASKS: readonly CodeTask[] = Object.freeze([
 const fix = (what: string): string => `The Python code in solution.py should ${what}, but it is broken. Fix it.`;
 
 /**
- * The repair boundary (SPEC §8.3's open question): code with a seeded syntax error, and code that runs but
+ * The repair boundary (docs/experiments.md, 'The repair boundary'): code with a seeded syntax error, and code that runs but
  * is conceptually wrong. Every task fails its test as given; the tests in test/study hold a fix for each.
  */
 export const BOUNDARY_TASKS: readonly CodeTask[] = Object.freeze([
