@@ -1,11 +1,14 @@
 // The curated public API, every name picked by hand (test/api/exports.test.ts lists them, so a change
-// here is a deliberate one). Adapters live on subpaths: `redline/sqlite` and `redline/postgres` (the
-// ledger and review queue backends), `redline/ai-sdk` (model proposer and judges), `redline/study`
-// (the simulators), `redline/testing` (test doubles).
-export { defineMission, missionHash, type Mission } from './mission/mission.js';
+// here is a deliberate one): what a user writing a mission in code or embedding the loop calls, and the
+// types of its options and results. The runtime's own machinery (guard-spec builders and schemas, hashes
+// and digests, decision validation, the run workspace) stays in its modules. Adapters live on subpaths:
+// `redline/sqlite` and `redline/postgres` (the ledger and review queue backends), `redline/ai-sdk`
+// (model proposer and judges), `redline/study` (the simulators), `redline/testing` (test doubles).
+export { defineMission, type Mission } from './mission/mission.js';
 export { loadMission } from './mission/load.js';
 export { missionJsonSchema } from './mission/json-schema.js';
 export type { MissionInput, MissionSpec, CheckSpec, ProposerSpec, JudgeSpec } from './mission/schema.js';
+export type { GuardSpec, GuardSpecInput } from './guards/index.js';
 
 export { runMission, type RunMissionOptions, type RunResult } from './loop/run-mission.js';
 export type { SpanLike, TracerLike } from './telemetry/tracer.js';
@@ -21,8 +24,6 @@ export { OUTCOMES, StopReason, type Outcome, type Verification } from './core/ou
 export type { Acceptance } from './core/acceptance.js';
 export type { Brief } from './core/brief.js';
 export type { BaselineFile, OmittedBaseline, OmittedReason } from './core/brief-baseline.js';
-export { canonicalJson } from './core/canonical-json.js';
-export { PLAN_EXHAUSTED_REASONS, runPlanHash, runPlanOf, type RunPlan } from './run/run-plan.js';
 
 export { finding, type Check, type CheckContext } from './core/check.js';
 export type { Finding, FindingLocation, FindingStatus, Stage, Tier } from './core/finding.js';
@@ -33,11 +34,9 @@ export { jsonSchemaCheck, type JsonSchemaCheckOptions } from './checks/json-sche
 export { scoreCheck, type ScoreCheckOptions, type ScoreFunction, type ScoreResult } from './checks/score-check.js';
 export { commandScore } from './checks/command-score.js';
 export { minOfTwo } from './checks/min-of-two.js';
-export { parseReport, ReportParseError, type ReportFormat, type TestResult } from './checks/reports/index.js';
+export type { ReportFormat } from './checks/reports/index.js';
 
 export {
-  evaluatePolicy,
-  policyLookback,
   type AttemptSummary,
   type BudgetLimits,
   type Guard,
@@ -54,7 +53,6 @@ export {
   costBudget,
   tokensBudget,
   wallClockBudget,
-  DEFAULT_WINDOW_LOOKBACK,
   humanGate,
   noProgress,
   oscillation,
@@ -64,14 +62,6 @@ export {
   anyOf,
   not,
   type NotVerdict,
-  buildGuard,
-  buildPolicy,
-  defaultGuards,
-  guardSpecSchema,
-  needsPriors,
-  type GuardBuildContext,
-  type GuardSpec,
-  type GuardSpecInput,
   adaptive,
   type AdaptiveOptions,
   adaptiveCdv,
@@ -80,7 +70,6 @@ export {
   type GainStats,
   type PriorsSnapshot,
   noiseAware,
-  NOISE_AWARE_PRIOR,
   type NoiseAwareOptions,
 } from './guards/index.js';
 
@@ -96,8 +85,6 @@ export {
 export { routingJudge } from './judge/routing-judge.js';
 export { commandJudge, JUDGE_PROTOCOL, type CommandJudgeOptions } from './judge/command-judge.js';
 export { humanJudge, type HumanJudgeOptions } from './judge/human-judge.js';
-export { buildJudge } from './roles/build-judge.js';
-export { validateDecision, type DecisionRejection } from './judge/validate-decision.js';
 
 export {
   PROPOSER_PROTOCOL,
@@ -115,8 +102,7 @@ export { commandProposer, type CommandProposerOptions } from './proposers/comman
 export { agentProposer, type AgentProposerOptions } from './proposers/agent-proposer.js';
 export type { ProposerWorkspace, ProposeOptions } from './proposers/proposer.js';
 
-export { RunWorkspace, type RunWorkspaceOptions } from './workspace/run-workspace.js';
-export { sandboxProblem, assertSandboxAvailable } from './process/sandbox-problem.js';
+export { assertSandboxAvailable } from './process/sandbox-problem.js';
 export type { Sandbox, BwrapSandbox } from './process/sandbox.js';
 export { replayProposer, loadReplay } from './proposers/replay-proposer.js';
 
@@ -149,16 +135,8 @@ export {
   type SignatureOptions,
 } from './ledger/verify.js';
 export type { ChainProblem } from './core/hash-chain.js';
-export {
-  checkSeal,
-  type PublicKeyEntry,
-  type SealSignature,
-  type Signer,
-  type SignatureCheck,
-  type SignatureStatus,
-} from './ledger/seal-signature.js';
-export { keySigner, keyIdOf, readPrivateKey, readPublicKey } from './ledger/signing-key.js';
-export { ledgerDigest, checkDigest, type LedgerDigest, type DigestCheck, type DigestRuns } from './ledger/ledger-digest.js';
+export type { PublicKeyEntry, Signer, SignatureCheck, SignatureStatus } from './ledger/seal-signature.js';
+export { keySigner, readPrivateKey, readPublicKey } from './ledger/signing-key.js';
 export { exportJsonl, importJsonl } from './ledger/export.js';
 export { replayPolicies, type PolicyReplay, type ReplayPolicy, type ShadowReplay } from './analysis/replay.js';
 export { stopQuality, type ReachRow, type StopQualityReport } from './analysis/stop-quality.js';
@@ -170,7 +148,7 @@ export { rateLimit, ANY_MODEL, type RateLimit } from './limits/rate-limit.js';
 export { limiterOver, type LimitStore, type RateGrant, type RateLimiter, type RateRequest } from './limits/rate-limiter.js';
 export { MemoryLimitStore } from './limits/memory-limit-store.js';
 
-export { planHandoff, handOff, type Handoff, type HandoffPlan } from './handoff/handoff.js';
+export type { Handoff } from './handoff/handoff.js';
 export { routeReview, type ReviewChoice, type ReviewRoute } from './handoff/review-route.js';
 export {
   MemoryReviewQueue,

@@ -8,6 +8,7 @@ import { evaluatePolicy, type StopVerdict } from '../guards/guard.js';
 import { routingJudge } from '../judge/routing-judge.js';
 import { MemoryLedger } from '../ledger/memory/memory-ledger.js';
 import { ownerInfo } from '../ledger/owner.js';
+import { attemptRecord } from '../run/attempt-record.js';
 import { ended, judgeState } from '../run/judge-state.js';
 import { refines, type Ending } from '../run/ending.js';
 import { RunRecorder } from '../run/run-recorder.js';
@@ -159,21 +160,11 @@ export function redlineStopWhen<STEP extends StepSlice>(options: RedlineStopWhen
       ...(outputTokens === undefined ? {} : { outputTokens }),
       ...(price === undefined ? {} : { costUsd: ((inputTokens ?? 0) * price.input + (outputTokens ?? 0) * price.output) / 1_000_000 }),
     };
-    const stepped = stepState(state, { candidate, findings, usage, elapsedMs: now() - startedAt }, context);
+    const evidence = { candidate, findings, usage, elapsedMs: now() - startedAt };
+    const stepped = stepState(state, evidence, context);
     state = stepped.state;
     await start();
-    await recorder.append({
-      type: 'attempt',
-      data: {
-        attempt: number,
-        candidate,
-        ...(Object.keys(usage).length === 0 ? {} : { usage }),
-        findings,
-        summary: stepped.summary,
-        counters: state.counters,
-        frontier: state.frontier,
-      },
-    });
+    await recorder.append(attemptRecord({ evidence, stepped }));
     const stop = evaluatePolicy(guards, {
       recent: state.recent,
       counters: state.counters,

@@ -9,7 +9,7 @@ import { logNormalCdf, normalCdf } from './normal.js';
  * log-uniform prior favours a small σ and makes the rule overconfident). For a fixed `r` the model is linear in `s0`, so `s0` is
  * integrated exactly (a truncated normal); `r` and `σ` are integrated on log-spaced grids.
  */
-export const NOISE_AWARE_PRIOR = Object.freeze({ s0: [0, 1], r: [0.02, 5], sigma: [0.01, 0.4], grid: { r: 32, sigma: 8 } });
+const NOISE_AWARE_PRIOR = Object.freeze({ s0: [0, 1], r: [0.02, 5], sigma: [0.01, 0.4], grid: { r: 32, sigma: 8 } });
 
 /** Scored attempts the rule reads: the last this many. */
 export const LOOKBACK = 64;

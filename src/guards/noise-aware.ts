@@ -3,7 +3,7 @@ import type { Guard } from './guard.js';
 import { ESTIMATED_SIGMAS, LOOKBACK, Posterior } from './noise-aware-posterior.js';
 
 // The model and its posterior live in noise-aware-posterior.ts (docs/stop-rules.md describes both).
-export { NOISE_AWARE_PRIOR, posteriorReach } from './noise-aware-posterior.js';
+export { posteriorReach } from './noise-aware-posterior.js';
 
 /** Standard deviation of the model's own misfit (real curves are not exactly exponential), added to σ. */
 const MODEL_ERROR = 0.015;

@@ -5,6 +5,7 @@ import { step } from '../state/step.js';
 import type { WorkingState } from '../state/working-state.js';
 import type { TraceSpan } from '../telemetry/trace-span.js';
 import { Aborted } from '../run/abort.js';
+import { attemptRecord } from '../run/attempt-record.js';
 import { checkCandidate, type Checked } from './check-candidate.js';
 import { decide, policyVerdict } from './decide.js';
 import type { LoopState, UnderWay } from './loop-state.js';
@@ -42,13 +43,9 @@ export async function attempt(context: RunContext, state: LoopState): Promise<St
       attempt: number,
       candidate,
     });
-    const { account } = proposed;
     const usage = spent(proposed);
-    const stepped = step(
-      state.working,
-      { candidate, findings, usage, account, elapsedMs: context.now() - context.startedAt },
-      context.stepContext,
-    );
+    const evidence = { candidate, findings, usage, account: proposed.account, elapsedMs: context.now() - context.startedAt };
+    const stepped = step(state.working, evidence, context.stepContext);
     const scores = [...state.scores];
     scores[number - 1] = stepped.summary.score;
     const next: LoopState = { ...state, working: stepped.state, scores };
@@ -59,20 +56,7 @@ export async function attempt(context: RunContext, state: LoopState): Promise<St
         ...usageAttributes(usage),
       });
     const ending = await standing(next, async () => {
-      await context.recorder.append({
-        type: 'attempt',
-        data: {
-          attempt: number,
-          candidate,
-          ...(Object.keys(usage).length === 0 ? {} : { usage }),
-          findings,
-          summary: stepped.summary,
-          counters: next.working.counters,
-          frontier: next.working.frontier,
-          ...(isolation === undefined ? {} : { isolation }),
-          ...(account === undefined ? {} : { account }),
-        },
-      });
+      await context.recorder.append(attemptRecord({ evidence, stepped, isolation }));
       return decide(context, next, policyVerdict(context, next.working), trace);
     });
     return { state: next, ending };

@@ -4,7 +4,6 @@ import { describe, it } from 'node:test';
 import {
   parseJUnit,
   parseNodeSpec,
-  parseReport,
   parseTap,
   readReport,
   ReportParseError,
@@ -218,7 +217,7 @@ const cases: readonly FixtureCase[] = [
   },
 ];
 
-describe('parseReport on real reports', () => {
+describe('readReport on real reports', () => {
   for (const { fixture, format, failing, passes, skips, todos, failure, todo } of cases) {
     describe(fixture, () => {
       const { tests: results, problems } = readReport(format, read(fixture));
@@ -438,8 +437,8 @@ describe('parseNodeSpec', () => {
   });
 });
 
-describe('parseReport', () => {
+describe('readReport', () => {
   it('rejects an unknown format', () => {
-    assert.throws(() => parseReport('xunit' as ReportFormat, ''), { name: 'TypeError', message: /got xunit/ });
+    assert.throws(() => readReport('xunit' as ReportFormat, ''), { name: 'TypeError', message: /got xunit/ });
   });
 });

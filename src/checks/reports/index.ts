@@ -1,7 +1,7 @@
 import { parseJUnit } from './junit.js';
 import { parseNodeSpec } from './node-spec.js';
 import { parseTap } from './tap.js';
-import type { ParsedReport, ReportFormat, TestResult } from './test-result.js';
+import type { ParsedReport, ReportFormat } from './test-result.js';
 
 export { parseJUnit } from './junit.js';
 export { parseNodeSpec } from './node-spec.js';
@@ -30,18 +30,4 @@ export function readReport(format: ReportFormat, text: string): ParsedReport {
   const parser = Object.hasOwn(parsers, format) ? parsers[format] : undefined;
   if (parser === undefined) throw new TypeError(`Expected a report format of ${Object.keys(parsers).join(', ')}, got ${String(format)}`);
   return parser(text);
-}
-
-/**
- * Turns a test runner's report into one result per test. What is wrong with the report as a whole (a
- * TAP stream cut off before its plan, or one that bailed out) is not among them: {@link readReport} gives it.
- *
- * @throws {TypeError} when `format` is not a known report format.
- * @throws {ReportParseError} when `text` is not a report of that format.
- * @example
- * parseReport('tap', 'TAP version 13\nok 1 - adds\n1..1\n');
- * // [{ name: 'adds', status: 'pass' }]
- */
-export function parseReport(format: ReportFormat, text: string): TestResult[] {
-  return readReport(format, text).tests;
 }
