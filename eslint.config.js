@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'test/fixtures/', 'examples/', '.redline/', 'coverage/'] },
+  { ignores: ['dist/', '.test-build/', 'node_modules/', 'test/fixtures/', 'examples/', '.redline/', 'coverage/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

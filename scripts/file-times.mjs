@@ -11,7 +11,14 @@ export default async function* fileTimes(source) {
   const times = new Map();
   for await (const event of source) {
     if ((event.type !== 'test:pass' && event.type !== 'test:fail') || event.data.nesting !== 0) continue;
-    const file = event.data.file === undefined ? '(unknown)' : path.relative(process.cwd(), event.data.file);
+    // A file of the compiled tree (scripts/build-tests.mjs) is named by its source.
+    const file =
+      event.data.file === undefined
+        ? '(unknown)'
+        : path
+            .relative(process.cwd(), event.data.file)
+            .replace(/^\.test-build\//, '')
+            .replace(/\.js$/, '.ts');
     times.set(file, (times.get(file) ?? 0) + (event.data.details?.duration_ms ?? 0));
   }
   const slowest = [...times].sort((a, b) => b[1] - a[1]).slice(0, SHOWN);

@@ -98,15 +98,16 @@ describe('redline CLI', () => {
   it('loads a command when it runs: --help and ledger verify load neither the loop, the mission schema, the study, the MCP server nor pg', async () => {
     const ledger = path.join(await tempWorkspace({}), 'redline.db');
     await (await SqliteLedger.open({ database: ledger })).close();
+    // The built CLI loads dist/; in the suites' compiled tree (scripts/build-tests.mjs) dist/ is the compiled src/.
     const loop =
-      /\/dist\/(loop\/run-mission|mission\/schema|study\/|mcp\/)|\/node_modules\/(zod|pg|vega|ai|@ai-sdk|@modelcontextprotocol)\//;
+      /\/(dist|src)\/(loop\/run-mission|mission\/schema|study\/|mcp\/)|\/node_modules\/(zod|pg|vega|ai|@ai-sdk|@modelcontextprotocol)\//;
     const help = await modulesLoaded(['--help']);
     assert.deepEqual(
       help.filter((url) => loop.test(url) || /better-sqlite3/.test(url)),
       [],
     );
     assert.ok(
-      help.some((url) => url.endsWith('/dist/cli/main.js')),
+      help.some((url) => /\/(dist|src)\/cli\/main\.js$/.test(url)),
       'the hook saw the CLI load',
     );
     const verify = await modulesLoaded(['ledger', 'verify', '--ledger', ledger]);

@@ -62,7 +62,8 @@ function masked(records: readonly RunRecord[], paths: Record<string, string>): u
 }
 
 async function matchesGolden(name: string, records: readonly RunRecord[], paths: Record<string, string>): Promise<void> {
-  const actual = `${JSON.stringify(masked(records, { ...paths, [ROOT]: '<root>' }), null, 2)}\n`;
+  // The examples' base is under ROOT; a mission defined in code takes the working directory as its base.
+  const actual = `${JSON.stringify(masked(records, { ...paths, [ROOT]: '<root>', [process.cwd()]: '<root>' }), null, 2)}\n`;
   const file = path.join(GOLDEN, `${name}.json`);
   if (process.env.REDLINE_GOLDEN === 'write') {
     await mkdir(GOLDEN, { recursive: true });

@@ -1,0 +1,66 @@
+// Compiles src/ and test/ to JavaScript once, into .test-build/, so that the suites do not pay the
+// TypeScript loader (tsx) again in each of their test processes: the loader's start and its per-module
+// transform cost more CPU than most test files themselves. .test-build/ mirrors the checkout: every other
+// top-level entry (docs, examples, node_modules, package.json …) and test/fixtures are symlinks to the
+// real ones, so a test that resolves a path from its own file finds what it finds in the checkout, and
+// writes (golden fixtures) land in the checkout. `dist` is the compiled src/ (the CLI a test spawns runs
+// the code under test, without a `tsc` build first) and bin/ is copied, so that its `../dist` is that
+// one. Each .ts file is kept beside its .js, for tests that start a TypeScript child through tsx.
+//   node scripts/build-tests.mjs   → .test-build/{src,test}/**/*.js
+import { build } from 'esbuild';
+import { copyFile, mkdir, readdir, rm, symlink } from 'node:fs/promises';
+import path from 'node:path';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const OUT = path.join(ROOT, '.test-build');
+/** Compiled: the folders the tests import from. Left out: what the build must not mirror into itself. */
+const COMPILED = new Set(['src', 'test']);
+const COPIED = new Set(['bin']);
+const LEFT_OUT = new Set(['.git', '.gitignore', '.test-build', 'coverage', 'study-out', 'dist']);
+/** Linked whole, not compiled: fixtures are data, and tests write golden files into them. */
+const LINKED_INSIDE = new Set(['test/fixtures']);
+
+/** Every file under `dir` (relative to ROOT), the linked folders left out. */
+async function filesUnder(dir) {
+  const files = [];
+  for (const entry of await readdir(path.join(ROOT, dir), { withFileTypes: true })) {
+    const relative = path.posix.join(dir, entry.name);
+    if (LINKED_INSIDE.has(relative)) continue;
+    if (entry.isDirectory()) files.push(...(await filesUnder(relative)));
+    else if (entry.isFile()) files.push(relative);
+  }
+  return files;
+}
+
+const link = async (relative) => {
+  const at = path.join(OUT, relative);
+  await mkdir(path.dirname(at), { recursive: true });
+  await symlink(path.relative(path.dirname(at), path.join(ROOT, relative)), at);
+};
+
+await rm(OUT, { recursive: true, force: true });
+await mkdir(OUT);
+for (const entry of await readdir(ROOT)) {
+  if (!COMPILED.has(entry) && !COPIED.has(entry) && !LEFT_OUT.has(entry)) await link(entry);
+}
+for (const relative of LINKED_INSIDE) await link(relative);
+await symlink('src', path.join(OUT, 'dist'));
+
+const files = (await Promise.all([...COMPILED, ...COPIED].map(filesUnder))).flat();
+const sources = files.filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'));
+await build({
+  entryPoints: sources.map((file) => path.join(ROOT, file)),
+  outdir: OUT,
+  outbase: ROOT,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  sourcemap: 'linked',
+  logLevel: 'warning',
+});
+await Promise.all(
+  files.map(async (file) => {
+    await mkdir(path.dirname(path.join(OUT, file)), { recursive: true });
+    await copyFile(path.join(ROOT, file), path.join(OUT, file));
+  }),
+);
