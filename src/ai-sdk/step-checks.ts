@@ -73,7 +73,10 @@ function functionCheck<STEP>({
           if (signal.aborted) resolve('stopped');
           signal.addEventListener('abort', () => resolve('stopped'), { once: true });
         });
-        const result = await Promise.race([Promise.resolve(check(step, { signal })), stopped]).finally(() => clearTimeout(timer));
+        // Called inside the chain, so that a check throwing at once also clears the timer (which else holds the
+        // process open for `timeoutMs`) and reaches the caller as a rejection.
+        const answered = Promise.resolve().then(() => check(step, { signal }));
+        const result = await Promise.race([answered, stopped]).finally(() => clearTimeout(timer));
         if (result === 'stopped') return [finding(info, 'error', ['check.timeout'], `no answer within ${timeoutMs} ms`)];
         const answer = typeof result === 'boolean' ? { pass: result } : result;
         if (typeof answer !== 'object' || answer === null || typeof answer.pass !== 'boolean')

@@ -222,8 +222,11 @@ describe('redlineStopWhen', () => {
       ledger,
     });
     const model = scriptedModel([{ calls: [['note', { text: 'a' }]] }, { calls: [['note', { text: 'b' }]] }]);
+    const timers = (): number => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+    const before = timers();
     await generateText({ model, tools: tools(), stopWhen: stop, prompt: 'think' });
     assert.equal(stop.verdict?.reason, 'budget_attempts');
+    assert.equal(timers(), before, 'a check left its timeout running (it would hold the process open)');
     const [run] = await ledger.runs();
     const [first] = recordsOf(await ledger.records(run?.runId ?? ''), 'attempt');
     assert.deepEqual(
