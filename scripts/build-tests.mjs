@@ -6,9 +6,15 @@
 // writes (golden fixtures) land in the checkout. `dist` is the compiled src/ (the CLI a test spawns runs
 // the code under test, without a `tsc` build first) and bin/ is copied, so that its `../dist` is that
 // one. Each .ts file is kept beside its .js, for tests that start a TypeScript child through tsx.
-//   node scripts/build-tests.mjs   → .test-build/{src,test}/**/*.js
+//
+// The unit test files then run in groups, a few files of one folder to a process
+// (.test-build/groups/<folder>-<n>.test.js imports them): each test process costs about a second of CPU
+// to start and load the code under test, as much as many a file's tests, and the runner still names
+// each test's own file. A group's files share the process: a file that changes process-wide state
+// (environment, umask, listeners) puts it back, as it must for its own tests anyway.
+//   node scripts/build-tests.mjs   → .test-build/{src,test}/**/*.js, .test-build/groups/*.test.js
 import { build } from 'esbuild';
-import { copyFile, mkdir, readdir, rm, symlink } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -17,6 +23,8 @@ const OUT = path.join(ROOT, '.test-build');
 const COMPILED = new Set(['src', 'test']);
 const COPIED = new Set(['bin']);
 const LEFT_OUT = new Set(['.git', '.gitignore', '.test-build', 'coverage', 'study-out', 'dist']);
+/** At most this many unit test files share a process: more saves little and lengthens the slowest group. */
+const GROUP_SIZE = 6;
 /** Linked whole, not compiled: fixtures are data, and tests write golden files into them. */
 const LINKED_INSIDE = new Set(['test/fixtures']);
 
@@ -64,3 +72,19 @@ await Promise.all(
     await copyFile(path.join(ROOT, file), path.join(OUT, file));
   }),
 );
+
+const groups = new Map();
+for (const file of files.filter((name) => /^test\/[^/]+\/[^/]+\.test\.ts$/.test(name)).sort()) {
+  const folder = file.split('/')[1];
+  groups.set(folder, [...(groups.get(folder) ?? []), file]);
+}
+await mkdir(path.join(OUT, 'groups'));
+for (const [folder, members] of groups) {
+  const count = Math.ceil(members.length / GROUP_SIZE);
+  for (let index = 0; index < count; index += 1) {
+    // Spread evenly: 7 files make groups of 4 and 3, not 6 and 1.
+    const part = members.filter((_, at) => at % count === index);
+    const imports = part.map((file) => `import '../${file.replace(/\.ts$/, '.js')}';\n`).join('');
+    await writeFile(path.join(OUT, 'groups', `${folder}-${index + 1}.test.js`), imports);
+  }
+}

@@ -226,7 +226,7 @@ describe('redlineStopWhen', () => {
     const before = timers();
     await generateText({ model, tools: tools(), stopWhen: stop, prompt: 'think' });
     assert.equal(stop.verdict?.reason, 'budget_attempts');
-    assert.equal(timers(), before, 'a check left its timeout running (it would hold the process open)');
+    assert.ok(timers() <= before, 'a check left its timeout running (it would hold the process open)');
     const [run] = await ledger.runs();
     const [first] = recordsOf(await ledger.records(run?.runId ?? ''), 'attempt');
     assert.deepEqual(

