@@ -15,8 +15,8 @@ export const replayPolicySchema = z
   })
   .strict();
 
-/** A policy file: one policy, or several under `policies`. */
-export const policyFileSchema = z.union([replayPolicySchema, z.object({ policies: z.array(replayPolicySchema).min(1) }).strict()]);
+/** A policy file of several policies, under `policies`; a file without that key is one {@link replayPolicySchema}. */
+export const policyListSchema = z.object({ policies: z.array(replayPolicySchema).min(1) }).strict();
 
 export type ReplayPolicy = z.infer<typeof replayPolicySchema>;
 

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { MissionError } from '../errors/mission-error.js';
-import { policyFileSchema, type ReplayPolicy } from '../analysis/replay.js';
+import { policyListSchema, replayPolicySchema, type ReplayPolicy } from '../analysis/replay.js';
 import { toMissionIssues } from '../mission/issues.js';
 
 /**
@@ -19,6 +19,7 @@ export async function loadPolicies(file: string): Promise<ReplayPolicy[]> {
   } catch (error) {
     throw new MissionError({
       source: file,
+      what: 'policy file',
       issues: [
         {
           path: '(root)',
@@ -29,7 +30,14 @@ export async function loadPolicies(file: string): Promise<ReplayPolicy[]> {
       ],
     });
   }
-  const parsed = policyFileSchema.safeParse(data, { reportInput: true });
-  if (!parsed.success) throw new MissionError({ source: file, issues: toMissionIssues(parsed.error.issues) });
-  return 'policies' in parsed.data ? parsed.data.policies : [parsed.data];
+  // The shape is picked by the `policies` key, so that a problem is named where it is (`policies[1].guards[0]`),
+  // not as a document that matches neither shape.
+  if (typeof data === 'object' && data !== null && 'policies' in data) {
+    const list = policyListSchema.safeParse(data, { reportInput: true });
+    if (!list.success) throw new MissionError({ source: file, what: 'policy file', issues: toMissionIssues(list.error.issues) });
+    return list.data.policies;
+  }
+  const one = replayPolicySchema.safeParse(data, { reportInput: true });
+  if (!one.success) throw new MissionError({ source: file, what: 'policy file', issues: toMissionIssues(one.error.issues) });
+  return [one.data];
 }

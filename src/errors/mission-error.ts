@@ -9,15 +9,16 @@ export interface MissionIssue {
   readonly message: string;
 }
 
-/** A mission file or object that cannot be run. Nothing was started. */
+/** A mission file or object (or a file in mission syntax, such as a policy file) that cannot be run. Nothing was started. */
 export class MissionError extends RedlineError {
   readonly source: string;
   readonly issues: readonly MissionIssue[];
 
-  constructor({ source, issues }: { source: string; issues: readonly MissionIssue[] }) {
+  /** @param what what `source` is, for the message: `mission` unless told (`policy file`). */
+  constructor({ source, issues, what = 'mission' }: { source: string; issues: readonly MissionIssue[]; what?: string }) {
     super({
       code: 'mission.invalid',
-      message: `Invalid mission ${source}:\n${issues.map((issue) => `  - ${issue.path}: ${issue.message}`).join('\n')}`,
+      message: `Invalid ${what} ${source}:\n${issues.map((issue) => `  - ${issue.path}: ${issue.message}`).join('\n')}`,
     });
     this.name = 'MissionError';
     this.source = source;

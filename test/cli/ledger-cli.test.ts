@@ -133,7 +133,13 @@ describe('redline ledger, replay and admit', () => {
     await writeFile(bad, 'name: x\nguards: [{ confirm: { k: 0, bar: 0.8 } }]\n');
     const refused = await redline(['replay', '--policy', bad, '--ledger', db]);
     assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /Invalid policy file .*bad\.yaml/);
     assert.match(refused.stderr, /guards\[0\]/);
+    // A wrong key is named where it is, in either shape of the file, not as a document of neither shape.
+    await writeFile(bad, 'name: x\nguard: []\n');
+    assert.match((await redline(['replay', '--policy', bad, '--ledger', db])).stderr, /\(root\): .*guard/);
+    await writeFile(bad, 'policies:\n  - name: a\n    guards: []\n  - name: b\n    guards: [{ humanGate: { m: 1 } }]\n');
+    assert.match((await redline(['replay', '--policy', bad, '--ledger', db])).stderr, /policies\[1\]\.guards\[0\]/);
   });
 
   it('recovers a run whose process died: resumed when its mission is available', async () => {
