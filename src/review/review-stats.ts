@@ -35,7 +35,8 @@ export function reviewStats(config: ReviewConfig, input: StatsInput): ReviewStat
     window: input.recent.length,
     ...(input.recent.length === 0 ? {} : { approveRate: approvals / input.recent.length }),
     labelCounts,
-    // Suggestions come from people's verdicts: a rule's own verdicts would keep suggesting it.
+    // Suggestions come from people's verdicts: a rule's own verdicts would keep suggesting it. A label an
+    // enabled rule already gives is not suggested again.
     suggestions: suggestFilters(
       config.labels,
       countLabels(
@@ -43,7 +44,7 @@ export function reviewStats(config: ReviewConfig, input: StatsInput): ReviewStat
         human.map((verdict) => verdict.label),
       ),
       human.length,
-    ),
+    ).filter((suggestion) => !config.filters.some((rule) => rule.enabled && rule.label === suggestion.label)),
     dropped: input.dropped,
     alerts: input.alerts,
   };

@@ -252,6 +252,8 @@ export class StoredReviewQueue implements ReviewQueue {
   }
 
   async stats(): Promise<ReviewStats> {
+    // The rules another connection added since, so that their labels are no longer suggested.
+    this.#reload(await this.#store.settings());
     const at = this.#runtime.now();
     const { state, claimed, recent } = await this.#store.snapshot(at, this.config.labels.window);
     return reviewStats(this.config, {

@@ -49,6 +49,8 @@ describe('redline review filters', () => {
     );
     const again = await redline(['review', 'filters', 'add', 'format_issue', '--by', 'bo', '--ledger', db]);
     assert.match(again.stdout, /^already in force: r1 /);
+    // A label a rule gives is no longer suggested.
+    assert.doesNotMatch((await redline(['review', 'filters', '--ledger', db])).stdout, /suggestion/);
 
     const queue = await openReviewQueue(db);
     try {
@@ -67,6 +69,11 @@ describe('redline review filters', () => {
 
     const disabled = await redline(['review', 'filters', 'disable', 'r1', '--by', 'bo', '--ledger', db]);
     assert.match(disabled.stdout, /^disabled: r1 +disabled /);
+    // Disabled, the rule gives the label no more: the suggestion is back.
+    assert.match(
+      (await redline(['review', 'filters', '--ledger', db])).stdout,
+      /suggestion: add an automatic filter rule for format_issue/,
+    );
     const journal = await redline(['review', 'journal', '--ledger', db]);
     assert.match(journal.stdout, /filter_rule +filter rule r1 \(format_issue, return\) added by ana/);
     assert.match(journal.stdout, /verdict +\S+ rejected \(format_issue\) by filter:r1, run e/);
