@@ -265,7 +265,7 @@ function reviewLine(handoff: HandoffResult, choice: ReviewChoice | undefined): s
   const mode = queued?.modeChanged;
   const why = choice === 'default' ? ' (by default: the ledger has a review queue; --no-review opts out)' : '';
   return [
-    `review        ${what} · queue ${String(queued?.mode)}${why}`,
+    `review        ${what}${queued === undefined ? '' : ` · queue ${queued.mode}`}${why}`,
     ...(dropped === undefined
       ? []
       : [`              dropped item ${clean(dropped.itemId)} (run ${clean(dropped.runId)}) at capacity: see redline review stats`]),

@@ -278,13 +278,17 @@ async function recoverRun(
 ): Promise<Recovery> {
   const { runId } = run;
   const left = (detail: string): Recovery => ({ runId, missionId: run.missionId, action: 'left', detail });
-  if (missionId !== undefined && run.missionId !== missionId) return left(`a run of mission ${run.missionId}`);
+  const live: Recovery = { runId, missionId: run.missionId, action: 'skipped_live', detail: 'the process running it is alive' };
+  if (missionId !== undefined && run.missionId !== missionId) {
+    // Another mission's run that is running (in this process, say, beside this one) is not left for anyone.
+    return ownerState(runId, await ledger.records(runId)) === 'alive' ? live : left(`a run of mission ${run.missionId}`);
+  }
   for (let tries = 1; ; tries += 1) {
     const records = await ledger.records(runId);
     const last = records.at(-1);
     if (last?.type === 'run.sealed') return alreadySealed(run, last);
     const owner = ownerState(runId, records);
-    if (owner === 'alive') return { runId, missionId: run.missionId, action: 'skipped_live', detail: 'the process running it is alive' };
+    if (owner === 'alive') return live;
     if (owner !== 'dead' && knownDeadOnly) return left(owner.unknown);
     try {
       return await recoverRecords({ ...rest, ledger, resume }, run, records);

@@ -60,6 +60,25 @@ describe('redline run with several missions', () => {
     }
   });
 
+  it('does not count a run still going in this process as an unsealed run left for `ledger recover`', async () => {
+    const { dir, files } = await missions(['a', 'b', 'c']);
+    const barrier = path.join(dir, 'barrier');
+    await mkdir(barrier);
+    // Two at a time: the first waits until the third has started, so the third starts beside a running run.
+    const { code, stderr } = await redline([
+      'run',
+      ...files,
+      '--concurrency',
+      '2',
+      '--proposer',
+      `node ${BARRIER} ${barrier} 3 first`,
+      '--ledger',
+      path.join(dir, 'ledger.db'),
+    ]);
+    assert.equal(code, 0, stderr);
+    assert.doesNotMatch(stderr, /unsealed run/);
+  });
+
   it('names the mission on every line and exits with the worst outcome', async () => {
     const { dir, files } = await missions(['ok', 'short'], { goal: 'fake\n[ok] outcome complete\u001b[2J' });
     const { code, stdout, stderr } = await redline([

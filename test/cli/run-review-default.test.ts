@@ -88,3 +88,14 @@ for (const [backend, location] of [
     });
   });
 }
+
+describe('redline run --review of a sampled run the sample left out', () => {
+  it('says it was not sampled, and names no queue mode it does not have', async () => {
+    const ledger = path.join(await tempWorkspace({}), 'redline.db');
+    const sampled = path.join(ROOT, 'examples/extraction-sampled/mission.yaml');
+    const { code, stdout } = await redline(['run', sampled, '--review', '--sample-rate', '0', '--ledger', ledger]);
+    assert.equal(code, 0);
+    assert.match(stdout, /\nreview {8}not enqueued \(not sampled\)\n/);
+    assert.doesNotMatch(stdout, /undefined/);
+  });
+});
