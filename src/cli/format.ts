@@ -1,3 +1,4 @@
+import type { Finding } from '../core/finding.js';
 import { allowedMissing, inventoryCounts, type TestInventory } from '../core/test-inventory.js';
 import type { RunResult } from '../loop/run-mission.js';
 import { clean } from './terminal-text.js';
@@ -76,13 +77,43 @@ export function describeRun(result: RunResult, evidence: string): string {
       `changed during the run (not seen by the checks): ${shown}${live.length > 5 ? `, … ${live.length - 5} more` : ''}`,
     ]);
   }
-  const failing = result.findings.filter((item) => item.status === 'fail' || item.status === 'error');
-  const lines = [table(['', ''], rows).split('\n').slice(2).join('\n')];
-  if (failing.length > 0) {
-    lines.push('', 'last findings:');
-    for (const item of failing.slice(0, 10))
-      lines.push(`  ${item.status.padEnd(5)} ${clean(item.check)}: ${clean(item.message.split('\n')[0] ?? '')}`);
-    if (failing.length > 10) lines.push(`  … and ${failing.length - 10} more in the ledger`);
+  const last = lastFindings(result.findings);
+  return [table(['', ''], rows).split('\n').slice(2).join('\n'), ...(last.length === 0 ? [] : ['', 'last findings:', ...last])].join('\n');
+}
+
+/** The failing findings of a run's last attempt, one line each, the same line once with how often it came (at most 10 lines). */
+export function lastFindings(findings: readonly Finding[]): string[] {
+  const counts = new Map<string, number>();
+  for (const item of findings.filter(({ status }) => status === 'fail' || status === 'error')) {
+    const line = findingLine(item);
+    counts.set(line, (counts.get(line) ?? 0) + 1);
   }
-  return lines.join('\n');
+  const distinct = [...counts];
+  return [
+    ...distinct.slice(0, 10).map(([line, times]) => `  ${line}${times === 1 ? '' : ` (×${times})`}`),
+    ...(distinct.length > 10 ? [`  … and ${distinct.length - 10} more in the ledger`] : []),
+  ];
+}
+
+/** How much of a finding's message its summary line shows. */
+const GIST_CHARS = 160;
+
+/**
+ * A failing finding in one line: its check, the test it names (`tests › adds zero`), and the gist of its
+ * message — the first line, and when that line only announces what follows ("Expected values to be
+ * strictly equal:"), the lines that say it ("1 !== 2"), so that failures of several tests read apart.
+ */
+export function findingLine(item: Finding): string {
+  const test = item.location?.test === undefined ? '' : ` › ${item.location.test}`;
+  const [first = '', ...rest] = item.message
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
+  let gist = first;
+  for (const line of rest) {
+    if (!gist.endsWith(':') || gist.length >= GIST_CHARS) break;
+    gist = `${gist} ${line}`;
+  }
+  const cut = gist.length > GIST_CHARS ? `${gist.slice(0, GIST_CHARS - 1)}…` : gist;
+  return `${item.status.padEnd(5)} ${clean(item.check + test)}: ${clean(cut)}`;
 }
