@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -207,7 +208,16 @@ describe('the public API', () => {
     );
   });
 
-  it("names every stop reason of the runtime's own transitions, and only those", () => {
+  it("names every stop reason of the runtime's own transitions, and only those", async () => {
+    // Every name is one the runtime stops with somewhere in src/, and the runtime stops with no other.
+    const used = new Set<string>();
+    for (const file of await readdir(path.join(ROOT, 'src'), { recursive: true })) {
+      if (!file.endsWith('.ts') || file === path.join('core', 'outcome.ts')) continue;
+      for (const [, name] of (await readFile(path.join(ROOT, 'src', file), 'utf8')).matchAll(/\bStopReason\.(\w+)/g))
+        used.add(name as string);
+    }
+    assert.deepEqual([...used].sort(), Object.keys(StopReason).sort());
+    // The values are part of the record format: a change here is a change of every ledger's meaning.
     assert.deepEqual(StopReason, {
       demandPassed: 'demand_passed',
       baselinePassed: 'baseline_passed',

@@ -195,14 +195,19 @@ describe('blocked / unreachable: a required check on what no candidate in scope 
 
   it('a declared output in the scope, or outside it but on the baseline, is reachable', async () => {
     const dir = await tempWorkspace({ 'src/a.js': 'export const a = 0;\n', 'dist/out.js': '' });
-    for (const declaredOutputs of [['src/b.js'], ['dist/out.js']]) {
-      const { result } = await run(
+    // Reachable: the loop proposes. In the scope, the proposer (which never writes src/b.js) keeps trying to
+    // the budget; on the baseline, the output is there and the run completes at its first attempt.
+    for (const [declaredOutputs, expected] of [
+      [['src/b.js'], ['failed_with_evidence', 'budget_attempts', 3, 3]],
+      [['dist/out.js'], ['complete', 'demand_passed', 1, 1]],
+    ] as const) {
+      const { result, proposals } = await run(
         missionOf(dir, [{ name: 'tests', kind: 'command', tier: 'demand', command: 'grep -q "a = 1" src/a.js' }], {
           scope: ['src/**'],
-          declaredOutputs,
+          declaredOutputs: [...declaredOutputs],
         }),
       );
-      assert.notEqual(result.stopReason, 'unreachable');
+      assert.deepEqual([result.outcome, result.stopReason, result.attempts, proposals], expected);
     }
   });
 });

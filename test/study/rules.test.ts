@@ -26,8 +26,12 @@ function context(cell: Cell): StrategyContext {
   return { bar: BAR, cap: CAP, cell, confidence: 0.9, warmPriors: () => (warm ??= warmPriors({ cell })) };
 }
 
+/** Where the strategy stopped on each test task of the cell: one stop per task, never none (an `every` over nothing holds). */
 async function stops(name: StrategyName, cell: Cell): Promise<readonly number[]> {
-  return (await simulate({ strategy: buildStrategy(name, context(cell)), tasks: cell.test, bar: BAR })).stops;
+  const stopped = (await simulate({ strategy: buildStrategy(name, context(cell)), tasks: cell.test, bar: BAR })).stops;
+  assert.ok(cell.test.length > 0, `σ ${cell.sigma}: no test tasks`);
+  assert.equal(stopped.length, cell.test.length, `${name}: a stop for each test task`);
+  return stopped;
 }
 
 /** Indices of the test tasks on which `later` stopped before `earlier`. */
