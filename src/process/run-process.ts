@@ -60,14 +60,16 @@ export function inheritedEnv(): NodeJS.ProcessEnv {
 }
 
 /**
- * The program and arguments to spawn, wrapped in bwrap when sandboxed, or why it cannot start. A
- * sandboxed program gets a private writable temporary directory, named by TMPDIR, TMP and TEMP, which
- * is removed after it (`temporary`).
+ * The program and arguments to spawn, wrapped in bwrap when sandboxed, or why it cannot start. Every
+ * program gets a private temporary directory, named by TMPDIR, TMP and TEMP, which is removed after it
+ * (`temporary`): what a check or proposer leaves there does not pile up in the machine's temp folder.
+ * Sandboxed, it is the only writable temporary directory; unsandboxed, a program that ignores TMPDIR
+ * still writes where it likes.
  */
-function launch(options: ProcessOptions): { readonly argv: readonly string[]; readonly temporary?: string } | { readonly problem: string } {
+function launch(options: ProcessOptions): { readonly argv: readonly string[]; readonly temporary: string } | { readonly problem: string } {
   const argv = typeof options.command === 'string' ? ['/bin/sh', '-c', options.command] : options.command;
   const { sandbox } = options;
-  if (sandbox === undefined) return { argv };
+  if (sandbox === undefined) return { argv, temporary: mkdtempSync(path.join(os.tmpdir(), 'redline-tmp-')) };
   const bwrap = findBwrap(sandbox.bwrapPath);
   if (bwrap === undefined) return { problem: bwrapMissing(sandbox.bwrapPath) };
   const cwd = path.resolve(options.cwd);
@@ -110,7 +112,7 @@ export function runProcess(options: ProcessOptions): Promise<ProcessResult> {
     const stdio: StdioPipe[] = options.sandbox === undefined ? ['pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe', 'pipe'];
     const child = spawn(file as string, args, {
       cwd: options.cwd,
-      env: taggedEnv(temporary === undefined ? env : { ...env, TMPDIR: temporary, TMP: temporary, TEMP: temporary }, tag),
+      env: taggedEnv({ ...env, TMPDIR: temporary, TMP: temporary, TEMP: temporary }, tag),
       detached: true,
       stdio,
     });
@@ -177,7 +179,7 @@ export function runProcess(options: ProcessOptions): Promise<ProcessResult> {
     const finish = (exitCode: number | null, signal: NodeJS.Signals | null): void => {
       if (settled) return;
       settled = true;
-      if (temporary !== undefined) rmSync(temporary, { recursive: true, force: true });
+      rmSync(temporary, { recursive: true, force: true });
       timer.clear();
       clearTimeout(grace);
       options.signal?.removeEventListener('abort', onAbort);

@@ -51,12 +51,13 @@ describe('PostgreSQL review queue under concurrency', () => {
           }
         }),
       );
-      // A reviewer that claims a few items and walks away: their leases run out and others take them.
-      const abandoned: string[] = [];
-      while (abandoned.length < ABANDONED) {
+      // A reviewer that claims a few items and walks away: their leases run out and others take them. On a
+      // slow machine a lease may run out while the quitter still claims, and it takes that item again: a set.
+      const abandoned = new Set<string>();
+      while (abandoned.size < ABANDONED) {
         const entry = await queues.quitter.claim('quitter', { leaseMs: SHORT_LEASE_MS });
         if (entry === undefined) await sleep(1);
-        else abandoned.push(entry.item.id);
+        else abandoned.add(entry.item.id);
       }
       const claimedBy = await Promise.all(
         queues.reviewers.map(async (queue, r) => {
@@ -90,11 +91,11 @@ describe('PostgreSQL review queue under concurrency', () => {
       assert.equal(await one(`SELECT count(DISTINCT item_id)::int FROM ${S}.review_verdicts`), ITEMS);
       assert.equal(await one(`SELECT count(*)::int FROM ${S}.review_items WHERE state <> 'decided'`), 0, 'none lost');
       assert.deepEqual(
-        (await admin.query(`SELECT id FROM ${S}.review_items WHERE claims = 2 ORDER BY id`)).rows.map((row) => row.id),
+        (await admin.query(`SELECT id FROM ${S}.review_items WHERE claims > 1 ORDER BY id`)).rows.map((row) => row.id),
         [...abandoned].sort(),
-        'only the abandoned items were claimed twice, after their lease',
+        'only the abandoned items were claimed again, after their lease',
       );
-      assert.equal(await one(`SELECT count(*)::int FROM ${S}.review_items WHERE claims NOT IN (1, 2)`), 0);
+      assert.equal(await one(`SELECT count(*)::int FROM ${S}.review_items WHERE claims < 1`), 0);
       const stats = await queues.reviewers[0]?.stats();
       assert.deepEqual([stats?.depth, stats?.dropped, stats?.verdicts.total], [0, 0, ITEMS]);
 
