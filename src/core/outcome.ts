@@ -30,6 +30,11 @@ export const StopReason = {
   unreachable: 'unreachable',
   /** The proposer changed nothing in attempts in a row (the runtime's `noChange` guard). */
   noChange: 'no_change',
+  /**
+   * Every check passed, but none of them is a demand check and no score rule stopped: format checks (a
+   * schema, an exit 0) say nothing about whether the task is done, so more attempts cannot earn more evidence.
+   */
+  noDemandSignal: 'no_demand_signal',
   /** A human judge approved the attempt through the review queue. */
   humanApproved: 'human_approved',
   /** A human judge rejected the attempt through the review queue (the run retries or fails, per `onReject`). */

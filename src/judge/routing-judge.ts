@@ -1,5 +1,6 @@
 import { SCOPE_CHECK } from '../checks/scope-check.js';
 import { StopReason } from '../core/outcome.js';
+import { PROPOSER_CHECK } from '../proposers/no-change.js';
 import type { Decision, Evidence, Judge } from './judge.js';
 
 const failing = (evidence: Evidence): string[] =>
@@ -13,7 +14,10 @@ const failing = (evidence: Evidence): string[] =>
  * 4. a score rule stopped and acceptance holds → `accept` (at best `sampled`);
  * 5. every check passed but an approval is missing → `block`;
  * 6. another guard stopped → its outcome (`fail` or `block`);
- * 7. otherwise → `retry`.
+ * 7. the mission has checks of its own, all passed, and all are format checks (no demand check, no
+ *    score) → `block` (`no_demand_signal`): no further attempt can earn more evidence;
+ * 8. otherwise → `retry`: `checks_failing` when a check failed, else `acceptance_open` (a required check
+ *    did not run, say) or `awaiting_stop_rule` (a score rule has not stopped yet).
  */
 export function routingJudge(): Judge {
   return {
@@ -53,7 +57,21 @@ export function routingJudge(): Judge {
           detail: verdict.detail,
         };
       }
-      return { transition: 'retry', reason: 'checks_failing', cites: failing(evidence) };
+      // The mission's own checks: a mission without any leaves the stopping to its guards.
+      const own = findings.filter((item) => item.check !== SCOPE_CHECK && item.check !== PROPOSER_CHECK);
+      if (acceptance.acceptable && own.length > 0 && own.every((item) => item.tier === 'format')) {
+        return {
+          transition: 'block',
+          reason: StopReason.noDemandSignal,
+          cites,
+          detail: 'every check passed, but all are format checks: they cannot tell whether the task is done',
+        };
+      }
+      const failed = failing(evidence);
+      if (failed.length > 0) return { transition: 'retry', reason: 'checks_failing', cites: failed };
+      return acceptance.acceptable
+        ? { transition: 'retry', reason: 'awaiting_stop_rule', cites }
+        : { transition: 'retry', reason: 'acceptance_open', cites, detail: acceptance.problems.join('; ') };
     },
   };
 }

@@ -231,6 +231,7 @@ describe('the public API', () => {
       environment: 'environment',
       unreachable: 'unreachable',
       noChange: 'no_change',
+      noDemandSignal: 'no_demand_signal',
       humanApproved: 'human_approved',
       humanRejected: 'human_rejected',
       humanTimeout: 'human_timeout',

@@ -122,12 +122,12 @@ describe('redline study stop-rules', () => {
     await writeFile(path.join(dir, 'typo.yaml'), 'policies:\n  - name: x\n    guards: [{ confirm: { k: 0, bar: 0.8 } }]\n');
     await writeFile(path.join(dir, 'clash.json'), JSON.stringify({ name: 'threshold', guards: [] }));
     const cases: [string, RegExp][] = [
-      ['typo.yaml', /^redline: Invalid mission typo\.yaml:\n {2}- policies\[0\]\.guards\[0\]\.confirm\.k: .+\n$/],
+      ['typo.yaml', /^redline: Invalid policy file typo\.yaml:\n {2}- policies\[0\]\.guards\[0\]\.confirm\.k: .+\n$/],
       [
         'clash.json',
         /^redline: Expected --policy to be policies named apart from the built-in strategies and from each other, got policies\[0\]\.name "threshold"\n$/,
       ],
-      ['missing.yaml', /^redline: Invalid mission missing\.yaml:\n {2}- \(root\): ENOENT/],
+      ['missing.yaml', /^redline: Invalid policy file missing\.yaml:\n {2}- \(root\): ENOENT/],
     ];
     for (const [file, message] of cases) {
       const { code, stdout, stderr } = await redline(['study', 'stop-rules', ...SMALL, '--policy', file], dir);
