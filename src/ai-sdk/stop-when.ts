@@ -3,6 +3,7 @@ import { verificationOf } from '../core/acceptance.js';
 import { finding, type Check } from '../core/check.js';
 import type { Finding } from '../core/finding.js';
 import type { Verification } from '../core/outcome.js';
+import { redactCommands } from '../core/redact-command.js';
 import { runChecks } from '../checks/run-checks.js';
 import { evaluatePolicy, type StopVerdict } from '../guards/guard.js';
 import { routingJudge } from '../judge/routing-judge.js';
@@ -92,7 +93,7 @@ export function redlineStopWhen<STEP extends StepSlice>(options: RedlineStopWhen
     await recorder.append({
       type: 'run.started',
       data: {
-        mission,
+        mission: redactCommands(mission),
         missionHash: startHash,
         plan: { hash: runPlanHash({ missionHash: startHash, proposer }), proposer },
         proposer: proposer.name,

@@ -25,7 +25,7 @@ export async function demo({ json = false, ledger: explicit }: { json?: boolean;
   const rows: string[][] = [];
   let mismatches = 0;
   try {
-    const { signer } = await openSigner({ location, baseDir: process.cwd() });
+    const { signer } = await openSigner({ location });
     await recoverBeforeRun({ ledger, location, output, signer });
     for (const entry of entries) {
       const result = await runMissionFile({

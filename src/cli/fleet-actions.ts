@@ -111,7 +111,7 @@ async function work({
       onError: (error) => progress(`worker: job queue: ${clean(error.message)}`),
     });
     try {
-      const { signer } = await openSigner({ explicit: options.signingKey, location: target.location, baseDir: process.cwd() });
+      const { signer } = await openSigner({ explicit: options.signingKey, location: target.location });
       review = options.review !== false && (await reviewQueueExists(target.location)) ? await openReviewQueue(target.location) : undefined;
       const output = { print: progress, progress };
       const worker = new Worker({

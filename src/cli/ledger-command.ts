@@ -48,7 +48,7 @@ async function signatureOptions(
     const keys = await Promise.all(publicKey.map((file) => readPublicKey(file)));
     return { options: { keys, require: requireSignatures }, from: keys.map((key) => `${key.source} (key ${key.keyId})`).join(', ') };
   }
-  const { keys, dir } = await localPublicKeys({ location, baseDir: process.cwd() });
+  const { keys, dir } = await localPublicKeys({ location });
   if (keys.length === 0 && requireSignatures)
     throw new TypeError(`Expected --public-key FILE with --require-signatures, got none (and no signing-key*.pub in ${dir})`);
   // Keys found locally are this machine's: runs sealed elsewhere are reported, not failed, unless signatures are required.
@@ -176,7 +176,11 @@ function findingLine(item: Finding): string {
 /** What a `run.started` record says of the run's plan, the run it resolves and a same-plan refusal it overrode. */
 function linkStory({ plan, resolves, samePlanForced: forced }: StartedData): string[] {
   return [
-    ...(plan === undefined ? [] : [`  plan ${plan.hash.slice(0, 12)}… (mission + ${plan.proposer.kind} proposer ${plan.proposer.name})`]),
+    ...(plan === undefined
+      ? []
+      : [
+          `  plan ${plan.hash.slice(0, 12)}… (mission + ${plan.proposer.kind} proposer ${plan.proposer.label === true ? `labelled ${plan.proposer.name}` : plan.proposer.name})`,
+        ]),
     ...(resolves === undefined
       ? []
       : [
@@ -399,7 +403,7 @@ export async function recoverCommand(
   return withLedger(
     ledger,
     async (open, name) => {
-      const { signer } = await openSigner({ explicit: signingKey, location, baseDir: process.cwd() });
+      const { signer } = await openSigner({ explicit: signingKey, location });
       const recoveries = await recoverWithQueue({ ledger: open, location, resume, output, signer });
       for (const recovery of recoveries)
         print(

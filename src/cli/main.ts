@@ -18,7 +18,7 @@ export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 const LEDGER_HELP = 'ledger: a SQLite file or a postgres:// URL (default: $REDLINE_LEDGER, else .redline/redline.db)';
-const SIGNING_KEY_DEFAULT = 'signing-key.pem next to a SQLite ledger, or in .redline/ for PostgreSQL';
+const SIGNING_KEY_DEFAULT = 'signing-key.pem next to a SQLite ledger, or in .redline/ of the working directory for PostgreSQL';
 
 function program(setCode: (code: number) => void, output: Output): Command {
   const cli = new Command('redline')
@@ -73,12 +73,16 @@ function program(setCode: (code: number) => void, output: Output): Command {
     )
     .option('--note <text>', 'with --resolves: the resolution note recorded with the link (what changed)')
     .option(
+      '--plan-label <name>',
+      "name the run's plan: the proposer's identity in the plan hash is this label instead of its command (recorded); a rerun under another label is another plan",
+    )
+    .option(
       '--force-same-plan',
       'run even though the same plan (mission + proposer) stopped on oscillation, reject_repeat, no_progress or human_gate last time (recorded)',
     )
     .addHelpText(
       'after',
-      '\nThe workspace is only read: each run snapshots it into $REDLINE_SCRATCH (default: the temp directory)/redline-runs/<run>/\nand checks every candidate in a copy of that snapshot; changes made to the workspace meanwhile are reported, never checked.\nUnsealed runs of this mission whose process (on this host) is gone are recovered first (resumed, or sealed crashed);\nother unsealed runs are counted and left to `redline ledger recover`.\nEach run records its plan hash (mission + proposer identity). After a run of this mission sealed by oscillation,\nreject_repeat, no_progress or human_gate, rerunning the same plan is refused (exit 2): change the plan (another\nproposer, model or prompt) and link the new run with --resolves <run>, or pass --force-same-plan.\nWith several mission files, every file is loaded first (one bad file refuses them all), then up to --concurrency\nruns go at once in this process against one connection per ledger; each line a run prints starts with [mission id].\nExit codes: 0 complete or complete_noop, 1 blocked or failed_with_evidence, 2 usage or mission-file error or a refused plan or link\n(with several files: the worst of the runs).',
+      '\nThe workspace is only read: each run snapshots it into $REDLINE_SCRATCH (default: the temp directory)/redline-runs/<run>/\nand checks every candidate in a copy of that snapshot; changes made to the workspace meanwhile are reported, never checked.\nUnsealed runs of this mission whose process (on this host) is gone are recovered first (resumed, or sealed crashed);\nother unsealed runs are counted and left to `redline ledger recover`.\nEach run records its plan hash (mission + proposer identity). After a run of this mission sealed by oscillation,\nreject_repeat, no_progress or human_gate, rerunning the same plan is refused (exit 2): change the plan (another\nproposer, model, prompt or --plan-label) and link the new run with --resolves <run>, or pass --force-same-plan.\nThe identity of a command leaves out its environment assignments and puts placeholders for loopback ports and temporary\npaths (docs/ledger.md#linked-runs-and-plans); secrets in commands are recorded as *** (docs/agents.md).\nWith several mission files, every file is loaded first (one bad file refuses them all), then up to --concurrency\nruns go at once in this process against one connection per ledger; each line a run prints starts with [mission id].\nExit codes: 0 complete or complete_noop, 1 blocked or failed_with_evidence, 2 usage or mission-file error or a refused plan or link\n(with several files: the worst of the runs).',
     )
     .action(async (files: string[], options) =>
       done(
@@ -139,7 +143,7 @@ function program(setCode: (code: number) => void, output: Output): Command {
     .option('--run <id>', 'only this run (the journal is not checked)')
     .option(
       '--public-key <file>',
-      `Ed25519 public key (PEM) seals may be signed with (repeatable, for rotated keys); a seal signed by a key not given fails. Default: every signing-key*.pub beside a SQLite ledger (in .redline/ for PostgreSQL) and $${SIGNING_KEY_ENV}'s, where other keys are reported, not failed`,
+      `Ed25519 public key (PEM) seals may be signed with (repeatable, for rotated keys); a seal signed by a key not given fails. Default: every signing-key*.pub beside a SQLite ledger (in .redline/ of the working directory for PostgreSQL) and $${SIGNING_KEY_ENV}'s, where other keys are reported, not failed`,
       collect,
     )
     .option('--require-signatures', 'fail runs sealed without a signature (older ledgers), and runs signed by a key not given')

@@ -25,7 +25,7 @@ export async function mcpCommand(options: McpCommandOptions, { progress }: Outpu
   const ledger = await openLedger(location);
   try {
     // Opened before the server, so a bad key refuses to serve instead of leaving runs unsealed.
-    const { signer } = await openSigner({ explicit: options.signingKey, location, baseDir: mission.baseDir });
+    const { signer } = await openSigner({ explicit: options.signingKey, location });
     const { serveMcp } = await import('../mcp/mcp-server.js');
     const workspace = mission.workspaceDir;
     await serveMcp({

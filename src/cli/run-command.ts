@@ -53,6 +53,8 @@ export interface RunCommandOptions {
   readonly note?: string;
   /** Rerun a plan that thrashed on this mission (recorded). */
   readonly forceSamePlan?: boolean;
+  /** Names the run's plan in place of the proposer's command (recorded). */
+  readonly planLabel?: string;
 }
 
 export interface Output {
@@ -313,6 +315,7 @@ export async function runMissionFile({
     ...(options.resolves === undefined ? {} : { resolves: options.resolves }),
     ...(options.note === undefined ? {} : { note: options.note }),
     ...(options.forceSamePlan === true ? { forceSamePlan: true } : {}),
+    ...(options.planLabel === undefined ? {} : { planLabel: options.planLabel }),
     ...(judge === undefined ? {} : { judge }),
     onRecord: (record) => {
       // The link and a forced plan are said on stderr even with --json: they change what the run means.
@@ -370,7 +373,7 @@ export async function prepareRun(file: string, options: RunCommandOptions, outpu
   let queue: ReviewQueue | undefined;
   try {
     // Opened before anything runs, so a bad key refuses the run instead of leaving it unsealed.
-    const { signer } = await openSigner({ explicit: options.signingKey, location, baseDir: mission.baseDir });
+    const { signer } = await openSigner({ explicit: options.signingKey, location });
     // A queue the ledger already has takes what a run could not verify, unless --no-review says otherwise.
     const route = await routeReview({
       requested: options.review,

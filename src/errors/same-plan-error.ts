@@ -30,7 +30,7 @@ export class SamePlanError extends RedlineError {
       code: 'run.same_plan',
       message: [
         `refused to rerun the same plan on mission ${missionId}: run ${runId} ran plan ${planHash.slice(0, 12)} (this mission and proposer) and was sealed ${outcome} / ${stopReason}, so it would loop the same way again.`,
-        `To go on, change the plan (another proposer, model, agent or prompt, or a changed mission) and start a linked run: --resolves ${runId} with a changed plan (library: runMission({ resolves }));`,
+        `To go on, change the plan (another proposer, model, agent or prompt, a changed mission, or another --plan-label) and start a linked run: --resolves ${runId} with a changed plan (library: runMission({ resolves, planLabel }));`,
         'or rerun this plan anyway with --force-same-plan (library: forceSamePlan: true), which the run records.',
       ].join('\n'),
     });

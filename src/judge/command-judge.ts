@@ -1,3 +1,4 @@
+import { recordedCommand } from '../core/redact-command.js';
 import { runProcess } from '../process/run-process.js';
 import type { Judge } from './judge.js';
 
@@ -28,7 +29,8 @@ export function commandJudge({ command, cwd, timeoutMs = 60_000, outputCap = 1_0
   if (!(typeof command === 'string' ? command.length > 0 : Array.isArray(command) && command.length > 0))
     throw new TypeError(`Expected a command (a string or an argv array), got ${JSON.stringify(command)}`);
   return {
-    name: `command:${typeof command === 'string' ? command : command.join(' ')}`,
+    // Recorded (run.started) and traced: secrets in the command redacted.
+    name: `command:${recordedCommand(command)}`,
     async decide(evidence, { signal, runId }) {
       const input = JSON.stringify({ protocol: JUDGE_PROTOCOL, ...(runId === undefined ? {} : { runId }), ...evidence });
       const result = await runProcess({ command, cwd, input, timeoutMs, outputCap, signal });

@@ -166,6 +166,7 @@ export const proposerIdentitySchema: z.ZodType<ProposerIdentity> = z.looseObject
   kind: z.string(),
   name: z.string(),
   template: opt(z.string()),
+  label: opt(z.literal(true)),
 });
 
 /** Who ran a run: recovery tells a crashed run from a live one by it. */

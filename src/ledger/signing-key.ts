@@ -74,12 +74,21 @@ export function keySigner(privateKey: KeyObject): Signer {
   return { keyId: keyIdOf(privateKey), sign: (message) => sign(null, message, privateKey) };
 }
 
+/** A ledger as a command opens it: its location and the working directory a relative one is opened from. */
+export interface KeyPlace {
+  /** The ledger: a SQLite file (a relative path is opened from `cwd`, as `openLedger` does) or a URL. */
+  readonly location: string;
+  /** @default process.cwd() */
+  readonly cwd?: string;
+}
+
 /**
- * Where the local key lives: next to a SQLite ledger file (by default `.redline/`), or for a ledger at a
- * URL (PostgreSQL) in `<baseDir>/.redline/` — the mission's directory for `run`, else the current one.
+ * Where the local key lives: with the ledger it signs for — next to a SQLite ledger file, resolved as the
+ * ledger is opened (by default `.redline/` next to the mission), or for a ledger at a URL (PostgreSQL) in
+ * `.redline/` of the working directory — whatever directory the mission is in.
  */
-export function signingKeyDir({ location, baseDir }: { location: string; baseDir: string }): string {
-  return location.includes('://') ? path.join(baseDir, '.redline') : path.dirname(path.resolve(baseDir, location));
+export function signingKeyDir({ location, cwd = process.cwd() }: KeyPlace): string {
+  return location.includes('://') ? path.join(cwd, '.redline') : path.dirname(path.resolve(cwd, location));
 }
 
 /** Writes `text` to `file` whole: into a file aside, then renamed over it. */
@@ -130,18 +139,10 @@ export interface OpenedSigner {
  * `$REDLINE_SIGNING_KEY`, else `signing-key.pem` in {@link signingKeyDir}, created there on first use
  * with its public key `signing-key.pub` beside it. A named key must exist; only the local one is created.
  */
-export async function openSigner({
-  explicit,
-  location,
-  baseDir,
-}: {
-  explicit?: string | undefined;
-  location: string;
-  baseDir: string;
-}): Promise<OpenedSigner> {
+export async function openSigner({ explicit, ...place }: KeyPlace & { readonly explicit?: string | undefined }): Promise<OpenedSigner> {
   const named = explicit ?? process.env[SIGNING_KEY_ENV];
   if (named !== undefined && named !== '') return { signer: keySigner(await readPrivateKey(named)), file: named, created: false };
-  const dir = signingKeyDir({ location, baseDir });
+  const dir = signingKeyDir(place);
   const file = path.join(dir, PRIVATE_FILE);
   const { key, created } = await loadOrCreate(file);
   const publicPem = createPublicKey(key).export({ type: 'spki', format: 'pem' }).toString();
@@ -161,14 +162,8 @@ export async function openSigner({
  * {@link signingKeyDir} (so a rotated key kept as `signing-key-2024.pub` still verifies its runs), and the
  * public half of `$REDLINE_SIGNING_KEY` when it is set. Reads only: nothing is created.
  */
-export async function localPublicKeys({
-  location,
-  baseDir,
-}: {
-  location: string;
-  baseDir: string;
-}): Promise<{ keys: PublicKeyEntry[]; dir: string }> {
-  const dir = signingKeyDir({ location, baseDir });
+export async function localPublicKeys(place: KeyPlace): Promise<{ keys: PublicKeyEntry[]; dir: string }> {
+  const dir = signingKeyDir(place);
   const names = await readdir(dir).catch(() => [] as string[]);
   const keys = await Promise.all(
     names

@@ -1,4 +1,5 @@
 import { EMPTY_CANDIDATE } from '../core/candidate.js';
+import { redactCommands } from '../core/redact-command.js';
 import { reasonCodeCount } from '../checks/check-span.js';
 import { ownerInfo } from '../ledger/owner.js';
 import { frontierOf } from '../state/working-state.js';
@@ -34,7 +35,8 @@ export async function recordStart(context: RunContext): Promise<void> {
   await recorder.append({
     type: 'run.started',
     data: {
-      mission,
+      // Recorded with the secrets of its commands redacted; the mission hash is over this form.
+      mission: redactCommands(mission),
       missionHash: context.missionHash,
       plan: context.runPlan,
       ...context.admitted,

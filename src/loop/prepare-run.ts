@@ -36,7 +36,7 @@ export async function prepareRun(options: RunMissionOptions, runId: string, resu
     options.judge ??
     (await buildJudge(mission, { ...limited, ...(options.handoff === undefined ? {} : { queue: options.handoff.queue }) }));
   await assertRunnable(mission, proposer);
-  const runPlan = runPlanOf(mission, proposer);
+  const runPlan = runPlanOf(mission, proposer, { label: options.planLabel });
   // A new run's plan and link are decided before anything is recorded; a resumed run started with them.
   const admitted =
     resume === undefined

@@ -9,6 +9,7 @@ import { recordsOf, type TypedRecord } from '../ledger/run-records.js';
 import type { Signer } from '../ledger/seal-signature.js';
 import { defineMission, missionHash, type Mission } from '../mission/mission.js';
 import { EMPTY_CANDIDATE } from '../core/candidate.js';
+import { commandsHoldSecrets } from '../core/redact-command.js';
 import { crashedEnding, refines, type RecordedDecision } from '../run/ending.js';
 import { ownerInfo } from '../ledger/owner.js';
 import type { ResumeStep } from './loop-state.js';
@@ -57,6 +58,9 @@ export async function recordedMission(
   place: MissionPlace = {},
 ): Promise<{ mission: Mission } | { unavailable: string }> {
   const { baseDir, workspaceDir: _workspaceDir, ...spec } = started.data.mission;
+  // A secret written into a command was recorded as `***`: the recorded command would not run as it did.
+  if (commandsHoldSecrets(spec))
+    return { unavailable: 'its recorded commands had secrets redacted (pass keys by environment to make a run resumable)' };
   let mission: Mission;
   try {
     mission = defineMission(spec, { ...(baseDir === undefined ? {} : { baseDir }), source: `run ${started.runId}` });

@@ -47,6 +47,13 @@ export interface RunMissionOptions {
    */
   readonly forceSamePlan?: boolean;
   /**
+   * Names the run's plan: the proposer's identity in the plan hash is this label instead of what it runs
+   * (recorded in `run.started`'s `plan`). Runs whose commands differ from run to run in ways the plan
+   * does not normalise are one plan under one label, and another label is another plan.
+   * @default the proposer's own identity
+   */
+  readonly planLabel?: string;
+  /**
    * Signs the seal (Ed25519) over the chain it closes; without one the seal is unsigned.
    * @example signer: keySigner(await readPrivateKey('signing-key.pem'))
    */

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { MissionError } from '../errors/mission-error.js';
 import { canonicalJson } from '../core/canonical-json.js';
+import { redactCommands } from '../core/redact-command.js';
 import { toMissionIssues } from './issues.js';
 import { missionSchema, type MissionInput, type MissionSpec } from './schema.js';
 
@@ -65,7 +66,13 @@ export function defineMission(
   return deepFreeze(mission);
 }
 
-/** Content hash of a mission, used to prove that nothing changed it during a run. */
+/**
+ * Content hash of a mission as `run.started` records it (secrets in its commands redacted, `redactCommands`),
+ * used to prove that nothing changed it during a run: the hash of a recorded mission can be checked from
+ * the record alone, and a rotated key is not a new mission.
+ */
 export function missionHash(mission: Mission): string {
-  return createHash('sha256').update(canonicalJson(mission)).digest('hex');
+  return createHash('sha256')
+    .update(canonicalJson(redactCommands(mission)))
+    .digest('hex');
 }

@@ -1,6 +1,8 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { commandIdentity } from '../core/command-identity.js';
+import { recordedCommand } from '../core/redact-command.js';
 import { ProposerError } from '../errors/proposer-error.js';
 import { inheritedEnv, runProcess } from '../process/run-process.js';
 import { AGENT_PROMPT_TEMPLATE, agentPrompt } from './agent-prompt.js';
@@ -73,11 +75,12 @@ export function agentProposer({
   reportsCost = false,
   env = {},
 }: AgentProposerOptions): Proposer {
-  const line = typeof command === 'string' ? command : command.join(' ');
+  // What is recorded of the command: secrets redacted, and for the plan what stays the same from run to run.
+  const line = recordedCommand(command);
   return {
     name: `agent:${line}`,
     capabilities: { reportsTokens, reportsCost },
-    identity: { kind: 'agent', name: line, template: AGENT_PROMPT_TEMPLATE },
+    identity: { kind: 'agent', name: commandIdentity(line), template: AGENT_PROMPT_TEMPLATE },
     async propose(request, { signal, workspace, sandbox }) {
       if (workspace === undefined)
         throw new ProposerError({ code: 'proposer.no_workspace', message: 'an agent proposer edits files: the mission needs a workspace' });

@@ -1,3 +1,5 @@
+import { commandIdentity } from '../core/command-identity.js';
+import { recordedCommand } from '../core/redact-command.js';
 import { ProposerError } from '../errors/proposer-error.js';
 import { runProcess } from '../process/run-process.js';
 import { processAccount } from './process-account.js';
@@ -30,12 +32,13 @@ export function commandProposer({
   reportsTokens = false,
   reportsCost = false,
 }: CommandProposerOptions): Proposer {
-  const name = typeof command === 'string' ? command : command.join(' ');
+  // What is recorded of the command: secrets redacted, and for the plan what stays the same from run to run.
+  const name = recordedCommand(command);
   return {
     name,
     capabilities: { reportsTokens, reportsCost },
     // The program renders its own prompt from the request: the request format is what redline controls.
-    identity: { kind: 'command', name, template: PROPOSER_PROTOCOL },
+    identity: { kind: 'command', name: commandIdentity(name), template: PROPOSER_PROTOCOL },
     async propose(request, { signal, sandbox }) {
       const result = await runProcess({
         command,

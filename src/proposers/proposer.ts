@@ -96,10 +96,15 @@ export interface ProposeOptions {
 export interface ProposerIdentity {
   /** `command`, `agent`, `model`, `replay`, `function`, or a custom proposer's own kind. */
   readonly kind: string;
-  /** What it runs: the command line, or the model id. */
+  /**
+   * What it runs: the model id, or the command line as the plan knows it (secrets redacted, environment
+   * assignments dropped, ports and temporary paths as placeholders: `commandIdentity`); or the plan label.
+   */
   readonly name: string;
   /** The prompt template (or request format) it renders the request with, by version, when it has one. */
   readonly template?: string;
+  /** `true` when `name` is a plan label the user gave (`planLabel`, `--plan-label`) in place of what it runs. */
+  readonly label?: true;
 }
 
 /** Produces candidates. Throw a {@link ProposerError} (or anything) to record a failed proposal. */

@@ -32,8 +32,18 @@ export function runPlanHash({ missionHash, proposer }: { missionHash: string; pr
   return hash('sha256', canonicalJson({ missionHash, proposer }), 'hex');
 }
 
-/** The plan of a run of `mission` by `proposer`. */
-export function runPlanOf(mission: Mission, proposer: Proposer): RunPlan {
-  const identity = proposerIdentity(proposer);
+/**
+ * The plan of a run of `mission` by `proposer`. With a `label`, the label stands for what the proposer runs
+ * (its kind and prompt template stay): runs under one label are one plan however their commands differ.
+ * @throws {TypeError} when `label` is not a non-empty string.
+ */
+export function runPlanOf(mission: Mission, proposer: Proposer, { label }: { label?: string | undefined } = {}): RunPlan {
+  if (label !== undefined && (typeof label !== 'string' || label.trim() === ''))
+    throw new TypeError(`Expected the plan label to be a non-empty string, got ${JSON.stringify(label)}`);
+  const own = proposerIdentity(proposer);
+  const identity: ProposerIdentity =
+    label === undefined
+      ? own
+      : { kind: own.kind, name: label, ...(own.template === undefined ? {} : { template: own.template }), label: true };
   return { hash: runPlanHash({ missionHash: missionHash(mission), proposer: identity }), proposer: identity };
 }

@@ -131,6 +131,29 @@ describe('recovery', () => {
     await ledger.close();
   });
 
+  it('seals a run crashed whose mission held a secret in a command: the record holds *** where the key was', async () => {
+    const dir = await tempWorkspace({ 'ws/answer.txt': 'zero\n' });
+    const ledger = await SqliteLedger.open({ database: path.join(dir, 'l.db'), synchronous: 'off' });
+    const mission = defineMission(
+      {
+        id: 'keyed',
+        goal: 'answer ok',
+        workspace: 'ws',
+        checks: [{ name: 'answer', kind: 'expected-output', command: 'cat answer.txt', expected: 'ok' }],
+        proposer: { kind: 'command', command: `API_TOKEN=tok-1 node -e "process.stdout.write('{}')"` },
+      },
+      { baseDir: dir },
+    );
+    await assert.rejects(runMission({ mission, ledger: dyingAfter(ledger, 3) }), /process killed/);
+    const [recovery] = await recoverRuns({ ledger });
+    assert.equal(recovery?.action, 'sealed_crashed', JSON.stringify(recovery));
+    assert.match(recovery?.detail ?? '', /its recorded commands had secrets redacted \(pass keys by environment/);
+    const started = dataOf(await ledger.records(recovery?.runId as string), 'run.started');
+    assert.equal((started.mission.proposer as { command: string }).command, `API_TOKEN=*** node -e "process.stdout.write('{}')"`);
+    assert.ok((await verifyLedger(ledger)).ok);
+    await ledger.close();
+  });
+
   it('teaches the adaptive priors every attempt of a resumed run, those before the crash too', async () => {
     const dir = await tempWorkspace({});
     const ledger = await SqliteLedger.open({ database: path.join(dir, 'l.db'), synchronous: 'off' });

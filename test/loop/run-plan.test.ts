@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { modelProposer } from '../../src/ai-sdk/model-proposer.js';
 import { PROPOSAL_PROMPT_TEMPLATE } from '../../src/ai-sdk/proposal-prompt.js';
+import { commandJudge } from '../../src/judge/command-judge.js';
 import { missionHash, defineMission } from '../../src/mission/mission.js';
 import { AGENT_PROMPT_TEMPLATE } from '../../src/proposers/agent-prompt.js';
 import { agentProposer } from '../../src/proposers/agent-proposer.js';
@@ -49,5 +50,38 @@ describe('run plan', () => {
     // The same plan again hashes the same, and is not the check plan's hash of state signatures.
     assert.equal(runPlanOf(mission, modelProposer({ baseURL: 'http://127.0.0.1:9/v1', model: 'small' })).hash, base.hash);
     assert.notEqual(base.hash, planHash([]));
+  });
+
+  it('knows a command by its identity: secrets redacted, assignments dropped, loopback ports and temporary paths as placeholders', () => {
+    const agent = (port: number, home: string) =>
+      agentProposer({ command: `CODEX_HOME=${home} OPENAI_API_KEY=sk-secret codex exec --port ${port} --api-key sk-2` });
+    const first = agent(41237, '/tmp/tmp.AbCdEf1234');
+    assert.deepEqual(first.identity, { kind: 'agent', name: 'codex exec --port <port> --api-key ***', template: AGENT_PROMPT_TEMPLATE });
+    assert.equal(first.name, 'agent:CODEX_HOME=/tmp/tmp.AbCdEf1234 OPENAI_API_KEY=*** codex exec --port 41237 --api-key ***');
+    assert.equal(runPlanOf(mission, agent(5555, '/tmp/tmp.ZyXwVu9876')).hash, runPlanOf(mission, first).hash);
+    assert.equal(commandProposer({ command: ['node', 'fix.js', '--token', 't'], cwd: '.' }).name, 'node fix.js --token ***');
+    // The judge's name is recorded (run.started) and traced as well.
+    assert.equal(commandJudge({ command: 'JUDGE_TOKEN=t1 node judge.js', cwd: '.' }).name, 'command:JUDGE_TOKEN=*** node judge.js');
+  });
+
+  it('puts a plan label in place of what the proposer runs: one plan under one label, another under another', () => {
+    const labelled = runPlanOf(mission, agentProposer({ command: 'codex exec --profile a' }), { label: 'nightly codex' });
+    assert.deepEqual(labelled.proposer, { kind: 'agent', name: 'nightly codex', template: AGENT_PROMPT_TEMPLATE, label: true });
+    assert.equal(runPlanOf(mission, agentProposer({ command: 'codex exec --profile b' }), { label: 'nightly codex' }).hash, labelled.hash);
+    assert.notEqual(
+      runPlanOf(mission, agentProposer({ command: 'codex exec --profile a' }), { label: 'weekly codex' }).hash,
+      labelled.hash,
+    );
+    assert.notEqual(runPlanOf(mission, agentProposer({ command: 'nightly codex' })).hash, labelled.hash, 'a label is not a command');
+    for (const label of ['', '  ', 7])
+      assert.throws(
+        () =>
+          runPlanOf(
+            mission,
+            functionProposer(() => ({})),
+            { label: label as string },
+          ),
+        /^TypeError: Expected the plan label to be a non-empty string/,
+      );
   });
 });
