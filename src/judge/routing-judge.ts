@@ -13,9 +13,10 @@ const failing = (evidence: Evidence): string[] =>
  * 3. acceptance holds on a demand red line → `accept`;
  * 4. a score rule stopped and acceptance holds → `accept` (at best `sampled`);
  * 5. every check passed but an approval is missing → `block`;
- * 6. another guard stopped → its outcome (`fail` or `block`);
- * 7. the mission has checks of its own, all passed, and all are format checks (no demand check, no
- *    score) → `block` (`no_demand_signal`): no further attempt can earn more evidence;
+ * 6. the mission has checks of its own, all passed, and all are format checks (no demand check, no
+ *    score) → `block` (`no_demand_signal`): no further attempt can earn more evidence, whatever a
+ *    guard (a budget) says;
+ * 7. another guard stopped → its outcome (`fail` or `block`);
  * 8. otherwise → `retry`: `checks_failing` when a check failed, else `acceptance_open` (a required check
  *    did not run, say) or `awaiting_stop_rule` (a score rule has not stopped yet).
  */
@@ -49,14 +50,6 @@ export function routingJudge(): Judge {
       if (!acceptance.acceptable && acceptance.problems.every((problem) => problem.startsWith('approval '))) {
         return { transition: 'block', reason: StopReason.approvalMissing, cites, detail: acceptance.problems.join('; ') };
       }
-      if (verdict !== undefined) {
-        return {
-          transition: verdict.outcome === 'blocked' ? 'block' : 'fail',
-          reason: verdict.reason,
-          cites: failing(evidence),
-          detail: verdict.detail,
-        };
-      }
       // The mission's own checks: a mission without any leaves the stopping to its guards.
       const own = findings.filter((item) => item.check !== SCOPE_CHECK && item.check !== PROPOSER_CHECK);
       if (acceptance.acceptable && own.length > 0 && own.every((item) => item.tier === 'format')) {
@@ -65,6 +58,14 @@ export function routingJudge(): Judge {
           reason: StopReason.noDemandSignal,
           cites,
           detail: 'every check passed, but all are format checks: they cannot tell whether the task is done',
+        };
+      }
+      if (verdict !== undefined) {
+        return {
+          transition: verdict.outcome === 'blocked' ? 'block' : 'fail',
+          reason: verdict.reason,
+          cites: failing(evidence),
+          detail: verdict.detail,
         };
       }
       const failed = failing(evidence);
