@@ -6,7 +6,8 @@ import { after, describe, it } from 'node:test';
 import { admitCommand } from '../../src/cli/admit-command.js';
 import { showCommand } from '../../src/cli/ledger-command.js';
 import { runCommand, type Output } from '../../src/cli/run-command.js';
-import { tempWorkspace, tree, tempDir } from '../helpers/workspace.js';
+import { mathMission as mathMissionFile } from '../helpers/math-mission.js';
+import { tree, tempDir } from '../helpers/workspace.js';
 
 const SED_AGENT = path.resolve(import.meta.dirname, '../fixtures/agents/sed-agent.sh');
 const scratch = await tempDir('redline-cli-scratch-');
@@ -24,29 +25,8 @@ function capture(): Output & { out: string[]; err: string[] } {
   return { out, err, print: (line) => out.push(line), progress: (line) => err.push(line) };
 }
 
-async function mathMission(): Promise<{ file: string; ws: string }> {
-  const dir = await tempWorkspace({
-    'ws/src/math.js': 'export const add = (a, b) => a - b;\n',
-    'ws/src/obsolete.js': 'export {};\n',
-    'ws/test/math.test.js':
-      "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { add } from '../src/math.js';\ntest('add', () => assert.equal(add(2, 3), 5));\n",
-    'ws/package.json': '{"type":"module"}\n',
-  });
-  const file = path.join(dir, 'mission.json');
-  await writeFile(
-    file,
-    JSON.stringify({
-      id: 'math',
-      goal: 'fix add',
-      workspace: 'ws',
-      scope: ['src/**'],
-      budgets: { maxAttempts: 3 },
-      stopPolicy: { guards: [] },
-      checks: [{ name: 'tests', kind: 'test-runner', format: 'tap', command: 'node --test-reporter=tap test/math.test.js' }],
-    }),
-  );
-  return { file, ws: path.join(dir, 'ws') };
-}
+const mathMission = (): Promise<{ file: string; ws: string }> =>
+  mathMissionFile({ budgets: { maxAttempts: 3 }, stopPolicy: { guards: [] } }, { 'src/obsolete.js': 'export {};\n' });
 
 describe('redline run --agent', () => {
   it('runs an in-place agent in a private copy and prints its result', async () => {
