@@ -9,6 +9,7 @@ const LAYERS = [
   'limits', // rate limits of model endpoints: token buckets, the limiter port, the in-memory store
   'telemetry', // the OpenTelemetry adapter: spans the loop writes to, no-ops without a tracer
   'process',
+  'metering', // the metering endpoint an agent's model calls go through: usage, prices, spend budgets
   'workspace',
   'db', // SQLite and PostgreSQL plumbing shared by the ledger and the review queue
   'guards',

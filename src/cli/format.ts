@@ -1,4 +1,5 @@
 import type { Finding } from '../core/finding.js';
+import { spentWords } from '../core/model-call.js';
 import { allowedMissing, inventoryCounts, type TestInventory } from '../core/test-inventory.js';
 import type { RunResult } from '../loop/run-mission.js';
 import { clean } from './terminal-text.js';
@@ -20,6 +21,11 @@ export function runSummary(result: RunResult): Record<string, unknown> {
     verification: result.verification,
     stopReason: result.stopReason,
     attempts: result.attempts,
+    ...(spentWords(result.counters) === undefined
+      ? {}
+      : {
+          spent: { inputTokens: result.counters.inputTokens, outputTokens: result.counters.outputTokens, costUsd: result.counters.costUsd },
+        }),
     ...(result.workspaceChanged === undefined ? {} : { workspaceChanged: result.workspaceChanged.length }),
     ...(gone.length === 0 ? {} : { allowedMissing: gone }),
   };
@@ -41,6 +47,7 @@ export function table(header: readonly string[], rows: readonly (readonly string
  * the ids mission text: each is passed through `clean`, so none can add a line or act on the terminal.
  */
 export function describeRun(result: RunResult, evidence: string): string {
+  const spent = spentWords(result.counters);
   const rows: string[][] = [
     ['run', clean(result.runId)],
     ['mission', clean(result.mission)],
@@ -49,6 +56,7 @@ export function describeRun(result: RunResult, evidence: string): string {
     ['stop reason', clean(`${result.stopReason}${result.guard === undefined ? '' : ` (guard ${result.guard})`}`)],
     ['detail', clean(result.detail.split('\n')[0] ?? '')],
     ['attempts', String(result.attempts)],
+    ...(spent === undefined ? [] : [['spent', spent]]),
     ['changed', clean(result.candidate.footprint.join(', ')) || '(nothing)'],
     ['evidence', clean(evidence)],
   ];

@@ -2,6 +2,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import type { Finding } from '../core/finding.js';
+import { spentWords } from '../core/model-call.js';
 import { exportJsonl, importJsonl } from '../ledger/export.js';
 import type { Ledger, RunRecord, StoredRecord } from '../ledger/ledger.js';
 import { parseRunRecord, type StartedData } from '../ledger/run-records.js';
@@ -245,8 +246,10 @@ function recordStory(record: RunRecord): string[] {
     }
     case 'run.sealed': {
       const { data } = record;
+      const spent = data.counters === undefined ? undefined : spentWords(data.counters);
       return [
         `sealed ${data.outcome} / ${data.verification} / ${data.stopReason} after ${String(data.attempts)} attempt(s): ${String(data.detail).split('\n')[0]}`,
+        ...(spent === undefined ? [] : [`  spent ${spent}`]),
         ...(data.evidence ?? []).map(
           (item) =>
             `  evidence ${item.code}${item.count === undefined ? '' : ` (${item.count} path(s))`}: ${item.paths?.join(', ') ?? item.message ?? ''}`,

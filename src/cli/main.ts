@@ -47,6 +47,11 @@ function program(setCode: (code: number) => void, output: Output): Command {
       '--agent <command>',
       'an agent that edits files in place (a CLI coding agent), run each attempt in a private copy; its edits are the proposal (docs/agents.md)',
     )
+    .option(
+      '--meter-upstream <url>',
+      "with --agent: run the agent's model calls through a metering endpoint standing in for this base URL, which counts and prices them and ends the agent when maxTokens or maxCostUsd is spent (docs/metering.md)",
+    )
+    .option('--meter-prices <file>', "with --meter-upstream: model prices (JSON or YAML, USD per million tokens) over the meter's defaults")
     .option('--model <name>', 'model proposer through an OpenAI-compatible endpoint (needs --base-url)')
     .option('--base-url <url>', 'OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1')
     .option('--api-key-env <variable>', 'environment variable holding the API key', 'OPENAI_API_KEY')
@@ -227,9 +232,8 @@ function program(setCode: (code: number) => void, output: Output): Command {
     .option('--ledger <location>', LEDGER_HELP)
     .action(async (options) => done(await (await import('./replay-command.js')).replayCommand(options, output)));
 
-  cli
-    .command('report')
-    .description('Reports over the recorded runs.')
+  const report = cli.command('report').description('Reports over the recorded runs.');
+  report
     .command('stop-quality')
     .description(
       "Observed vs true reach per stop reason and per policy (true: the mission's shadow checks at the seal), and the judge's noise σ from repeated scores of identical candidates.",
@@ -243,6 +247,19 @@ function program(setCode: (code: number) => void, output: Output): Command {
       '\nobserved reach: runs sealed complete or complete_noop, of all runs; true reach: runs whose shadow verdict is pass, of those\nwith a verdict of pass or fail. Policies are the guard stacks the runs started with (after the budget guards).',
     )
     .action(async (options) => done(await (await import('./report-command.js')).stopQualityCommand(options, output)));
+  report
+    .command('spend')
+    .description(
+      "What each sealed run spent: tokens and dollars as its seal counted them (what maxTokens and maxCostUsd held), and its agents' model calls through a meter (docs/metering.md).",
+    )
+    .option('--task-type <type>', 'only runs of this task type')
+    .option('--since <date>', 'only runs started at or after this date (e.g. 2026-11-23)')
+    .option(
+      '--json',
+      'one JSON line: {runs: [{runId, missionId, outcome, stopReason, attempts, inputTokens, outputTokens, costUsd, modelCalls}], total}',
+    )
+    .option('--ledger <location>', LEDGER_HELP)
+    .action(async (options) => done(await (await import('./report-command.js')).spendCommand(options, output)));
 
   cli
     .command('admit')

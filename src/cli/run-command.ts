@@ -7,6 +7,7 @@ import type { Signer } from '../ledger/seal-signature.js';
 import { openSigner } from '../ledger/signing-key.js';
 import { loadMission } from '../mission/load.js';
 import type { Mission } from '../mission/mission.js';
+import { readPrices } from '../metering/prices.js';
 import { agentProposer } from '../proposers/agent-proposer.js';
 import { commandProposer } from '../proposers/command-proposer.js';
 import type { Proposer } from '../proposers/proposer.js';
@@ -29,6 +30,10 @@ export interface RunCommandOptions {
   readonly proposer?: string;
   /** An agent that edits files in place, run in a private copy each attempt. */
   readonly agent?: string;
+  /** With `agent`: the endpoint its model calls go to through a metering endpoint (docs/metering.md). */
+  readonly meterUpstream?: string;
+  /** With `meterUpstream`: a prices file (JSON or YAML) over the default prices. */
+  readonly meterPrices?: string;
   readonly model?: string;
   readonly baseUrl?: string;
   readonly apiKeyEnv?: string;
@@ -72,10 +77,19 @@ export function exitCodeOf(result: RunResult): number {
 async function proposerFromFlags(mission: Mission, options: RunCommandOptions): Promise<Proposer | undefined> {
   if (options.proposer !== undefined && options.agent !== undefined) throw new TypeError('Expected one of --proposer or --agent, got both');
   if (options.proposer !== undefined) return commandProposer({ command: options.proposer, cwd: mission.workspaceDir ?? mission.baseDir });
+  if (options.agent === undefined && (options.meterUpstream !== undefined || options.meterPrices !== undefined))
+    throw new TypeError(
+      "Expected --agent with --meter-upstream or --meter-prices, got no --agent (a mission's agent is metered by its proposer.meter)",
+    );
+  if (options.meterPrices !== undefined && options.meterUpstream === undefined)
+    throw new TypeError('Expected --meter-upstream with --meter-prices, got none');
   if (options.agent !== undefined) {
     if (mission.workspaceDir === undefined)
       throw new TypeError(`Expected a mission with a workspace for --agent, got mission ${mission.id} without one`);
-    return agentProposer({ command: options.agent });
+    const prices = options.meterPrices === undefined ? undefined : await readPrices(options.meterPrices);
+    const meter =
+      options.meterUpstream === undefined ? undefined : { upstream: options.meterUpstream, ...(prices === undefined ? {} : { prices }) };
+    return agentProposer({ command: options.agent, ...(meter === undefined ? {} : { meter }) });
   }
   if (options.model === undefined) return undefined;
   if (options.baseUrl === undefined) throw new TypeError('Expected --base-url with --model, got none');

@@ -2,6 +2,8 @@
 // account"), and the words the loop, the brief, the CLI and the web app use for it. Every text in it is the
 // program's own output: untrusted, shown only through the escaping of its reader.
 
+import { meterLine, type MeterAccount } from './model-call.js';
+
 /** The end of what a program wrote to one stream or file: its last bytes, cut on a UTF-8 character boundary. */
 export interface OutputTail {
   /** The last bytes, as text. */
@@ -18,8 +20,8 @@ export interface ProposerAccount {
   readonly exitCode?: number;
   /** The signal that ended it, when one did. */
   readonly signal?: string;
-  /** Why the runtime ended it, when it did. */
-  readonly killed?: 'timeout' | 'output_cap' | 'aborted';
+  /** Why the runtime ended it, when it did: `budget` when its spend reached the run's token or cost budget. */
+  readonly killed?: 'timeout' | 'output_cap' | 'aborted' | 'budget';
   /** Why it could not be started at all. */
   readonly spawnError?: string;
   /** Wall-clock time it ran, in whole milliseconds. */
@@ -28,6 +30,8 @@ export interface ProposerAccount {
   readonly stderr: OutputTail;
   /** The end of the file an agent wrote at `$REDLINE_TRANSCRIPT`, when it wrote one. */
   readonly transcript?: OutputTail;
+  /** The model calls of an agent run behind a metering endpoint (docs/metering.md). */
+  readonly meter?: MeterAccount;
 }
 
 /** The proposer as a sentence names it: agents (run by redline or submitting over MCP) are "the agent". */
@@ -59,6 +63,7 @@ export function accountStatus(account: ProposerAccount): string {
   if (account.killed === 'timeout') return `timed out, ${took}`;
   if (account.killed === 'output_cap') return `killed at its output cap, ${took}`;
   if (account.killed === 'aborted') return `stopped with the run, ${took}`;
+  if (account.killed === 'budget') return `ended at the spend budget, ${took}`;
   if (account.signal !== undefined) return `killed by ${account.signal}, ${took}`;
   return `exit ${account.exitCode ?? '?'}, ${took}`;
 }
@@ -88,11 +93,12 @@ export function lastWords(account: ProposerAccount): string {
 const ACCOUNT_LINES = 10;
 
 /**
- * The account as a few lines of text, for a brief: who, how it ended, and the last lines of its stderr and
+ * The account as a few lines of text, for a brief: who, how it ended, its model calls through a meter, and the last lines of its stderr and
  * of its transcript (each labelled; streams it left empty are left out).
  */
 export function accountText(account: ProposerAccount): string {
   const parts = [`${proposerNoun(account.kind)}: ${accountStatus(account)}`];
+  if (account.meter !== undefined) parts.push(meterLine(account.meter));
   for (const [label, tail] of [
     ['stderr', account.stderr],
     ['transcript', account.transcript],

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { guardSpecSchema } from '../guards/spec.js';
+import { priceTableSchema } from '../metering/prices.js';
 import { durationProblem, parseDuration } from './duration.js';
 import { describeValue, toMissionIssues } from './issues.js';
 import { scopeGlobProblem } from './scope-glob.js';
@@ -178,6 +179,18 @@ export const proposerSpecSchema = z.discriminatedUnion('kind', [
       maxChangeBytes: z.number().int().positive().default(16_777_216),
       reportsCost: z.boolean().default(false),
       reportsTokens: z.boolean().default(false),
+      /**
+       * Run the agent's model calls through a metering endpoint standing in for `upstream`, which counts, prices
+       * and caps them by the run's budgets (docs/metering.md); `prices` (a table, or a JSON/YAML file relative to
+       * the mission file) goes over the default prices.
+       */
+      meter: z
+        .object({
+          upstream: z.url({ protocol: /^https?$/ }),
+          prices: z.union([priceTableSchema, z.string().min(1)]).optional(),
+        })
+        .strict()
+        .optional(),
     })
     .strict(),
   z

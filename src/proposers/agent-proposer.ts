@@ -4,8 +4,10 @@ import path from 'node:path';
 import { commandIdentity } from '../core/command-identity.js';
 import { recordedCommand } from '../core/redact-command.js';
 import { ProposerError } from '../errors/proposer-error.js';
+import { upstreamUrl } from '../metering/meter.js';
 import { inheritedEnv, runProcess } from '../process/run-process.js';
 import { AGENT_PROMPT_TEMPLATE, agentPrompt } from './agent-prompt.js';
+import { spendError, watchSpend, type AgentMeterOptions } from './agent-spend.js';
 import { readTail, TRANSCRIPT_TAIL_BYTES } from './output-tail.js';
 import { processAccount } from './process-account.js';
 import { processFailure } from './process-failure.js';
@@ -26,6 +28,12 @@ export interface AgentProposerOptions {
   readonly reportsCost?: boolean;
   /** Variables added to the agent's environment (for example a model endpoint). */
   readonly env?: Readonly<Record<string, string>>;
+  /**
+   * Run each attempt's model calls through a metering endpoint standing in for this upstream: it counts and
+   * prices them, and ends the agent when the run's token or cost budget is spent (docs/metering.md). The
+   * proposer then reports tokens and cost.
+   */
+  readonly meter?: AgentMeterOptions;
 }
 
 /** Longest prompt passed in `REDLINE_PROMPT` (Linux refuses one variable over 128 KiB); the file holds it all. */
@@ -62,9 +70,13 @@ async function readUsage(file: string): Promise<unknown> {
  * files and variables (docs/agents.md):
  * `REDLINE_PROMPT` / `REDLINE_PROMPT_FILE` (goal, scope and failing findings as Markdown),
  * `REDLINE_REQUEST_FILE` (the `redline.proposer/1` request as JSON), `REDLINE_GOAL`, `REDLINE_ATTEMPT`,
- * and may write `{"inputTokens","outputTokens","costUsd"}` to `REDLINE_USAGE_FILE` and its transcript to
- * `REDLINE_TRANSCRIPT`. Exit 0 means done. Every proposal and error carries the agent's account: its exit
- * status, time, and the tails of its stdout, stderr and transcript.
+ * and may write `{"inputTokens","outputTokens","costUsd"}` to `REDLINE_USAGE_FILE` (or append such lines to
+ * `REDLINE_USAGE_LOG` as it goes) and its transcript to `REDLINE_TRANSCRIPT`. Exit 0 means done. With a `meter`,
+ * its model calls go through a metering endpoint (`REDLINE_METER_URL`, `OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL`);
+ * the meter, or the usage log, ends it when the run's token or cost budget is spent (docs/metering.md). Every
+ * proposal and error carries the agent's account: its exit status, time, the tails of its stdout, stderr and
+ * transcript, and its metered model calls.
+ * @throws {TypeError} for a meter whose upstream is not an http(s) URL.
  */
 export function agentProposer({
   command,
@@ -74,12 +86,15 @@ export function agentProposer({
   reportsTokens = false,
   reportsCost = false,
   env = {},
+  meter,
 }: AgentProposerOptions): Proposer {
   // What is recorded of the command: secrets redacted, and for the plan what stays the same from run to run.
   const line = recordedCommand(command);
+  if (meter !== undefined) upstreamUrl(meter.upstream);
+  const metered = meter !== undefined;
   return {
     name: `agent:${line}`,
-    capabilities: { reportsTokens, reportsCost },
+    capabilities: { reportsTokens: reportsTokens || metered, reportsCost: reportsCost || metered },
     identity: { kind: 'agent', name: commandIdentity(line), template: AGENT_PROMPT_TEMPLATE },
     async propose(request, { signal, workspace, sandbox }) {
       if (workspace === undefined)
@@ -93,13 +108,17 @@ export function agentProposer({
           request: path.join(io, 'request.json'),
           prompt: path.join(io, 'prompt.md'),
           usage: path.join(io, 'usage.json'),
+          usageLog: path.join(io, 'usage.jsonl'),
           transcript: path.join(io, 'transcript.log'),
         };
         await writeFile(files.request, JSON.stringify(request));
         await writeFile(files.prompt, prompt);
+        const { budgetsLeft } = request.state;
+        const watch = await watchSpend({ meter, budgetsLeft, usageLog: files.usageLog });
         const variables = {
           ...inheritedEnv(),
           ...env,
+          ...watch.env,
           REDLINE_PROMPT: promptVariable(prompt),
           REDLINE_PROMPT_FILE: files.prompt,
           REDLINE_REQUEST_FILE: files.request,
@@ -113,18 +132,37 @@ export function agentProposer({
           cwd: dir,
           timeoutMs,
           outputCap,
-          signal,
+          // The run's stop, or the attempt's spend reaching a budget, ends the agent.
+          signal: AbortSignal.any([signal, watch.signal]),
           env: variables,
           ...(sandbox === undefined ? {} : { sandbox: { kind: sandbox.kind, writable: [dir, io], network: sandbox.network } }),
+        }).catch(async (error: unknown) => {
+          await watch.finish();
+          throw error;
         });
-        const account = processAccount({ kind: 'agent', result, transcript: await readTail(files.transcript, TRANSCRIPT_TAIL_BYTES) });
+        const spent = await watch.finish();
+        const account = {
+          ...processAccount({ kind: 'agent', result, transcript: await readTail(files.transcript, TRANSCRIPT_TAIL_BYTES) }),
+          // Killed for its spend, not for the run's stop: the signal that ended it was the attempt's.
+          ...(result.killed === 'aborted' && !signal.aborted && spent.ended !== undefined ? { killed: 'budget' as const } : {}),
+          ...(spent.meter === undefined ? {} : { meter: spent.meter }),
+        };
         // What the agent spent is charged even when its attempt fails; a malformed report fails a good attempt.
-        let usage: unknown;
+        // The meter's count is not the agent's to report; without a meter, its usage file is its final word, else its log's lines.
+        let usage: unknown = spent.meter === undefined ? undefined : spent.usage;
         let badUsage: ProposerError | undefined;
-        try {
-          usage = await readUsage(files.usage);
-        } catch (error) {
-          badUsage = error as ProposerError;
+        if (spent.meter === undefined) {
+          try {
+            usage = (await readUsage(files.usage)) ?? spent.usage;
+          } catch (error) {
+            badUsage = error as ProposerError;
+            usage = spent.usage;
+          }
+          if (spent.problem !== undefined)
+            badUsage ??= new ProposerError({
+              code: 'proposer.bad_output',
+              message: `the agent's usage log is not usable: ${spent.problem}`,
+            });
         }
         const failed = (error: ProposerError): ProposerError =>
           new ProposerError({
@@ -134,6 +172,8 @@ export function agentProposer({
             ...(usage === undefined ? {} : { usage }),
             account,
           });
+        // Ended by its spend, the agent may have exited on its own at the refusal: the budget is why it stopped.
+        if (spent.ended !== undefined) throw failed(spendError({ ...spent, ended: spent.ended }, budgetsLeft));
         const failure = processFailure({ command, result, timeoutMs, outputCap, who: 'agent', account });
         if (failure !== undefined) throw failed(failure);
         let changes: Record<string, string | null>;

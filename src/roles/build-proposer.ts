@@ -1,15 +1,37 @@
 import path from 'node:path';
 import { MissionError } from '../errors/mission-error.js';
 import type { RateLimiter } from '../limits/rate-limiter.js';
+import { readPrices, type PriceTable } from '../metering/prices.js';
 import type { Mission } from '../mission/mission.js';
 import { agentProposer } from '../proposers/agent-proposer.js';
 import { commandProposer } from '../proposers/command-proposer.js';
 import type { Proposer } from '../proposers/proposer.js';
 import { loadReplay, replayProposer } from '../proposers/replay-proposer.js';
 
+/** A metered agent's prices: the mission's table, or the file it names (relative to the mission file). */
+async function missionPrices(mission: Mission, prices: PriceTable | string): Promise<PriceTable> {
+  if (typeof prices !== 'string') return prices;
+  try {
+    return await readPrices(path.resolve(mission.baseDir, prices));
+  } catch (error) {
+    throw new MissionError({
+      source: mission.id,
+      issues: [
+        {
+          path: 'proposer.meter.prices',
+          expected: 'a prices file: model id → { input, output, cachedInput?, cacheWrite? } in USD per million tokens',
+          got: prices,
+          message: (error as Error).message,
+        },
+      ],
+    });
+  }
+}
+
 /**
- * Builds the proposer a mission file names; a model proposer's calls wait for `rateLimiter`'s turn.
- * @throws {MissionError} when the mission names none or its replay file cannot be read.
+ * Builds the proposer a mission file names; a model proposer's calls, and a metered agent's, wait for
+ * `rateLimiter`'s turn.
+ * @throws {MissionError} when the mission names none, or its replay or prices file cannot be read.
  */
 export async function buildProposer(mission: Mission, { rateLimiter }: { rateLimiter?: RateLimiter } = {}): Promise<Proposer> {
   const spec = mission.proposer;
@@ -36,7 +58,8 @@ export async function buildProposer(mission: Mission, { rateLimiter }: { rateLim
         reportsCost: spec.reportsCost,
         ...(spec.timeout === undefined ? {} : { timeoutMs: spec.timeout }),
       });
-    case 'agent':
+    case 'agent': {
+      const { meter } = spec;
       return agentProposer({
         command: spec.command,
         outputCap: spec.outputCap,
@@ -44,7 +67,17 @@ export async function buildProposer(mission: Mission, { rateLimiter }: { rateLim
         reportsTokens: spec.reportsTokens,
         reportsCost: spec.reportsCost,
         ...(spec.timeout === undefined ? {} : { timeoutMs: spec.timeout }),
+        ...(meter === undefined
+          ? {}
+          : {
+              meter: {
+                upstream: meter.upstream,
+                ...(meter.prices === undefined ? {} : { prices: await missionPrices(mission, meter.prices) }),
+                ...(rateLimiter === undefined ? {} : { rateLimiter }),
+              },
+            }),
       });
+    }
     case 'replay': {
       const file = path.resolve(mission.baseDir, spec.file);
       try {

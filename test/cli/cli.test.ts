@@ -32,11 +32,13 @@ describe('redline CLI', () => {
     const lines = stdout.trim().split('\n');
     assert.equal(lines.length, 1);
     const summary = JSON.parse(lines[0] as string);
-    assert.deepEqual(Object.keys(summary), ['runId', 'mission', 'outcome', 'verification', 'stopReason', 'attempts']);
+    assert.deepEqual(Object.keys(summary), ['runId', 'mission', 'outcome', 'verification', 'stopReason', 'attempts', 'spent']);
     assert.deepEqual(
       [summary.mission, summary.outcome, summary.verification, summary.stopReason, summary.attempts],
       ['answer', 'complete', 'verified', 'demand_passed', 2],
     );
+    // What the two attempts reported spending, as the seal counted it.
+    assert.deepEqual(summary.spent, { inputTokens: 240, outputTokens: 16, costUsd: 0.0008 });
   });
 
   it('prints a readable table with the evidence file for people', async () => {

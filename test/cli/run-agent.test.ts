@@ -6,7 +6,7 @@ import { after, describe, it } from 'node:test';
 import { admitCommand } from '../../src/cli/admit-command.js';
 import { showCommand } from '../../src/cli/ledger-command.js';
 import { runCommand, type Output } from '../../src/cli/run-command.js';
-import { mathMission } from '../helpers/math-mission.js';
+import { mathMission as mathMissionFile } from '../helpers/math-mission.js';
 import { tree, tempDir } from '../helpers/workspace.js';
 
 const SED_AGENT = path.resolve(import.meta.dirname, '../fixtures/agents/sed-agent.sh');
@@ -24,6 +24,9 @@ function capture(): Output & { out: string[]; err: string[] } {
   const err: string[] = [];
   return { out, err, print: (line) => out.push(line), progress: (line) => err.push(line) };
 }
+
+const mathMission = (): Promise<{ file: string; ws: string }> =>
+  mathMissionFile({ budgets: { maxAttempts: 3 }, stopPolicy: { guards: [] } }, { 'src/obsolete.js': 'export {};\n' });
 
 describe('redline run --agent', () => {
   it('runs an in-place agent in a private copy and prints its result', async () => {

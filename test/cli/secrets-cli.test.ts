@@ -13,7 +13,13 @@ const CHECK_KEY = 'ghp_check5a6b7c8d9e0f1a2b';
 
 describe('secrets stay out of the record', () => {
   it('an inline key in --agent and in a check command runs as given, and reaches neither the ledger file, nor ledger show, nor ledger export', async () => {
-    const { file } = await mathMission({ command: `GH_TOKEN=${CHECK_KEY} node --test-reporter=tap test/math.test.js` });
+    const { file } = await mathMission({
+      budgets: { maxAttempts: 3 },
+      stopPolicy: { guards: [] },
+      checks: [
+        { name: 'tests', kind: 'test-runner', format: 'tap', command: `GH_TOKEN=${CHECK_KEY} node --test-reporter=tap test/math.test.js` },
+      ],
+    });
     const dir = path.dirname(file);
     const seen = path.join(dir, 'seen-key');
     const agent = `OPENAI_API_KEY=${AGENT_KEY} sh -c 'printf %s "$OPENAI_API_KEY" > ${seen}' && ${SED_AGENT} --api-key ${FLAG_KEY}`;
