@@ -61,7 +61,7 @@ describe('redline run: recovery before the run', () => {
     assert.equal(await runCommand(mine, { ledger: location, json: true }, output), 1);
 
     assert.ok(
-      progress.includes(`recovered run ${crashedMine}: resumed, sealed failed_with_evidence / budget_attempts`),
+      progress.includes(`recovered run ${crashedMine}: resumed, sealed blocked / no_demand_signal`),
       progress.join('\n'),
     );
     assert.ok(progress.includes(`2 other unsealed runs: run \`redline ledger recover --ledger ${location}\``), progress.join('\n'));

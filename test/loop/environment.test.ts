@@ -268,8 +268,8 @@ describe('a mission with no demand check', () => {
     );
     assert.equal(records[1]?.type, 'baseline');
     assert.equal(proposals, 1);
-    // Format checks alone never accept: the attempt budget ends it, as it would have without the baseline.
-    assert.deepEqual([result.outcome, result.stopReason], ['failed_with_evidence', 'budget_attempts']);
+    // Format checks alone never accept: when they pass, the run stops without a demand signal.
+    assert.deepEqual([result.outcome, result.stopReason], ['blocked', 'no_demand_signal']);
   });
 
   it('only semantic or built-in checks: no baseline, as before', async () => {

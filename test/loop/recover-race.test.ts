@@ -20,7 +20,10 @@ import { wrapLedger } from '../helpers/ledgers.js';
 
 const VALUES = [{ nom: 1 }, { name: 'a' }];
 
-/** A mission whose run ends at attempt 2 (its attempt budget); with `declared`, its replay proposer lets recovery resume it. */
+/**
+ * A mission whose run ends at attempt 2, where its only check (a format check) passes: blocked /
+ * no_demand_signal. With `declared`, its replay proposer lets recovery resume it.
+ */
 async function mission(declared: boolean): Promise<Mission> {
   const dir = await tempWorkspace({ 'replay.json': JSON.stringify(VALUES.map((value) => ({ value }))) });
   return defineMission(
@@ -36,7 +39,7 @@ async function mission(declared: boolean): Promise<Mission> {
   );
 }
 
-/** The rows an uninterrupted run of `target` stores: run.started, attempt, decision, attempt, decision, run.sealed (budget_attempts). */
+/** The rows an uninterrupted run of `target` stores: run.started, attempt, decision, attempt, decision, run.sealed (no_demand_signal). */
 async function reference(target: Mission, runId: string): Promise<readonly StoredRecord[]> {
   const ledger = new MemoryLedger();
   let attempt = 0;
@@ -137,7 +140,7 @@ for (const { name } of sqlBackends) {
     it('resumes from the late record instead of sealing crashed', async () => {
       const { recovery, reference: rows, after } = await raceRecovery(name, await mission(true), 3);
       assert.equal(recovery.action, 'resumed', JSON.stringify(recovery));
-      assert.equal(recovery.detail, 'failed_with_evidence / budget_attempts');
+      assert.equal(recovery.detail, 'blocked / no_demand_signal');
       assert.deepEqual(
         after.map((record) => record.type),
         ['run.started', 'attempt', 'decision', 'attempt', 'run.resumed', 'decision', 'run.sealed'],
@@ -149,7 +152,7 @@ for (const { name } of sqlBackends) {
     it('reports a run another process sealed meanwhile as already sealed, with its outcome', async () => {
       const { recovery, after } = await raceRecovery(name, await mission(true), 5);
       assert.equal(recovery.action, 'already_sealed', JSON.stringify(recovery));
-      assert.equal(recovery.detail, 'failed_with_evidence / budget_attempts by another process');
+      assert.equal(recovery.detail, 'blocked / no_demand_signal by another process');
       assert.deepEqual(
         after.map((record) => record.type),
         ['run.started', 'attempt', 'decision', 'attempt', 'decision', 'run.sealed'],
