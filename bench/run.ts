@@ -1,6 +1,7 @@
 // `npm run bench`: runs every benchmark (`npm run bench -- NAME [options]` one) and prints the measurements side by side with what they compare to.
 import { ledgerBench, type BackendResult } from './ledger.js';
 import { loopOverhead } from './loop-overhead.js';
+import { processSpawnBench, type SpawnPair } from './process-spawn.js';
 import { rateLimitsBench } from './rate-limits.js';
 import { reviewAppBench } from './review-app.js';
 import { reviewQueueBench, reviewQueueDepthBench } from './review-queue.js';
@@ -159,6 +160,27 @@ benches['rate-limits'] = async () => {
     `  ${'through one shared limit (one hot row)'.padEnd(43)}${rate(result.limited)} calls/s`,
     `  ${'to an endpoint without a limit'.padEnd(43)}${rate(result.unlimited)} calls/s`,
     `  ${'ratio limited / unlimited'.padEnd(43)}${(result.limited / result.unlimited).toFixed(2).padStart(8)}×`,
+  ].join('\n');
+};
+
+benches['process-spawn'] = async () => {
+  // `npm run bench -- process-spawn --calls 300` for steadier medians.
+  const calls = only === 'process-spawn' && process.argv[3] === '--calls' ? Number(process.argv[4]) : undefined;
+  const result = await processSpawnBench(calls === undefined ? {} : { calls });
+  const ms = (value: number): string => `${value.toFixed(2).padStart(8)} ms`;
+  const pair = (label: string, { plainMs, namespacedMs }: SpawnPair): string[] => [
+    `  ${`runProcess ${label}, no namespace`.padEnd(43)}${ms(plainMs)}`,
+    `  ${`runProcess ${label}, PID namespace`.padEnd(43)}${ms(namespacedMs)}  (+${(namespacedMs - plainMs).toFixed(2)} ms, ratio ${(namespacedMs / plainMs).toFixed(2)}×)`,
+  ];
+  return [
+    `process-spawn: per call, median of ${result.calls} calls each, taking turns; PID namespace via ${result.via}; load average ${result.load.toFixed(1)} after`,
+    ...(result.trueCommand === undefined ? [] : pair("['true']", result.trueCommand)),
+    ...(result.shellCommand === undefined ? [] : pair('of a shell line', result.shellCommand)),
+    ...Object.entries(result.bare).map(
+      ([tool, value]) =>
+        `  ${(tool === 'plain' ? 'bare spawn of true' : `bare spawn of true through ${tool}`).padEnd(43)}${ms(value)}  (ratio ${(value / (result.bare.plain as number)).toFixed(2)}×)`,
+    ),
+    ...result.unavailable.map((why) => `  not measured: ${why}`),
   ].join('\n');
 };
 

@@ -9,6 +9,7 @@ import { evaluatePolicy, type StopVerdict } from '../guards/guard.js';
 import { routingJudge } from '../judge/routing-judge.js';
 import { MemoryLedger } from '../ledger/memory/memory-ledger.js';
 import { ownerInfo } from '../ledger/owner.js';
+import { pidNamespace } from '../process/pid-namespace.js';
 import { attemptRecord } from '../run/attempt-record.js';
 import { ended, judgeState } from '../run/judge-state.js';
 import { refines, type Ending } from '../run/ending.js';
@@ -104,6 +105,7 @@ export function redlineStopWhen<STEP extends StepSlice>(options: RedlineStopWhen
         lookback: context.lookback,
         // Recovery leaves the run of a live process alone, and seals the run of a dead one `crashed`.
         owner: ownerInfo(),
+        pidNamespace: await pidNamespace(),
       },
     });
   };

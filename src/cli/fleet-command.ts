@@ -45,6 +45,7 @@ export function addFleetCommands({ cli, done, output }: { cli: Command; done: (c
       'after',
       '\nOne line per finished run with the live counts (running, done per outcome, failures); the fleet table\n(`redline status`) gets them every second. SIGTERM (or Ctrl-C): take no more work, finish the runs held, exit 0.',
     )
+    .hook('preAction', async () => (await import('./pid-namespace-note.js')).notePidNamespace(output))
     .action(async (options) => done(await (await actions()).workerCommand(options, output)));
   cli
     .command('status')

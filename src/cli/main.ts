@@ -35,6 +35,8 @@ function program(setCode: (code: number) => void, output: Output): Command {
       writeErr: (text) => output.progress(text.replace(/\n$/, '')),
     });
   const done = (code: number): void => setCode(code);
+  /** Before a command that runs programs: the one note when they run without a PID namespace here. */
+  const notePidNamespace = async (): Promise<void> => (await import('./pid-namespace-note.js')).notePidNamespace(output);
 
   cli
     .command('run')
@@ -89,6 +91,7 @@ function program(setCode: (code: number) => void, output: Output): Command {
       'after',
       '\nThe workspace is only read: each run snapshots it into $REDLINE_SCRATCH (default: the temp directory)/redline-runs/<run>/\nand checks every candidate in a copy of that snapshot; changes made to the workspace meanwhile are reported, never checked.\nUnsealed runs of this mission whose process (on this host) is gone are recovered first (resumed, or sealed crashed);\nother unsealed runs are counted and left to `redline ledger recover`.\nEach run records its plan hash (mission + proposer identity). After a run of this mission sealed by oscillation,\nreject_repeat, no_progress or human_gate, rerunning the same plan is refused (exit 2): change the plan (another\nproposer, model, prompt or --plan-label) and link the new run with --resolves <run>, or pass --force-same-plan.\nThe identity of a command leaves out its environment assignments and puts placeholders for loopback ports and temporary\npaths (docs/ledger.md#linked-runs-and-plans); secrets in commands are recorded as *** (docs/agents.md).\nWith several mission files, every file is loaded first (one bad file refuses them all), then up to --concurrency\nruns go at once in this process against one connection per ledger; each line a run prints starts with [mission id].\nExit codes: 0 complete or complete_noop, 1 blocked or failed_with_evidence, 2 usage or mission-file error or a refused plan or link\n(with several files: the worst of the runs).',
     )
+    .hook('preAction', notePidNamespace)
     .action(async (files: string[], options) =>
       done(
         files.length === 1 && options.concurrency === undefined
@@ -112,6 +115,7 @@ function program(setCode: (code: number) => void, output: Output): Command {
       'after',
       '\nStatus, worst first: environment (a required check cannot run on the baseline), unreachable (the reference fails a\nrequired check, or a required check needs a file outside the scope that the baseline lacks), too_broad (every required\ndemand check passes on the baseline), weak_feedback (a required format or demand check fails on the baseline with no\nreason code naming what failed, e.g. only command.exit_nonzero), reachable. Nothing is recorded; the workspace is only read.\nExit codes: 0 reachable, 1 any other status, 2 usage or mission-file error.',
     )
+    .hook('preAction', notePidNamespace)
     .action(async (file: string, options) => done(await (await import('./check-command.js')).checkCommand(file, options, output)));
 
   cli
@@ -129,6 +133,8 @@ function program(setCode: (code: number) => void, output: Output): Command {
       'after',
       "\nThe baseline is the mission's workspace as it is when the server starts; the agent edits the workspace, and its\ndifference from the baseline is what redline_checks checks (in an isolated copy, nothing recorded) and what\nredline_submit proposes as the next attempt of a recorded run (started by the first submit). The run's guards,\nledger records, acceptance and seal are those of `redline run`: a run is complete only when its checks say so.\nStdout carries the protocol; notes go to stderr. When the client closes stdin (or on SIGTERM/SIGINT) the open run\nis sealed failed_with_evidence / aborted. Needs the optional peer @modelcontextprotocol/sdk.\nExit codes: 0 after the client closed, 2 usage or mission-file error, or the SDK is missing.",
     )
+    // Not waited for: the client gives the server about a second to answer.
+    .hook('preAction', () => void notePidNamespace())
     .action(async (options) => done(await (await import('./mcp-command.js')).mcpCommand(options, output)));
 
   cli
@@ -137,6 +143,7 @@ function program(setCode: (code: number) => void, output: Output): Command {
     .option('--json', 'print one JSON line per finished run')
     .option('--ledger <location>', LEDGER_HELP)
     .addHelpText('after', '\nExit code 0 when every mission ended as documented in examples/README.md, else 1.')
+    .hook('preAction', notePidNamespace)
     .action(async (options: { json?: boolean; ledger?: string }) => done(await (await import('./demo-command.js')).demo(options, output)));
 
   const ledger = cli.command('ledger').description('Inspect, verify, move and recover the recorded runs.');

@@ -9,6 +9,7 @@ import type { ShadowResult } from '../core/shadow-verdict.js';
 import type { TestInventory } from '../core/test-inventory.js';
 import type { AttemptSummary, RunCounters, StopVerdict } from '../guards/guard.js';
 import type { HandoffPlan } from '../handoff/handoff.js';
+import type { PidNamespace } from '../process/pid-namespace.js';
 import type { ProposerIdentity, Usage } from '../proposers/proposer.js';
 
 // The parts run records are made of, as schemas that parse them back from storage. Each object keeps the
@@ -171,6 +172,12 @@ export const proposerIdentitySchema: z.ZodType<ProposerIdentity> = z.looseObject
 
 /** Who ran a run: recovery tells a crashed run from a live one by it. */
 export const ownerSchema = z.looseObject({ host: opt(z.string()), pid: opt(z.number()) });
+
+/** Whether the run's programs ran in PID namespaces of their own there, and if not why (docs/architecture.md, 'Processes'). */
+export const pidNamespaceSchema: z.ZodType<PidNamespace> = z.union([
+  z.looseObject({ available: z.literal(true), via: z.enum(['unshare', 'bwrap']) }),
+  z.looseObject({ available: z.literal(false), reason: z.string() }),
+]);
 
 /** What the last reset of the check copy cost (`WorkCopy` report). */
 export const isolationSchema = z.record(z.string(), z.number());

@@ -17,6 +17,7 @@ import {
   isolationSchema,
   outcomeSchema,
   ownerSchema,
+  pidNamespaceSchema,
   proposerIdentitySchema,
   rejectionSchema,
   shadowSchema,
@@ -109,6 +110,7 @@ const startedShape = {
     }),
   ),
   sandbox: opt(z.unknown()),
+  pidNamespace: opt(pidNamespaceSchema),
   review: opt(z.enum(['requested', 'default', 'opted_out'])),
 };
 
@@ -118,6 +120,7 @@ const resumedShape = {
   /** The step the last record left to do. */
   next: z.enum(['baseline', 'decide', 'attempt', 'apply']),
   owner: opt(ownerSchema),
+  pidNamespace: opt(pidNamespaceSchema),
 };
 
 const baselineShape = {

@@ -2,6 +2,7 @@ import { EMPTY_CANDIDATE } from '../core/candidate.js';
 import { redactCommands } from '../core/redact-command.js';
 import { reasonCodeCount } from '../checks/check-span.js';
 import { ownerInfo } from '../ledger/owner.js';
+import { pidNamespace } from '../process/pid-namespace.js';
 import { frontierOf } from '../state/working-state.js';
 import { linksOutside } from '../workspace/links-outside.js';
 import { checkCandidate } from './check-candidate.js';
@@ -28,7 +29,12 @@ export async function recordStart(context: RunContext): Promise<void> {
     const { next } = start;
     await recorder.append({
       type: 'run.resumed',
-      data: { fromSeq: context.resumedFrom, next: typeof next === 'string' ? next : 'apply', owner: ownerInfo() },
+      data: {
+        fromSeq: context.resumedFrom,
+        next: typeof next === 'string' ? next : 'apply',
+        owner: ownerInfo(),
+        pidNamespace: await pidNamespace(),
+      },
     });
     return;
   }
@@ -60,6 +66,7 @@ export async function recordStart(context: RunContext): Promise<void> {
             },
           }),
       ...(sandbox === undefined ? {} : { sandbox: mission.sandbox }),
+      pidNamespace: await pidNamespace(),
       ...(options.review === undefined ? {} : { review: options.review }),
     },
   });

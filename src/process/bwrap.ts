@@ -1,5 +1,5 @@
-import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
+import { findExecutable } from './executable.js';
 import type { BwrapSandbox } from './sandbox.js';
 
 /** What to tell the user when bwrap cannot be found. */
@@ -8,29 +8,12 @@ export function bwrapMissing(bwrapPath?: string): string {
   return `bubblewrap (bwrap) is not installed${where}: apt-get install bubblewrap`;
 }
 
-function isExecutable(file: string): boolean {
-  try {
-    accessSync(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * The bwrap executable to run: `bwrapPath` when given, else /usr/bin/bwrap, else `bwrap` on PATH;
  * undefined when there is none.
  */
 export function findBwrap(bwrapPath?: string): string | undefined {
-  if (bwrapPath !== undefined) return isExecutable(bwrapPath) ? bwrapPath : undefined;
-  const candidates = [
-    '/usr/bin/bwrap',
-    ...(process.env.PATH ?? '')
-      .split(path.delimiter)
-      .filter(Boolean)
-      .map((dir) => path.join(dir, 'bwrap')),
-  ];
-  return candidates.find(isExecutable);
+  return findExecutable('bwrap', bwrapPath);
 }
 
 export interface BwrapArgvOptions {

@@ -4,6 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { bwrapArgv, bwrapMissing, findBwrap } from './bwrap.js';
 import { setLongTimeout } from './long-timeout.js';
+import { INIT_STATUS_FD, initEnv, initReport } from './pid-init.js';
+import { pidNamespaceLauncher, type PidNamespaceLauncher } from './pid-namespace.js';
 import { newProcessTag, taggedEnv } from './process-tag.js';
 import type { Sandbox } from './sandbox.js';
 import { canFindTagged, killTagged } from './tagged-processes.js';
@@ -13,8 +15,8 @@ import { canFindTagged, killTagged } from './tagged-processes.js';
  * short enough that a descendant holding them (one that escaped every kill) cannot hold the result.
  */
 const PIPE_GRACE_MS = 150;
-/** bwrap reports the program's exit status on the child's fourth pipe. */
-const STATUS_FD = 3;
+/** bwrap, or the init of a PID namespace, reports the program's exit status on the child's fourth pipe. */
+const STATUS_FD = INIT_STATUS_FD;
 /** Linux shows every process's environment, so descendants that left the group can still be found. */
 const findsDescendants = canFindTagged();
 
@@ -36,6 +38,14 @@ export interface ProcessOptions {
    * @default undefined: the program sees and may change what redline may
    */
   readonly sandbox?: Sandbox;
+  /**
+   * Run the program in a PID namespace of its own when this machine allows it (Linux; see
+   * `pidNamespace()`), so that ending it ends every descendant and a killed redline takes it along.
+   * `false` keeps it in the host's, ended by process group and environment marker. A sandbox has
+   * a PID namespace of its own either way.
+   * @default true, unless `REDLINE_PID_NAMESPACE=off`
+   */
+  readonly pidNamespace?: boolean;
 }
 
 export interface ProcessResult {
@@ -59,60 +69,86 @@ export function inheritedEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
+/** What to spawn: the argv, and what wraps the program, if anything. */
+type Launch = {
+  readonly argv: readonly string[];
+  /** The program's private temporary directory, removed after it. */
+  readonly temporary: string;
+  /** Which PID namespace tool wraps the program outside a sandbox. */
+  readonly namespace?: PidNamespaceLauncher['via'];
+};
+
 /**
- * The program and arguments to spawn, wrapped in bwrap when sandboxed, or why it cannot start. Every
- * program gets a private temporary directory, named by TMPDIR, TMP and TEMP, which is removed after it
- * (`temporary`): what a check or proposer leaves there does not pile up in the machine's temp folder.
- * Sandboxed, it is the only writable temporary directory; unsandboxed, a program that ignores TMPDIR
- * still writes where it likes.
+ * The program and arguments to spawn, wrapped in bwrap when sandboxed or in a PID namespace when
+ * `namespace` is given, or why it cannot start. Every program gets a private temporary directory, named
+ * by TMPDIR, TMP and TEMP, which is removed after it (`temporary`): what a check or proposer leaves there
+ * does not pile up in the machine's temp folder. Sandboxed, it is the only writable temporary directory;
+ * unsandboxed, a program that ignores TMPDIR still writes where it likes.
  */
-function launch(options: ProcessOptions): { readonly argv: readonly string[]; readonly temporary: string } | { readonly problem: string } {
+function launch(options: ProcessOptions, namespace: PidNamespaceLauncher | undefined): Launch | { readonly problem: string } {
   const argv = typeof options.command === 'string' ? ['/bin/sh', '-c', options.command] : options.command;
   const { sandbox } = options;
-  if (sandbox === undefined) return { argv, temporary: mkdtempSync(path.join(os.tmpdir(), 'redline-tmp-')) };
+  const cwd = path.resolve(options.cwd);
+  if (sandbox === undefined) {
+    const temporary = mkdtempSync(path.join(os.tmpdir(), 'redline-tmp-'));
+    return namespace === undefined ? { argv, temporary } : { argv: namespace.argv(argv, cwd), temporary, namespace: namespace.via };
+  }
   const bwrap = findBwrap(sandbox.bwrapPath);
   if (bwrap === undefined) return { problem: bwrapMissing(sandbox.bwrapPath) };
-  const cwd = path.resolve(options.cwd);
   const temporary = mkdtempSync(path.join(os.tmpdir(), 'redline-sandbox-tmp-'));
   const writable = [...sandbox.writable.map((dir) => path.resolve(cwd, dir)), temporary];
   return { argv: [bwrap, ...bwrapArgv({ sandbox: { ...sandbox, writable }, cwd, command: argv, statusFd: STATUS_FD })], temporary };
+}
+
+/** The PID namespace to run the program in: none in a sandbox (it has its own), when asked for none, or where none works. */
+async function namespaceFor(options: ProcessOptions): Promise<PidNamespaceLauncher | undefined> {
+  if (options.sandbox !== undefined || options.pidNamespace === false) return undefined;
+  const launcher = await pidNamespaceLauncher();
+  return typeof launcher === 'string' ? undefined : launcher;
 }
 
 /**
  * Runs a process in its own process group with a timeout, an output cap, an abort signal and, on
  * request, an OS sandbox. It never rejects.
  *
- * Every process it starts is marked with a unique environment variable. When the program exits, times
- * out, is aborted or floods its output, the group and every marked process are killed with SIGKILL,
- * so descendants that called setsid or daemonized are ended too; the result then waits at most 150 ms
- * for the pipes to drain.
+ * On Linux, when the machine allows it (docs/architecture.md, 'Processes'), the program runs in a PID
+ * namespace of its own under a small init: when the program exits, times out, is aborted or floods its
+ * output, the namespace ends and every descendant with it, whatever its session or environment; and
+ * if redline dies, the namespace dies with it. Inside, the program sees its own pids.
  *
- * Limits: without /proc (macOS) only the group is killed; a descendant that clears its environment
- * (`env -i`) escapes the marker, unless sandboxed: the sandbox's PID namespace ends everything; if
- * redline itself is killed, only a sandbox (`--die-with-parent`) ends what it started.
+ * Elsewhere, every process it starts is marked with a unique environment variable, and the group and
+ * every marked process are killed with SIGKILL, so descendants that called setsid or daemonized are
+ * ended too. Limits there: without /proc (macOS) only the group is killed; a descendant that clears its
+ * environment (`env -i`) escapes the marker; if redline itself is killed, nothing ends what it started.
+ *
+ * Either way the result waits at most 150 ms for the pipes to drain once the program has exited.
  */
-export function runProcess(options: ProcessOptions): Promise<ProcessResult> {
+export async function runProcess(options: ProcessOptions): Promise<ProcessResult> {
   const started = performance.now();
-  const plan = launch(options);
+  const plan = launch(options, await namespaceFor(options));
   if ('problem' in plan) {
-    return Promise.resolve({
+    return {
       exitCode: null,
       signal: null,
       stdout: '',
       stderr: '',
       spawnError: plan.problem,
       durationMs: performance.now() - started,
-    });
+    };
   }
   const tag = newProcessTag();
   const [file, ...args] = plan.argv;
-  const { temporary } = plan;
+  const { temporary, namespace } = plan;
   const env = options.env ?? inheritedEnv();
+  // In a PID namespace the namespace ends the descendants: no need to look for them by their marker.
+  const sweeps = findsDescendants && namespace === undefined;
   return new Promise((resolve) => {
-    const stdio: StdioPipe[] = options.sandbox === undefined ? ['pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe', 'pipe'];
+    const reports = options.sandbox !== undefined || namespace !== undefined;
+    const stdio: StdioPipe[] = reports ? ['pipe', 'pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe'];
+    const marked = taggedEnv({ ...env, TMPDIR: temporary, TMP: temporary, TEMP: temporary }, tag);
     const child = spawn(file as string, args, {
       cwd: options.cwd,
-      env: taggedEnv({ ...env, TMPDIR: temporary, TMP: temporary, TEMP: temporary }, tag),
+      env: namespace === undefined ? marked : initEnv(marked),
       detached: true,
       stdio,
     });
@@ -133,7 +169,7 @@ export function runProcess(options: ProcessOptions): Promise<ProcessResult> {
       } catch {
         // The group is already gone.
       }
-      if (findsDescendants) killTagged(tag);
+      if (sweeps) killTagged(tag);
     };
     const killAll = (why: NonNullable<ProcessResult['killed']>): void => {
       killed ??= why;
@@ -184,13 +220,25 @@ export function runProcess(options: ProcessOptions): Promise<ProcessResult> {
       clearTimeout(grace);
       options.signal?.removeEventListener('abort', onAbort);
       const stderr = Buffer.concat(err).toString('utf8');
+      const lastLine = (tool: string): string => stderr.trim().split('\n').at(-1) || `${tool} exited with ${exitCode}`;
       // bwrap reports an exit code only for a program that ran: without one, the sandbox failed to set up.
       if (options.sandbox !== undefined && killed === undefined && spawnError === undefined && !status.includes('"exit-code"')) {
-        spawnError = `the sandbox could not start the program: ${stderr.trim().split('\n').at(-1) || `bwrap exited with ${exitCode}`}`;
+        spawnError = `the sandbox could not start the program: ${lastLine('bwrap')}`;
+      }
+      let ended = { exitCode, signal };
+      if (namespace !== undefined && spawnError === undefined) {
+        // The init reports how the program itself ended. Without a report the wrapper was killed (by the
+        // runtime, or by a signal from outside: its own end is the result) or could not set up.
+        const report = initReport(status);
+        if (report === undefined) {
+          if (killed === undefined && signal === null) spawnError = `the PID namespace could not start the program: ${lastLine(namespace)}`;
+        } else if ('spawnError' in report) {
+          spawnError = report.spawnError;
+          ended = { exitCode: null, signal: null };
+        } else ended = report;
       }
       resolve({
-        exitCode,
-        signal,
+        ...ended,
         stdout: Buffer.concat(out).toString('utf8'),
         stderr,
         ...(killed === undefined ? {} : { killed }),
@@ -215,7 +263,7 @@ export function runProcess(options: ProcessOptions): Promise<ProcessResult> {
           setImmediate(() => {
             // Something still holds the pipes. A descendant caught in the middle of an exec shows an empty
             // environment to the first sweep; by now its exec is done and a second sweep finds it.
-            if (findsDescendants) killTagged(tag);
+            if (sweeps) killTagged(tag);
             for (const stream of child.stdio) stream?.destroy();
             finish(exitCode, signal);
           }),

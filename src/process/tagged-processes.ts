@@ -56,7 +56,8 @@ export function findTagged(tag: string, procRoot = '/proc'): number[] {
  * as a scan finds nobody new. Returns how many processes were signalled.
  *
  * A process that replaced its environment (`env -i`, or exec with a fresh one) no longer carries the
- * marker and is not found; the bwrap sandbox closes that gap with its own PID namespace.
+ * marker and is not found; a PID namespace (runProcess's own on Linux, or the bwrap sandbox's) closes
+ * that gap, and runProcess sweeps for markers only where there is none.
  */
 export function killTagged(tag: string, procRoot = '/proc'): number {
   const signalled = new Set<number>();

@@ -22,7 +22,8 @@ import { tempWorkspace } from '../helpers/workspace.js';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const GOLDEN = path.join(ROOT, 'test/fixtures/loop-records');
 // `hashed` counts the files a reset had to hash because their times changed: it depends on the clock.
-const TIMING = new Set(['at', 'durationMs', 'elapsedMs', 'snapshotMs', 'resetMs', 'hashed', 'pid', 'host']);
+// `pidNamespace` depends on the machine, as the owner does.
+const TIMING = new Set(['at', 'durationMs', 'elapsedMs', 'snapshotMs', 'resetMs', 'hashed', 'pid', 'host', 'pidNamespace']);
 const NOW = 1_767_225_600_000;
 /** The fixed clock and the run id `golden-<name>`. */
 const fixed = (name: string) => ({ now: () => NOW, generateId: () => `golden-${name}` });

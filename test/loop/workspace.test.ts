@@ -10,9 +10,11 @@ import { runMission } from '../../src/loop/run-mission.js';
 import { defineMission, type Mission } from '../../src/mission/mission.js';
 import { agentProposer } from '../../src/proposers/agent-proposer.js';
 import { commandProposer } from '../../src/proposers/command-proposer.js';
+import { PID_NAMESPACE_VARIABLE } from '../../src/process/pid-namespace.js';
 import { functionProposer } from '../../src/proposers/function-proposer.js';
 import { tempWorkspace, tree, tempDir } from '../helpers/workspace.js';
 import { dataOf } from '../helpers/records.js';
+import { noneLeft, token } from '../process/liveness.js';
 
 const AGENTS = path.resolve(import.meta.dirname, '../fixtures/agents');
 const scratchDir = await tempDir('redline-scratch-');
@@ -176,11 +178,12 @@ describe('the run snapshot', () => {
 
   it('a check that leaves a setsid daemon behind neither delays the run nor outlives it', async () => {
     const dir = await tempWorkspace({ ...MATH, 'src/math.js': 'export const add = (a, b) => a + b;\n' });
-    const pidFile = path.join(scratchDir, `daemon-${process.pid}.pid`);
+    // Found by its command line: in a PID namespace the pid the check could print is not the host's.
+    const sleep = token();
     const daemon = {
       name: 'daemon',
       kind: 'command',
-      command: `setsid sh -c 'sleep 40' > /dev/null 2>&1 & echo $! > ${pidFile}; exit 0`,
+      command: `setsid sh -c 'exec sleep ${sleep}' > /dev/null 2>&1 & exit 0`,
     } as const;
     const started = performance.now();
     const result = await runMission({
@@ -191,8 +194,7 @@ describe('the run snapshot', () => {
     });
     assert.equal(result.outcome, 'complete_noop');
     assert.ok(performance.now() - started < 10_000, 'the run did not wait for the daemon');
-    const pid = Number(await readFile(pidFile, 'utf8'));
-    assert.ok(await gone(pid), `process ${pid} outlived the run`);
+    assert.ok(await noneLeft(sleep), 'the daemon outlived the run');
   });
 
   it('removes the run directory at the seal', async () => {
@@ -258,7 +260,9 @@ describe('agent proposer', () => {
       setTimeout(() => process.exit(0), 5000);`,
     );
     // A wrong fix, and a daemon in a session of its own (out of the agent's process group) without redline's
-    // environment marker: nothing ends it when the agent exits.
+    // environment marker: without a PID namespace, as on a machine that has none, nothing ends it when the
+    // agent exits (in one, it ends with the agent: test/process/pid-namespace.test.ts).
+    process.env[PID_NAMESPACE_VARIABLE] = 'off';
     const agent = `/usr/bin/env -i /usr/bin/setsid ${process.execPath} ${script} ${pidFile} </dev/null >/dev/null 2>&1 & sleep 0.5; echo 'export const add = (a, b) => a * b;' > src/math.js`;
     try {
       const ledger = new MemoryLedger();
@@ -278,6 +282,7 @@ describe('agent proposer', () => {
       );
       assert.match(tests[0]?.message ?? '', /: test\/math\.test\.js \(/);
     } finally {
+      delete process.env[PID_NAMESPACE_VARIABLE];
       const pid = Number(await readFile(pidFile, 'utf8').catch(() => '0'));
       if (pid > 0) {
         try {

@@ -1,4 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { randomInt } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
@@ -54,4 +56,35 @@ export function runningWithArg(token: string): number[] {
     })
     .map(Number)
     .filter(isRunning);
+}
+
+/** A `sleep` duration no other process has: the token that finds its processes on the host, whatever their pids inside a namespace. */
+export const token = (): string => `300.${randomInt(1e9)}`;
+
+/**
+ * What an agent's shell tool may leave behind, each process running under `sleep` once its file exists in
+ * `dir`: a grandchild in a new session with a cleared environment (the marker's blind spot), a `nohup`
+ * child, a `setsid` child. The command returns once all three run.
+ */
+export const leaveBehind = (sleep: string, dir = '.'): string =>
+  `env -i setsid sh -c '(touch ${dir}/a; exec sleep ${sleep}) &'; ` +
+  `nohup sh -c 'touch ${dir}/b; exec sleep ${sleep}' >/dev/null 2>&1 & ` +
+  `setsid sh -c 'touch ${dir}/c; exec sleep ${sleep}' & ` +
+  `while [ ! -e ${dir}/a ] || [ ! -e ${dir}/b ] || [ ! -e ${dir}/c ]; do sleep 0.01; done`;
+
+/** Whether the three of {@link leaveBehind} run, in `dir`. */
+export const allStarted = (dir: string): boolean => ['a', 'b', 'c'].every((file) => existsSync(path.join(dir, file)));
+
+/** Whether every process with `sleep` in its command line ends (within 2 s each); kills the survivors either way. */
+export async function noneLeft(sleep: string): Promise<boolean> {
+  const left = runningWithArg(sleep);
+  const ended = await Promise.all(left.map((pid) => ends(pid)));
+  for (const pid of runningWithArg(sleep)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // It ended meanwhile.
+    }
+  }
+  return ended.every(Boolean);
 }
