@@ -110,6 +110,17 @@ function rawServer(dir: string, { node = [], env = {} }: { node?: readonly strin
   };
 }
 
+/** How the run was sealed, as the fixture's ledger holds it: stop reason, attempts, detail. */
+async function sealOf(dir: string, runId: string): Promise<unknown> {
+  const ledger = await SqliteLedger.open({ database: path.join(dir, '.redline/redline.db') });
+  try {
+    const seal = (await ledger.records(runId)).at(-1);
+    return seal?.type === 'run.sealed' ? [seal.data.stopReason, seal.data.attempts, seal.data.detail] : seal?.type;
+  } finally {
+    await ledger.close();
+  }
+}
+
 interface Answer {
   readonly [key: string]: unknown;
   readonly findings: readonly { status: string; reasonCodes: readonly string[]; message: string; location?: { test?: string } }[];
@@ -258,13 +269,7 @@ describe('redline mcp', () => {
 
     // The client goes away with the run open: the server seals it as stopped, and the chain verifies.
     await client.close();
-    const ledger = await SqliteLedger.open({ database: path.join(dir, '.redline/redline.db') });
-    try {
-      const seal = (await ledger.records(submitted.runId as string)).at(-1);
-      assert.equal(seal?.type === 'run.sealed' ? seal.data.stopReason : seal?.type, 'aborted');
-    } finally {
-      await ledger.close();
-    }
+    assert.deepEqual(await sealOf(dir, submitted.runId as string), ['aborted', 1, 'the run was stopped by its caller after attempt 1']);
     assert.equal((await redline(['ledger', 'verify', '--ledger', path.join(dir, '.redline/redline.db')])).code, 0);
   });
 
@@ -316,17 +321,7 @@ describe('redline mcp', () => {
     server.child.kill('SIGTERM');
     const [code, signal] = await server.exited;
     assert.deepEqual([code, signal], [0, null], server.stderr());
-    const ledger = await SqliteLedger.open({ database: path.join(dir, '.redline/redline.db') });
-    try {
-      const seal = (await ledger.records(runId)).at(-1);
-      assert.deepEqual(seal?.type === 'run.sealed' ? [seal.data.stopReason, seal.data.attempts, seal.data.detail] : seal?.type, [
-        'aborted',
-        1,
-        'the run was stopped by its caller after attempt 1',
-      ]);
-    } finally {
-      await ledger.close();
-    }
+    assert.deepEqual(await sealOf(dir, runId), ['aborted', 1, 'the run was stopped by its caller after attempt 1']);
     assert.equal((await redline(['ledger', 'verify', '--ledger', path.join(dir, '.redline/redline.db')])).code, 0);
     assert.deepEqual(await readdir(path.join(dir, '.redline/redline-runs')), []);
   });
@@ -353,17 +348,7 @@ describe('redline mcp', () => {
     server.child.kill('SIGTERM');
     const [code] = await server.exited;
     assert.equal(code, 0, server.stderr());
-    const ledger = await SqliteLedger.open({ database: path.join(dir, '.redline/redline.db') });
-    try {
-      const seal = (await ledger.records(runId)).at(-1);
-      assert.deepEqual(seal?.type === 'run.sealed' ? [seal.data.stopReason, seal.data.attempts, seal.data.detail] : seal?.type, [
-        'aborted',
-        1,
-        'the run was stopped by its caller during attempt 1',
-      ]);
-    } finally {
-      await ledger.close();
-    }
+    assert.deepEqual(await sealOf(dir, runId), ['aborted', 1, 'the run was stopped by its caller during attempt 1']);
     assert.deepEqual(await readdir(path.join(dir, '.redline/redline-runs')), []);
   });
 

@@ -55,8 +55,14 @@ async function fixture(
   );
 }
 
-const scratchDir = await tempWorkspace({});
-dirs.push(scratchDir);
+/** A scratch directory of the test's own (its `redline-runs` are the test's alone), removed after the suite. */
+async function ownScratch(): Promise<string> {
+  const dir = await tempWorkspace({});
+  dirs.push(dir);
+  return dir;
+}
+
+const scratchDir = await ownScratch();
 
 /** A ledger whose plan look-up, the last step before a run snapshots its workspace, waits for `open`. */
 class GatedLedger extends MemoryLedger {
@@ -74,6 +80,12 @@ class GatedLedger extends MemoryLedger {
 }
 
 const types = async (ledger: MemoryLedger, runId: string) => (await ledger.records(runId)).map((record) => record.type);
+
+/** How the run was sealed: stop reason, attempts, detail. */
+async function sealOf(ledger: MemoryLedger, runId: string): Promise<unknown> {
+  const seal = (await ledger.records(runId)).at(-1);
+  return seal?.type === 'run.sealed' ? [seal.data.stopReason, seal.data.attempts, seal.data.detail] : seal?.type;
+}
 
 /** Polls until `ready` holds (for at most about a minute). */
 async function until(ready: () => Promise<boolean> | boolean): Promise<void> {
@@ -125,8 +137,7 @@ describe('McpSession', () => {
   });
 
   it('stops the run when the frozen baseline was written to, so a test weakened there cannot pass a run', async () => {
-    const scratch = await tempWorkspace({});
-    dirs.push(scratch);
+    const scratch = await ownScratch();
     const ledger = new GatedLedger();
     const session = await McpSession.open({ mission: await fixture(), ledger, scratchDir: scratch });
     try {
@@ -138,8 +149,11 @@ describe('McpSession', () => {
       await assert.rejects(session.submit(), { name: 'BaselineChangedError' });
       const runs = await ledger.runs();
       assert.equal(runs.length, 1);
-      const seal = (await ledger.records(runs[0]?.runId as string)).at(-1);
-      assert.equal(seal?.type === 'run.sealed' ? seal.data.stopReason : seal?.type, 'aborted');
+      assert.deepEqual(await sealOf(ledger, runs[0]?.runId as string), [
+        'aborted',
+        0,
+        'the run was stopped by its caller before the first attempt',
+      ]);
       // No second run on the changed copy.
       await assert.rejects(session.submit(), { name: 'BaselineChangedError' });
       assert.equal((await ledger.runs()).length, 1);
@@ -197,19 +211,13 @@ describe('McpSession', () => {
   });
 
   it('seals a session that ends after one submit with that one attempt, and removes its baseline directory', async () => {
-    const scratch = await tempWorkspace({});
-    dirs.push(scratch);
+    const scratch = await ownScratch();
     const ledger = new MemoryLedger();
     const session = await McpSession.open({ mission: await fixture(), ledger, scratchDir: scratch });
     const answer = await session.submit();
     assert.equal(answer.decision, 'continue');
     await session.close();
-    const seal = (await ledger.records(answer.runId)).at(-1);
-    assert.deepEqual(seal?.type === 'run.sealed' ? [seal.data.stopReason, seal.data.attempts, seal.data.detail] : seal?.type, [
-      'aborted',
-      1,
-      'the run was stopped by its caller after attempt 1',
-    ]);
+    assert.deepEqual(await sealOf(ledger, answer.runId), ['aborted', 1, 'the run was stopped by its caller after attempt 1']);
     assert.deepEqual(
       (await readdir(path.join(scratch, 'redline-runs'))).filter((name) => name.startsWith('mcp-')),
       [],
@@ -217,8 +225,7 @@ describe('McpSession', () => {
   });
 
   it('does not verify a run whose check copy a client rewrites every millisecond during redline_submit', async () => {
-    const scratch = await tempWorkspace({});
-    dirs.push(scratch);
+    const scratch = await ownScratch();
     const ledger = new MemoryLedger();
     const mission = await fixture({ maxAttempts: 1 });
     const session = await McpSession.open({ mission, ledger, scratchDir: scratch });
