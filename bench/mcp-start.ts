@@ -64,6 +64,10 @@ async function timed(args: readonly string[], env: NodeJS.ProcessEnv, { tools }:
   const lines: number[] = [];
   let serving: number | undefined;
   let out = '';
+  // The client goes once it has both answers and the server says it serves (in either order).
+  const doneWhenServed = (): void => {
+    if (lines.length >= 2 && serving !== undefined) child.stdin.end();
+  };
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
     out += chunk;
     while (out.includes('\n')) {
@@ -72,12 +76,13 @@ async function timed(args: readonly string[], env: NodeJS.ProcessEnv, { tools }:
       if (lines.length === 1 && tools) {
         child.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n{"jsonrpc":"2.0","id":2,"method":"tools/list"}\n');
       }
+      doneWhenServed();
     }
   });
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
     if (serving === undefined && chunk.includes('serving')) {
       serving = performance.now() - started;
-      child.stdin.end();
+      doneWhenServed();
     }
   });
   child.stdin.write(INITIALIZE);
