@@ -2,6 +2,7 @@
 import { ledgerBench, type BackendResult } from './ledger.js';
 import { loopOverhead } from './loop-overhead.js';
 import { processSpawnBench, type SpawnPair } from './process-spawn.js';
+import { mcpStartBench } from './mcp-start.js';
 import { rateLimitsBench } from './rate-limits.js';
 import { reviewAppBench } from './review-app.js';
 import { reviewQueueBench, reviewQueueDepthBench } from './review-queue.js';
@@ -149,6 +150,19 @@ benches.workers = async () => {
         `  ${`${workers} worker process${workers === 1 ? '' : 'es'}, concurrency 1 each`.padEnd(43)}${rate(perSecond)} missions/s`,
     ),
     `  ${'queue overhead per mission (1 worker − one process)'.padEnd(43)}${result.overheadMs.toFixed(0).padStart(8)} ms`,
+  ].join('\n');
+};
+
+benches['mcp-start'] = async () => {
+  const result = await mcpStartBench();
+  const ms = (value: number): string => `${value.toFixed(0).padStart(8)} ms`;
+  return [
+    `mcp-start: fresh processes from spawn, median of ${result.rounds} rounds taking turns; load average ${result.load.toFixed(1)} after`,
+    `  ${'bare node -e, answering one line'.padEnd(43)}${ms(result.bareMs)}`,
+    `  ${'redline mcp, answer to initialize'.padEnd(43)}${ms(result.initializeMs)}`,
+    `  ${'redline mcp, answer to tools/list'.padEnd(43)}${ms(result.toolsMs)}`,
+    `  ${'redline mcp, serving (session open)'.padEnd(43)}${ms(result.servingMs)}`,
+    `  ${'ratio initialize / bare node'.padEnd(43)}${result.ratio.toFixed(2).padStart(8)}×  (target: initialize well under 1 s)`,
   ].join('\n');
 };
 

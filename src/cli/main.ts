@@ -129,9 +129,13 @@ function program(setCode: (code: number) => void, output: Output): Command {
       '--signing-key <file>',
       `Ed25519 private key (PEM) to sign the seals with (default: $${SIGNING_KEY_ENV}, else ${SIGNING_KEY_DEFAULT}, created on first use)`,
     )
+    .option(
+      '--force-same-plan',
+      "start the session's run even though the same plan (mission + client) stopped on oscillation, reject_repeat, no_progress or human_gate last time (recorded)",
+    )
     .addHelpText(
       'after',
-      "\nThe baseline is the mission's workspace as it is when the server starts; the agent edits the workspace, and its\ndifference from the baseline is what redline_checks checks (in an isolated copy, nothing recorded) and what\nredline_submit proposes as the next attempt of a recorded run (started by the first submit). The run's guards,\nledger records, acceptance and seal are those of `redline run`: a run is complete only when its checks say so.\nStdout carries the protocol; notes go to stderr. When the client closes stdin (or on SIGTERM/SIGINT) the open run\nis sealed failed_with_evidence / aborted. Needs the optional peer @modelcontextprotocol/sdk.\nExit codes: 0 after the client closed, 2 usage or mission-file error, or the SDK is missing.",
+      "\nThe handshake (initialize, tools/list) is answered at once; the mission, the ledger and the SDK load after it. The\nbaseline is the mission's workspace as it is when the session starts, and the session's run starts then too (its\nbaseline checks run while the agent works). The agent edits the workspace, and its difference from the baseline is\nwhat redline_checks checks (in an isolated copy, nothing recorded) and what redline_submit proposes as the run's\nnext attempt; redline_status answers at once. The run's guards, ledger records, acceptance and seal are those of\n`redline run`: a run is complete only when its checks say so. Stdout carries the protocol; notes go to stderr.\nWhen the client closes stdin (or on SIGTERM/SIGINT) the open run is sealed failed_with_evidence / aborted after its\nlast submitted attempt, and the session's directories are removed (a later signal does not cut that short; after\n10 s the server exits anyway). Needs the optional peer @modelcontextprotocol/sdk.\nExit codes: 0 after the client closed, 1 still sealing 10 s after a signal, 2 usage or mission-file error, or the SDK is missing.",
     )
     // Not waited for: the client gives the server about a second to answer.
     .hook('preAction', () => void notePidNamespace())

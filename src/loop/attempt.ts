@@ -24,8 +24,8 @@ import { standing, StoppedAt } from './stopped-at.js';
 export async function attempt(context: RunContext, state: LoopState): Promise<Stand> {
   const number = state.working.attempt + 1;
   const underWay: UnderWay = { attempt: number, candidate: state.working.candidate };
-  // Between steps: a run stopped while it recorded or decided starts no proposer.
-  if (context.signal.aborted) throw new StoppedAt(state, new Aborted(context.signal.reason), underWay);
+  // Between steps: a run stopped while it recorded or decided starts no proposer, and made no attempt more.
+  if (context.signal.aborted) throw new StoppedAt(state, new Aborted(context.signal.reason));
   return context.span.child({ name: 'redline.attempt', attributes: { 'redline.attempt.number': number } }, async (trace) => {
     const proposed = await standing(
       state,
@@ -36,7 +36,8 @@ export async function attempt(context: RunContext, state: LoopState): Promise<St
           if ('error' in answer) proposalTrace.fail({ type: answer.error.code, message: answer.error.message });
           return answer;
         }),
-      underWay,
+      // A proposer still waiting for its work to arrive (an agent that has not submitted) had not begun this attempt.
+      () => (context.proposer.idle?.() === true ? undefined : underWay),
     );
     const candidate = 'candidate' in proposed ? proposed.candidate : underWay.candidate;
     const { findings, isolation } = await standing(state, () => checked(context, state, { number, proposed, trace }), {
@@ -55,10 +56,14 @@ export async function attempt(context: RunContext, state: LoopState): Promise<St
         'redline.reason_codes.count': reasonCodeCount(findings),
         ...usageAttributes(usage),
       });
-    const ending = await standing(next, async () => {
-      await context.recorder.append(attemptRecord({ evidence, stepped, isolation }));
-      return decide(context, next, policyVerdict(context, next.working), trace);
-    });
+    const ending = await standing(
+      next,
+      async () => {
+        await context.recorder.append(attemptRecord({ evidence, stepped, isolation }));
+        return decide(context, next, policyVerdict(context, next.working), trace);
+      },
+      { attempt: number, candidate: next.working.candidate },
+    );
     return { state: next, ending };
   });
 }

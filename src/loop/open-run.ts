@@ -87,7 +87,9 @@ export async function openRun(context: RunContext, state: LoopState, next: Resum
       state.working.attempt === 0
         ? environmentVerdict(checks, state.working.findings, mission.scope)
         : policyVerdict(context, state.working);
-    return { state, ending: await standing(state, () => decide(context, state, verdict)) };
+    // A resumed decision of attempt N is still attempt N under way; the baseline's comes before any.
+    const underWay = state.working.attempt === 0 ? undefined : { attempt: state.working.attempt, candidate: state.working.candidate };
+    return { state, ending: await standing(state, () => decide(context, state, verdict), underWay) };
   }
   const unreachable =
     files === undefined ? undefined : unreachableVerdict({ mission, inBaseline: (file) => files.snapshot.manifest.has(file) });

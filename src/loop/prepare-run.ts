@@ -95,7 +95,7 @@ export async function prepareRun(options: RunMissionOptions, runId: string, resu
       ? undefined
       : {
           runId,
-          workspace: mission.workspaceDir,
+          workspace: options.snapshotFrom ?? mission.workspaceDir,
           ignore: mission.ignore,
           ...(options.scratchDir === undefined ? {} : { scratchDir: options.scratchDir }),
         };

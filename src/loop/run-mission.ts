@@ -98,16 +98,21 @@ async function loop(context: RunContext): Promise<RunResult> {
   } catch (thrown) {
     const { state, cause, underWay } = thrown instanceof StoppedAt ? thrown : { state: start.state, cause: thrown, underWay: undefined };
     const at = underWay ?? { attempt: state.working.attempt, candidate: state.working.candidate };
+    // Awaited here, so the `finally` below sees the seal: a run stopped or broken is sealed too, and its directory removed.
     if (cause instanceof Aborted)
-      return sealLoop(
+      return await sealLoop(
         context,
         state,
-        stoppedEnding({ wallClockMs: context.wallClock.aborted ? context.limits.maxWallClockMs : undefined, attempt: at.attempt }),
+        stoppedEnding({
+          wallClockMs: context.wallClock.aborted ? context.limits.maxWallClockMs : undefined,
+          attempt: at.attempt,
+          during: underWay !== undefined,
+        }),
         at,
       );
     // Whatever broke, the run is sealed with the evidence gathered so far; only a ledger that cannot be written rethrows.
     if (cause instanceof LedgerError || recorder.seq === 0) throw cause;
-    return sealLoop(context, state, runtimeErrorEnding({ error: cause, attempt: at.attempt }), at);
+    return await sealLoop(context, state, runtimeErrorEnding({ error: cause, attempt: at.attempt }), at);
   } finally {
     context.timer?.clear();
     // An unsealed run (the ledger failed) keeps its snapshot for recovery to resume from.

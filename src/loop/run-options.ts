@@ -72,6 +72,13 @@ export interface RunMissionOptions {
    */
   readonly scratchDir?: string;
   /**
+   * Where the run's snapshot is read from, when not the mission's workspace: a frozen copy of it that
+   * nothing writes to (`redline mcp` takes one when its session starts, while the agent edits the
+   * workspace). The mission, as recorded and as admission reads it, keeps its own workspace.
+   * @default mission.workspaceDir
+   */
+  readonly snapshotFrom?: string;
+  /**
    * How the caller chose the review queue, recorded in `run.started` as `review` (`routeReview` decides it):
    * `requested` (`--review`), `default` (the ledger has a queue, so an unverified run goes to it), `opted_out` (`--no-review`).
    */

@@ -17,13 +17,17 @@ export class StoppedAt extends Error {
 }
 
 /**
- * Runs `work`; when it throws, the error carries `state` (and the attempt under way) to the seal. An error
- * that already carries them keeps them.
+ * Runs `work`; when it throws, the error carries `state` (and the attempt under way, as it stands when the
+ * error is caught) to the seal. An error that already carries them keeps them.
  */
-export async function standing<T>(state: LoopState, work: () => Promise<T>, underWay?: UnderWay): Promise<T> {
+export async function standing<T>(
+  state: LoopState,
+  work: () => Promise<T>,
+  underWay?: UnderWay | (() => UnderWay | undefined),
+): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    throw error instanceof StoppedAt ? error : new StoppedAt(state, error, underWay);
+    throw error instanceof StoppedAt ? error : new StoppedAt(state, error, typeof underWay === 'function' ? underWay() : underWay);
   }
 }

@@ -8,15 +8,22 @@ import type { BudgetsLeft, ProposalRequest } from '../proposers/proposer.js';
 import { agentFindings, agentText, type AgentFinding } from './agent-text.js';
 import type { RunEnd, SessionRun } from './session-run.js';
 
-// What each tool answers, as the structured content the agent reads. Every string that came from the
-// workspace, a check or a test passes through agent-text first.
+// What each tool answers, as the structured content the agent reads, and the text a tool result carries (a
+// summary line and the same JSON). Every string that came from the workspace, a check or a test passes
+// through agent-text first, and every answer fits ANSWER_BUDGET, so a client never cuts one.
 
-/** Paths of a footprint the agent is shown. */
-const FOOTPRINT_CAP = 200;
+/** Bytes (UTF-8) of a tool answer's text at most: its summary line and its JSON. */
+export const ANSWER_BUDGET = 32 * 1024;
+
+/** Room kept for the summary line, which is written after the answer is fitted. */
+const SUMMARY_ROOM = 1024;
+
+/** Bytes of changed paths a `redline_checks` answer lists at most. */
+const FOOTPRINT_ROOM = 4096;
 
 interface Evidence {
   readonly findings: readonly AgentFinding[];
-  /** Findings left out past the cap. */
+  /** Findings left out to fit the answer. */
   readonly omitted: number;
 }
 
@@ -24,6 +31,8 @@ interface Evidence {
 export interface ChecksAnswer extends Evidence {
   readonly passed: boolean;
   readonly footprint: readonly string[];
+  /** Changed paths left out of `footprint` to fit the answer. */
+  readonly footprintOmitted: number;
 }
 
 /** How a sealed run ended. */
@@ -49,14 +58,29 @@ export type RunAnswer =
     })
   | (Evidence & Sealed & { readonly decision: 'stop' });
 
-/** `redline_status`: no run yet, a run waiting for a submit, or a sealed one. */
-export type StatusAnswer =
+/** Checks running now: the run's baseline (when the session started), a submit's or a `redline_checks` call's. */
+export interface Running {
+  readonly checks: 'baseline' | 'redline_submit' | 'redline_checks';
+  /** Since when, in milliseconds. */
+  readonly elapsedMs: number;
+}
+
+/** `redline_status`: no run yet, a run open, or a sealed one; and the checks running now, whatever the state. */
+export type StatusAnswer = { readonly running: readonly Running[] } & (
   | { readonly state: 'none'; readonly budgetsLeft: BudgetsLeft }
   | (Evidence & { readonly state: 'open'; readonly runId: string; readonly attempts: number; readonly budgetsLeft: BudgetsLeft })
-  | (Evidence & Sealed & { readonly state: 'sealed' });
+  | (Evidence & Sealed & { readonly state: 'sealed' })
+);
 
-function evidence(findings: readonly Finding[]): Evidence {
-  return agentFindings(findings);
+export type Answer = ChecksAnswer | RunAnswer | StatusAnswer;
+
+const bytesOf = (value: unknown): number => Buffer.byteLength(JSON.stringify(value), 'utf8');
+
+/** `answer` with as many of `findings` as fit the answer budget beside the rest of it. */
+function withFindings<T extends object>(answer: T, findings: readonly Finding[]): T & Evidence {
+  // The count is at most as long as the number of findings.
+  const skeleton = { ...answer, findings: [], omitted: findings.length };
+  return { ...answer, ...agentFindings(findings, { bytes: ANSWER_BUDGET - SUMMARY_ROOM - bytesOf(skeleton) }) };
 }
 
 /** Whether every required check ran and all of its findings passed. */
@@ -69,12 +93,21 @@ function requiredPassed(checks: readonly Check[], findings: readonly Finding[]):
     });
 }
 
+/** The candidate's changed paths, as many as fit their room. */
+function footprintOf(candidate: Candidate): { footprint: string[]; footprintOmitted: number } {
+  const footprint: string[] = [];
+  let used = 2;
+  for (const file of candidate.footprint) {
+    const shown = agentText(file, 500);
+    used += bytesOf(shown) + 1;
+    if (used > FOOTPRINT_ROOM) break;
+    footprint.push(shown);
+  }
+  return { footprint, footprintOmitted: candidate.footprint.length - footprint.length };
+}
+
 export function checksAnswer(checks: readonly Check[], candidate: Candidate, findings: readonly Finding[]): ChecksAnswer {
-  return {
-    passed: requiredPassed(checks, findings),
-    footprint: candidate.footprint.slice(0, FOOTPRINT_CAP).map((file) => agentText(file, 500)),
-    ...evidence(findings),
-  };
+  return withFindings({ passed: requiredPassed(checks, findings), ...footprintOf(candidate) }, findings);
 }
 
 /** The mission's budgets less what `attempts` attempts and `elapsedMs` spent. */
@@ -86,17 +119,16 @@ function budgetsLeft(mission: Mission, attempts: number, elapsedMs?: number): Bu
   };
 }
 
-function sealed(mission: Mission, result: RunResult): Sealed & Evidence {
+function sealed(mission: Mission, result: RunResult): Sealed {
   return {
     runId: result.runId,
     attempts: result.attempts,
     outcome: result.outcome,
     verification: result.verification,
     stopReason: result.stopReason,
-    detail: agentText(result.detail),
-    ...(result.guard === undefined ? {} : { guard: result.guard }),
+    detail: agentText(result.detail, 1000),
+    ...(result.guard === undefined ? {} : { guard: agentText(result.guard, 200) }),
     budgetsLeft: budgetsLeft(mission, result.attempts, result.counters.elapsedMs),
-    ...evidence(result.findings),
   };
 }
 
@@ -106,29 +138,65 @@ function sealed(mission: Mission, result: RunResult): Sealed & Evidence {
  */
 export function runAnswer(mission: Mission, run: SessionRun, next: ProposalRequest | RunEnd): RunAnswer {
   if ('error' in next) throw next.error;
-  if ('result' in next) return { decision: 'stop', ...sealed(mission, next.result) };
+  if ('result' in next) return withFindings({ decision: 'stop' as const, ...sealed(mission, next.result) }, next.result.findings);
   const { attempts, reason } = run.position;
-  return {
-    decision: 'continue',
+  const answer = {
+    decision: 'continue' as const,
     runId: run.runId as string,
     attempt: attempts,
-    reason: reason ?? 'checks_failing',
+    reason: agentText(reason ?? 'checks_failing', 300),
     budgetsLeft: next.state.budgetsLeft,
-    ...evidence(next.state.findings),
   };
+  return withFindings(answer, next.state.findings);
 }
 
-export function statusAnswer(mission: Mission, run: SessionRun | undefined): StatusAnswer {
-  if (run === undefined) return { state: 'none', budgetsLeft: budgetsLeft(mission, 0) };
+export function statusAnswer(mission: Mission, run: SessionRun | undefined, running: readonly Running[]): StatusAnswer {
+  if (run?.runId === undefined) {
+    if (run?.end !== undefined && 'error' in run.end) throw run.end.error;
+    return { state: 'none', running, budgetsLeft: budgetsLeft(mission, 0) };
+  }
   const end = run.end;
   if (end !== undefined && 'error' in end) throw end.error;
-  if (end !== undefined) return { state: 'sealed', ...sealed(mission, end.result) };
+  if (end !== undefined) return withFindings({ state: 'sealed' as const, running, ...sealed(mission, end.result) }, end.result.findings);
   const position = run.position;
-  return {
-    state: 'open',
-    runId: run.runId as string,
+  const answer = {
+    state: 'open' as const,
+    running,
+    runId: run.runId,
     attempts: position.attempts,
     budgetsLeft: position.budgetsLeft ?? budgetsLeft(mission, position.attempts),
-    ...evidence(position.findings),
   };
+  return withFindings(answer, position.findings);
+}
+
+const failingCount = (answer: Answer): number =>
+  'findings' in answer ? answer.findings.filter((item) => item.status === 'fail' || item.status === 'error').length : 0;
+
+const seconds = (ms: number): string => `${Math.round(ms / 1000)} s`;
+
+/** The answer in one line, for clients that show the text before the JSON. */
+function summaryOf(answer: Answer): string {
+  const failing = failingCount(answer);
+  const omitted = 'omitted' in answer && answer.omitted > 0 ? ` (${answer.omitted} more left out)` : '';
+  if ('passed' in answer)
+    return answer.passed ? 'passed: every required check passed' : `not passed: ${failing} failing finding(s)${omitted}`;
+  const sealedLine =
+    'outcome' in answer ? `run ${answer.runId} sealed ${answer.outcome} / ${answer.verification} (${answer.stopReason})` : '';
+  if ('decision' in answer)
+    return answer.decision === 'stop'
+      ? `stop: ${sealedLine}`
+      : `continue: attempt ${answer.attempt} of run ${answer.runId} did not pass (${agentText(answer.reason, 200)}), ${failing} failing finding(s)${omitted}; ${answer.budgetsLeft.attempts} attempt(s) left`;
+  const running = answer.running.map((item) => `${item.checks} checks running for ${seconds(item.elapsedMs)}`).join(', ');
+  const state =
+    answer.state === 'none'
+      ? 'no run yet: the session is starting'
+      : answer.state === 'sealed'
+        ? sealedLine
+        : `run ${answer.runId} open after ${answer.attempts} attempt(s)`;
+  return running === '' ? state : `${state}; ${running}`;
+}
+
+/** A tool result's text: the summary line, then the answer as JSON. */
+export function answerText(answer: Answer): string {
+  return `${summaryOf(answer)}\n${JSON.stringify(answer)}`;
 }

@@ -1,47 +1,25 @@
-import type { Readable, Writable } from 'node:stream';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
 import { MissingPeerError } from '../errors/missing-peer-error.js';
-import type { ChecksAnswer, RunAnswer, StatusAnswer } from './answers.js';
+import { answerText, type Answer } from './answers.js';
 import { agentText } from './agent-text.js';
 import { McpSession, type McpSessionOptions } from './mcp-session.js';
+import { SDK, SERVER_INFO, type StdioFront } from './stdio-front.js';
+import { runIdOf, type ToolName } from './tools.js';
 
 export interface ServeMcpOptions extends Omit<McpSessionOptions, 'agent'> {
-  /** Where the client's messages come from; the server stops when it ends. @default process.stdin */
-  readonly input?: Readable;
-  /** Where the server's messages go: nothing else may write there. @default process.stdout */
-  readonly output?: Writable;
+  /** The connection to the client, which has answered the handshake since it was opened. */
+  readonly front: StdioFront;
+  /** Ends the session when it settles (a signal), as the client closing its end does. */
+  readonly stop?: Promise<unknown>;
   /**
    * How often a call that is still running sends a progress notification, when its client asked for
    * progress (a `progressToken`): clients that reset their request timeout on progress then wait for long checks.
    * @default 10000
    */
   readonly progressIntervalMs?: number;
-  /** Called once the SDK is loaded, the baseline taken and the server connected. */
+  /** Called once the SDK is loaded, the session open (its baseline taken, its run started) and the server connected. */
   readonly onServing?: () => void;
-}
-
-const RUN_ID = z.string().min(1).max(200).optional().describe("the id of this session's run (optional: a session has one run)");
-
-const TOOLS = {
-  checks:
-    "Run the mission's checks on your working copy now, in an isolated copy (nothing is recorded). Returns passed, the changed paths and the normalized findings, failing ones first.",
-  submit:
-    'Propose your working copy as the next attempt of a recorded run (the first submit starts the run). The checks and the guards decide: continue (the findings and the budgets left) or stop (the sealed outcome, verification and stop reason). Only the checks decide: nothing you say can complete a run.',
-  status: 'Where a run stands: its attempts, the budgets left, the latest findings, and its outcome once sealed.',
-} as const;
-
-function summaryOf(answer: ChecksAnswer | RunAnswer | StatusAnswer): string {
-  const failing = 'findings' in answer ? answer.findings.filter((item) => item.status === 'fail' || item.status === 'error').length : 0;
-  if ('passed' in answer) return answer.passed ? 'passed: every required check passed' : `not passed: ${failing} failing finding(s)`;
-  const sealed = 'outcome' in answer ? `run ${answer.runId} sealed ${answer.outcome} / ${answer.verification} (${answer.stopReason})` : '';
-  if ('decision' in answer)
-    return answer.decision === 'stop'
-      ? `stop: ${sealed}`
-      : `continue: attempt ${answer.attempt} of run ${answer.runId} did not pass (${agentText(answer.reason, 200)}), ${failing} failing finding(s); ${answer.budgetsLeft.attempts} attempt(s) left`;
-  if (answer.state === 'none') return 'no run yet: the first redline_submit starts one';
-  return answer.state === 'sealed' ? sealed : `run ${answer.runId} open after ${answer.attempts} attempt(s)`;
 }
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -59,15 +37,12 @@ function heartbeat(extra: Extra, intervalMs: number): () => void {
   return () => clearInterval(timer);
 }
 
-/** A tool's result: a summary line and the answer as JSON, and the answer as structured content. */
-async function answer(call: () => Promise<ChecksAnswer | RunAnswer | StatusAnswer>, extra: Extra, intervalMs: number) {
+/** A tool's result: the answer's text (a summary line and the JSON), and the answer as structured content. */
+async function answer(call: () => Promise<Answer>, extra: Extra, intervalMs: number) {
   const stop = heartbeat(extra, intervalMs);
   try {
     const result = await call();
-    return {
-      content: [{ type: 'text' as const, text: `${summaryOf(result)}\n${JSON.stringify(result, null, 2)}` }],
-      structuredContent: { ...result },
-    };
+    return { content: [{ type: 'text' as const, text: answerText(result) }], structuredContent: { ...result } };
   } catch (error) {
     return { isError: true, content: [{ type: 'text' as const, text: agentText(error instanceof Error ? error.message : String(error)) }] };
   } finally {
@@ -76,51 +51,49 @@ async function answer(call: () => Promise<ChecksAnswer | RunAnswer | StatusAnswe
 }
 
 /**
- * Serves the mission's red lines to an agent as MCP tools over stdio (`redline_checks`, `redline_submit`,
- * `redline_status`), until the client closes its end (or the process is asked to stop): the open run is
- * then sealed `aborted` and the session's baseline removed. The SDK is an optional peer, loaded here.
+ * Serves the mission's red lines to the agent on `front` (`redline_checks`, `redline_submit`,
+ * `redline_status`), until the client closes its end or `stop` settles: the open run is then sealed
+ * `aborted` and the session's directories removed. The SDK is an optional peer, loaded here; the
+ * session opens once the client has said who it is (its name is part of the run's plan).
  * @throws {MissingPeerError} when `@modelcontextprotocol/sdk` is not installed.
  */
 export async function serveMcp({
-  input = process.stdin,
-  output = process.stdout,
+  front,
+  stop = new Promise(() => undefined),
   progressIntervalMs = 10_000,
   onServing,
   ...options
 }: ServeMcpOptions): Promise<void> {
   if (!Number.isInteger(progressIntervalMs) || progressIntervalMs < 1)
     throw new TypeError(`Expected progressIntervalMs to be a positive integer, got ${String(progressIntervalMs)}`);
-  const peer = { packageName: '@modelcontextprotocol/sdk', purpose: 'serve redline mcp' };
-  const { McpServer } = await MissingPeerError.load(() => import('@modelcontextprotocol/sdk/server/mcp.js'), peer);
-  const { StdioServerTransport } = await MissingPeerError.load(() => import('@modelcontextprotocol/sdk/server/stdio.js'), peer);
-  const server = new McpServer({ name: 'redline', version: '0.1.0' });
-  // The baseline is taken now, before the agent changes anything; the client's name is read at each run's start.
-  const session = await McpSession.open({ ...options, agent: () => server.server.getClientVersion()?.name });
-  const runId = { runId: RUN_ID };
-  server.registerTool('redline_checks', { description: TOOLS.checks, annotations: { readOnlyHint: true } }, (extra) =>
-    answer(() => session.checks(extra.signal), extra, progressIntervalMs),
-  );
-  server.registerTool('redline_submit', { description: TOOLS.submit, inputSchema: runId }, (args, extra) =>
-    answer(() => session.submit(args), extra, progressIntervalMs),
-  );
-  server.registerTool(
-    'redline_status',
-    { description: TOOLS.status, inputSchema: runId, annotations: { readOnlyHint: true } },
-    (args, extra) => answer(() => session.status(args), extra, progressIntervalMs),
-  );
-  let stop = (): void => undefined;
-  const stopped = new Promise<void>((resolve) => (stop = resolve));
-  const signals = ['SIGTERM', 'SIGINT'] as const;
-  input.once('end', stop).once('close', stop);
-  for (const signal of signals) process.once(signal, stop);
+  const { Server } = await MissingPeerError.load(() => import('@modelcontextprotocol/sdk/server/index.js'), SDK);
+  const { CallToolRequestSchema } = await MissingPeerError.load(() => import('@modelcontextprotocol/sdk/types.js'), SDK);
+  const ended = Promise.race([front.ended, stop]);
+  const client = await Promise.race([front.client, ended.then(() => undefined)]);
+  if (client === undefined) return;
+  // Calls are served from now on; each waits for the session (its snapshot), sending progress meanwhile.
+  const opening = McpSession.open({ ...options, ...(client.name === undefined ? {} : { agent: client.name }) });
+  const server = new Server(SERVER_INFO, { capabilities: { tools: {} } });
+  const calls: Record<ToolName, (session: McpSession, args: Record<string, unknown> | undefined, extra: Extra) => Promise<Answer>> = {
+    redline_checks: (session, _args, extra) => session.checks(extra.signal),
+    redline_submit: async (session, args) => session.submit({ runId: runIdOf(args) }),
+    redline_status: async (session, args) => session.status({ runId: runIdOf(args) }),
+  };
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+    const call = Object.hasOwn(calls, request.params.name) ? calls[request.params.name as ToolName] : undefined;
+    if (call === undefined) return { isError: true, content: [{ type: 'text', text: `no tool ${agentText(request.params.name, 200)}` }] };
+    return answer(async () => call(await opening, request.params.arguments, extra), extra, progressIntervalMs);
+  });
   try {
-    await server.connect(new StdioServerTransport(input, output));
-    onServing?.();
-    await stopped;
+    await server.connect(front);
+    const session = await opening;
+    try {
+      onServing?.();
+      await ended;
+    } finally {
+      await session.close();
+    }
   } finally {
-    for (const signal of signals) process.off(signal, stop);
-    input.off('end', stop).off('close', stop);
-    await session.close();
     await server.close();
   }
 }

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { buildChecks } from '../roles/build-checks.js';
 import { BaselineChangedError } from '../errors/baseline-changed-error.js';
 import { Baseline, EMPTY_CANDIDATE } from '../core/candidate.js';
@@ -7,12 +6,12 @@ import type { Ledger } from '../ledger/ledger.js';
 import type { Signer } from '../ledger/seal-signature.js';
 import { checkCandidate } from '../loop/check-candidate.js';
 import { propose, proposerErrorFindings } from '../loop/propose.js';
-import { checkPlan, sandboxOf, startWorkspace } from '../loop/run-setup.js';
+import { checkPlan, sandboxOf } from '../loop/run-setup.js';
 import { defineMission, type Mission } from '../mission/mission.js';
 import { PROPOSER_PROTOCOL, type Proposal, type ProposalRequest } from '../proposers/proposer.js';
-import type { RunWorkspace } from '../workspace/run-workspace.js';
-import { checksAnswer, runAnswer, statusAnswer, type ChecksAnswer, type RunAnswer, type StatusAnswer } from './answers.js';
+import { checksAnswer, runAnswer, statusAnswer, type ChecksAnswer, type RunAnswer, type Running, type StatusAnswer } from './answers.js';
 import { agentText } from './agent-text.js';
+import { takeBaseline, type SessionBaseline } from './session-baseline.js';
 import { SessionRun } from './session-run.js';
 import { workingCopyChanges } from './working-copy.js';
 
@@ -22,81 +21,103 @@ export interface McpSessionOptions {
   readonly ledger: Ledger;
   /** Signs the seals of the session's runs. */
   readonly signer?: Signer;
-  /** Who the agent is (the MCP client's name), asked when a run starts: part of the run's plan. @default 'agent' */
-  readonly agent?: () => string | undefined;
+  /** Who the agent is (the MCP client's name): the run's proposer is `mcp:<agent>`, part of its plan. @default 'agent' */
+  readonly agent?: string;
   /** Where the baseline and the runs' copies go. @default process.env.REDLINE_SCRATCH ?? os.tmpdir() */
   readonly scratchDir?: string;
+  /** The workspace as the session found it (see {@link takeBaseline}). @default taken when the session opens */
+  readonly baseline?: SessionBaseline;
+  /** Start the run even though the same plan thrashed on the mission before (recorded). @default false */
+  readonly forceSamePlan?: boolean;
+  /** Injectable clock, for the elapsed times `status` reports. */
+  readonly _internal?: { readonly now?: () => number };
 }
+
+type Call = 'redline_checks' | 'redline_submit';
 
 /**
  * What `redline mcp` serves: an agent working in the mission's workspace, its red lines as tools. The
  * baseline is the workspace as it was when the session opened, frozen into a copy; the agent's working copy
  * is the live workspace, and its difference from the baseline is what `checks` checks and `submit` proposes.
- * The session's one run is `runMission` on the frozen baseline with a {@link SessionRun}'s proposer, so its
- * guards, records, seal and acceptance are exactly the loop's. Calls are served one at a time.
+ * The session's run starts when the session opens — so its baseline checks run while the agent works, not
+ * on its first submit — and is `runMission` with a {@link SessionRun}'s proposer, its snapshot read from the
+ * frozen copy: its guards, records, seal and acceptance are exactly the loop's, and it records the mission's
+ * own workspace, so `redline admit` works on it as on any run. `checks` and `submit` are served one at a
+ * time; `status` answers at once.
  */
 export class McpSession {
   readonly #options: McpSessionOptions;
-  /** The live workspace's snapshot when the session opened: the baseline, and the check copy `checks` uses. */
-  readonly #baseline: RunWorkspace;
-  /** The mission as each run gets it: its workspace is the frozen baseline. */
+  /** The live workspace's snapshot when the session opened (with the check copy `checks` uses), and its frozen copy. */
+  readonly #baseline: SessionBaseline;
+  /** The mission as each run gets it: without the file's proposer (the agent is the proposer). */
   readonly #mission: Mission;
   readonly #checks: readonly Check[];
-  #current: SessionRun | undefined;
+  readonly #now: () => number;
+  /** Fires when the session closes: a `checks` call still running stops. */
+  readonly #closing = new AbortController();
+  #current: SessionRun;
   #queue: Promise<unknown> = Promise.resolve();
+  /** The call being served now, and since when. */
+  #busy: { readonly call: Call; readonly since: number } | undefined;
 
-  private constructor(options: McpSessionOptions, baseline: RunWorkspace, mission: Mission, checks: readonly Check[]) {
+  private constructor(
+    options: McpSessionOptions,
+    { baseline, mission, checks }: { baseline: SessionBaseline; mission: Mission; checks: readonly Check[] },
+  ) {
     this.#options = options;
     this.#baseline = baseline;
     this.#mission = mission;
     this.#checks = checks;
+    this.#now = options._internal?.now ?? Date.now;
+    this.#current = this.#start();
   }
 
   /**
-   * Takes the baseline: the mission's workspace now, before the agent changes it.
+   * Opens the session on `baseline` (taken now when not given) and starts the run. The session owns the
+   * baseline from then on: {@link close} removes it.
    * @throws {TypeError} for a mission without a workspace.
    * @throws {MissionError} when the workspace cannot be read whole.
    */
   static async open(options: McpSessionOptions): Promise<McpSession> {
     const { mission, scratchDir } = options;
-    if (mission.workspaceDir === undefined)
-      throw new TypeError(`Expected a mission with a workspace, got mission ${mission.id} without one`);
-    const baseline = await startWorkspace(mission, {
-      runId: `mcp-${randomUUID()}`,
-      workspace: mission.workspaceDir,
-      ignore: mission.ignore,
-      ...(scratchDir === undefined ? {} : { scratchDir }),
-    });
+    const baseline = options.baseline ?? (await takeBaseline({ mission, scratchDir }));
     try {
-      // Runs snapshot a tree nothing writes to: the baseline's own copy, never reset or handed to a check.
-      // Their proposer is the agent, not the mission's: recovery, which cannot rebuild it, seals such a run crashed.
-      const { baseDir, workspaceDir: _live, proposer: _proposer, ...spec } = mission;
-      const frozen = defineMission({ ...spec, workspace: await baseline.agentCopy({}) }, { baseDir, source: mission.id });
-      const checks = checkPlan(frozen, await buildChecks(frozen), []).filter((check) => check.shadow !== true);
-      return new McpSession(options, baseline, frozen, checks);
+      // The run's proposer is the agent, not the mission's: recovery, which cannot rebuild it, seals such a run crashed.
+      const { baseDir, workspaceDir: _resolved, proposer: _proposer, ...spec } = mission;
+      const own = defineMission(spec, { baseDir, source: mission.id });
+      const checks = checkPlan(own, await buildChecks(own), []).filter((check) => check.shadow !== true);
+      return new McpSession(options, { baseline, mission: own, checks });
     } catch (error) {
-      await baseline.dispose();
+      await baseline.remove();
       throw error;
     }
   }
 
-  #serially<T>(call: () => Promise<T>): Promise<T> {
-    const result = this.#queue.then(call);
+  #serially<T>(call: Call, work: () => Promise<T>): Promise<T> {
+    const result = this.#queue.then(async () => {
+      this.#busy = { call, since: this.#now() };
+      try {
+        return await work();
+      } finally {
+        this.#busy = undefined;
+      }
+    });
     this.#queue = result.catch(() => undefined);
     return result;
   }
 
   /** The working copy's changes as a proposal on top of `latest`: a file changed before and reverted since goes back to the baseline. */
   async #proposal(latest: Readonly<Record<string, string | null>>): Promise<Proposal> {
-    const changes = await workingCopyChanges(this.#baseline);
+    const changes = await workingCopyChanges(this.#baseline.workspace);
     const files = new Map(Object.entries(changes));
-    for (const file of Object.keys(latest)) if (!files.has(file)) files.set(file, this.#baseline.snapshot.text(file));
+    for (const file of Object.keys(latest)) if (!files.has(file)) files.set(file, this.#baseline.workspace.snapshot.text(file));
     return { files: Object.fromEntries(files) };
   }
 
   /** Runs the mission's checks on the working copy, in the baseline's isolated check copy. Nothing is recorded. */
-  checks(signal: AbortSignal = new AbortController().signal): Promise<ChecksAnswer> {
-    return this.#serially(async () => {
+  checks(callerSignal?: AbortSignal): Promise<ChecksAnswer> {
+    const signal = callerSignal === undefined ? this.#closing.signal : AbortSignal.any([callerSignal, this.#closing.signal]);
+    return this.#serially('redline_checks', async () => {
       const request: ProposalRequest = {
         protocol: PROPOSER_PROTOCOL,
         mission: this.#mission,
@@ -109,8 +130,8 @@ export class McpSession {
         request,
         options: { signal },
         latest: EMPTY_CANDIDATE,
-        baseline: new Baseline((file) => this.#baseline.snapshot.text(file)),
-        pathProblems: (files) => this.#baseline.candidateProblems(files),
+        baseline: new Baseline((file) => this.#baseline.workspace.snapshot.text(file)),
+        pathProblems: (files) => this.#baseline.workspace.candidateProblems(files),
       });
       if ('error' in proposed) return checksAnswer(this.#checks, EMPTY_CANDIDATE, proposerErrorFindings(proposed.error, this.#checks));
       // A working copy that changes nothing is checked as the baseline: the agent asked what the checks say of it.
@@ -120,32 +141,32 @@ export class McpSession {
         checks: this.#checks,
         candidate,
         context: { goal: this.#mission.goal, attempt: 0, signal, ...(sandbox === undefined ? {} : { sandbox }) },
-        files: this.#baseline,
+        files: this.#baseline.workspace,
       });
       return checksAnswer(this.#checks, candidate, findings);
     });
   }
 
   /** The session's run: the one named (which must be it), else the current one. */
-  #run(runId: string | undefined): SessionRun | undefined {
-    if (runId === undefined || this.#current?.runId === runId) return this.#current;
+  #run(runId: string | undefined): SessionRun {
+    if (runId === undefined || this.#current.runId === runId) return this.#current;
     throw new TypeError(`Expected the id of this session's run, got ${JSON.stringify(runId)}`);
   }
 
   /**
-   * Proposes the working copy as the next attempt of the session's run (the first submit starts it), and
-   * returns what the loop made of it: `continue` with the findings and the budgets left, or `stop` with the
-   * sealed outcome. A session has one run: once sealed, every submit answers its seal, so its budgets bind
-   * (a run refused before its first record, e.g. by a budget it cannot measure, is tried again; a run
-   * stopped because the frozen baseline was changed is not).
+   * Proposes the working copy as the next attempt of the session's run, and returns what the loop made of
+   * it: `continue` with the findings and the budgets left, or `stop` with the sealed outcome. A session has
+   * one run: once sealed, every submit answers its seal, so its budgets bind (a run refused before its first
+   * record, e.g. by a budget it cannot measure, is tried again; a run stopped because the frozen baseline
+   * was changed is not). A submit made while the run checks its baseline waits for it.
    * @throws {TypeError} for a run id that is not the session's run.
    */
   submit({ runId }: { runId?: string | undefined } = {}): Promise<RunAnswer> {
-    return this.#serially(async () => {
+    return this.#serially('redline_submit', async () => {
       const named = this.#run(runId);
-      if (named?.end !== undefined && ('result' in named.end || named.end.error instanceof BaselineChangedError))
+      if (named.end !== undefined && ('result' in named.end || named.end.error instanceof BaselineChangedError))
         return runAnswer(this.#mission, named, named.end);
-      const run = named !== undefined && named.end === undefined ? named : this.#start();
+      const run = named.end === undefined ? named : (this.#current = this.#start());
       const before = await run.next();
       if (!('request' in before)) return runAnswer(this.#mission, run, before);
       const after = await run.propose(this.#proposal(before.request.state.candidate?.files ?? {}));
@@ -154,31 +175,50 @@ export class McpSession {
   }
 
   #start(): SessionRun {
-    const { ledger, signer, agent, scratchDir } = this.#options;
+    const { ledger, signer, agent, scratchDir, forceSamePlan } = this.#options;
     // The client names itself: untrusted text, kept short and spelled out before it is recorded.
-    const name = agentText(agent?.() ?? '', 100) || 'agent';
-    const run = new SessionRun({
+    const name = agentText(agent ?? '', 100) || 'agent';
+    return new SessionRun({
       mission: this.#mission,
       ledger,
       signer,
       agent: name,
       scratchDir,
-      baselineHash: this.#baseline.snapshot.hash,
+      forceSamePlan,
+      baselineHash: this.#baseline.workspace.snapshot.hash,
+      snapshotFrom: this.#baseline.frozen,
+      now: this.#now,
     });
-    this.#current = run;
-    return run;
   }
 
-  /** Where the run named (else the session's latest) stands: attempts, budgets left, latest findings, outcome when sealed. */
-  status({ runId }: { runId?: string | undefined } = {}): Promise<StatusAnswer> {
-    return this.#serially(async () => statusAnswer(this.#mission, this.#run(runId)));
+  /** The checks running now: the run's start (its baseline), or the call being served, and for how long. */
+  #running(): Running[] {
+    const now = this.#now();
+    const running: Running[] = [];
+    const run = this.#current;
+    if (run.starting) running.push({ checks: 'baseline', elapsedMs: now - run.startedAt });
+    // A submit made while the baseline is checked waits for it: its own checks have not started.
+    if (this.#busy !== undefined && !(run.starting && this.#busy.call === 'redline_submit'))
+      running.push({ checks: this.#busy.call, elapsedMs: now - this.#busy.since });
+    return running;
   }
 
-  /** Stops the session's open run (sealed `aborted`) and removes the baseline. */
+  /**
+   * Where the run named (else the session's) stands — attempts, budgets left, latest findings, outcome when
+   * sealed — and which checks run now, answered at once, also while a submit or a check runs.
+   */
+  async status({ runId }: { runId?: string | undefined } = {}): Promise<StatusAnswer> {
+    return statusAnswer(this.#mission, this.#run(runId), this.#running());
+  }
+
+  /**
+   * Stops the session's open run (sealed `failed_with_evidence` / `aborted`, after its last submitted
+   * attempt), stops a `checks` call still running, and removes the baseline's directory.
+   */
   async close(): Promise<void> {
-    const open = this.#current;
-    if (open !== undefined && open.end === undefined) await open.stop();
+    this.#closing.abort();
+    if (this.#current.end === undefined) await this.#current.stop();
     await this.#queue;
-    await this.#baseline.dispose();
+    await this.#baseline.remove();
   }
 }

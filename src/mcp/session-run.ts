@@ -21,13 +21,18 @@ export interface SessionRunOptions {
   readonly agent: string;
   /** The manifest hash of the session's baseline: a run whose snapshot differs is stopped. */
   readonly baselineHash: string;
+  /** The session's frozen copy of the workspace, which the run's snapshot is read from. */
+  readonly snapshotFrom: string;
   readonly scratchDir?: string | undefined;
+  /** Run even though the same plan thrashed on the mission before (recorded). */
+  readonly forceSamePlan?: boolean | undefined;
+  readonly now?: (() => number) | undefined;
 }
 
 /**
  * One run of the mission driven by an agent's submits: `runMission` itself, with a {@link SubmitProposer},
- * started at once and running in the background. Between submits the loop waits in its proposer; every
- * record it writes passes here, so the session can say where the run stands.
+ * started at once and running in the background, its baseline checks first. Between submits the loop waits
+ * in its proposer; every record it writes passes here, so the session can say where the run stands.
  */
 export class SessionRun {
   readonly #proposer: SubmitProposer;
@@ -42,17 +47,34 @@ export class SessionRun {
   #end: RunEnd | undefined;
   readonly #baselineHash: string;
   #changed: BaselineChangedError | undefined;
+  /** When the run started; until the loop first asks for a proposal, it is taking its snapshot and checking the baseline. */
+  readonly startedAt: number;
+  #asked = false;
 
-  constructor({ mission, ledger, signer, agent, scratchDir, baselineHash }: SessionRunOptions) {
+  constructor({
+    mission,
+    ledger,
+    signer,
+    agent,
+    scratchDir,
+    baselineHash,
+    snapshotFrom,
+    forceSamePlan,
+    now = Date.now,
+  }: SessionRunOptions) {
     this.#baselineHash = baselineHash;
     this.#proposer = new SubmitProposer({ agent });
+    this.startedAt = now();
+    void this.#proposer.requested.then(() => (this.#asked = true));
     this.ended = runMission({
       mission,
       ledger,
       proposer: this.#proposer,
       signal: this.#stop.signal,
+      snapshotFrom,
       ...(signer === undefined ? {} : { signer }),
       ...(scratchDir === undefined ? {} : { scratchDir }),
+      ...(forceSamePlan === undefined ? {} : { forceSamePlan }),
       onRecord: (record) => this.#saw(record),
     }).then(
       // A run stopped for a changed baseline is sealed `aborted`; the session answers why.
@@ -99,6 +121,11 @@ export class SessionRun {
     return this.#end;
   }
 
+  /** Whether the run is still starting: its snapshot and baseline checks, before the loop first waits for a submit. */
+  get starting(): boolean {
+    return !this.#asked && this.#end === undefined;
+  }
+
   /** What the loop does next: ask for a proposal, or end. */
   next(): Promise<AfterProposal> {
     const requested = this.#proposer.requested.then((request) => {
@@ -117,7 +144,7 @@ export class SessionRun {
     return this.next();
   }
 
-  /** Stops the run (sealed `aborted` by the loop) and waits for its seal. */
+  /** Stops the run (sealed `aborted` by the loop, after the last attempt submitted) and waits for its seal. */
   async stop(): Promise<RunEnd> {
     this.#stop.abort();
     return this.ended;

@@ -43,8 +43,8 @@ export class SubmitProposer implements Proposer {
     return this.#asked.promise;
   }
 
-  /** Whether the loop waits for a proposal now. */
-  get waiting(): boolean {
+  /** Whether the loop waits for a proposal now: the agent has not submitted this attempt, so a stop does not count it. */
+  idle(): boolean {
     return this.#answer !== undefined;
   }
 

@@ -117,4 +117,11 @@ export interface Proposer {
    */
   readonly identity?: ProposerIdentity;
   propose(request: ProposalRequest, options: ProposeOptions): Promise<Proposal>;
+  /**
+   * Whether its `propose` still waits for work that comes from outside the loop and has not begun the
+   * attempt (an agent over MCP that has not submitted yet): a run stopped then ends after its last attempt
+   * instead of during this one.
+   * @default () => false
+   */
+  idle?(): boolean;
 }

@@ -60,18 +60,23 @@ export function endingOf(
 }
 
 /**
- * The ending of a run stopped while a proposer, check or judge ran: its wall-clock budget ran out
- * (`wallClockMs`, the budget), or its caller's signal fired (`wallClockMs` undefined).
+ * The ending of a run stopped while a proposer, check or judge ran, or between its steps: its wall-clock
+ * budget ran out (`wallClockMs`, the budget), or its caller's signal fired (`wallClockMs` undefined).
+ * `during`: the stop cut `attempt` off; otherwise it came after it (before the first, for attempt 0).
  */
-export function stoppedEnding({ wallClockMs, attempt }: { wallClockMs: number | undefined; attempt: number }): Ending {
+export function stoppedEnding({
+  wallClockMs,
+  attempt,
+  during = true,
+}: {
+  wallClockMs: number | undefined;
+  attempt: number;
+  during?: boolean;
+}): Ending {
+  const when = during ? `during attempt ${attempt}` : attempt === 0 ? 'before the first attempt' : `after attempt ${attempt}`;
   return wallClockMs !== undefined
-    ? ending(
-        'failed_with_evidence',
-        StopReason.budgetWallClock,
-        `the ${wallClockMs} ms wall-clock budget ran out during attempt ${attempt}`,
-        'wallClock',
-      )
-    : ending('failed_with_evidence', StopReason.aborted, `the run was stopped by its caller during attempt ${attempt}`);
+    ? ending('failed_with_evidence', StopReason.budgetWallClock, `the ${wallClockMs} ms wall-clock budget ran out ${when}`, 'wallClock')
+    : ending('failed_with_evidence', StopReason.aborted, `the run was stopped by its caller ${when}`);
 }
 
 /** The ending of a run whose runtime threw: sealed with the evidence gathered so far. */

@@ -118,9 +118,10 @@ describe('the step function', () => {
       },
       signal: controller.signal,
     });
+    // The attempt that never started is not counted.
     assert.deepEqual(
-      [result.outcome, result.stopReason, result.detail],
-      ['failed_with_evidence', 'aborted', 'the run was stopped by its caller during attempt 2'],
+      [result.outcome, result.stopReason, result.detail, result.attempts],
+      ['failed_with_evidence', 'aborted', 'the run was stopped by its caller after attempt 1', 1],
     );
     assert.equal(proposed, 1);
   });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { readFile, rm, symlink, writeFile } from 'node:fs/promises';
-import { spawnSync } from 'node:child_process';
+import { readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
@@ -19,7 +19,11 @@ const WRONG = 'export function add(a, b) {\n  return a - b;\n}\n';
 const RIGHT = 'export function add(a, b) {\n  return a + b;\n}\n';
 
 /** A package with one test of `add`, and a mission whose red line is that test. */
-async function fixture({ maxAttempts = 5, test = 'adds two numbers' }: { maxAttempts?: number; test?: string } = {}): Promise<string> {
+async function fixture({
+  maxAttempts = 5,
+  test = 'adds two numbers',
+  slowMs = 0,
+}: { maxAttempts?: number; test?: string; slowMs?: number } = {}): Promise<string> {
   return tempWorkspace({
     'package.json': '{ "name": "adder", "type": "module" }\n',
     'src/add.js': WRONG,
@@ -27,7 +31,7 @@ async function fixture({ maxAttempts = 5, test = 'adds two numbers' }: { maxAtte
       "import assert from 'node:assert/strict';",
       "import { test } from 'node:test';",
       "import { add } from '../src/add.js';",
-      `test(${JSON.stringify(test)}, () => assert.equal(add(2, 3), 5));`,
+      `test(${JSON.stringify(test)}, async () => { await new Promise((done) => setTimeout(done, ${slowMs})); assert.equal(add(2, 3), 5); });`,
       '',
     ].join('\n'),
     'mission.yaml': [
@@ -69,6 +73,54 @@ async function connect(dir: string): Promise<Client> {
   return client;
 }
 
+/** `redline mcp` spawned on the fixture's mission, spoken to line by line: for what happens at the process's edges. */
+function rawServer(dir: string, { node = [], env = {} }: { node?: readonly string[]; env?: NodeJS.ProcessEnv } = {}) {
+  const child = spawn(
+    process.execPath,
+    [...node, BIN, 'mcp', '--mission', path.join(dir, 'mission.yaml'), '--ledger', path.join(dir, '.redline/redline.db')],
+    { cwd: dir, env: { ...process.env, REDLINE_SCRATCH: path.join(dir, '.redline'), ...env }, stdio: ['pipe', 'pipe', 'pipe'] },
+  );
+  const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+    child.once('exit', (code, signal) => resolve([code, signal])),
+  );
+  const waiting = new Map<number, (message: { result?: unknown; error?: unknown }) => void>();
+  let buffer = '';
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    buffer += chunk;
+    for (let end = buffer.indexOf('\n'); end !== -1; end = buffer.indexOf('\n')) {
+      const message = JSON.parse(buffer.slice(0, end)) as { id?: number; result?: unknown; error?: unknown };
+      buffer = buffer.slice(end + 1);
+      if (message.id !== undefined) waiting.get(message.id)?.(message);
+    }
+  });
+  let id = 0;
+  return {
+    child,
+    exited,
+    stderr: () => stderr,
+    notify: (method: string) => void child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method })}\n`),
+    request: (method: string, params: object): Promise<{ result?: unknown; error?: unknown }> => {
+      id += 1;
+      const answered = new Promise<{ result?: unknown; error?: unknown }>((resolve) => waiting.set(id, resolve));
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+      return answered;
+    },
+  };
+}
+
+/** How the run was sealed, as the fixture's ledger holds it: stop reason, attempts, detail. */
+async function sealOf(dir: string, runId: string): Promise<unknown> {
+  const ledger = await SqliteLedger.open({ database: path.join(dir, '.redline/redline.db') });
+  try {
+    const seal = (await ledger.records(runId)).at(-1);
+    return seal?.type === 'run.sealed' ? [seal.data.stopReason, seal.data.attempts, seal.data.detail] : seal?.type;
+  } finally {
+    await ledger.close();
+  }
+}
+
 interface Answer {
   readonly [key: string]: unknown;
   readonly findings: readonly { status: string; reasonCodes: readonly string[]; message: string; location?: { test?: string } }[];
@@ -86,9 +138,28 @@ describe('redline mcp', () => {
   it('serves check → edit → submit to a complete / verified run that ledger verify verifies; a claim of success does not pass a failing test', async () => {
     const dir = await fixture();
     const client = await connect(dir);
-    const tools = (await client.listTools()).tools.map((tool) => tool.name).sort();
-    assert.deepEqual(tools, ['redline_checks', 'redline_status', 'redline_submit']);
-    assert.deepEqual(await call(client, 'redline_status'), { state: 'none', budgetsLeft: { attempts: 5 } });
+    const tools = (await client.listTools()).tools;
+    assert.deepEqual(
+      tools.map((tool) => tool.name),
+      ['redline_checks', 'redline_submit', 'redline_status'],
+    );
+    // Clients with approval policies go by these: checks and status only read, nothing is destroyed or reached outside.
+    assert.deepEqual(
+      tools.map(({ annotations }) => [
+        annotations?.readOnlyHint,
+        annotations?.destructiveHint,
+        annotations?.idempotentHint,
+        annotations?.openWorldHint,
+      ]),
+      [
+        [true, false, true, false],
+        [false, false, false, false],
+        [true, false, true, false],
+      ],
+    );
+    const first = await call(client, 'redline_status');
+    assert.ok(first.state === 'none' || first.state === 'open', JSON.stringify(first));
+    assert.deepEqual(first.budgetsLeft, { attempts: 5 });
 
     const checked = await call(client, 'redline_checks');
     assert.equal(checked.passed, false);
@@ -140,6 +211,17 @@ describe('redline mcp', () => {
     }
     // The agent's working copy is its own: nothing of the run was written back.
     assert.equal(await readFile(path.join(dir, 'src/add.js'), 'utf8'), RIGHT);
+
+    // The run records the mission's workspace, so admission works after the session as for any run: the working
+    // copy already holds the candidate (an empty patch), and a workspace put back to the baseline gets the change.
+    const patch = path.join(dir, '.redline/change.diff');
+    const held = await redline(['admit', runId, '--patch', patch, '--ledger', path.join(dir, '.redline/redline.db')]);
+    assert.equal(held.code, 0, held.stderr);
+    assert.match(held.stdout, /unchanged src\/add\.js\nthe patch is empty/);
+    await writeFile(path.join(dir, 'src/add.js'), WRONG);
+    const admitted = await redline(['admit', runId, '--patch', patch, '--ledger', path.join(dir, '.redline/redline.db')]);
+    assert.equal(admitted.code, 0, admitted.stderr);
+    assert.match(await readFile(patch, 'utf8'), /- {2}return a - b;\n\+ {2}return a \+ b;/);
   });
 
   it('stops with the budget reason and a sealed run when the attempts run out', async () => {
@@ -187,14 +269,87 @@ describe('redline mcp', () => {
 
     // The client goes away with the run open: the server seals it as stopped, and the chain verifies.
     await client.close();
-    const ledger = await SqliteLedger.open({ database: path.join(dir, '.redline/redline.db') });
-    try {
-      const seal = (await ledger.records(submitted.runId as string)).at(-1);
-      assert.equal(seal?.type === 'run.sealed' ? seal.data.stopReason : seal?.type, 'aborted');
-    } finally {
-      await ledger.close();
-    }
+    assert.deepEqual(await sealOf(dir, submitted.runId as string), ['aborted', 1, 'the run was stopped by its caller after attempt 1']);
     assert.equal((await redline(['ledger', 'verify', '--ledger', path.join(dir, '.redline/redline.db')])).code, 0);
+  });
+
+  it('answers initialize and tools/list before it loads the SDK, the mission schema or the loop', async () => {
+    const dir = await fixture();
+    const loads = path.join(dir, '.redline-loads.txt');
+    const hooks = ['test/fixtures/cli/record-loads.mjs', 'test/fixtures/mcp/record-answers.mjs'].flatMap((file) => [
+      '--import',
+      path.join(ROOT, file),
+    ]);
+    const server = rawServer(dir, { node: hooks, env: { REDLINE_TEST_LOADS: loads } });
+    await server.request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'codex', version: '0' } });
+    server.notify('notifications/initialized');
+    await server.request('tools/list', {});
+    // Once the session is open, the client goes.
+    await server.request('tools/call', { name: 'redline_status', arguments: {} });
+    server.child.stdin.end();
+    assert.deepEqual(await server.exited, [0, null], server.stderr());
+    const lines = (await readFile(loads, 'utf8')).trim().split('\n');
+    const heavy = /\/node_modules\/(zod|@modelcontextprotocol)\/|\/dist\/(mission\/schema|loop\/|ledger\/sqlite\/)/;
+    const handshake = lines.slice(0, lines.indexOf('answer 2'));
+    assert.deepEqual(
+      handshake.filter((line) => line.startsWith('answer ')),
+      ['answer 1'],
+    );
+    assert.deepEqual(
+      handshake.filter((line) => heavy.test(line)),
+      [],
+    );
+    // They load afterwards: the hook saw them.
+    assert.ok(lines.some((line) => /\/node_modules\/@modelcontextprotocol\//.test(line)));
+  });
+
+  it('seals the run after the one attempt submitted when stdin ends and SIGTERM follows 2 ms later, and leaves no directory behind', async () => {
+    const dir = await fixture();
+    const server = rawServer(dir);
+    const init = await server.request('initialize', {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'codex', version: '0' },
+    });
+    assert.equal((init.result as { serverInfo: { name: string } }).serverInfo.name, 'redline');
+    server.notify('notifications/initialized');
+    const submitted = await server.request('tools/call', { name: 'redline_submit', arguments: {} });
+    const runId = (submitted.result as { structuredContent: { runId: string; decision: string } }).structuredContent.runId;
+    // What Codex does at the end of a session.
+    server.child.stdin.end();
+    await new Promise((resolve) => setTimeout(resolve, 2));
+    server.child.kill('SIGTERM');
+    const [code, signal] = await server.exited;
+    assert.deepEqual([code, signal], [0, null], server.stderr());
+    assert.deepEqual(await sealOf(dir, runId), ['aborted', 1, 'the run was stopped by its caller after attempt 1']);
+    assert.equal((await redline(['ledger', 'verify', '--ledger', path.join(dir, '.redline/redline.db')])).code, 0);
+    assert.deepEqual(await readdir(path.join(dir, '.redline/redline-runs')), []);
+  });
+
+  it('finishes the seal when SIGTERM comes while a submit is checking, counting that submit', async () => {
+    const dir = await fixture({ test: 'adds slowly', slowMs: 3000 });
+    const server = rawServer(dir);
+    await server.request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'codex', version: '0' } });
+    // A call is answered once the session is open: its baseline is taken, so the fix is the agent's.
+    await server.request('tools/call', { name: 'redline_status', arguments: {} });
+    await writeFile(path.join(dir, 'src/add.js'), RIGHT);
+    const submitted = server.request('tools/call', { name: 'redline_submit', arguments: {} });
+    void submitted.catch(() => undefined);
+    // The status answers while the submit's checks run; then the client goes away mid-check, signalling twice.
+    type Status = { structuredContent: { runId: string; running: { checks: string }[] } };
+    const status = async (): Promise<Status> => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return (await server.request('tools/call', { name: 'redline_status', arguments: {} })).result as Status;
+    };
+    let standing = await status();
+    while (!standing.structuredContent.running.some((item) => item.checks === 'redline_submit')) standing = await status();
+    const { runId } = standing.structuredContent;
+    server.child.kill('SIGTERM');
+    server.child.kill('SIGTERM');
+    const [code] = await server.exited;
+    assert.equal(code, 0, server.stderr());
+    assert.deepEqual(await sealOf(dir, runId), ['aborted', 1, 'the run was stopped by its caller during attempt 1']);
+    assert.deepEqual(await readdir(path.join(dir, '.redline/redline-runs')), []);
   });
 
   it('says to install the SDK, in one line, exit 2, when it is missing', async () => {
