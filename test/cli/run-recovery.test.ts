@@ -60,10 +60,7 @@ describe('redline run: recovery before the run', () => {
     const output: Output = { print: (line) => print.push(line), progress: (line) => progress.push(line) };
     assert.equal(await runCommand(mine, { ledger: location, json: true }, output), 1);
 
-    assert.ok(
-      progress.includes(`recovered run ${crashedMine}: resumed, sealed blocked / no_demand_signal`),
-      progress.join('\n'),
-    );
+    assert.ok(progress.includes(`recovered run ${crashedMine}: resumed, sealed blocked / no_demand_signal`), progress.join('\n'));
     assert.ok(progress.includes(`2 other unsealed runs: run \`redline ledger recover --ledger ${location}\``), progress.join('\n'));
     assert.ok(!progress.some((line) => line.includes(crashedOther) || line.includes('remote')), progress.join('\n'));
     const after = await SqliteLedger.open({ database: location });
