@@ -7,14 +7,14 @@
 // the code under test, without a `tsc` build first) and bin/ is copied, so that its `../dist` is that
 // one. Each .ts file is kept beside its .js, for tests that start a TypeScript child through tsx.
 //
-// The unit test files then run in groups, a few files of one folder to a process
-// (.test-build/groups/<folder>-<n>.test.js imports them): each test process costs about a second of CPU
+// The unit test files then run in groups, about five files to a process
+// (.test-build/groups/<nn>.test.js imports them, the costliest group first): each test process costs about a second of CPU
 // to start and load the code under test, as much as many a file's tests, and the runner still names
 // each test's own file. A group's files share the process: a file that changes process-wide state
 // (environment, umask, listeners) puts it back, as it must for its own tests anyway.
 //   node scripts/build-tests.mjs   → .test-build/{src,test}/**/*.js, .test-build/groups/*.test.js
 import { build } from 'esbuild';
-import { copyFile, mkdir, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -23,8 +23,8 @@ const OUT = path.join(ROOT, '.test-build');
 const COMPILED = new Set(['src', 'test']);
 const COPIED = new Set(['bin']);
 const LEFT_OUT = new Set(['.git', '.gitignore', '.test-build', 'coverage', 'study-out', 'dist']);
-/** At most this many unit test files share a process: more saves little and lengthens the slowest group. */
-const GROUP_SIZE = 6;
+/** About this many unit test files share a process, on average: more saves little and lengthens the slowest group. */
+const GROUP_SIZE = 5;
 /** Linked whole, not compiled: fixtures are data, and tests write golden files into them. */
 const LINKED_INSIDE = new Set(['test/fixtures']);
 
@@ -73,18 +73,25 @@ await Promise.all(
   }),
 );
 
-const groups = new Map();
-for (const file of files.filter((name) => /^test\/[^/]+\/[^/]+\.test\.ts$/.test(name)).sort()) {
-  const folder = file.split('/')[1];
-  groups.set(folder, [...(groups.get(folder) ?? []), file]);
+// Groups are packed by cost: test/file-costs.json holds each file's CPU seconds as last measured
+// (REDLINE_FILE_TIMES=write rewrites it from a run's own times); a file it does not list counts as its
+// median. The costliest file goes first into the cheapest group, and so on down, and the runner starts the
+// costliest groups first: no group of several slow files is left to run alone at the end.
+const costs = JSON.parse(await readFile(path.join(ROOT, 'test/file-costs.json'), 'utf8'));
+const unitFiles = files.filter((name) => /^test\/[^/]+\/[^/]+\.test\.ts$/.test(name)).sort();
+const known = Object.values(costs).sort((a, b) => a - b);
+const median = known[Math.floor(known.length / 2)] ?? 1;
+const costOf = (file) => costs[file] ?? median;
+const groups = Array.from({ length: Math.ceil(unitFiles.length / GROUP_SIZE) }, () => ({ cost: 0, files: [] }));
+for (const file of [...unitFiles].sort((a, b) => costOf(b) - costOf(a) || a.localeCompare(b))) {
+  const cheapest = groups.reduce((best, group) => (group.cost < best.cost ? group : best));
+  cheapest.files.push(file);
+  cheapest.cost += costOf(file);
 }
 await mkdir(path.join(OUT, 'groups'));
-for (const [folder, members] of groups) {
-  const count = Math.ceil(members.length / GROUP_SIZE);
-  for (let index = 0; index < count; index += 1) {
-    // Spread evenly: 7 files make groups of 4 and 3, not 6 and 1.
-    const part = members.filter((_, at) => at % count === index);
-    const imports = part.map((file) => `import '../${file.replace(/\.ts$/, '.js')}';\n`).join('');
-    await writeFile(path.join(OUT, 'groups', `${folder}-${index + 1}.test.js`), imports);
-  }
+const ordered = groups.filter((group) => group.files.length > 0).sort((a, b) => b.cost - a.cost);
+const width = String(ordered.length).length;
+for (const [index, group] of ordered.entries()) {
+  const imports = group.files.map((file) => `import '../${file.replace(/\.ts$/, '.js')}';\n`).join('');
+  await writeFile(path.join(OUT, 'groups', `${String(index + 1).padStart(width, '0')}.test.js`), imports);
 }

@@ -17,7 +17,7 @@ import { tempWorkspace } from '../helpers/workspace.js';
 
 // The session in-process: what a submit proposes of the working copy, what the loop refuses before a run,
 // when the baseline is checked, what status says while a submit runs, how a session that ends is sealed, and
-// the progress a long call sends. The spawned server is tested in mcp-server.test.ts.
+// the progress a long call sends. The spawned server is tested in mcp-server.e2e.ts.
 
 const TEST = [
   "import assert from 'node:assert/strict';",

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { PROTOCOL_VERSIONS, StdioFront } from '../../src/mcp/stdio-front.js';
 
-// The front answers the handshake before anything else is loaded; the spawned server is tested in mcp-server.test.ts.
+// The front answers the handshake before anything else is loaded; the spawned server is tested in mcp-server.e2e.ts.
 
 function pipes() {
   const input = new PassThrough();
