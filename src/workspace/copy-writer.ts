@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type { Stamp } from './stamp.js';
 
@@ -8,58 +9,8 @@ const BATCH_FILES = 512;
 /** Batches in flight before the reader waits: bounds the memory held. */
 const IN_FLIGHT = 4;
 
-/**
- * The writer thread: creates each file of a batch (exclusively, with its mode, set exactly when the umask
- * would strip bits), writes its bytes and answers with the new file's stamp. Plain JavaScript, evaluated
- * as the thread's source, so it runs the same from the sources and from the build.
- */
-const SOURCE = `
-const { parentPort } = require('node:worker_threads');
-const fs = require('node:fs');
-const flags = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL;
-parentPort.on('message', ({ id, files, data, umask, pack }) => {
-  const bytes = Buffer.from(data);
-  const stamps = [];
-  let packFd;
-  // New blobs sit side by side in the batch and in the pack (reserved in order): one write per run of them.
-  let run;
-  const flushRun = () => {
-    if (run === undefined) return;
-    packFd ??= fs.openSync(pack, 'r+');
-    for (let done = 0; done < run.length; ) done += fs.writeSync(packFd, bytes, run.offset + done, run.length - done, run.at + done);
-    run = undefined;
-  };
-  try {
-    for (const { target, file, mode, offset, length, packOffset } of files) {
-      if (packOffset !== undefined) {
-        if (run !== undefined && run.at + run.length === packOffset && run.offset + run.length === offset) run.length += length;
-        else {
-          flushRun();
-          run = { at: packOffset, offset, length };
-        }
-      }
-      const fd = fs.openSync(target, flags, mode);
-      try {
-        if ((mode & umask) !== 0) fs.fchmodSync(fd, mode);
-        for (let done = 0; done < length; ) done += fs.writeSync(fd, bytes, offset + done, length - done);
-        const info = fs.fstatSync(fd);
-        const kind = info.isFile() ? 'file' : 'other';
-        stamps.push([file, { kind, ino: info.ino, size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs, mode: info.mode & 0o7777 }]);
-      } finally {
-        fs.closeSync(fd);
-      }
-    }
-    flushRun();
-    parentPort.postMessage({ id, stamps });
-  } catch (error) {
-    parentPort.postMessage({ id, error: String(error && error.message || error) });
-  } finally {
-    if (packFd !== undefined) fs.closeSync(packFd);
-  }
-});
-`;
-
-interface Pending {
+/** A file of a batch: where it goes, its mode, and where its bytes are in the batch (and in the pack). */
+interface BatchFile {
   readonly target: string;
   readonly file: string;
   readonly mode: number;
@@ -69,13 +20,91 @@ interface Pending {
   readonly packOffset?: number;
 }
 
+/** A batch as it goes to the writer: its files, the buffer holding their bytes, the umask and the pack's file. */
+interface Batch {
+  readonly files: readonly BatchFile[];
+  readonly data: ArrayBuffer;
+  readonly umask: number;
+  readonly pack: string;
+}
+
+/**
+ * The body of `writeBatch(io, batch)`: creates each file of a batch (exclusively, with its mode, set exactly
+ * when the umask would strip bits), writes its bytes, and returns the new files' stamps. Plain JavaScript
+ * that uses nothing but its arguments (`io` is `node:fs`): the writer thread runs it, from the sources as
+ * from the build, and so does a snapshot too small to need the thread.
+ */
+const WRITE_BATCH = `
+const { files, data, umask, pack } = batch;
+const flags = io.constants.O_WRONLY | io.constants.O_CREAT | io.constants.O_EXCL;
+const bytes = Buffer.from(data);
+const stamps = [];
+let packFd;
+// New blobs sit side by side in the batch and in the pack (reserved in order): one write per run of them.
+let run;
+function flushRun() {
+  if (run === undefined) return;
+  packFd ??= io.openSync(pack, 'r+');
+  for (let done = 0; done < run.length; ) done += io.writeSync(packFd, bytes, run.offset + done, run.length - done, run.at + done);
+  run = undefined;
+}
+try {
+  for (const { target, file, mode, offset, length, packOffset } of files) {
+    if (packOffset !== undefined) {
+      if (run !== undefined && run.at + run.length === packOffset && run.offset + run.length === offset) run.length += length;
+      else {
+        flushRun();
+        run = { at: packOffset, offset, length };
+      }
+    }
+    const fd = io.openSync(target, flags, mode);
+    try {
+      if ((mode & umask) !== 0) io.fchmodSync(fd, mode);
+      for (let done = 0; done < length; ) done += io.writeSync(fd, bytes, offset + done, length - done);
+      const info = io.fstatSync(fd);
+      const kind = info.isFile() ? 'file' : 'other';
+      stamps.push([file, { kind, ino: info.ino, size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs, mode: info.mode & 0o7777 }]);
+    } finally {
+      io.closeSync(fd);
+    }
+  }
+  flushRun();
+  return stamps;
+} finally {
+  if (packFd !== undefined) io.closeSync(packFd);
+}
+`;
+
+// A constant of this module, never input: the one body both writers run.
+const writeBatch = new Function('io', 'batch', WRITE_BATCH) as (io: typeof fs, batch: Batch) => [string, Stamp][];
+
+/** The writer thread's source: `writeBatch` for each batch it is sent, answering with the stamps or the error. */
+const SOURCE = `
+const { parentPort } = require('node:worker_threads');
+const fs = require('node:fs');
+function writeBatch(io, batch) {${WRITE_BATCH}}
+parentPort.on('message', ({ id, ...batch }) => {
+  try {
+    parentPort.postMessage({ id, stamps: writeBatch(fs, batch) });
+  } catch (error) {
+    parentPort.postMessage({ id, error: String((error && error.message) || error) });
+  }
+});
+`;
+
+/** Why the copy could not be written, as the thread and the in-place writer both say it. */
+const writeFailed = (error: unknown): Error =>
+  new Error(`writing the copy failed: ${error instanceof Error ? error.message : String(error)}`);
+
 /**
  * Writes a copy's small files, and their new blobs into the pack, on a second thread while the snapshot
- * goes on reading and hashing on the first: the writes are most of what a snapshot costs, and the two
- * halves then overlap.
+ * goes on reading and hashing on the first: the writes are most of what a large snapshot costs, and the
+ * two halves then overlap. The thread starts with the first full batch: a snapshot whose small files fit
+ * in one batch writes them in place when it finishes, sparing the thread's start (tens of milliseconds of
+ * CPU, more than such a copy's writes).
  */
 export class CopyWriter {
-  readonly #worker: Worker;
+  #worker: Worker | undefined;
   readonly #umask: number;
   readonly #stamps: Map<string, Stamp>;
   readonly #pack: string;
@@ -83,7 +112,7 @@ export class CopyWriter {
   readonly #waiting = new Map<number, () => void>();
   /** Batches sent and not answered, oldest first. */
   readonly #inFlight: Promise<void>[] = [];
-  #batch: Pending[] = [];
+  #batch: BatchFile[] = [];
   /** The batch being gathered, in a buffer of its own that moves to the thread whole (no copy). */
   #data = Buffer.allocUnsafeSlow(BATCH_BYTES);
   #used = 0;
@@ -98,18 +127,25 @@ export class CopyWriter {
     this.#umask = umask;
     this.#pack = pack;
     this.#stamps = stamps;
-    this.#worker = new Worker(SOURCE, { eval: true });
-    this.#worker.on('message', ({ id, stamps: written, error }: { id: number; stamps?: [string, Stamp][]; error?: string }) => {
+  }
+
+  /** The writer thread, started on first need. */
+  #thread(): Worker {
+    if (this.#worker !== undefined) return this.#worker;
+    const worker = new Worker(SOURCE, { eval: true });
+    worker.on('message', ({ id, stamps: written, error }: { id: number; stamps?: [string, Stamp][]; error?: string }) => {
       if (error !== undefined) this.#error ??= new Error(`writing the copy failed: ${error}`);
       for (const [file, stamp] of written ?? []) this.#stamps.set(file, stamp);
       this.#waiting.get(id)?.();
       this.#waiting.delete(id);
     });
-    this.#worker.on('error', (error) => {
+    worker.on('error', (error) => {
       this.#error ??= error;
       for (const wake of this.#waiting.values()) wake();
       this.#waiting.clear();
     });
+    this.#worker = worker;
+    return worker;
   }
 
   /** Queues a file (its bytes are copied now); waits when too many batches are in flight. */
@@ -140,21 +176,34 @@ export class CopyWriter {
     this.#next += 1;
     const { buffer: data } = this.#data;
     this.#inFlight.push(new Promise<void>((resolve) => this.#waiting.set(id, resolve)));
-    this.#worker.postMessage({ id, files: this.#batch, data, umask: this.#umask, pack: this.#pack }, [data]);
+    this.#thread().postMessage({ id, files: this.#batch, data, umask: this.#umask, pack: this.#pack }, [data]);
     this.#data = Buffer.allocUnsafeSlow(BATCH_BYTES);
     this.#batch = [];
     this.#used = 0;
     if (this.#inFlight.length >= IN_FLIGHT) await this.#inFlight.shift();
   }
 
-  /** Sends what is queued, waits until every file is written, and stops the thread. */
+  /** Writes what is queued (in place, when no batch went to the thread), waits until every file is written, and stops the thread. */
   async finish(): Promise<void> {
     try {
-      await this.#send();
+      if (this.#worker === undefined && this.#error === undefined) this.#writeInPlace();
+      else await this.#send();
       await Promise.all(this.#inFlight.splice(0));
       if (this.#error !== undefined) throw this.#error;
     } finally {
-      await this.#worker.terminate();
+      await this.#worker?.terminate();
+    }
+  }
+
+  #writeInPlace(): void {
+    if (this.#batch.length === 0) return;
+    const batch = { files: this.#batch, data: this.#data.buffer, umask: this.#umask, pack: this.#pack };
+    this.#batch = [];
+    this.#used = 0;
+    try {
+      for (const [file, stamp] of writeBatch(fs, batch)) this.#stamps.set(file, stamp);
+    } catch (error) {
+      this.#error ??= writeFailed(error);
     }
   }
 }

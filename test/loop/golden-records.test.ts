@@ -184,11 +184,13 @@ describe('golden record streams', { concurrency: true }, () => {
   });
 
   it('a wall-clock stop while the proposer runs', async () => {
+    // The budget is real time from the run's start: long enough that the first attempt has begun when it
+    // runs out, however loaded the machine (the scenarios run at once).
     const scratch = await tempDir();
     const records = await recorded(
       'wall-clock',
       {
-        mission: defineMission({ id: 'never', goal: 'g', budgets: { maxAttempts: 3, maxWallClock: 50 } }),
+        mission: defineMission({ id: 'never', goal: 'g', budgets: { maxAttempts: 3, maxWallClock: 2000 } }),
         proposer: functionProposer(() => new Promise(() => {})),
       },
       scratch,

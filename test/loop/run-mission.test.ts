@@ -202,7 +202,8 @@ describe('runMission checks', () => {
         workspace: dir,
         budgets: { maxAttempts: 1 },
         // It hangs on the candidate only: a check that times out on the baseline blocks the run (environment).
-        checks: [{ name: 'hang', kind: 'command', tier: 'demand', command: 'grep -q x a.txt && sleep 30', timeout: '300ms' }],
+        // The timeout leaves the baseline's quick grep time to end on a loaded machine.
+        checks: [{ name: 'hang', kind: 'command', tier: 'demand', command: 'grep -q x a.txt && sleep 30', timeout: '2s' }],
       }),
       proposer: functionProposer(() => ({ files: { 'a.txt': 'x' } })),
     });

@@ -299,9 +299,10 @@ describe('agent proposer', () => {
 
   it('an agent that fails, times out or creates a symlink gets a proposer error, never a crashed run', async () => {
     const dir = await tempWorkspace(MATH);
+    // Only the sleeping agent is meant to reach its timeout: the others get one no loaded machine reaches.
     for (const [command, code] of [
       ['exit 3', 'proposer.exit_nonzero'],
-      ['sleep 5', 'proposer.timeout'],
+      ['sleep 30', 'proposer.timeout'],
       ['ln -s /etc/passwd src/passwd.js', 'proposer.bad_output'],
       ['printf "\\377\\376" > src/bin.js', 'proposer.bad_output'],
       [
@@ -312,7 +313,7 @@ describe('agent proposer', () => {
       const ledger = new MemoryLedger();
       const result = await runMission({
         mission: mission(dir, { budgets: { maxAttempts: 1 }, checks: [FIXED] }),
-        proposer: agentProposer({ command, timeoutMs: 500 }),
+        proposer: agentProposer({ command, timeoutMs: code === 'proposer.timeout' ? 500 : 30_000 }),
         ledger,
         scratchDir,
       });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, lstatSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { describe, it } from 'node:test';
@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { RunWorkspace } from '../../src/workspace/run-workspace.js';
 import { buildTree, OUTSIDE, pathsOf, pick, treeSpec, type TreeSpec } from './arbitraries.js';
 import { applyCheckAction, checkAction, type CheckAction } from './check-actions.js';
-import { alwaysIgnored, expectedCopy, readTree, tempBase, treeDifferences, withoutIgnored, writeTree, type Tree } from './tree.js';
+import { alwaysIgnored, expectedCopy, file, readTree, tempBase, treeDifferences, withoutIgnored, writeTree, type Tree } from './tree.js';
 
 // Each case lays a tree, snapshots it and resets the copy several times: 20 keep the suite quick, and every
 // run draws new cases (fast-check seeds from the clock). More for a longer hunt:
@@ -338,6 +338,34 @@ describe('RunWorkspace.checkCopy: the copy holds exactly snapshot + candidate, w
       }
     } finally {
       process.umask(previous);
+      remove();
+    }
+  });
+
+  it('copies a workspace exactly whether its small files fit one batch (written in place) or take many (the writer thread)', async () => {
+    const { dir: base, remove } = tempBase('batches');
+    try {
+      // 3 files fit one batch; 1,300 are three batches of 512 files. Repeated contents share blobs in the pack.
+      for (const count of [3, 1300]) {
+        const ws = path.join(base, `ws-${count}`);
+        mkdirSync(ws);
+        const tree: Tree = new Map([['d', { type: 'dir', mode: 0o755 }]]);
+        for (let index = 0; index < count; index += 1) {
+          tree.set(`d/f${index}.txt`, file(`content ${index % 97}\n`, index % 5 === 0 ? 0o600 : 0o644));
+        }
+        writeTree(ws, tree);
+        const run = await RunWorkspace.start({ runId: `batches-${count}`, workspace: ws, scratchDir: path.join(base, `scratch-${count}`) });
+        try {
+          const { dir } = await run.checkCopy({});
+          assert.deepEqual(treeDifferences(tree, withoutIgnored(readTree(dir), alwaysIgnored)), [], `${count} files`);
+          const again = await run.checkCopy({ 'd/f1.txt': 'changed\n' });
+          assert.equal(readFileSync(path.join(again.dir, 'd/f1.txt'), 'utf8'), 'changed\n');
+          assert.equal(readFileSync(path.join(again.dir, 'd/f2.txt'), 'utf8'), 'content 2\n');
+        } finally {
+          await run.dispose();
+        }
+      }
+    } finally {
       remove();
     }
   });
