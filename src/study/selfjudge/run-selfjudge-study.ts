@@ -154,7 +154,7 @@ export async function runSelfJudgeStudy(options: SelfJudgeStudyOptions = {}): Pr
   const injectTests = options.injectTests ?? false;
   if (!PROTOCOLS.includes(protocol))
     throw new StudyOptionError({ option: 'protocol', expected: 'redline, published or published-en', got: JSON.stringify(protocol) });
-  const judgePrompt = protocol === 'redline' ? (options.judgePrompt ?? 'yes-no') : { name: protocol, template: '{code}' };
+  const judgePrompt = options.judgePrompt ?? 'yes-no';
   const prompt = typeof judgePrompt === 'string' ? { name: judgePrompt, template: JUDGE_PROMPTS[judgePrompt] } : judgePrompt;
   if (tasks.length === 0) throw new StudyOptionError({ option: 'tasks', expected: 'at least one task', got: 'none' });
   if (protocol !== 'redline') assertPublishable(options, tasks);
@@ -163,7 +163,7 @@ export async function runSelfJudgeStudy(options: SelfJudgeStudyOptions = {}): Pr
     throw new StudyOptionError({ option: 'ask', expected: "a model to ask (condition B's self-judge)", got: 'none' });
   if (protocol === 'redline' && options.proposer === undefined && tasks.some((task) => task.kind === 'code'))
     throw new StudyOptionError({ option: 'proposer', expected: 'a proposer for the code tasks', got: 'none' });
-  if (!prompt.template.includes('{code}'))
+  if (protocol === 'redline' && !prompt.template.includes('{code}'))
     throw new StudyOptionError({ option: 'judgePrompt', expected: 'a prompt template holding {code}', got: JSON.stringify(prompt.name) });
 
   const proposerName = options.proposerName ?? options.proposer?.name ?? (protocol === 'redline' ? 'the missions own proposers' : 'model');
@@ -282,7 +282,7 @@ export async function runSelfJudgeStudy(options: SelfJudgeStudyOptions = {}): Pr
       conditions,
       trials,
       maxAttempts,
-      judgePrompt: prompt.name,
+      judgePrompt: protocol === 'redline' ? prompt.name : protocol,
       proposer: proposerName,
       ...(protocol === 'redline' ? {} : { protocol, injectTests }),
     },
