@@ -160,7 +160,7 @@ export function addStudyCommand({ cli, done, output }: { cli: Command; done: (co
   study
     .command('redline-vs-selfjudge')
     .description(
-      'Red line vs self-judge (docs/experiments.md): the same code tasks through the loop, stopping when the tests pass (A) or when the model says its code is done (B, tests as shadows); every trial is a sealed run.',
+      "Red line vs self-judge (docs/experiments.md): the same code tasks through the loop, stopping when the tests pass (A) or when the model says its code is done (B, tests as shadows); every trial is a sealed run. --protocol published sends the published script's own prompts.",
     )
     .option(
       '--task-set <name>',

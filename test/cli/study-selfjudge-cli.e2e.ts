@@ -144,6 +144,24 @@ describe('redline study redline-vs-selfjudge', { skip }, () => {
     }
   });
 
+  it('--help names the protocols, the article’s defaults and the cue the redline protocol gives B', async () => {
+    // Commander wraps the help to the terminal's width: read it as one line.
+    const help = (await redline(['study', 'redline-vs-selfjudge', '--help'])).stdout.replace(/\s+/g, ' ');
+    for (const text of [
+      '--protocol <name>',
+      'published-en',
+      '--inject-tests',
+      '--steps <n>',
+      'default 3, the published article',
+      'Failing findings: None.',
+    ])
+      assert.ok(help.includes(text), text);
+    assert.match(
+      (await redline(['study', '--help'])).stdout.replace(/\s+/g, ' '),
+      /--protocol published sends the published script's own prompts/,
+    );
+  });
+
   it('refuses flags a published protocol cannot honour, with exit 2 and the flag named', async () => {
     const base = [
       'study',
