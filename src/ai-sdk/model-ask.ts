@@ -13,10 +13,19 @@ export function temperatureZeroModel(options: OpenAICompatibleModelOptions): Lan
   });
 }
 
-/** A question to a model and its plain-text answer. */
-export type Ask = (prompt: string, options: { readonly signal: AbortSignal }) => Promise<string>;
+/** A question to a model and its plain-text answer, at most `maxOutputTokens` long when that is given. */
+export type Ask = (prompt: string, options: { readonly signal: AbortSignal; readonly maxOutputTokens?: number }) => Promise<string>;
 
-/** Asks the model for a plain-text answer (a self-judge's question). */
+/** Asks the model for a plain-text answer (a self-judge's question), the prompt as the one user message. */
 export function modelAsk(languageModel: LanguageModelV3, { maxRetries = 2 }: { maxRetries?: number } = {}): Ask {
-  return async (prompt, { signal }) => (await generateText({ model: languageModel, prompt, maxRetries, abortSignal: signal })).text;
+  return async (prompt, { signal, maxOutputTokens }) =>
+    (
+      await generateText({
+        model: languageModel,
+        prompt,
+        maxRetries,
+        abortSignal: signal,
+        ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
+      })
+    ).text;
 }

@@ -12,6 +12,10 @@ export interface SelfJudgeCommandOptions {
   readonly taskFile?: string;
   readonly trials?: number;
   readonly maxAttempts?: number;
+  /** The published script's name for the attempt cap. */
+  readonly steps?: number;
+  readonly protocol?: string;
+  readonly injectTests?: boolean;
   readonly judgePrompt?: string;
   readonly model?: string;
   readonly baseUrl?: string;
@@ -33,6 +37,9 @@ const FLAGS: Readonly<Record<string, string>> = {
   judgePrompt: '--judge-prompt',
   ask: '--model and --base-url',
   proposer: '--model, --proposer or --agent',
+  protocol: '--protocol',
+  injectTests: '--inject-tests',
+  tasks: '--task-set or --task-file',
   out: '--out',
 };
 
@@ -73,6 +80,31 @@ async function judgePrompt(value: string | undefined): Promise<SelfJudgeStudyOpt
     throw new TypeError(`Expected --judge-prompt to be yes-no, finish or a readable template file, got ${JSON.stringify(value)}`);
   });
   return { name: path.basename(value), template };
+}
+
+/** The protocol and the attempt cap (`--steps` or `--max-attempts`), refused when the flags contradict each other. */
+function protocolParts(options: SelfJudgeCommandOptions): Pick<SelfJudgeStudyOptions, 'protocol' | 'injectTests' | 'maxAttempts'> {
+  if (options.steps !== undefined && options.maxAttempts !== undefined)
+    throw new TypeError('Expected one of --steps or --max-attempts, got both');
+  const protocol = (options.protocol ?? 'redline') as NonNullable<SelfJudgeStudyOptions['protocol']>;
+  if (protocol !== 'redline') {
+    const [flag] =
+      (
+        [
+          ['--judge-prompt', options.judgePrompt],
+          ['--proposer', options.proposer],
+          ['--agent', options.agent],
+        ] as const
+      ).find(([, value]) => value !== undefined) ?? [];
+    if (flag !== undefined)
+      throw new TypeError(`Expected no ${flag} under --protocol ${protocol} (it sends the script's own prompts), got one`);
+  }
+  const maxAttempts = options.steps ?? options.maxAttempts;
+  return {
+    protocol,
+    ...(options.injectTests === true ? { injectTests: true } : {}),
+    ...(maxAttempts === undefined ? {} : { maxAttempts }),
+  };
 }
 
 /** The model (temperature 0), the proposer, and the self-judge's question from the flags. */
@@ -118,6 +150,7 @@ export async function selfJudgeCommand(options: SelfJudgeCommandOptions, { print
   for (const [flag, value] of [
     ['--trials', options.trials],
     ['--max-attempts', options.maxAttempts],
+    ['--steps', options.steps],
   ] as const) {
     if (value !== undefined && value < 1) throw new TypeError(`Expected ${flag} to be a positive integer, got ${value}`);
   }
@@ -129,8 +162,12 @@ export async function selfJudgeCommand(options: SelfJudgeCommandOptions, { print
   let figure: string | undefined;
   try {
     if (out !== undefined) await assertOutDir(out);
-    const parts = await modelParts(options);
-    const prompt = await judgePrompt(options.judgePrompt);
+    const protocol = protocolParts(options);
+    const model = await modelParts(options);
+    // Under a published protocol the model is asked the script's prompts directly: redline's model proposer stays out.
+    const { proposer: _proposer, ...asked } = model;
+    const parts = protocol.protocol === 'redline' ? model : asked;
+    const prompt = protocol.protocol === 'redline' ? await judgePrompt(options.judgePrompt) : undefined;
     const ledger = await openLedger(location);
     try {
       result = await study.runSelfJudgeStudy({
@@ -139,9 +176,9 @@ export async function selfJudgeCommand(options: SelfJudgeCommandOptions, { print
         conditions,
         ledger,
         ...parts,
+        ...protocol,
         ...(prompt === undefined ? {} : { judgePrompt: prompt }),
         ...(options.trials === undefined ? {} : { trials: options.trials }),
-        ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }),
         onProgress: ({ done, total }) => progress(`trial ${done}/${total}`),
       });
     } finally {

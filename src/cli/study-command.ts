@@ -160,7 +160,7 @@ export function addStudyCommand({ cli, done, output }: { cli: Command; done: (co
   study
     .command('redline-vs-selfjudge')
     .description(
-      'Red line vs self-judge (docs/experiments.md): the same code tasks through the loop, stopping when the tests pass (A) or when the model says its code is done (B, tests as shadows); every trial is a sealed run.',
+      "Red line vs self-judge (docs/experiments.md): the same code tasks through the loop, stopping when the tests pass (A) or when the model says its code is done (B, tests as shadows); every trial is a sealed run. --protocol published sends the published script's own prompts.",
     )
     .option(
       '--task-set <name>',
@@ -170,9 +170,18 @@ export function addStudyCommand({ cli, done, output }: { cli: Command; done: (co
       '--task-file <file>',
       'tasks as JSON {"tasks":[{"id","desc","test_stmt","expected"}]} (the published format), or a redline mission file',
     )
-    .option('--trials <n>', 'trials per task and condition (default 3)', integer)
-    .option('--max-attempts <n>', 'attempt cap of every trial (default 8)', integer)
-    .option('--judge-prompt <prompt>', "B's question: yes-no, finish, or a template FILE with {task} and {code} (default yes-no)")
+    .option(
+      '--protocol <name>',
+      "whose prompts the trials send: redline (redline's proposer prompt and --judge-prompt), published (the published script's Chinese prompts, parsing and test, byte for byte) or published-en (the same in English) (default redline)",
+    )
+    .option('--inject-tests', "with a published protocol: put each task's test statement and expected output in every proposer prompt")
+    .option('--trials <n>', "trials per task and condition (default 3, the published article's)", integer)
+    .option('--max-attempts <n>', "attempt cap of every trial (default 8, the published article's)", integer)
+    .option('--steps <n>', "the published script's name for --max-attempts", integer)
+    .option(
+      '--judge-prompt <prompt>',
+      "B's question under --protocol redline: yes-no, finish, or a template FILE with {task} and {code} (default yes-no)",
+    )
     .option('--model <name>', 'the model (temperature 0) that proposes and, in B, judges itself, through an OpenAI-compatible endpoint')
     .option('--base-url <url>', 'OpenAI-compatible endpoint of --model, e.g. http://127.0.0.1:8080/v1')
     .option('--api-key-env <variable>', 'environment variable holding the API key (default OPENAI_API_KEY)')
@@ -186,7 +195,7 @@ export function addStudyCommand({ cli, done, output }: { cli: Command; done: (co
     .option('--json', 'print the results as one JSON document instead of Markdown')
     .addHelpText(
       'after',
-      "\nSelect a study's runs with the task type it prints: redline report stop-quality --task-type study-<id>.selfjudge. Exit code 2 for a bad option value.",
+      '\nUnder --protocol redline, B\'s proposer prompt says "Failing findings: None." (its tests are shadows); the published protocols give no such cue. docs/experiments.md says how the protocols differ.\nSelect a study\'s runs with the task type it prints: redline report stop-quality --task-type study-<id>.selfjudge. Exit code 2 for a bad option value.',
     )
     .action(async (options: SelfJudgeCommandOptions) =>
       done(await (await import('./selfjudge-command.js')).selfJudgeCommand(options, output)),

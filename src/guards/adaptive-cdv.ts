@@ -28,7 +28,7 @@ export interface AdaptiveCdvOptions {
  * stopped early teach it to give up early. The published stack puts `plateau` after it.
  *
  * @example
- * [attemptsBudget(), adaptiveCdv({ bar: 0.8, priors }), plateau(0.02, 3)] // the published stack
+ * [attemptsBudget(), adaptiveCdv({ bar: 0.8, priors }), plateau(0.01, 3)] // the published stack (the seed's CONVERGENCE_DELTA)
  */
 export function adaptiveCdv({ bar, priors, level = 0.3, minObservations = 3 }: AdaptiveCdvOptions): Guard {
   expectNumber('bar', bar, 0, 1);

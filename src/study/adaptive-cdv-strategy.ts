@@ -13,11 +13,14 @@ import type { Strategy } from './strategies.js';
  */
 export type CdvWarmup = 'rule' | 'whole';
 
-/** The plateau guard of the published stack: the last 3 scores within 0.02 of each other give up. */
-export const CDV_PLATEAU = Object.freeze({ delta: 0.02, n: 3 });
+/**
+ * The plateau guard of the published stack: the last 3 scores within 0.01 of each other give up. 0.01 is the
+ * seed's `CONVERGENCE_DELTA` (docs/stop-rules.md says what it changes against the 0.02 used before).
+ */
+export const CDV_PLATEAU = Object.freeze({ delta: 0.01, n: 3 });
 
 /**
- * CDV's adaptive rule as published: `[attemptsBudget(), adaptiveCdv({ bar, priors }), plateau(0.02, 3)]`,
+ * CDV's adaptive rule as published: `[attemptsBudget(), adaptiveCdv({ bar, priors }), plateau(0.01, 3)]`,
  * whose priors learn as a runtime's do, from every run the rule finishes, recorded up to the attempt it
  * stopped on. It is first warmed on the cell's first `warmup` training tasks (as `recorded` says), then
  * keeps learning from each test task it finishes.

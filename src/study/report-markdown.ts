@@ -94,7 +94,7 @@ export function renderMarkdown({ study, figures = [] }: { study: StopRulesStudy;
     '- true reach: % of test tasks whose true quality q at the stop attempt is ≥ bar.',
     '- final score: mean true quality q at the stop attempt.',
     `- noise-aware: confidence ${config.noiseAwareConfidence}, told the true σ.`,
-    "- adaptive-cdv: CDV's adaptive rule as published (per attempt index, threshold until 3 learned gains; then plateau(0.02, 3)), learning from every run it finishes: the training half, then the test set.",
+    "- adaptive-cdv: CDV's adaptive rule as published (per attempt index, threshold until 3 learned gains; then plateau(0.01, 3)), learning from every run it finishes: the training half, then the test set.",
     ...config.policies.map(
       ({ name, guards }) =>
         `- ${name} (--policy): the attempt budget, then ${guards.map((guard) => JSON.stringify(guard)).join(', ') || 'no guard'}.`,

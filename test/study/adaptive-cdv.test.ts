@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
+import { adaptiveCdvStrategy, CDV_PLATEAU } from '../../src/study/adaptive-cdv-strategy.js';
+import { buildCell } from '../../src/study/cell.js';
 import { runStopRulesStudy, StudyOptionError, type StopRulesStudy, type StopRulesStudyOptions } from '../../src/study/index.js';
+import { generateTasks } from '../../src/study/task-model.js';
+import { scored } from '../guards/history.js';
 
 const OPTIONS: StopRulesStudyOptions = { tasksPerType: 60, seeds: 3, sigmas: [0.05, 0.1], warmup: [0, 2, 30, 90], confidences: [] };
 
@@ -30,6 +34,14 @@ describe('adaptive-cdv in the stop-rules study', () => {
       ['rule 0 0.1', 'rule 2 0.1', 'rule 30 0.1', 'rule 90 0.1', 'whole 0 0.1', 'whole 2 0.1', 'whole 30 0.1', 'whole 90 0.1'],
     );
     assert.deepEqual(Object.keys(study.adaptiveCdvColdStart[0] ?? {}), ['warmupTasks', 'sigma', 'meanSteps', 'trueReach', 'warmup']);
+  });
+
+  it("gives up on a plateau of the seed's delta, 0.01 over the last 3 scores", () => {
+    assert.deepEqual({ ...CDV_PLATEAU }, { delta: 0.01, n: 3 });
+    const cell = buildCell({ tasks: generateTasks({ tasksPerType: 4, cap: 8, seed: 1 }), trainTasks: 6, sigma: 0.1 });
+    const [, , plateauGuard] = adaptiveCdvStrategy({ bar: 0.8, cap: 8, cell, warmup: 0 }).policy;
+    assert.equal(plateauGuard?.evaluate(scored(0.6, 0.615, 0.61)), undefined, 'within 0.02, not within 0.01');
+    assert.equal(plateauGuard?.evaluate(scored(0.6, 0.605, 0.61))?.guard, 'plateau(0.01, 3)');
   });
 
   it('warmed by running on the whole training half is the adaptive-cdv strategy', () => {

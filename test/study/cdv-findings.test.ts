@@ -48,10 +48,35 @@ describe("CDV's published findings on the default study", () => {
     assert.ok(cold('rule', 30).trueReach.sd > 2 * cold('whole', 30).trueReach.sd, 'some seeds lock into giving up early');
   });
 
-  it('in a cold seed that locks in, it gives up near the published 2.79 attempts and 50% true reach', async () => {
-    // Seed 5 is one of the three of seeds 1–10 whose first runs teach the rule to give up.
-    const seed = await runStopRulesStudy({ seed: 5, seeds: 1, sigmas: [0.1], warmup: [0], confidences: [] });
-    const [point] = seed.adaptiveCdvColdStart;
-    assert.ok(point !== undefined && point.meanSteps.mean < 2.5 && point.trueReach.mean < 56, JSON.stringify(point));
+  it('cold, 2 of seeds 1–10 lock into giving up early, as the published 2.79 attempts and 50% did; the other 8 stay near threshold', async () => {
+    // The published cold start is one locked-in seed's, not the mean: no single seed stands for it. With the seed's
+    // plateau delta 0.01, seeds 2 and 5 of 1–10 lock in (2.18–2.43 attempts, 52–54% true reach); with 0.02, seed 9
+    // did too (3 of 10). Each seed is a study of its own; together they are the default study's cold start.
+    const seeds = [];
+    for (let seed = 1; seed <= 10; seed += 1) {
+      const one = await runStopRulesStudy({ seed, seeds: 1, sigmas: [0.1], warmup: [0], confidences: [] });
+      const [point] = one.adaptiveCdvColdStart;
+      const threshold = one.results.find((result) => result.strategy === 'threshold');
+      assert.ok(point !== undefined && threshold !== undefined);
+      seeds.push({
+        seed,
+        attempts: point.meanSteps.mean,
+        reach: point.trueReach.mean,
+        behind: threshold.trueReach.mean - point.trueReach.mean,
+      });
+    }
+    const locked = seeds.filter((item) => item.attempts < 2.5);
+    assert.deepEqual(
+      locked.map((item) => item.seed),
+      [2, 5],
+      JSON.stringify(seeds),
+    );
+    for (const item of locked)
+      assert.ok(item.attempts > 2.1 && item.reach > 50 && item.reach < 56 && item.behind > 15, JSON.stringify(item));
+    for (const item of seeds.filter((one) => !locked.includes(one)))
+      assert.ok(item.attempts > 3.1 && item.reach > 63 && item.behind < 8, JSON.stringify(item));
+    const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+    assert.ok(Math.abs(mean(seeds.map((item) => item.attempts)) - cold('rule', 0).meanSteps.mean) < 0.006);
+    assert.ok(Math.abs(mean(seeds.map((item) => item.reach)) - cold('rule', 0).trueReach.mean) < 0.06);
   });
 });

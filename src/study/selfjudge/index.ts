@@ -6,5 +6,7 @@ export { JUDGE_PROMPTS, saysYes, selfJudge, type JudgePromptName } from './self-
 export type { Ask } from '../../ai-sdk/model-ask.js';
 export type { CellSummary, ClassSuccess, Comparison, PowerNote, TrialResult } from './summarize.js';
 export type { Truth } from './truth.js';
+export type { Protocol } from './published-prompts.js';
+export type { PromptRecord } from './published-roles.js';
 export { renderSelfJudgeMarkdown } from './report-markdown.js';
 export { selfJudgeSpec, writeSelfJudgeFigure, SELFJUDGE_FIGURE } from './figure.js';

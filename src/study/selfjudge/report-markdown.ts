@@ -10,6 +10,12 @@ export function proportionText(p: Proportion): string {
   return p.rate === null ? '–' : `${p.count}/${p.n} (${percent(p.rate)}, 95% CI ${percent(p.low)}–${percent(p.high)})`;
 }
 
+/** `, protocol published (the script's prompts, parsing and test; tests injected)`, or nothing under the redline protocol. */
+const protocolText = ({ protocol, injectTests }: SelfJudgeStudy['config']): string =>
+  protocol === undefined
+    ? ''
+    : `, protocol ${protocol} (the script's prompts, parsing and test${injectTests === true ? '; tests injected' : ''})`;
+
 /** Per-trial marks: ✓ converged, ✗ not. */
 const marks = (values: readonly boolean[]): string => values.map((value) => (value ? '✓' : '✗')).join(' ');
 
@@ -23,7 +29,7 @@ export function renderSelfJudgeMarkdown(study: SelfJudgeStudy, { figure }: { fig
   const lines = [
     `# Red line vs self-judge (study ${study.studyId})`,
     '',
-    `Task set ${config.taskSet} (${config.tasks.length} task(s)), ${config.trials} trial(s) per task and condition, attempt cap ${config.maxAttempts}, proposer ${config.proposer}, self-judge prompt ${config.judgePrompt}.`,
+    `Task set ${config.taskSet} (${config.tasks.length} task(s)), ${config.trials} trial(s) per task and condition, attempt cap ${config.maxAttempts}, proposer ${config.proposer}, self-judge prompt ${config.judgePrompt}${protocolText(config)}.`,
     'Converged: the tests pass on the code the run stopped on. False positive: the judge said yes and the tests fail. False negative: the tests passed at an attempt and the judge said no there. Degradation: passing code later made failing. Intervals are Wilson 95%.',
     '',
     '| task | condition | converged per trial | attempts per trial | converged | false positives | false negatives | degradations |',

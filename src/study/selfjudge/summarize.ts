@@ -1,5 +1,6 @@
 import { meanSd, type MeanSd } from '../stats.js';
 import { fisherExact, trialsPerCondition, wilson, type Proportion } from '../proportions.js';
+import type { PromptRecord } from './published-roles.js';
 import type { Condition } from './task-mission.js';
 import type { Truth } from './truth.js';
 
@@ -20,6 +21,8 @@ export interface TrialResult {
   readonly truth: readonly Truth[];
   /** What the judge chose after each attempt (`accept`, `retry`, …), attempt 1 first. */
   readonly decisions: readonly string[];
+  /** Under a published protocol: every prompt the trial sent and the answer it got, in order. */
+  readonly prompts?: readonly PromptRecord[];
   /** The run stopped as done (sealed `complete` or `complete_noop`): its judge said yes. */
   readonly saidYes: boolean;
   /** The tests pass on the candidate the run stopped on. */

@@ -56,6 +56,7 @@ export function trialMission({
   studyId,
   trial,
   maxAttempts,
+  testCheck = true,
 }: {
   task: StudyTask;
   /** The code task's workspace (from {@link writeTaskWorkspace}). */
@@ -64,6 +65,8 @@ export function trialMission({
   studyId: string;
   trial: number;
   maxAttempts: number;
+  /** Whether a code task's mission carries its test (the published protocol brings its own check instead). @default true */
+  testCheck?: boolean;
 }): Mission {
   const shadow = condition === 'selfjudge' ? { shadow: true } : {};
   const id = `study-${studyId}.${taskId(task)}.${condition}.${trial}`;
@@ -82,8 +85,8 @@ export function trialMission({
     goal: `${code.desc}\nThe code lives in solution.py: write its complete content.`,
     workspace,
     scope: ['solution.py'],
-    checks: [
-      { name: 'tests', kind: 'expected-output', command: ['python3', 'check.py'], expected: code.expected, timeout: 30_000, ...shadow },
-    ],
+    checks: testCheck
+      ? [{ name: 'tests', kind: 'expected-output', command: ['python3', 'check.py'], expected: code.expected, timeout: 30_000, ...shadow }]
+      : [],
   });
 }
