@@ -61,15 +61,15 @@ function program(setCode: (code: number) => void, output: Output): Command {
     .option('--ledger <location>', `${LEDGER_HELP.replace('.redline/redline.db', '.redline/redline.db next to the mission')}`)
     .option(
       '--review',
-      "hand the run to the review queue in the ledger (created if missing): the queue's mode and the feedback tuner's limit set the attempt budget (the tuner's limit alone when the mission sets no maxAttempts), and an unverified run is enqueued at the seal. A ledger that has a queue does this without --review (sampled runs are not sampled then)",
+      "open the ledger's review queue before the run (created if missing), so the queue's mode and the feedback tuner's limit set the attempt budget (the tuner's limit alone when the mission sets no maxAttempts). Without --review the ledger's queue still takes the run's review by default: an unverified run is enqueued at the seal, and a sampled one at --sample-rate; a ledger without a queue gets one from the first run that needs it",
     )
     .option('--no-review', "do not hand the run to the ledger's review queue (recorded in the run's run.started)")
     .option(
       '--sample-rate <fraction>',
-      'with --review: share of sampled runs (accepted without a demand red line) enqueued too (default 0.1)',
+      'share of sampled runs (accepted without a demand red line) enqueued for review too (default 0.1)',
       fraction,
     )
-    .option('--alert-webhook <url>', 'with --review: POST budget-cap alerts here (they are logged on stderr either way)')
+    .option('--alert-webhook <url>', 'POST budget-cap alerts here once the run reports to the queue (they are logged on stderr either way)')
     .option(
       '--signing-key <file>',
       `Ed25519 private key (PEM) to sign the seal with (default: $${SIGNING_KEY_ENV}, else ${SIGNING_KEY_DEFAULT}, created on first use)`,
