@@ -25,8 +25,8 @@ export function reviewHandoff(queue: ReviewerQueue, flags: ReviewFlags, { progre
 /** A deferred handoff to the queue in a ledger's storage, and what it opened. */
 export interface QueueOnFirstNeed {
   readonly handoff: DeferredHandoff;
-  /** The queue, once a seal (or the caller) opened it. */
-  readonly opened: () => ReviewQueue | undefined;
+  /** The run whose seal opened the queue (and so created it, when the ledger had none), once one did. */
+  readonly openedBy: () => string | undefined;
   /** Closes the queue if it was opened. */
   readonly close: () => Promise<void>;
 }
@@ -34,26 +34,24 @@ export interface QueueOnFirstNeed {
 /**
  * The review queue of the ledger at `location` as a deferred handoff (docs/review.md, 'The queue by
  * default'): opened — created, when the ledger has none — by the first seal that must go to review, once
- * for every run that shares it. `open` opens it; the caller that already holds the queue passes it.
+ * for every run that shares it.
  */
-export function queueOnFirstNeed(
-  location: string,
-  flags: ReviewFlags,
-  output: { progress: (line: string) => void },
-  open: () => Promise<ReviewQueue> = () => openReviewQueue(location),
-): QueueOnFirstNeed {
+export function queueOnFirstNeed(location: string, flags: ReviewFlags, output: { progress: (line: string) => void }): QueueOnFirstNeed {
   let opening: Promise<Handoff> | undefined;
   let queue: ReviewQueue | undefined;
+  let openedBy: string | undefined;
   return {
     handoff: {
-      open: () =>
-        (opening ??= open().then((opened) => {
+      open: (runId) => {
+        openedBy ??= runId;
+        return (opening ??= openReviewQueue(location).then((opened) => {
           queue = opened;
           return reviewHandoff(opened, flags, output);
-        })),
+        }));
+      },
       ...(flags.sampleRate === undefined ? {} : { sampleRate: flags.sampleRate }),
     },
-    opened: () => queue,
+    openedBy: () => openedBy,
     close: async () => {
       // A queue still opening is closed once it is open.
       await opening?.catch(() => undefined);

@@ -323,7 +323,6 @@ export async function runMissionFile({
   judge,
 }: MissionFileRun): Promise<RunResult> {
   const proposer = await proposerFromFlags(mission, options);
-  const createdBefore = deferredQueue?.opened() !== undefined;
   if (options.json !== true) progress(`mission ${clean(mission.id)}: ${clean(mission.goal.split('\n')[0] ?? '')}`);
   const result = await runMission({
     mission,
@@ -349,8 +348,8 @@ export async function runMissionFile({
   const sealed = seal?.type === 'run.sealed' ? seal.data.handoff : undefined;
   // On the default route a verified run needed no review: its summary says nothing of the queue.
   const handed = review === 'default' && sealed !== undefined && 'reason' in sealed && sealed.reason === 'verified' ? undefined : sealed;
-  // A deferred queue opened while this run was sealed was created for it (runs sharing it: by the first).
-  const created = handed?.enqueued === true && deferredQueue?.opened() !== undefined && !createdBefore;
+  // A deferred queue this run's seal opened was created for it (of runs sharing it, the first to need it).
+  const created = handed?.enqueued === true && deferredQueue?.openedBy() === result.runId;
   // The summary says why a run went to the queue without --review, and that one opted out of it did not.
   const queued =
     handed === undefined
@@ -399,7 +398,6 @@ export async function prepareRun(file: string, options: RunCommandOptions, outpu
     throw new TypeError('Expected review with --sample-rate or --alert-webhook, got --no-review');
   const ledger = await ledgers.open(location);
   let queue: ReviewQueue | undefined;
-  let deferred: QueueOnFirstNeed | undefined;
   try {
     // Opened before anything runs, so a bad key refuses the run instead of leaving it unsealed.
     const { signer } = await openSigner({ explicit: options.signingKey, location });
@@ -414,7 +412,10 @@ export async function prepareRun(file: string, options: RunCommandOptions, outpu
     // A human judge asks the queue in the ledger's storage, whatever the review choice: it exists from now on.
     const human = judgedByHuman(mission);
     queue = (route.handsOff && !route.deferred) || human ? await openReviewQueue(location) : undefined;
-    deferred = route.handsOff && queue === undefined ? queueOnFirstNeed(location, options, output) : undefined;
+    const deferred =
+      route.handsOff && queue === undefined
+        ? ledgers.queueOnFirstNeed(location, () => queueOnFirstNeed(location, options, output))
+        : undefined;
     const handoff: RunHandoff | undefined = !route.handsOff
       ? undefined
       : queue === undefined
@@ -431,7 +432,6 @@ export async function prepareRun(file: string, options: RunCommandOptions, outpu
       : undefined;
     await recoverBeforeRun({ ledger, location, output, missionId: mission.id, signer, ...(handoff === undefined ? {} : { handoff }) });
     const opened = queue;
-    const onFirstNeed = deferred;
     return {
       run: async () =>
         runMissionFile({
@@ -441,19 +441,16 @@ export async function prepareRun(file: string, options: RunCommandOptions, outpu
           options,
           output,
           handoff,
-          deferredQueue: onFirstNeed,
+          deferredQueue: deferred,
           signer,
           review,
           judge,
         }),
-      close: async () => {
-        await opened?.close();
-        await onFirstNeed?.close();
-      },
+      // A deferred queue is the ledgers' to close: other runs of the command may share it.
+      close: async () => opened?.close(),
     };
   } catch (error) {
     await queue?.close();
-    await deferred?.close();
     throw error;
   }
 }

@@ -26,8 +26,11 @@ export interface Handoff {
  * that must go to review opens the queue, creating it, through `open`. Runs that need no review create none.
  */
 export interface DeferredHandoff {
-  /** Opens (creates) the queue and returns the handoff to it; a caller that seals several runs returns the same one. */
-  readonly open: () => Promise<Handoff>;
+  /**
+   * Opens (creates) the queue for run `runId`, the one whose seal needs it, and returns the handoff to it;
+   * a caller whose runs share the queue returns the same one each time.
+   */
+  readonly open: (runId: string) => Promise<Handoff>;
   /** Share of `sampled` runs sent to review (and so the share that may create the queue). @default 0.1 */
   readonly sampleRate?: number;
   /** Draws for sampling, injectable for tests. @default Math.random */
@@ -106,7 +109,7 @@ export async function handOff(handoff: RunHandoff, run: SealedRun, plan: Handoff
   let to = open;
   let result: Awaited<ReturnType<Handoff['queue']['enqueue']>>;
   try {
-    to ??= await (handoff as DeferredHandoff).open();
+    to ??= await (handoff as DeferredHandoff).open(run.runId);
     result = await to.queue.enqueue(run.brief, { tags });
   } catch (error) {
     return { result: { enqueued: false, reason: 'queue error', error: (error as Error).message, tags }, to };

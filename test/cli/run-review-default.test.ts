@@ -134,6 +134,25 @@ for (const [backend, location] of [
     });
   });
 }
+describe('redline run of several missions on a ledger without a queue', () => {
+  it('shares one queue, created by the first run that needs it, and says so only for that run', async () => {
+    const ledger = path.join(await tempWorkspace({}), 'redline.db');
+    const missions = ['summary-semantic-only', 'budget-cutoff', 'oscillation'].map((name) =>
+      path.join(ROOT, `examples/${name}/mission.yaml`),
+    );
+    const { code, stdout } = await redline(['run', ...missions, '--concurrency', '3', '--ledger', ledger]);
+    assert.equal(code, 1);
+    const lines = stdout.split('\n').filter((line) => / review {8}enqueued as item /.test(line));
+    assert.equal(lines.length, 3, stdout);
+    assert.equal(
+      lines.filter((line) => line.includes('(by default: a review queue created in the ledger; --no-review opts out)')).length,
+      1,
+    );
+    assert.equal(lines.filter((line) => line.includes('(by default: the ledger has a review queue; --no-review opts out)')).length, 2);
+    assert.equal(await queueDepth(ledger), 3);
+  });
+});
+
 describe('redline run --review of a sampled run the sample left out', () => {
   it('says it was not sampled, and names no queue mode it does not have', async () => {
     const ledger = path.join(await tempWorkspace({}), 'redline.db');
