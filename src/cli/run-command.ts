@@ -275,8 +275,9 @@ function reviewLines(handoff: HandoffResult, choice: ReviewChoice | undefined, {
   const queued = 'mode' in handoff ? handoff : undefined;
   const dropped = queued?.dropped;
   const mode = queued?.modeChanged;
+  // Why a run went to the queue without --review; one the default route left out needs no reason.
   const why =
-    choice !== 'default'
+    choice !== 'default' || !handoff.enqueued
       ? ''
       : created
         ? ' (by default: a review queue created in the ledger; --no-review opts out)'

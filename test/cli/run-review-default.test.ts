@@ -116,6 +116,11 @@ for (const [backend, location] of [
     it('samples a sampled run by default at the rate given, creating the queue for it; --no-review refuses a rate', async () => {
       const ledger = backend === 'SQLite' ? await location() : `${PG_URL}?schema=${schema}_sampled`;
       try {
+        const left = await redline(['run', SAMPLED, '--sample-rate', '0', '--ledger', ledger]);
+        assert.equal(left.code, 0, left.stderr);
+        assert.match(left.stdout, /\nreview {8}not enqueued \(not sampled\)\n$/);
+        assert.equal(await reviewQueueExists(ledger), false, 'a run the sample left out creates no queue');
+
         const sampled = await redline(['run', SAMPLED, '--sample-rate', '1', '--json', '--ledger', ledger]);
         assert.equal(sampled.code, 0, sampled.stderr);
         const summary = JSON.parse(sampled.stdout) as { verification: string; review: { enqueued: boolean; tags: string[]; by: string } };
