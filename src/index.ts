@@ -148,7 +148,7 @@ export { rateLimit, ANY_MODEL, type RateLimit } from './limits/rate-limit.js';
 export { limiterOver, type LimitStore, type RateGrant, type RateLimiter, type RateRequest } from './limits/rate-limiter.js';
 export { MemoryLimitStore } from './limits/memory-limit-store.js';
 
-export type { Handoff } from './handoff/handoff.js';
+export type { DeferredHandoff, Handoff, RunHandoff } from './handoff/handoff.js';
 export { routeReview, type ReviewChoice, type ReviewRoute } from './handoff/review-route.js';
 export {
   MemoryReviewQueue,

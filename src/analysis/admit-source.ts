@@ -22,12 +22,21 @@ export interface AdmissionSource {
   readonly baseline?: Readonly<Record<string, string | null>>;
   /** Paths of the live workspace that changed while the run ran (its seal's `workspace.changed_during_run`). */
   readonly changedDuringRun?: { readonly count: number; readonly paths: readonly string[] };
+  /** How far the checks could vouch for the run: `verified`, or `sampled` (accepted on incomplete signals). */
+  readonly verification: string;
+  /** The shadow checks' verdict on the sealed candidate, with the checks that failed; none without shadow checks. */
+  readonly shadow?: { readonly verdict: string; readonly failed: readonly string[] };
+  /** The review item the seal's handoff enqueued the run as, if it did. */
+  readonly reviewItemId?: string;
 }
 
 const sha256 = z.string().regex(/^[0-9a-f]{64}$/);
 const startedSchema = z.object({ mission: z.object({ id: z.string(), goal: z.string(), workspaceDir: z.string().optional() }) });
 const sealedSchema = z.object({
   candidateHash: z.string(),
+  verification: z.string(),
+  shadow: z.object({ verdict: z.string(), findings: z.array(z.object({ check: z.string(), status: z.string() })) }).optional(),
+  handoff: z.object({ itemId: z.string().optional() }).optional(),
   baseline: z.object({ manifest: z.string(), files: z.record(z.string(), sha256.nullable()) }).optional(),
   evidence: z.array(z.object({ code: z.string(), count: z.number().optional(), paths: z.array(z.string()).optional() })).optional(),
 });
@@ -114,5 +123,15 @@ export async function admissionSource(ledger: Ledger, runId: string): Promise<Ad
     files: candidate.files,
     ...(seal.baseline === undefined ? {} : { baseline: seal.baseline.files }),
     ...changedDuringRun(seal.evidence),
+    verification: seal.verification,
+    ...(seal.shadow === undefined
+      ? {}
+      : {
+          shadow: {
+            verdict: seal.shadow.verdict,
+            failed: [...new Set(seal.shadow.findings.filter((item) => item.status === 'fail').map((item) => item.check))],
+          },
+        }),
+    ...(seal.handoff?.itemId === undefined ? {} : { reviewItemId: seal.handoff.itemId }),
   };
 }

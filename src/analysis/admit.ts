@@ -15,10 +15,13 @@ import { AdmitError } from '../errors/admit-error.js';
 import { applyToDir, lookUpDir } from './admit-dir.js';
 import { admitPathProblem, conflictReason, planAdmission, type Change, type Conflict, type Found, type Plan } from './admit-plan.js';
 import { admissionSource, type AdmissionSource } from './admit-source.js';
+import { reviewOfRun, type Approval, type ReviewItemLookup, type ReviewRefusal } from './admit-review.js';
 import type { Ledger } from '../ledger/ledger.js';
+import type { ForcedAdmission } from '../review/forced-admission.js';
 
 export { AdmitError, type AdmitErrorCode, type AdmitProblem } from '../errors/admit-error.js';
 export { conflictReason, type Conflict, type ConflictChange } from './admit-plan.js';
+export type { Approval, ReviewItemLookup, ReviewRefusal } from './admit-review.js';
 
 /** Where an admission puts the candidate. */
 export type AdmissionMode = 'files' | 'patch' | 'git-branch';
@@ -36,8 +39,22 @@ export interface AdmitOptions {
   readonly patch?: string;
   /** Create this branch in `dir`'s git repository, at a commit on top of HEAD, instead of writing files. */
   readonly gitBranch?: string;
-  /** Admit over conflicts, and admit a run recorded without baseline hashes. @default false */
+  /**
+   * Admit over conflicts, a run recorded without baseline hashes, a failed shadow check, and a `sampled`
+   * run no reviewer approved. @default false
+   */
   readonly force?: boolean;
+  /**
+   * Looks up the review item a `sampled` run was enqueued as, in its ledger's review queue, for the
+   * reviewer's verdict. Without it a sampled run has no approval.
+   */
+  readonly reviewItem?: ReviewItemLookup;
+  /**
+   * Records an admission `force` takes past the run's review (a failed shadow check, no approval) before
+   * anything is written; if it throws, nothing is. `redline admit` journals it in the review queue
+   * (`recordAdmission`). Returns the journal entry's `seq`.
+   */
+  readonly recordForced?: (admission: Omit<ForcedAdmission, 'by'>) => Promise<{ seq: number }>;
 }
 
 /** What an admission did. Paths are the candidate's, relative to `dir`. */
@@ -61,6 +78,12 @@ export interface Admission {
   readonly branch?: BranchCommit & { readonly parent: string };
   /** The live workspace changed while the run ran (the checks saw its snapshot): what the seal recorded. */
   readonly changedDuringRun?: { readonly count: number; readonly paths: readonly string[] };
+  /** What `force` took the run past of its review: a failed shadow check, a sampled run no reviewer approved. */
+  readonly overridden: readonly ReviewRefusal[];
+  /** Where `recordForced` recorded the override: the review journal entry's `seq`. */
+  readonly recorded?: { readonly seq: number };
+  /** The reviewer who approved the `sampled` run. */
+  readonly approval?: Approval;
 }
 
 function modeOf({ patch, gitBranch, dir }: AdmitOptions): AdmissionMode {
@@ -168,6 +191,7 @@ async function branchInto(
   dir: string,
   branch: string,
   force: boolean,
+  beforeWrite: () => Promise<void>,
 ): Promise<{ plan: Plan; branch: BranchCommit & { parent: string } }> {
   const { runId } = source;
   const repository: Repository = await openRepository(dir);
@@ -186,6 +210,7 @@ async function branchInto(
   const files = Object.fromEntries(plan.changes.map(({ file, after }) => [file, after === null ? null : Buffer.from(after, 'utf8')]));
   const modes = Object.fromEntries(plan.changes.map(({ file, mode }) => [file, mode]));
   const message = `redline: admit run ${runId}\n\nmission: ${source.missionId}\ngoal: ${source.goal}\n`;
+  await beforeWrite();
   const made = await commitBranch({ repository, branch, files, modes, message });
   return { plan, branch: { ...made, parent: repository.head } };
 }
@@ -196,7 +221,9 @@ async function branchInto(
  * to `dir` (by default), or writes it as a patch against `dir`, or commits it to a new branch of
  * `dir`'s repository. Every path is checked before anything is written: a malformed path, or one that
  * is or goes through a symlink, a directory or a submodule, refuses the whole admission; so does a
- * path whose target changed since the run's baseline, unless `force`.
+ * path whose target changed since the run's baseline, unless `force`. Before the paths, the run's review:
+ * a failed shadow check, or a `sampled` run no reviewer approved (`reviewItem` looks the verdict up),
+ * refuses it unless `force`, and a forced one is recorded (`recordForced`) before anything is written.
  * @throws {AdmitError} naming why nothing was applied, with every path behind it; or, `admit.partial`,
  * that writing files into `dir` stopped at one path, listing what was and was not written.
  * @throws {TypeError} for both `patch` and `gitBranch`, or no `dir` to write files to.
@@ -208,14 +235,24 @@ export async function admitRun(options: AdmitOptions): Promise<Admission> {
   const { ledger, runId, force = false } = options;
   const mode = modeOf(options);
   const source = await admissionSource(ledger, runId);
+  const review = await reviewOfRun(source, options.reviewItem);
+  if (review.refusals.length > 0 && !force) throw reviewRefused(runId, review.refusals);
   const dir = await directoryOf(source, options.dir);
+  let recorded: Admission['recorded'];
+  const into = options.patch ?? options.gitBranch ?? dir;
+  // The override is on record before the first byte is written: an admission that stops after it is still one that was forced.
+  const beforeWrite = async (): Promise<void> => {
+    if (review.refusals.length > 0 && options.recordForced !== undefined)
+      recorded = await options.recordForced({ runId, overrides: review.refusals, mode, into });
+  };
   let plan: Plan;
   let branch: Admission['branch'];
-  if (mode === 'git-branch') ({ plan, branch } = await branchInto(source, dir, options.gitBranch as string, force));
+  if (mode === 'git-branch') ({ plan, branch } = await branchInto(source, dir, options.gitBranch as string, force, beforeWrite));
   else {
     const paths = Object.keys(source.files).filter((file) => admitPathProblem(file, source.files) === undefined);
     plan = planAdmission({ files: source.files, baseline: source.baseline, found: lookUpDir(dir, paths) });
     refuseUnlessClean(source, plan, dir, force);
+    await beforeWrite();
     if (mode === 'files') applyToDir({ runId, dir, changes: plan.changes });
     else
       await writeFile(
@@ -242,5 +279,17 @@ export async function admitRun(options: AdmitOptions): Promise<Admission> {
     ...(options.patch === undefined ? {} : { patch: options.patch }),
     ...(branch === undefined ? {} : { branch }),
     ...(source.changedDuringRun === undefined ? {} : { changedDuringRun: source.changedDuringRun }),
+    overridden: review.refusals,
+    ...(recorded === undefined ? {} : { recorded }),
+    ...(review.approval === undefined ? {} : { approval: review.approval }),
   };
+}
+
+/** The refusal of a run its review does not clear: every reason, and how to override. */
+function reviewRefused(runId: string, refusals: readonly ReviewRefusal[]): AdmitError {
+  return new AdmitError({
+    code: (refusals[0] as ReviewRefusal).code,
+    runId,
+    headline: `run ${runId}: ${refusals.map(({ reason }) => reason).join('; ')}; nothing was written (--force admits it anyway, recorded in the review journal)`,
+  });
 }

@@ -1,7 +1,11 @@
+import os from 'node:os';
 import path from 'node:path';
 import { RedlineError } from '../errors/redline-error.js';
 import { AdmitError, admitRun, conflictReason, type Admission } from '../analysis/admit.js';
 import { makeAdmitDir, removeCreatedDirs } from '../analysis/admit-dir.js';
+import { ledgerLocation } from '../ledger/open-ledger.js';
+import { openReviewQueue, reviewQueueExists } from '../review/open-review-queue.js';
+import type { ReviewQueue } from '../review/review-queue.js';
 import { workingTreeOf } from '../workspace/git-branch.js';
 import { withLedger } from './ledger-command.js';
 import type { Output } from './run-command.js';
@@ -39,11 +43,16 @@ async function applyCommand(dir: string, patch: string): Promise<string> {
   return `git -C ${shellArg(tree.top)} apply --directory=${shellArg(tree.prefix.replace(/\/$/, ''))} ${shellArg(patch)}`;
 }
 
-/** The admission for people: a summary, one line per path, and how to go on. */
-async function describe(admission: Admission, to: string | undefined, created: boolean): Promise<string[]> {
+/** The admission for people: a summary, what its review said (an approval, an override), one line per path, and how to go on. */
+async function describe(admission: Admission, to: string | undefined, created: boolean, ledgerName: string): Promise<string[]> {
   const files = admission.mode === 'files';
   const forced = new Map(admission.forced.map(({ file, change }) => [file, ` (forced: ${conflictReason(change)})`]));
   const lines = [summary(admission, to, created)];
+  const { approval, overridden, recorded } = admission;
+  if (approval !== undefined) lines.push(`  approved by reviewer ${clean(approval.reviewer)} (review item ${clean(approval.itemId)})`);
+  for (const { reason } of overridden) lines.push(`  forced:   ${clean(reason)}`);
+  if (recorded !== undefined)
+    lines.push(`  recorded as review journal entry ${recorded.seq} in ${clean(ledgerName)} (redline review journal)`);
   for (const file of admission.written) lines.push(`  ${files ? 'wrote    ' : 'writes   '} ${clean(file)}${forced.get(file) ?? ''}`);
   for (const file of admission.deleted) lines.push(`  ${files ? 'deleted  ' : 'deletes  '} ${clean(file)}${forced.get(file) ?? ''}`);
   for (const file of admission.unchanged) lines.push(`  unchanged ${clean(file)}`);
@@ -77,8 +86,14 @@ export async function admitCommand(
   if (patch !== undefined && gitBranch !== undefined) throw new TypeError('Expected one of --patch FILE or --git-branch NAME, got both');
   if (to === undefined && patch === undefined && gitBranch === undefined)
     throw new TypeError('Expected --to DIR, --patch FILE or --git-branch NAME, got none');
+  // The ledger's review queue: opened when a sampled run's verdict is looked up (if the ledger has one),
+  // and created, if need be, to journal an admission forced past the run's review.
+  const location = ledgerLocation(ledger, process.cwd());
+  let queue: ReviewQueue | undefined;
+  const queueAt = async (create: boolean): Promise<ReviewQueue | undefined> =>
+    (queue ??= create || (await reviewQueueExists(location)) ? await openReviewQueue(location) : undefined);
   try {
-    return await withLedger(ledger, async (open) => {
+    return await withLedger(ledger, async (open, ledgerName) => {
       // Files written into --to make it if missing (mkdir -p); a refused admission takes it back.
       const created = to !== undefined && patch === undefined && gitBranch === undefined ? makeAdmitDir({ runId, dir: to }) : [];
       let admission: Admission;
@@ -90,13 +105,15 @@ export async function admitCommand(
           ...(to === undefined ? {} : { dir: path.resolve(to) }),
           ...(patch === undefined ? {} : { patch: path.resolve(patch) }),
           ...(gitBranch === undefined ? {} : { gitBranch }),
+          reviewItem: async (itemId) => (await queueAt(false))?.get(itemId),
+          recordForced: async (forced) => ((await queueAt(true)) as ReviewQueue).recordAdmission({ ...forced, by: userName() }),
         });
       } catch (error) {
         removeCreatedDirs(created);
         throw error;
       }
       if (json) print(jsonLine(created.length === 0 ? admission : { ...admission, created }));
-      else for (const line of await describe(admission, to, created.length > 0)) print(line);
+      else for (const line of await describe(admission, to, created.length > 0, ledgerName)) print(line);
       if (!admission.checked)
         progress(
           `redline: run ${clean(runId)} was recorded without baseline hashes; admitted with --force, without checking for changes made since it started`,
@@ -111,5 +128,16 @@ export async function admitCommand(
     if (json)
       print(jsonLine({ runId, refused: error.code, message: error instanceof AdmitError ? error.headline : error.message, problems }));
     return 2;
+  } finally {
+    await queue?.close();
+  }
+}
+
+/** Who admits: the operating-system user, as the journal records it. */
+function userName(): string {
+  try {
+    return os.userInfo().username;
+  } catch {
+    return process.env.USER ?? 'unknown';
   }
 }

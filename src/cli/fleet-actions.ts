@@ -9,7 +9,8 @@ import { postgresTarget, type PostgresTarget } from '../worker/postgres-target.j
 import { submitMission } from '../worker/submit.js';
 import { Worker } from '../worker/worker.js';
 import { WorkerStore } from '../worker/worker-store.js';
-import { reviewHandoff, type Output } from './run-command.js';
+import type { Output } from './run-command.js';
+import { reviewHandoff } from './review-handoff.js';
 import { table } from './format.js';
 import { clean, jsonLine } from './terminal-text.js';
 

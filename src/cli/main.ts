@@ -61,15 +61,15 @@ function program(setCode: (code: number) => void, output: Output): Command {
     .option('--ledger <location>', `${LEDGER_HELP.replace('.redline/redline.db', '.redline/redline.db next to the mission')}`)
     .option(
       '--review',
-      "hand the run to the review queue in the ledger (created if missing): the queue's mode and the feedback tuner's limit set the attempt budget (the tuner's limit alone when the mission sets no maxAttempts), and an unverified run is enqueued at the seal. A ledger that has a queue does this without --review (sampled runs are not sampled then)",
+      "open the ledger's review queue before the run (created if missing), so the queue's mode and the feedback tuner's limit set the attempt budget (the tuner's limit alone when the mission sets no maxAttempts). Without --review the ledger's queue still takes the run's review by default: an unverified run is enqueued at the seal, and a sampled one at --sample-rate; a ledger without a queue gets one from the first run that needs it",
     )
     .option('--no-review', "do not hand the run to the ledger's review queue (recorded in the run's run.started)")
     .option(
       '--sample-rate <fraction>',
-      'with --review: share of sampled runs (accepted without a demand red line) enqueued too (default 0.1)',
+      'share of sampled runs (accepted without a demand red line) enqueued for review too (default 0.1)',
       fraction,
     )
-    .option('--alert-webhook <url>', 'with --review: POST budget-cap alerts here (they are logged on stderr either way)')
+    .option('--alert-webhook <url>', 'POST budget-cap alerts here once the run reports to the queue (they are logged on stderr either way)')
     .option(
       '--signing-key <file>',
       `Ed25519 private key (PEM) to sign the seal with (default: $${SIGNING_KEY_ENV}, else ${SIGNING_KEY_DEFAULT}, created on first use)`,
@@ -287,12 +287,15 @@ function program(setCode: (code: number) => void, output: Output): Command {
       '--git-branch <name>',
       "create this branch in the directory's git repository, at a new commit on HEAD, instead of writing files",
     )
-    .option('--force', 'admit over files changed since the run started, and runs recorded without baseline hashes')
+    .option(
+      '--force',
+      "admit over files changed since the run started, runs recorded without baseline hashes, a failed shadow check, and a sampled run no reviewer approved (the last two are journaled in the ledger's review queue)",
+    )
     .option('--json', 'print one JSON line for the admission (or the refusal)')
     .option('--ledger <location>', LEDGER_HELP)
     .addHelpText(
       'after',
-      "\nWith --to alone the files are written into the directory; --patch or --git-branch (one of them) leave it as it is.\nEvery path is checked before anything is written: one that is or goes through a symlink, a directory or a\nsubmodule is refused, and so is one changed since the run started (unless --force); a file that already\nholds the candidate's content is left unchanged, so admitting twice changes nothing.\nExit 2 for a refusal, with every path behind it, one per line; and for a run that does not verify, is not\nsealed, or did not end complete.",
+      "\nWith --to alone the files are written into the directory; --patch or --git-branch (one of them) leave it as it is.\nEvery path is checked before anything is written: one that is or goes through a symlink, a directory or a\nsubmodule is refused, and so is one changed since the run started (unless --force); a file that already\nholds the candidate's content is left unchanged, so admitting twice changes nothing.\nBefore the paths, the run's review: a run whose shadow check failed, or a sampled run (accepted on incomplete\nsignals) whose review item no reviewer approved, is refused unless --force; a forced one is said in the output\nand journaled in the ledger's review queue (redline review journal) before anything is written.\nExit 2 for a refusal, with every path behind it, one per line; and for a run that does not verify, is not\nsealed, or did not end complete.",
     )
     .action(async (runId: string, options) => done(await (await import('./admit-command.js')).admitCommand(runId, options, output)));
 

@@ -385,6 +385,10 @@ function journalSummary(entry: JournalEntry): string {
       const { event, rule, by } = entry.data;
       return `filter rule ${rule.id} (${rule.label}, ${rule.action}) ${event} by ${by}`;
     }
+    case 'admission': {
+      const { runId, by, overrides, mode, into } = entry.data;
+      return `run ${runId} admitted with --force by ${by} (${mode} into ${into}) over: ${overrides.map(({ reason }) => reason).join('; ')}`;
+    }
   }
 }
 

@@ -12,15 +12,14 @@ import { agentProposer } from '../proposers/agent-proposer.js';
 import { commandProposer } from '../proposers/command-proposer.js';
 import type { Proposer } from '../proposers/proposer.js';
 import { runMission, type RunResult } from '../loop/run-mission.js';
-import type { Handoff } from '../handoff/handoff.js';
+import { startedUnderReview, type RunHandoff } from '../handoff/handoff.js';
 import type { HandoffResult } from '../handoff/handoff-result.js';
 import { buildJudge } from '../roles/build-judge.js';
 import type { Judge } from '../judge/judge.js';
-import { budgetAlerts } from '../review/alerts.js';
 import { openReviewQueue, reviewQueueExists } from '../review/open-review-queue.js';
 import { routeReview, type ReviewChoice } from '../handoff/review-route.js';
 import type { ReviewQueue } from '../review/review-queue.js';
-import type { ReviewerQueue } from '../review/reviewer-queue.js';
+import { queueOnFirstNeed, reviewHandoff, type QueueOnFirstNeed } from './review-handoff.js';
 import { describeRun, inventoryLine, runSummary } from './format.js';
 import { SharedLedgers } from './shared-ledgers.js';
 import { clean, jsonLine, shellArg } from './terminal-text.js';
@@ -41,14 +40,15 @@ export interface RunCommandOptions {
   /** Ledger location: a SQLite file or a postgres:// URL. */
   readonly ledger?: string;
   /**
-   * Hand the run to the review queue in the ledger's storage (docs/review.md): `true` (`--review`) creates the queue
-   * if needed; `false` (`--no-review`) opts out, recorded in `run.started`; absent, a queue the ledger has
-   * already takes the run's unverified outcome (rule 3), without sampling.
+   * Hand the run to the review queue in the ledger's storage (docs/review.md): `true` (`--review`) opens it
+   * (creating it) before the run, so its mode and tuner set the budget; `false` (`--no-review`) opts out,
+   * recorded in `run.started`; absent, the default: the queue the ledger has takes the run's unverified
+   * outcome and a sample of its `sampled` one, and a ledger without one gets one from the first run that needs it.
    */
   readonly review?: boolean;
-  /** With `review`: the share of `sampled` runs enqueued. @default 0.1 */
+  /** Unless `review` is false: the share of `sampled` runs enqueued. @default 0.1 */
   readonly sampleRate?: number;
-  /** With `review`: where budget-cap alerts are POSTed. */
+  /** Unless `review` is false: where budget-cap alerts are POSTed. */
   readonly alertWebhook?: string;
   /** The Ed25519 private key seals are signed with (else `$REDLINE_SIGNING_KEY`, else the local key). */
   readonly signingKey?: string;
@@ -160,12 +160,12 @@ function attemptLine(record: RunRecord): string | undefined {
   return checksLine(`attempt ${record.data.attempt}`, findings);
 }
 
-/** Whether an unsealed run of the ledger (of `missionId`, when given) started under a review queue's plan. */
-async function anyStartedUnderQueue(ledger: Ledger, missionId: string | undefined): Promise<boolean> {
+/** Whether an unsealed run of the ledger (of `missionId`, when given) started under review (see `startedUnderReview`). */
+async function anyStartedUnderReview(ledger: Ledger, missionId: string | undefined): Promise<boolean> {
   for (const run of await ledger.runs({ unsealed: true })) {
     if (missionId !== undefined && run.missionId !== missionId) continue;
     const [started] = await ledger.records(run.runId);
-    if (started?.type === 'run.started' && started.data.handoff !== undefined) return true;
+    if (started?.type === 'run.started' && startedUnderReview(started.data)) return true;
   }
   return false;
 }
@@ -175,8 +175,8 @@ export interface RecoverWithQueueOptions {
   /** Where the ledger is: its review queue is opened there when a run to recover started under one. */
   readonly location: string;
   readonly output: Output;
-  /** The review queue, when the caller has it open. */
-  readonly handoff?: Handoff;
+  /** The review queue, when the caller has it (open, or to open when first needed). */
+  readonly handoff?: RunHandoff;
   /** @default true */
   readonly resume?: boolean;
   /** Only runs of this mission (see `recoverRuns`). */
@@ -188,9 +188,9 @@ export interface RecoverWithQueueOptions {
 }
 
 /**
- * Recovers the ledger's crashed runs. Those that started under the review queue go back to it when they
- * are sealed: through `handoff` when the caller has the queue open, else through the queue in the ledger
- * at `location`, opened for the purpose — so no command recovers such a run past the queue.
+ * Recovers the ledger's crashed runs. Those that started under review go to the queue when they are
+ * sealed: through `handoff` when the caller has one, else through the queue in the ledger at `location`,
+ * opened (created) by the first seal that needs it — so no command recovers such a run past the queue.
  */
 export async function recoverWithQueue({
   ledger,
@@ -203,11 +203,11 @@ export async function recoverWithQueue({
   signer,
 }: RecoverWithQueueOptions): Promise<Recovery[]> {
   const scope = { resume, knownDeadOnly, ...(missionId === undefined ? {} : { missionId }), ...(signer === undefined ? {} : { signer }) };
-  if (handoff !== undefined || !(await anyStartedUnderQueue(ledger, missionId)))
+  if (handoff !== undefined || !(await anyStartedUnderReview(ledger, missionId)))
     return recoverRuns({ ledger, ...scope, ...(handoff === undefined ? {} : { handoff }) });
-  const queue = await openReviewQueue(location);
+  const queue = queueOnFirstNeed(location, {}, output);
   try {
-    return await recoverRuns({ ledger, ...scope, handoff: reviewHandoff(queue, {}, output) });
+    return await recoverRuns({ ledger, ...scope, handoff: queue.handoff });
   } finally {
     await queue.close();
   }
@@ -260,18 +260,14 @@ export async function recoverBeforeRun({
     );
 }
 
-/** The handoff `--review` asks for, on the queue in the ledger's storage; alerts go to stderr (and the webhook). */
-export function reviewHandoff(queue: ReviewerQueue, options: RunCommandOptions, { progress }: Output): Handoff {
-  const alerts = budgetAlerts({
-    queue,
-    logger: { warn: progress },
-    ...(options.alertWebhook === undefined ? {} : { webhook: { url: options.alertWebhook } }),
-  });
-  return { queue, alerts, ...(options.sampleRate === undefined ? {} : { sampleRate: options.sampleRate }) };
+/** Where the run's review went: the ledger (as the summary names it), and whether its queue was created for this run. */
+interface ReviewPlace {
+  readonly ledgerName: string;
+  readonly created: boolean;
 }
 
-/** What the queue did with a run, from its seal record, as one line. */
-function reviewLine(handoff: HandoffResult, choice: ReviewChoice | undefined): string {
+/** What the queue did with a run, from its seal record, as lines: where an enqueued run went and the commands that review it. */
+function reviewLines(handoff: HandoffResult, choice: ReviewChoice | undefined, { ledgerName, created }: ReviewPlace): string[] {
   const tags = 'tags' in handoff ? handoff.tags : [];
   const what = handoff.enqueued
     ? `enqueued as item ${clean(String(handoff.itemId))}${tags.length === 0 ? '' : ` (${clean(tags.join(', '))})`}`
@@ -279,14 +275,22 @@ function reviewLine(handoff: HandoffResult, choice: ReviewChoice | undefined): s
   const queued = 'mode' in handoff ? handoff : undefined;
   const dropped = queued?.dropped;
   const mode = queued?.modeChanged;
-  const why = choice === 'default' ? ' (by default: the ledger has a review queue; --no-review opts out)' : '';
+  // Why a run went to the queue without --review; one the default route left out needs no reason.
+  const why =
+    choice !== 'default' || !handoff.enqueued
+      ? ''
+      : created
+        ? ' (by default: a review queue created in the ledger; --no-review opts out)'
+        : ' (by default: the ledger has a review queue; --no-review opts out)';
+  const ledger = clean(shellArg(ledgerName));
   return [
     `review        ${what}${queued === undefined ? '' : ` · queue ${queued.mode}`}${why}`,
+    ...(handoff.enqueued ? [`              review it: redline review serve --ledger ${ledger} (or list, claim, verdict)`] : []),
     ...(dropped === undefined
       ? []
       : [`              dropped item ${clean(dropped.itemId)} (run ${clean(dropped.runId)}) at capacity: see redline review stats`]),
     ...(mode === undefined ? [] : [`              queue mode ${mode.from} → ${mode.to} at depth ${mode.depth}`]),
-  ].join('\n');
+  ];
 }
 
 /** One mission of `redline run` or `redline demo`, loaded, with what it runs against. */
@@ -297,7 +301,9 @@ export interface MissionFileRun {
   readonly ledgerName: string;
   readonly options: RunCommandOptions;
   readonly output: Output;
-  readonly handoff?: Handoff | undefined;
+  readonly handoff?: RunHandoff | undefined;
+  /** With a deferred `handoff`: the queue it opened, if a seal needed it (the summary says it was created). */
+  readonly deferredQueue?: QueueOnFirstNeed | undefined;
   readonly signer?: Signer | undefined;
   /** How the run came to the review queue (see {@link routeReview}). */
   readonly review?: ReviewChoice | undefined;
@@ -312,6 +318,7 @@ export async function runMissionFile({
   options,
   output: { print, progress },
   handoff,
+  deferredQueue,
   signer,
   review,
   judge,
@@ -339,9 +346,16 @@ export async function runMissionFile({
     },
   });
   const seal = handoff === undefined ? undefined : (await ledger.records(result.runId)).at(-1);
-  const handed = seal?.type === 'run.sealed' ? seal.data.handoff : undefined;
+  const sealed = seal?.type === 'run.sealed' ? seal.data.handoff : undefined;
+  // On the default route a verified run needed no review: its summary says nothing of the queue.
+  const handed = review === 'default' && sealed !== undefined && 'reason' in sealed && sealed.reason === 'verified' ? undefined : sealed;
+  // A deferred queue this run's seal opened was created for it (of runs sharing it, the first to need it).
+  const created = handed?.enqueued === true && deferredQueue?.openedBy() === result.runId;
   // The summary says why a run went to the queue without --review, and that one opted out of it did not.
-  const queued = handed === undefined ? undefined : { ...handed, ...(review === 'default' ? { by: 'default' } : {}) };
+  const queued =
+    handed === undefined
+      ? undefined
+      : { ...handed, ...(review === 'default' ? { by: 'default' } : {}), ...(created ? { queueCreated: true } : {}) };
   if (options.json === true)
     print(
       jsonLine({
@@ -354,7 +368,7 @@ export async function runMissionFile({
     print(
       [
         describeRun(result, `redline ledger show ${result.runId} --ledger ${shellArg(ledgerName)}`),
-        ...(handed === undefined ? [] : [reviewLine(handed, review)]),
+        ...(handed === undefined ? [] : reviewLines(handed, review, { ledgerName, created })),
         ...(review === 'opted_out' ? ['review        not enqueued (--no-review)'] : []),
       ].join('\n'),
     );
@@ -381,26 +395,33 @@ export interface PreparedRun {
 export async function prepareRun(file: string, options: RunCommandOptions, output: Output, ledgers: SharedLedgers): Promise<PreparedRun> {
   const mission = await loadMission(file);
   const location = ledgerLocation(options.ledger, mission.baseDir);
-  if (options.review !== true && (options.sampleRate !== undefined || options.alertWebhook !== undefined))
-    throw new TypeError('Expected --review with --sample-rate or --alert-webhook, got neither');
+  if (options.review === false && (options.sampleRate !== undefined || options.alertWebhook !== undefined))
+    throw new TypeError('Expected review with --sample-rate or --alert-webhook, got --no-review');
   const ledger = await ledgers.open(location);
   let queue: ReviewQueue | undefined;
   try {
     // Opened before anything runs, so a bad key refuses the run instead of leaving it unsealed.
     const { signer } = await openSigner({ explicit: options.signingKey, location });
-    // A queue the ledger already has takes what a run could not verify, unless --no-review says otherwise.
+    // The ledger's queue takes what a run could not verify, and a sample of what it accepted on incomplete
+    // signals, unless --no-review says otherwise; a ledger without one gets one when a run first needs it.
     const route = await routeReview({
       requested: options.review,
       queueExists: () => reviewQueueExists(location),
       sampleRate: options.sampleRate,
     });
     const { review } = route;
-    // A human judge asks the queue in the ledger's storage, whatever the review choice.
+    // A human judge asks the queue in the ledger's storage, whatever the review choice: it exists from now on.
     const human = judgedByHuman(mission);
-    queue = route.handsOff || human ? await openReviewQueue(location) : undefined;
-    const { sampleRate: _asked, ...rest } = options;
-    const routed = { ...rest, ...(route.sampleRate === undefined ? {} : { sampleRate: route.sampleRate }) };
-    const handoff = queue === undefined || !route.handsOff ? undefined : reviewHandoff(queue, routed, output);
+    queue = (route.handsOff && !route.deferred) || human ? await openReviewQueue(location) : undefined;
+    const deferred =
+      route.handsOff && queue === undefined
+        ? ledgers.queueOnFirstNeed(location, () => queueOnFirstNeed(location, options, output))
+        : undefined;
+    const handoff: RunHandoff | undefined = !route.handsOff
+      ? undefined
+      : queue === undefined
+        ? deferred?.handoff
+        : reviewHandoff(queue, options, output);
     const judge = human
       ? await buildJudge(mission, {
           queue: queue as ReviewQueue,
@@ -414,7 +435,19 @@ export async function prepareRun(file: string, options: RunCommandOptions, outpu
     const opened = queue;
     return {
       run: async () =>
-        runMissionFile({ mission, ledger, ledgerName: displayLocation(location), options, output, handoff, signer, review, judge }),
+        runMissionFile({
+          mission,
+          ledger,
+          ledgerName: displayLocation(location),
+          options,
+          output,
+          handoff,
+          deferredQueue: deferred,
+          signer,
+          review,
+          judge,
+        }),
+      // A deferred queue is the ledgers' to close: other runs of the command may share it.
       close: async () => opened?.close(),
     };
   } catch (error) {

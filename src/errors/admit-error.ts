@@ -9,6 +9,8 @@ export type AdmitErrorCode =
   | 'admit.chain_broken'
   | 'admit.not_sealed'
   | 'admit.not_complete'
+  | 'admit.shadow_failed'
+  | 'admit.not_approved'
   | 'admit.candidate_mismatch'
   | 'admit.malformed_record'
   | 'admit.no_directory'

@@ -20,6 +20,39 @@ export interface Handoff {
   readonly alerts?: BudgetAlerts;
 }
 
+/**
+ * A handoff to a review queue the storage does not hold yet (docs/review.md, 'The queue by default'): no
+ * queue shapes the run (its mission's budget holds, and `run.started` records no plan), and the first seal
+ * that must go to review opens the queue, creating it, through `open`. Runs that need no review create none.
+ */
+export interface DeferredHandoff {
+  /**
+   * Opens (creates) the queue for run `runId`, the one whose seal needs it, and returns the handoff to it;
+   * a caller whose runs share the queue returns the same one each time.
+   */
+  readonly open: (runId: string) => Promise<Handoff>;
+  /** Share of `sampled` runs sent to review (and so the share that may create the queue). @default 0.1 */
+  readonly sampleRate?: number;
+  /** Draws for sampling, injectable for tests. @default Math.random */
+  readonly random?: () => number;
+}
+
+/** Where a run goes for review: a queue that is open, or one to open when a run first needs it. */
+export type RunHandoff = Handoff | DeferredHandoff;
+
+/** Whether the handoff's queue is opened only when a run first needs it. */
+export function isDeferred(handoff: RunHandoff): handoff is DeferredHandoff {
+  return 'open' in handoff;
+}
+
+/**
+ * Whether a run's start put it under review: it recorded a queue's plan, or took the default route
+ * (`review: 'default'`), whose queue a seal may create. Recovery seals such a run through the queue.
+ */
+export function startedUnderReview(started: { readonly handoff?: unknown; readonly review?: string | undefined }): boolean {
+  return started.handoff !== undefined || started.review === 'default';
+}
+
 /** How the queue shapes a new run: recorded in its `run.started` record. */
 export interface HandoffPlan {
   readonly mode: QueueMode;
@@ -52,33 +85,47 @@ export interface SealedRun {
   readonly brief: Brief;
 }
 
+/** What handing a sealed run to review did, and the handoff its report for budget-cap alerts goes to. */
+export interface HandedOff {
+  readonly result: HandoffResult;
+  /** The open handoff; none when a deferred queue was not needed (the run creates no queue). */
+  readonly to: Handoff | undefined;
+}
+
 /**
  * Hands a run that is being sealed to review when it must be: `unverified` runs (cut off without an
- * objective signal, blocked runs included) always, `sampled` runs at the sample rate. Returns what happened,
- * for the seal record — the enqueued item, an item dropped at capacity, a mode change. A queue that fails
- * does not stop the seal: the record says `enqueued: false` with the error, and the run stays in the
- * ledger with its brief.
+ * objective signal, blocked runs included) always, `sampled` runs at the sample rate. A deferred queue is
+ * opened (created) only then. Returns what happened, for the seal record — the enqueued item, an item
+ * dropped at capacity, a mode change. A queue that fails (or fails to open) does not stop the seal: the
+ * record says `enqueued: false` with the error, and the run stays in the ledger with its brief. `plan` is
+ * the one the run started under; none under a deferred queue.
  */
-export async function handOff(handoff: Handoff, run: SealedRun, plan: HandoffPlan): Promise<HandoffResult> {
+export async function handOff(handoff: RunHandoff, run: SealedRun, plan: HandoffPlan | undefined): Promise<HandedOff> {
   const sampled = run.verification === 'sampled' && (handoff.random ?? Math.random)() < (handoff.sampleRate ?? 0.1);
+  const open = isDeferred(handoff) ? undefined : handoff;
   if (run.verification !== 'unverified' && !sampled)
-    return { enqueued: false, reason: run.verification === 'sampled' ? 'not sampled' : 'verified' };
-  const tags = [...plan.tags, ...(sampled ? ['sample'] : [])];
+    return { result: { enqueued: false, reason: run.verification === 'sampled' ? 'not sampled' : 'verified' }, to: open };
+  const tags = [...(plan?.tags ?? []), ...(sampled ? ['sample'] : [])];
+  let to = open;
   let result: Awaited<ReturnType<Handoff['queue']['enqueue']>>;
   try {
-    result = await handoff.queue.enqueue(run.brief, { tags });
+    to ??= await (handoff as DeferredHandoff).open(run.runId);
+    result = await to.queue.enqueue(run.brief, { tags });
   } catch (error) {
-    return { enqueued: false, reason: 'queue error', error: (error as Error).message, tags };
+    return { result: { enqueued: false, reason: 'queue error', error: (error as Error).message, tags }, to };
   }
   return {
-    enqueued: result.item !== undefined,
-    ...(result.item === undefined ? {} : { itemId: result.item.id }),
-    tags,
-    ...(result.dropped === undefined
-      ? {}
-      : { dropped: { itemId: result.dropped.id, runId: result.dropped.runId, priority: result.dropped.priority } }),
-    mode: result.mode,
-    ...(result.modeChanged === undefined ? {} : { modeChanged: result.modeChanged }),
+    result: {
+      enqueued: result.item !== undefined,
+      ...(result.item === undefined ? {} : { itemId: result.item.id }),
+      tags,
+      ...(result.dropped === undefined
+        ? {}
+        : { dropped: { itemId: result.dropped.id, runId: result.dropped.runId, priority: result.dropped.priority } }),
+      mode: result.mode,
+      ...(result.modeChanged === undefined ? {} : { modeChanged: result.modeChanged }),
+    },
+    to,
   };
 }
 

@@ -1,30 +1,33 @@
 /**
  * How the caller chose the review queue, recorded in `run.started` as `review`: `requested` (`--review`),
- * `default` (the ledger has a queue, so an unverified run goes to it), `opted_out` (`--no-review`).
+ * `default` (neither asked nor refused: an unverified run goes to the ledger's queue, created when first
+ * needed), `opted_out` (`--no-review`).
  */
 export type ReviewChoice = 'requested' | 'default' | 'opted_out';
 
 /** Where a run's brief goes at the seal, and what its run records of the choice. */
 export interface ReviewRoute {
-  /** What `run.started` records; none when no queue was asked for, refused or found. */
-  readonly review: ReviewChoice | undefined;
+  /** What `run.started` records. */
+  readonly review: ReviewChoice;
   /** Whether the run hands off to the queue at the seal. */
   readonly handsOff: boolean;
   /**
-   * The share of `sampled` runs the handoff enqueues: the caller's when it asked for review (none given:
-   * the handoff's default), 0 on the default route.
+   * Whether the queue is opened only by the first seal that needs it (the default route on a ledger that
+   * has no queue yet): no queue shapes the run, and a run that needs no review creates none.
    */
+  readonly deferred: boolean;
+  /** The share of `sampled` runs the handoff enqueues: the caller's, or none given, the handoff's default. */
   readonly sampleRate: number | undefined;
 }
 
 /**
- * Routes a run to the review queue (docs/review.md): asked for, it hands off what the run could not verify
- * and samples accepted runs at `sampleRate`; refused, nothing; neither, a queue that already exists takes
- * the unverified runs only — sampling the sampled ones must be asked for. `queueExists` is asked only
- * when the caller neither asked nor refused.
+ * Routes a run to the review queue (docs/review.md): refused, nothing; otherwise the run hands off what it
+ * could not verify and samples its `sampled` outcome at `sampleRate`. Asked for, the queue is opened (created)
+ * before the run; by default, a queue the ledger has is, and one it lacks is created by the first seal that
+ * needs it. `queueExists` is asked only on the default route.
  * @example
  * const route = await routeReview({ requested: undefined, queueExists: () => reviewQueueExists(location) });
- * const handoff = route.handsOff ? { queue, sampleRate: route.sampleRate } : undefined;
+ * const handoff = route.deferred ? { open, sampleRate: route.sampleRate } : { queue, sampleRate: route.sampleRate };
  */
 export async function routeReview({
   requested,
@@ -36,9 +39,7 @@ export async function routeReview({
   readonly queueExists: () => boolean | Promise<boolean>;
   readonly sampleRate?: number | undefined;
 }): Promise<ReviewRoute> {
-  if (requested === true) return { review: 'requested', handsOff: true, sampleRate };
-  if (requested === false) return { review: 'opted_out', handsOff: false, sampleRate: undefined };
-  return (await queueExists())
-    ? { review: 'default', handsOff: true, sampleRate: 0 }
-    : { review: undefined, handsOff: false, sampleRate: undefined };
+  if (requested === true) return { review: 'requested', handsOff: true, deferred: false, sampleRate };
+  if (requested === false) return { review: 'opted_out', handsOff: false, deferred: false, sampleRate: undefined };
+  return { review: 'default', handsOff: true, deferred: !(await queueExists()), sampleRate };
 }

@@ -35,6 +35,8 @@ export interface ResumePoint {
   readonly checkNames: readonly string[];
   /** The review queue's plan the run started with, if it had one. */
   readonly handoffPlan?: HandoffPlan;
+  /** Whether the run started under review (a queue's plan, or the default route): its seal goes to the queue. */
+  readonly underReview: boolean;
   /** The manifest hash of the workspace snapshot the run started with (runs recorded before snapshots: none). */
   readonly manifestHash?: string;
   /** The test inventories its baseline record holds (none before the baseline was checked). */

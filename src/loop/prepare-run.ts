@@ -6,7 +6,7 @@ import { buildProposer } from '../roles/build-proposer.js';
 import { policyLookback, type BudgetLimits } from '../guards/guard.js';
 import { runtimeGuards } from '../guards/no-change.js';
 import { buildPolicy, defaultGuards, needsPriors } from '../guards/spec.js';
-import { planHandoff } from '../handoff/handoff.js';
+import { isDeferred, planHandoff } from '../handoff/handoff.js';
 import { MemoryLedger } from '../ledger/memory/memory-ledger.js';
 import { missionHash, setsMaxAttempts } from '../mission/mission.js';
 import type { ProposerWorkspace } from '../proposers/proposer.js';
@@ -34,7 +34,10 @@ export async function prepareRun(options: RunMissionOptions, runId: string, resu
   const proposer = options.proposer ?? (await buildProposer(mission, limited));
   const judge =
     options.judge ??
-    (await buildJudge(mission, { ...limited, ...(options.handoff === undefined ? {} : { queue: options.handoff.queue }) }));
+    (await buildJudge(mission, {
+      ...limited,
+      ...(options.handoff === undefined || isDeferred(options.handoff) ? {} : { queue: options.handoff.queue }),
+    }));
   await assertRunnable(mission, proposer);
   const runPlan = runPlanOf(mission, proposer, { label: options.planLabel });
   // A new run's plan and link are decided before anything is recorded; a resumed run started with them.
@@ -68,14 +71,15 @@ export async function prepareRun(options: RunMissionOptions, runId: string, resu
     lookback: Math.max(policyLookback(guards), mission.progressWindow),
   };
   const startHash = missionHash(mission);
-  // A resumed run keeps the budget it started with, with or without a queue now; a new one asks the queue.
-  // A run started without one stays without one.
+  // A resumed run keeps the budget it started with, with or without a queue now; a new one asks the queue
+  // (a deferred one does not exist yet: the mission's budget holds). A run started without one stays without one.
   const handoffPlan =
     resume !== undefined
       ? resume.handoffPlan
-      : options.handoff === undefined
+      : options.handoff === undefined || isDeferred(options.handoff)
         ? undefined
         : await planHandoff(options.handoff, setsMaxAttempts(mission) ? mission.budgets.maxAttempts : undefined);
+  const underReview = options.handoff !== undefined && (resume === undefined || resume.underReview);
   const limits: BudgetLimits = {
     maxAttempts: handoffPlan?.maxAttempts ?? mission.budgets.maxAttempts,
     ...(mission.budgets.maxTokens === undefined ? {} : { maxTokens: mission.budgets.maxTokens }),
@@ -129,6 +133,7 @@ export async function prepareRun(options: RunMissionOptions, runId: string, resu
     stepContext,
     missionHash: startHash,
     handoffPlan,
+    underReview,
     limits,
     sandbox,
     files,

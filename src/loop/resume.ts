@@ -2,7 +2,7 @@ import { rm, stat } from 'node:fs/promises';
 import { runDirectory, runsRoot } from '../workspace/run-workspace.js';
 import { holdsRun } from '../workspace/held-runs.js';
 import { sweepRunDirectories } from '../workspace/sweep.js';
-import type { Handoff } from '../handoff/handoff.js';
+import { startedUnderReview, type RunHandoff } from '../handoff/handoff.js';
 import { LedgerError } from '../errors/ledger-error.js';
 import type { Ledger, RunRecord, RunRow } from '../ledger/ledger.js';
 import { recordsOf, type TypedRecord } from '../ledger/run-records.js';
@@ -165,6 +165,7 @@ export async function resumeRun(options: ResumeOptions): Promise<RunResult> {
       restore: (context) => restoreState(records, lookback === undefined ? context : { ...context, lookback }),
       checkNames,
       ...(handoffPlan === undefined ? {} : { handoffPlan }),
+      underReview: startedUnderReview(started.data),
       ...(manifestHash === undefined ? {} : { manifestHash }),
       ...(inventories === undefined ? {} : { inventories }),
     },
@@ -173,16 +174,16 @@ export async function resumeRun(options: ResumeOptions): Promise<RunResult> {
 
 /**
  * Seals an unsealed run `failed_with_evidence` with stop reason `crashed`, keeping what it recorded, through
- * the loop's own seal path (`sealRun`) from where its records leave it. A run that started under a review
- * queue's plan goes to that queue (`handoff`) like any unverified run, and the seal records what the queue
- * did. With a `signer`, the seal is signed with the recovering process's key.
+ * the loop's own seal path (`sealRun`) from where its records leave it. A run that started under review
+ * (a queue's plan, or the default route) goes to that queue (`handoff`) like any unverified run, and the
+ * seal records what the queue did. With a `signer`, the seal is signed with the recovering process's key.
  */
 export async function sealCrashed(
   ledger: Ledger,
   records: readonly RunRecord[],
   why: string,
   now: () => number = Date.now,
-  handoff?: Handoff,
+  handoff?: RunHandoff,
   scratchDir?: string,
   signer?: Signer,
 ): Promise<void> {
@@ -202,7 +203,7 @@ export async function sealCrashed(
       priority: Number(mission.priority ?? 0),
       stripPatterns: mission.brief?.stripPatterns,
     },
-    handoff: handoff === undefined || plan === undefined ? undefined : { handoff, plan },
+    handoff: handoff === undefined || !startedUnderReview(started.data) ? undefined : { handoff, plan },
     append: async (data) => {
       // Recovery signs with its own key, over the run row's last hash: if a record landed after `records` were read, the append fails on its seq.
       const lastHash = signer === undefined ? undefined : (await ledger.runs({ runId }))[0]?.lastHash;

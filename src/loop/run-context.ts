@@ -40,6 +40,8 @@ export interface PreparedRun {
   readonly stepContext: StepContext;
   readonly missionHash: string;
   readonly handoffPlan: HandoffPlan | undefined;
+  /** Whether the seal hands the run to review: it has a handoff and started under it (see `startedUnderReview`). */
+  readonly underReview: boolean;
   readonly limits: BudgetLimits;
   readonly sandbox: ReturnType<typeof sandboxOf>;
   /** The run's snapshot and copies; none without a workspace. */

@@ -5,7 +5,7 @@ import type { Finding } from '../core/finding.js';
 import type { Outcome, Verification } from '../core/outcome.js';
 import type { ShadowResult } from '../core/shadow-verdict.js';
 import type { Guard, RunCounters } from '../guards/guard.js';
-import type { Handoff } from '../handoff/handoff.js';
+import type { RunHandoff } from '../handoff/handoff.js';
 import type { ReviewChoice } from '../handoff/review-route.js';
 import type { Judge } from '../judge/judge.js';
 import type { RateLimiter } from '../limits/rate-limiter.js';
@@ -63,9 +63,10 @@ export interface RunMissionOptions {
   readonly onRecord?: (record: RunRecord) => void;
   /**
    * The human review queue: its mode and the feedback tuner set the attempt budget, and the run's brief is
-   * enqueued at the seal when the run could not be verified (or is sampled).
+   * enqueued at the seal when the run could not be verified (or is sampled). A deferred one (`{ open }`)
+   * shapes nothing and is opened, created, only by a seal that must go to review.
    */
-  readonly handoff?: Handoff;
+  readonly handoff?: RunHandoff;
   /**
    * Where runs keep their snapshot and copies (`<scratchDir>/redline-runs/<runId>/`, removed at the seal).
    * @default process.env.REDLINE_SCRATCH ?? os.tmpdir()
@@ -80,7 +81,8 @@ export interface RunMissionOptions {
   readonly snapshotFrom?: string;
   /**
    * How the caller chose the review queue, recorded in `run.started` as `review` (`routeReview` decides it):
-   * `requested` (`--review`), `default` (the ledger has a queue, so an unverified run goes to it), `opted_out` (`--no-review`).
+   * `requested` (`--review`), `default` (an unverified run goes to the ledger's queue, created when first
+   * needed), `opted_out` (`--no-review`).
    */
   readonly review?: ReviewChoice;
   /**

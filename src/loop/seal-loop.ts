@@ -23,7 +23,7 @@ export async function sealLoop(
   ending: Ending,
   underWay: UnderWay = { attempt: state.working.attempt, candidate: state.working.candidate },
 ): Promise<RunResult> {
-  const { mission, files, recorder, options, shadowChecks, handoffPlan, ledger } = context;
+  const { mission, files, recorder, options, shadowChecks, handoffPlan, underReview, ledger } = context;
   const { working } = state;
   const { attempt, candidate } = underWay;
   context.timer?.clear();
@@ -43,7 +43,7 @@ export async function sealLoop(
     },
     mission: { goal: mission.goal, taskType: mission.taskType, priority: mission.priority, stripPatterns: mission.brief?.stripPatterns },
     baseline: files === undefined ? undefined : (file) => files.baselineFile(file),
-    handoff: options.handoff === undefined || handoffPlan === undefined ? undefined : { handoff: options.handoff, plan: handoffPlan },
+    handoff: options.handoff === undefined || !underReview ? undefined : { handoff: options.handoff, plan: handoffPlan },
     atSeal: async () => {
       const workspace = await workspaceAtSeal(files, candidate.footprint);
       changed = workspace.changed;

@@ -56,6 +56,17 @@ const dataShapes = {
     rule: z.looseObject({ id: z.string(), label: z.string(), action: z.enum(['return', 'reject']), enabled: z.boolean() }),
     to: z.looseObject({}),
   }),
+  /**
+   * A run admitted with `--force` over what admission refuses of its review (a failed shadow check, a
+   * `sampled` run no reviewer approved): who, what it overrode, and where the candidate went.
+   */
+  admission: z.looseObject({
+    runId: z.string(),
+    by: z.string(),
+    overrides: z.array(z.looseObject({ code: z.string(), reason: z.string() })),
+    mode: z.string(),
+    into: z.string(),
+  }),
 };
 
 /** Kinds of journal entry. */
@@ -85,6 +96,7 @@ const journalEntrySchema = z.discriminatedUnion('type', [
   entry('drop'),
   entry('alert'),
   entry('filter_rule'),
+  entry('admission'),
 ]);
 
 /**

@@ -1,9 +1,10 @@
 import type { FilterProposal } from './filter-proposal.js';
 import type { FilterRule, FilterRuleEntry, FilterRuleInput } from './filter-rules.js';
+import type { ForcedAdmission } from './forced-admission.js';
 
 /**
- * The review queue as its administrator sees it (docs/review.md): who may sign in to review, and the
- * automatic filter rules that decide items no person has to. The settings themselves are given when
+ * The review queue as its administrator sees it (docs/review.md): who may sign in to review, the
+ * automatic filter rules that decide items no person has to, and admissions forced past a review. The settings themselves are given when
  * the queue is opened (`ReviewQueueOptions`).
  */
 export interface QueueAdmin {
@@ -29,4 +30,9 @@ export interface QueueAdmin {
    * in common (task type, stop reason, failing reason codes).
    */
   proposeFilterRule(label: string): Promise<FilterProposal>;
+  /**
+   * Journals a run admitted with `--force` over its review (an `admission` entry): the override is on
+   * the queue's hash chain next to the verdicts. Returns the entry's `seq`.
+   */
+  recordAdmission(admission: ForcedAdmission): Promise<{ seq: number }>;
 }

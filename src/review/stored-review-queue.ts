@@ -14,6 +14,7 @@ import type { EnqueueResult, ReviewStats, VerdictResult } from './reviewer-queue
 import { reviewStats } from './review-stats.js';
 import { ask, type LockedState, type QueueWrite, type ReviewStore, type StoredItem, type TxStep } from './review-store.js';
 import { assertReviewerEntry, assertTokenHash } from './reviewers.js';
+import { assertForcedAdmission, type ForcedAdmission } from './forced-admission.js';
 import type { ClaimOptions, DroppedItem, EnqueueOptions, LogPage, Page, ReviewEntry, ReviewItem, Verdict, VerdictInput } from './types.js';
 import { assertVerdictInput, verdictAction } from './verdict-rules.js';
 
@@ -354,6 +355,20 @@ export class StoredReviewQueue implements ReviewQueue {
   }
 
   /** Runs a rule change in a write transaction and puts the settings it leaves in force here. */
+  async recordAdmission(admission: ForcedAdmission): Promise<{ seq: number }> {
+    assertForcedAdmission(admission);
+    const { runId, by, overrides, mode, into } = admission;
+    const data = { runId, by, overrides: overrides.map(({ code, reason }) => ({ code, reason })), mode, into };
+    const at = this.#runtime.now();
+    return this.#store.transaction(
+      this.#withState(function* (state): TxStep<{ seq: number }> {
+        const journal = chainJournal(state.head, [{ type: 'admission', at, data }]);
+        yield* ask((tx) => tx.write({ journal }));
+        return { seq: state.head.count };
+      }),
+    );
+  }
+
   async #changeRules(change: (state: LockedState) => TxStep<RuleChange>): Promise<RuleChange> {
     const result = await this.#store.transaction(this.#withState(change));
     if (!result.repeated) {

@@ -5,7 +5,7 @@ import type { Finding } from '../core/finding.js';
 import type { ProposerAccount } from '../core/proposer-account.js';
 import type { Verification } from '../core/outcome.js';
 import type { RunCounters } from '../guards/guard.js';
-import { handOff, reportRun, type Handoff, type HandoffPlan } from '../handoff/handoff.js';
+import { handOff, reportRun, type HandoffPlan, type RunHandoff } from '../handoff/handoff.js';
 import type { SealedData } from '../ledger/run-records.js';
 import type { Ending } from './ending.js';
 
@@ -36,8 +36,11 @@ export interface SealOptions {
   };
   /** The run's snapshot, for the brief to keep each changed file as the run started; none without a workspace. */
   readonly baseline?: BaselineSource | undefined;
-  /** The review queue, with the plan the run started under; without one nothing is handed off. */
-  readonly handoff?: { readonly handoff: Handoff; readonly plan: HandoffPlan } | undefined;
+  /**
+   * The review queue, with the plan the run started under (none under a deferred queue, which the seal
+   * opens only if the run must be reviewed); without one nothing is handed off.
+   */
+  readonly handoff?: { readonly handoff: RunHandoff; readonly plan: HandoffPlan | undefined } | undefined;
   /** What only the live run adds to its seal, asked after the handoff: the workspace's account, the shadow verdict. */
   readonly atSeal?: () => Promise<Pick<SealedData, 'baseline' | 'evidence' | 'shadow'>>;
   /** Appends the seal record (signed, when the run has a signer). */
@@ -78,10 +81,11 @@ export async function sealRun({
     baseline,
   });
   const brief = outcome === 'blocked' || verification === 'unverified' ? fullBrief : undefined;
-  const queued =
+  const handed =
     handoff === undefined
       ? undefined
       : await handOff(handoff.handoff, { runId, outcome, verification, stopReason, brief: fullBrief }, handoff.plan);
+  const queued = handed?.result;
   const live = atSeal === undefined ? {} : await atSeal();
   const data: SealedData = {
     outcome,
@@ -97,6 +101,6 @@ export async function sealRun({
     ...live,
   };
   await append(data);
-  if (handoff !== undefined) await reportRun(handoff.handoff, { runId, stopReason });
+  if (handed?.to !== undefined) await reportRun(handed.to, { runId, stopReason });
   return { data, ...(brief === undefined ? {} : { brief }) };
 }

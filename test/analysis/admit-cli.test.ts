@@ -67,6 +67,7 @@ describe('redline admit', () => {
       unchanged: ['a.txt', 'gone.txt', 'same.txt'],
       forced: [],
       checked: true,
+      overridden: [],
     });
   });
 

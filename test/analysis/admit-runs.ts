@@ -15,6 +15,12 @@ export interface RecordedRun {
   readonly workspaceDir?: string;
   /** @default 'complete' */
   readonly outcome?: string;
+  /** @default 'verified' */
+  readonly verification?: string;
+  /** The shadow verdict the seal records (its failing check is `held-out`); none: no shadow checks. */
+  readonly shadow?: 'pass' | 'fail';
+  /** The review item the seal's handoff enqueued the run as. */
+  readonly reviewItemId?: string;
   readonly runId?: string;
 }
 
@@ -23,7 +29,16 @@ let runs = 0;
 /** Appends a sealed run to `ledger` and returns its id. */
 export async function recordRun(
   ledger: Ledger,
-  { files, baseline = {}, workspaceDir, outcome = 'complete', runId = `admit-${process.pid}-${(runs += 1)}` }: RecordedRun,
+  {
+    files,
+    baseline = {},
+    workspaceDir,
+    outcome = 'complete',
+    verification = 'verified',
+    shadow,
+    reviewItemId,
+    runId = `admit-${process.pid}-${(runs += 1)}`,
+  }: RecordedRun,
 ): Promise<string> {
   const hash = contentHash(JSON.stringify(files));
   const candidate = { files, footprint: Object.keys(files).sort(), hash };
@@ -46,12 +61,23 @@ export async function recordRun(
       type: 'run.sealed',
       data: {
         outcome,
-        verification: 'verified',
+        verification,
         stopReason: outcome === 'complete' ? 'demand_passed' : 'budget_attempts',
         detail: '',
         attempts: 1,
         candidateHash: hash,
         ...(hashes === undefined ? {} : { baseline: { manifest: contentHash('manifest'), files: hashes } }),
+        ...(shadow === undefined
+          ? {}
+          : {
+              shadow: {
+                verdict: shadow,
+                findings: [
+                  { check: 'held-out', status: shadow, reasonCodes: [], message: `held-out ${shadow}`, tier: 'demand', stage: 'fast' },
+                ],
+              },
+            }),
+        ...(reviewItemId === undefined ? {} : { handoff: { enqueued: true, itemId: reviewItemId, tags: ['sample'], mode: 'normal' } }),
       },
     },
   ] as const;

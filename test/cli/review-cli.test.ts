@@ -522,17 +522,20 @@ describe('redline review', () => {
       [summary.review.itemId, summary.runId, 'unverified', 3],
     );
     const text = await redline(['run', mission, '--review', '--ledger', db]);
-    assert.match(text.stdout, /\nreview {8}enqueued as item \S+ · queue normal\n$/);
+    assert.match(
+      text.stdout,
+      /\nreview {8}enqueued as item \S+ · queue normal\n {14}review it: redline review serve --ledger \S+ \(or list, claim, verdict\)\n$/,
+    );
     const verify = await redline(['ledger', 'verify', '--ledger', db]);
     assert.equal(verify.code, 0, verify.stdout);
     assert.match(verify.stdout, /^2 of 2 runs verify \(\d+ records\) in .*\nreview queue journal verifies \(1 entry\)\n$/);
     // With --no-review nothing reaches the queue (without it, the ledger's queue takes the run: run-review-default.test.ts);
-    // --review's options alone are a usage error.
+    // review's options with --no-review are a usage error.
     assert.equal(JSON.parse((await redline(['run', mission, '--no-review', '--json', '--ledger', db])).stdout).review.enqueued, false);
     assert.equal((await redline(['review', 'list', '--json', '--ledger', db])).stdout.trim().split('\n').length, 2);
-    const lonely = await redline(['run', mission, '--sample-rate', '0.5', '--ledger', db]);
-    assert.equal(lonely.code, 2);
-    assert.match(lonely.stderr, /Expected --review with --sample-rate or --alert-webhook, got neither/);
+    const refused = await redline(['run', mission, '--no-review', '--sample-rate', '0.5', '--ledger', db]);
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /Expected review with --sample-rate or --alert-webhook, got --no-review/);
     assert.equal((await redline(['run', mission, '--review', '--sample-rate', '1.5', '--ledger', db])).code, 2);
   });
 

@@ -3,16 +3,18 @@ import { describe, it } from 'node:test';
 import { routeReview } from '../../src/handoff/review-route.js';
 
 describe('routeReview', () => {
-  it('hands off a run whose ledger has a queue by default, unverified runs only, and records it as default', async () => {
+  it('hands off by default, sampling at the given rate: to a queue the ledger has, or to one the first seal that needs it creates', async () => {
     assert.deepEqual(await routeReview({ requested: undefined, queueExists: () => true }), {
       review: 'default',
       handsOff: true,
-      sampleRate: 0,
+      deferred: false,
+      sampleRate: undefined,
     });
     assert.deepEqual(await routeReview({ requested: undefined, queueExists: async () => false, sampleRate: 0.5 }), {
-      review: undefined,
-      handsOff: false,
-      sampleRate: undefined,
+      review: 'default',
+      handsOff: true,
+      deferred: true,
+      sampleRate: 0.5,
     });
   });
 
@@ -21,16 +23,19 @@ describe('routeReview', () => {
     assert.deepEqual(await routeReview({ requested: true, queueExists: nobodyAsks, sampleRate: 0.5 }), {
       review: 'requested',
       handsOff: true,
+      deferred: false,
       sampleRate: 0.5,
     });
     assert.deepEqual(await routeReview({ requested: true, queueExists: nobodyAsks }), {
       review: 'requested',
       handsOff: true,
+      deferred: false,
       sampleRate: undefined,
     });
     assert.deepEqual(await routeReview({ requested: false, queueExists: nobodyAsks, sampleRate: 0.5 }), {
       review: 'opted_out',
       handsOff: false,
+      deferred: false,
       sampleRate: undefined,
     });
   });

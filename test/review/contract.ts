@@ -716,6 +716,27 @@ export function reviewQueueContract(unlimited: ReviewBackend): void {
           },
         ));
 
+      it('journals an admission forced past a review, changing nothing else, and refuses a malformed one', () =>
+        withQueue(backend, {}, async ({ queue }) => {
+          const before = await queue.stats();
+          const overrides = [{ code: 'admit.not_approved', reason: 'sampled and not approved by a reviewer' }];
+          const forced = { runId: 'r1', by: 'ana', overrides, mode: 'patch', into: '/tmp/r1.diff' };
+          assert.deepEqual(await queue.recordAdmission(forced), { seq: 1 });
+          const journal = await entries(queue);
+          assert.deepEqual(
+            journal.map((entry) => [entry.type, entry.seq]),
+            [
+              ['settings', 0],
+              ['admission', 1],
+            ],
+          );
+          assert.deepEqual(journal[1]?.data, forced);
+          assert.deepEqual(await queue.stats(), before);
+          assert.equal((await queue.verifyJournal()).ok, true);
+          await assert.rejects(queue.recordAdmission({ ...forced, overrides: [] }), /Expected a forced admission/);
+          assert.equal((await queue.journal()).length, 2);
+        }));
+
       it('agrees with the tables over a long run of held and changed limits', () =>
         withQueue(backend, {}, async ({ queue }) => {
           // Alternating decisions hold the limit (50%); runs of approvals and rejections move it.
