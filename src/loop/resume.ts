@@ -2,6 +2,7 @@ import { rm, stat } from 'node:fs/promises';
 import { runDirectory, runsRoot } from '../workspace/run-workspace.js';
 import { holdsRun } from '../workspace/held-runs.js';
 import { sweepRunDirectories } from '../workspace/sweep.js';
+import { sweepProcessTemporaries } from '../process/process-temporary.js';
 import { startedUnderReview, type RunHandoff } from '../handoff/handoff.js';
 import { LedgerError } from '../errors/ledger-error.js';
 import type { Ledger, RunRecord, RunRow } from '../ledger/ledger.js';
@@ -352,7 +353,8 @@ export async function recoverRuns(options: RecoverOptions): Promise<Recovery[]> 
   const recoveries: Recovery[] = [];
   const only = options.runId === undefined ? {} : { runId: options.runId };
   for (const run of await ledger.runs({ unsealed: true, ...only })) recoveries.push(await recoverRun(options, run));
-  // What crashed processes left in the scratch directory: their runs are sealed now, or never started.
+  // What crashed processes left in the temp folder and the scratch directory: their runs are sealed now, or never started.
+  await sweepProcessTemporaries();
   await sweepRunDirectories({
     root: runsRoot(scratchDir),
     runState: async (runId) => {

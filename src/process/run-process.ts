@@ -1,9 +1,9 @@
 import { spawn, type StdioPipe } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { bwrapArgv, bwrapMissing, findBwrap } from './bwrap.js';
 import { setLongTimeout } from './long-timeout.js';
+import { processTemporary } from './process-temporary.js';
 import { INIT_STATUS_FD, initEnv, initReport } from './pid-init.js';
 import { pidNamespaceLauncher, type PidNamespaceLauncher } from './pid-namespace.js';
 import { newProcessTag, taggedEnv } from './process-tag.js';
@@ -90,12 +90,12 @@ function launch(options: ProcessOptions, namespace: PidNamespaceLauncher | undef
   const { sandbox } = options;
   const cwd = path.resolve(options.cwd);
   if (sandbox === undefined) {
-    const temporary = mkdtempSync(path.join(os.tmpdir(), 'redline-tmp-'));
+    const temporary = processTemporary('tmp');
     return namespace === undefined ? { argv, temporary } : { argv: namespace.argv(argv, cwd), temporary, namespace: namespace.via };
   }
   const bwrap = findBwrap(sandbox.bwrapPath);
   if (bwrap === undefined) return { problem: bwrapMissing(sandbox.bwrapPath) };
-  const temporary = mkdtempSync(path.join(os.tmpdir(), 'redline-sandbox-tmp-'));
+  const temporary = processTemporary('sandbox-tmp');
   const writable = [...sandbox.writable.map((dir) => path.resolve(cwd, dir)), temporary];
   return { argv: [bwrap, ...bwrapArgv({ sandbox: { ...sandbox, writable }, cwd, command: argv, statusFd: STATUS_FD })], temporary };
 }

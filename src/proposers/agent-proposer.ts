@@ -1,10 +1,10 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { commandIdentity } from '../core/command-identity.js';
 import { recordedCommand } from '../core/redact-command.js';
 import { ProposerError } from '../errors/proposer-error.js';
 import { upstreamUrl } from '../metering/meter.js';
+import { processTemporary } from '../process/process-temporary.js';
 import { inheritedEnv, runProcess } from '../process/run-process.js';
 import { AGENT_PROMPT_TEMPLATE, agentPrompt } from './agent-prompt.js';
 import { spendError, watchSpend, type AgentMeterOptions } from './agent-spend.js';
@@ -101,7 +101,7 @@ export function agentProposer({
         throw new ProposerError({ code: 'proposer.no_workspace', message: 'an agent proposer edits files: the mission needs a workspace' });
       const dir = await workspace.prepare(request.state.candidate?.files ?? {});
       // The request files live outside the copy, so they never show up in the agent's changes.
-      const io = await mkdtemp(path.join(os.tmpdir(), 'redline-agent-'));
+      const io = processTemporary('agent');
       try {
         const prompt = agentPrompt(request);
         const files = {

@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { PID_NAMESPACE_VARIABLE, pidNamespace } from '../../src/process/pid-namespace.js';
+import { sweepProcessTemporaries } from '../../src/process/process-temporary.js';
 import { answerMission } from '../helpers/answer-mission.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 import { allStarted, eventually, leaveBehind, noneLeft, runningWithArg, token } from '../process/liveness.js';
@@ -15,7 +18,7 @@ import { ROOT } from './redline.js';
  * Starts `redline run` with an agent that leaves three processes behind and then runs on itself, waits
  * until they all run, kills redline with SIGKILL and returns the token of their command lines.
  */
-async function killRedlineMidAttempt(env: NodeJS.ProcessEnv): Promise<string> {
+async function killRedlineMidAttempt(env: NodeJS.ProcessEnv): Promise<{ sleep: string; pid: number }> {
   const sleep = token();
   const marks = await tempWorkspace({});
   const file = await answerMission(await tempWorkspace({}), 'answer');
@@ -34,19 +37,30 @@ async function killRedlineMidAttempt(env: NodeJS.ProcessEnv): Promise<string> {
   } finally {
     redline.kill('SIGKILL');
   }
-  return sleep;
+  await new Promise((resolve) =>
+    redline.exitCode === null && redline.signalCode === null ? redline.once('exit', resolve) : resolve(null),
+  );
+  return { sleep, pid: redline.pid as number };
 }
+
+/** The temporary directories process `pid` made in the temp folder (the agent's files, its programs' TMPDIR). */
+const temporariesOf = (pid: number): string[] =>
+  readdirSync(tmpdir()).filter((name) => name.startsWith('redline-') && name.includes(`-${pid}-`));
 
 describe('kill -9 of redline run', () => {
   it('ends its agent and everything the agent started, within 2 seconds', async (t) => {
     const here = await pidNamespace();
     if (!here.available) return t.skip(here.reason);
-    const sleep = await killRedlineMidAttempt(process.env);
+    const { sleep, pid } = await killRedlineMidAttempt(process.env);
     assert.ok(await noneLeft(sleep), 'a process of the agent outlived redline');
+    // What it could not remove, recovery's sweep does: the process that made it is gone.
+    assert.notDeepEqual(temporariesOf(pid), [], 'the killed redline left no temporary directory to sweep');
+    await sweepProcessTemporaries();
+    assert.deepEqual(temporariesOf(pid), []);
   });
 
   it(`leaves them running with ${PID_NAMESPACE_VARIABLE}=off: the limit the note states`, async () => {
-    const sleep = await killRedlineMidAttempt({ ...process.env, [PID_NAMESPACE_VARIABLE]: 'off' });
+    const { sleep } = await killRedlineMidAttempt({ ...process.env, [PID_NAMESPACE_VARIABLE]: 'off' });
     assert.ok(!(await noneLeft(sleep)), 'nothing outlived redline without a PID namespace');
   });
 });
