@@ -9,7 +9,7 @@ import { redline, ROOT, spawnRedline } from './redline.js';
 
 // Runs the CLI in-process as a user would type it; the built CLI is spawned only where the process
 // boundary is the point (exit code and stderr of a bad mission file, what `--help` loads).
-const AGENT = path.join(ROOT, 'test/fixtures/proposers/answer-agent.mjs');
+const AGENT = path.join(ROOT, 'test/fixtures/proposers/answer-agent.sh');
 const LOADS = path.join(ROOT, 'test/fixtures/cli/record-loads.mjs');
 
 /** The answer mission in a temp dir of its own. */
@@ -27,7 +27,7 @@ async function modulesLoaded(args: readonly string[]): Promise<string[]> {
 describe('redline CLI', () => {
   it('runs a mission with any program speaking the protocol and prints one JSON line', async () => {
     const file = await answerMissionFile();
-    const { code, stdout } = await redline(['run', file, '--proposer', `node ${AGENT}`, '--json']);
+    const { code, stdout } = await redline(['run', file, '--proposer', `sh ${AGENT}`, '--json']);
     assert.equal(code, 0);
     const lines = stdout.trim().split('\n');
     assert.equal(lines.length, 1);
@@ -43,7 +43,7 @@ describe('redline CLI', () => {
 
   it('prints a readable table with the evidence file for people', async () => {
     const file = await answerMissionFile();
-    const { code, stdout, stderr } = await redline(['run', file, '--proposer', `node ${AGENT}`]);
+    const { code, stdout, stderr } = await redline(['run', file, '--proposer', `sh ${AGENT}`]);
     assert.equal(code, 0);
     assert.match(stderr, /attempt 1: 1 failing: output\.mismatch/);
     assert.match(stdout, /outcome\s+complete/);
@@ -57,7 +57,7 @@ describe('redline CLI', () => {
 
   it('exits 1 for a failed run', async () => {
     const file = await answerMissionFile({ budgets: { maxAttempts: 1 } });
-    const { code, stdout } = await redline(['run', file, '--proposer', `node ${AGENT}`, '--json']);
+    const { code, stdout } = await redline(['run', file, '--proposer', `sh ${AGENT}`, '--json']);
     assert.equal(code, 1);
     assert.equal(JSON.parse(stdout).outcome, 'failed_with_evidence');
   });

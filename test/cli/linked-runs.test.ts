@@ -9,14 +9,11 @@ import { redline, ROOT, spawnRedline } from './redline.js';
 
 const PG_URL = 'postgres://postgres@127.0.0.1:5432/test';
 /** Answers right after reading the expected value from the failing finding: a changed plan. */
-const ANSWER = path.join(ROOT, 'test/fixtures/proposers/answer-agent.mjs');
+const ANSWER = path.join(ROOT, 'test/fixtures/proposers/answer-agent.sh');
 
 /** A mission that blocks at the human gate after two failed rounds, with a proposer that always answers 41. */
 async function gatedMission(): Promise<{ dir: string; file: string; wrong: string }> {
-  const dir = await tempWorkspace({
-    'ws/src/answer.txt': '0\n',
-    'wrong.mjs': "process.stdout.write(JSON.stringify({ files: { 'src/answer.txt': '41\\n' } }));\n",
-  });
+  const dir = await tempWorkspace({ 'ws/src/answer.txt': '0\n' });
   const file = path.join(dir, 'mission.json');
   await writeFile(
     file,
@@ -30,7 +27,7 @@ async function gatedMission(): Promise<{ dir: string; file: string; wrong: strin
       checks: [{ name: 'answer', kind: 'expected-output', command: 'cat src/answer.txt', expected: '42' }],
     }),
   );
-  return { dir, file, wrong: `node ${path.join(dir, 'wrong.mjs')}` };
+  return { dir, file, wrong: `printf '%s' '{"files":{"src/answer.txt":"41\\n"}}'` };
 }
 
 const runIdOf = (stdout: string): string => (JSON.parse(stdout) as { runId: string }).runId;
@@ -67,7 +64,7 @@ for (const [backend, ledgerAt] of Object.entries(ledgers)) {
         'run',
         file,
         '--proposer',
-        `node ${ANSWER}`,
+        `sh ${ANSWER}`,
         '--resolves',
         old,
         '--note',
@@ -82,7 +79,7 @@ for (const [backend, ledgerAt] of Object.entries(ledgers)) {
       const showNew = await redline(['ledger', 'show', linkedId, '--ledger', ledger]);
       assert.equal(showNew.code, 0, showNew.stderr);
       assert.match(showNew.stdout, new RegExp(`resolves run ${old} \\(blocked / human_gate\\): the answer agent reads the hint`));
-      assert.match(showNew.stdout, /plan [0-9a-f]{12}… \(mission \+ command proposer node .*answer-agent\.mjs\)/);
+      assert.match(showNew.stdout, /plan [0-9a-f]{12}… \(mission \+ command proposer sh .*answer-agent\.sh\)/);
       const showOld = await redline(['ledger', 'show', old, '--ledger', ledger]);
       assert.match(showOld.stdout, new RegExp(`resolved by run ${linkedId} — complete / demand_passed`));
       assert.doesNotMatch(showOld.stdout, /resolves run/);
@@ -142,7 +139,7 @@ for (const [backend, ledgerAt] of Object.entries(ledgers)) {
         stopReason: 'human_gate',
       });
 
-      const changed = await redline(['run', file, '--proposer', `node ${ANSWER}`, '--resolves', old, '--json', '--ledger', ledger]);
+      const changed = await redline(['run', file, '--proposer', `sh ${ANSWER}`, '--resolves', old, '--json', '--ledger', ledger]);
       assert.equal(changed.code, 0, changed.stderr);
       assert.equal(JSON.parse(changed.stdout).outcome, 'complete');
     });
@@ -153,7 +150,7 @@ for (const [backend, ledgerAt] of Object.entries(ledgers)) {
       const unknown = await redline(['run', file, '--proposer', wrong, '--resolves', 'nobody', '--ledger', ledger]);
       assert.equal(unknown.code, 2);
       assert.match(unknown.stderr, /cannot resolve run nobody: it is not in this ledger/);
-      const complete = runIdOf((await redline(['run', file, '--proposer', `node ${ANSWER}`, '--json', '--ledger', ledger])).stdout);
+      const complete = runIdOf((await redline(['run', file, '--proposer', `sh ${ANSWER}`, '--json', '--ledger', ledger])).stdout);
       const done = await redline(['run', file, '--proposer', wrong, '--resolves', complete, '--ledger', ledger]);
       assert.equal(done.code, 2);
       assert.match(done.stderr, /sealed complete, and only a blocked or failed_with_evidence run is resolved by a linked run/);
@@ -170,7 +167,7 @@ describe('ledger verify checks links', () => {
     const ledger = path.join(dir, 'ledger.db');
     const old = runIdOf((await redline(['run', file, '--proposer', wrong, '--json', '--ledger', ledger])).stdout);
     const linked = runIdOf(
-      (await redline(['run', file, '--proposer', `node ${ANSWER}`, '--resolves', old, '--json', '--ledger', ledger])).stdout,
+      (await redline(['run', file, '--proposer', `sh ${ANSWER}`, '--resolves', old, '--json', '--ledger', ledger])).stdout,
     );
     const exported = path.join(dir, 'linked.jsonl');
     assert.equal(
@@ -203,7 +200,7 @@ describe('linked runs through the built CLI (real processes)', () => {
       'run',
       file,
       '--proposer',
-      `node ${ANSWER}`,
+      `sh ${ANSWER}`,
       '--resolves',
       old,
       '--note',

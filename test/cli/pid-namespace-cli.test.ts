@@ -8,10 +8,10 @@ import { tempWorkspace } from '../helpers/workspace.js';
 import { leaveBehind, noneLeft, token } from '../process/liveness.js';
 import { redline, ROOT } from './redline.js';
 
-const AGENT = path.join(ROOT, 'test/fixtures/proposers/answer-agent.mjs');
+const AGENT = path.join(ROOT, 'test/fixtures/proposers/answer-agent.sh');
 
 /** Runs the answer mission (by `proposer`); its run.started record's `pidNamespace`, and what the run said on stderr. */
-async function run(proposer = ['--proposer', `node ${AGENT}`]): Promise<{ recorded: unknown; stderr: string }> {
+async function run(proposer = ['--proposer', `sh ${AGENT}`]): Promise<{ recorded: unknown; stderr: string }> {
   const dir = await tempWorkspace({});
   const file = await answerMission(dir, 'answer');
   const { code, stdout, stderr } = await redline(['run', file, ...proposer, '--json']);

@@ -9,7 +9,7 @@ import { tempWorkspace } from '../helpers/workspace.js';
 import { redline, ROOT } from './redline.js';
 
 // `redline run a b c --concurrency N`: many missions in one process against one SQLite ledger.
-const ANSWER = path.join(ROOT, 'test/fixtures/proposers/answer-agent.mjs');
+const ANSWER = path.join(ROOT, 'test/fixtures/proposers/answer-agent.sh');
 const BARRIER = path.join(ROOT, 'test/fixtures/proposers/barrier-agent.mjs');
 
 /** Mission files in one temp dir, each with its own workspace; the last `failing` ones allow one attempt (the agent needs two). */
@@ -87,7 +87,7 @@ describe('redline run with several missions', () => {
       '--concurrency',
       '2',
       '--proposer',
-      `node ${ANSWER}`,
+      `sh ${ANSWER}`,
       '--ledger',
       path.join(dir, 'l.db'),
     ]);
@@ -107,12 +107,12 @@ describe('redline run with several missions', () => {
   it('labels repeated missions apart and refuses a bad file before running any', async () => {
     const { dir, files } = await missions(['same']);
     const db = path.join(dir, 'l.db');
-    const twice = await redline(['run', files[0] as string, files[0] as string, '--proposer', `node ${ANSWER}`, '--ledger', db]);
+    const twice = await redline(['run', files[0] as string, files[0] as string, '--proposer', `sh ${ANSWER}`, '--ledger', db]);
     assert.equal(twice.code, 0, twice.stderr);
     assert.match(twice.stdout, /^\[same#2\] outcome\s+complete/m);
     const bad = path.join(dir, 'bad.json');
     await writeFile(bad, '{"id":"x"}');
-    const refused = await redline(['run', files[0] as string, bad, '--proposer', `node ${ANSWER}`, '--ledger', db]);
+    const refused = await redline(['run', files[0] as string, bad, '--proposer', `sh ${ANSWER}`, '--ledger', db]);
     assert.equal(refused.code, 2);
     const ledger = await SqliteLedger.open({ database: db, readOnly: true });
     try {

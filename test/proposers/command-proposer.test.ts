@@ -48,7 +48,7 @@ describe('command proposer', () => {
         checks: [{ name: 'answer', kind: 'expected-output', command: 'cat src/answer.txt', expected: '42' }],
       }),
       proposer: commandProposer({
-        command: ['node', path.join(FIXTURES, 'answer-agent.mjs')],
+        command: ['sh', path.join(FIXTURES, 'answer-agent.sh')],
         cwd: dir,
         reportsTokens: true,
         reportsCost: true,

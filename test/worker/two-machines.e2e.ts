@@ -11,7 +11,7 @@ import { answerMission, ended, fleetSchema, SERVER, startWorker } from './fleet-
 
 // Two "machines": worker processes with temporary directories of their own and no access to the
 // submitter's workspace (deleted once submitted) run the submissions from the stored snapshots.
-const AGENT = path.join(ROOT, 'test/fixtures/proposers/answer-agent.mjs');
+const AGENT = path.join(ROOT, 'test/fixtures/proposers/answer-agent.sh');
 const fleet = fleetSchema('redline_two_machines');
 const takeover = fleetSchema('redline_takeover');
 after(() => Promise.all([fleet.drop(), takeover.drop()]));
@@ -26,7 +26,7 @@ describe('two machines, no shared workspace', () => {
   it('run submitted missions to complete / verified from the stored blobs, shared across submissions', { timeout: 120_000 }, async () => {
     const dir = await tempWorkspace({});
     const files = [await answerMission(dir, 'one'), await answerMission(dir, 'two'), await answerMission(dir, 'three')];
-    const submitted = await redline(['submit', ...files, '--postgres', fleet.url, '--proposer', `node ${AGENT}`, '--json']);
+    const submitted = await redline(['submit', ...files, '--postgres', fleet.url, '--proposer', `sh ${AGENT}`, '--json']);
     assert.equal(submitted.code, 0, submitted.stderr);
     const lines = submitted.stdout
       .trim()
