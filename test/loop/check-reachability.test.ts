@@ -14,7 +14,7 @@ const TEST = [
 ].join('\n');
 const BUGGY = { 'src/add.js': 'export const add = (a, b) => a - b;\n', 'test/add.test.js': TEST, 'package.json': '{"type":"module"}' };
 const FIXED = { ...BUGGY, 'src/add.js': 'export const add = (a, b) => a + b;\n' };
-const tests = { name: 'tests', kind: 'test-runner', format: 'tap', command: 'node --test --test-reporter=tap test/' };
+const tests = { name: 'tests', kind: 'test-runner', format: 'tap', command: 'node --test-reporter=tap test/add.test.js' };
 
 const missionOf = (workspace: string, check: Record<string, unknown> = tests, fields: Record<string, unknown> = {}) =>
   defineMission({ id: 'add', goal: 'fix add', workspace, scope: ['src/**'], checks: [check], ...fields });
@@ -55,7 +55,7 @@ describe('checkReachability: a mission against a reference candidate', () => {
 
   it('weak feedback: a required check that fails on the baseline with only a generic reason code', async () => {
     const [workspace, reference] = [await tempWorkspace(BUGGY), await tempWorkspace(FIXED)];
-    const check = { name: 'tests', kind: 'command', tier: 'demand', command: 'node --test test/ > /dev/null' };
+    const check = { name: 'tests', kind: 'command', tier: 'demand', command: 'node test/add.test.js > /dev/null' };
     const report = await checkReachability({ mission: missionOf(workspace, check), reference });
     assert.deepEqual([report.status, report.reachable, report.weakFeedback], ['weak_feedback', true, ['tests']]);
     assert.match(report.problems.join('\n'), /required check tests fails on the baseline without a specific reason code/);
