@@ -7,7 +7,7 @@
 // the code under test, without a `tsc` build first) and bin/ is copied, so that its `../dist` is that
 // one. Each .ts file is kept beside its .js, for tests that start a TypeScript child through tsx.
 //
-// The unit test files then run in groups, about five files to a process
+// The unit test files then run in groups, about eight files to a process
 // (.test-build/groups/<nn>.test.js imports them, the costliest group first): each test process costs about a second of CPU
 // to start and load the code under test, as much as many a file's tests, and the runner still names
 // each test's own file. A group's files share the process: a file that changes process-wide state
@@ -24,7 +24,7 @@ const COMPILED = new Set(['src', 'test']);
 const COPIED = new Set(['bin']);
 const LEFT_OUT = new Set(['.git', '.gitignore', '.test-build', 'coverage', 'study-out', 'dist']);
 /** About this many unit test files share a process, on average: more saves little and lengthens the slowest group. */
-const GROUP_SIZE = 5;
+const GROUP_SIZE = 8;
 /** Linked whole, not compiled: fixtures are data, and tests write golden files into them. */
 const LINKED_INSIDE = new Set(['test/fixtures']);
 

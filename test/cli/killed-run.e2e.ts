@@ -1,15 +1,14 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { PID_NAMESPACE_VARIABLE, pidNamespace } from '../../src/process/pid-namespace.js';
-import { sweepProcessTemporaries } from '../../src/process/process-temporary.js';
 import { answerMission } from '../helpers/answer-mission.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 import { allStarted, eventually, leaveBehind, noneLeft, runningWithArg, token } from '../process/liveness.js';
-import { ROOT } from './redline.js';
+import { redline, ROOT } from './redline.js';
 
 // `kill -9` of `redline run` while its agent runs: the built CLI in a process of its own, since the point is
 // what outlives that process.
@@ -18,13 +17,14 @@ import { ROOT } from './redline.js';
  * Starts `redline run` with an agent that leaves three processes behind and then runs on itself, waits
  * until they all run, kills redline with SIGKILL and returns the token of their command lines.
  */
-async function killRedlineMidAttempt(env: NodeJS.ProcessEnv): Promise<{ sleep: string; pid: number }> {
+async function killRedlineMidAttempt(env: NodeJS.ProcessEnv): Promise<{ sleep: string; pid: number; ledger: string }> {
   const sleep = token();
   const marks = await tempWorkspace({});
   const file = await answerMission(await tempWorkspace({}), 'answer');
+  const ledger = path.join(marks, 'ledger.db');
   const redline = spawn(
     process.execPath,
-    [path.join(ROOT, 'bin/redline.js'), 'run', file, '--agent', `${leaveBehind(sleep, marks)}; exec sleep ${sleep}`],
+    [path.join(ROOT, 'bin/redline.js'), 'run', file, '--ledger', ledger, '--agent', `${leaveBehind(sleep, marks)}; exec sleep ${sleep}`],
     {
       env,
       stdio: 'ignore',
@@ -40,8 +40,15 @@ async function killRedlineMidAttempt(env: NodeJS.ProcessEnv): Promise<{ sleep: s
   await new Promise((resolve) =>
     redline.exitCode === null && redline.signalCode === null ? redline.once('exit', resolve) : resolve(null),
   );
-  return { sleep, pid: redline.pid as number };
+  return { sleep, pid: redline.pid as number, ledger };
 }
+
+/** The run directories (in the default scratch directory) that process `pid` owns. */
+const runDirectoriesOf = (pid: number): string[] => {
+  const root = path.join(tmpdir(), 'redline-runs');
+  if (!existsSync(root)) return [];
+  return readdirSync(root).filter((name) => readFileSync(path.join(root, name, 'owner.json'), 'utf8').includes(`"pid":${pid}`));
+};
 
 /** The temporary directories process `pid` made in the temp folder (the agent's files, its programs' TMPDIR). */
 const temporariesOf = (pid: number): string[] =>
@@ -51,16 +58,23 @@ describe('kill -9 of redline run', () => {
   it('ends its agent and everything the agent started, within 2 seconds', async (t) => {
     const here = await pidNamespace();
     if (!here.available) return t.skip(here.reason);
-    const { sleep, pid } = await killRedlineMidAttempt(process.env);
+    const { sleep, pid, ledger } = await killRedlineMidAttempt(process.env);
     assert.ok(await noneLeft(sleep), 'a process of the agent outlived redline');
-    // What it could not remove, recovery's sweep does: the process that made it is gone.
+    // What it could not remove, recovery does: its run is sealed, its run directory and temporary directories go.
     assert.notDeepEqual(temporariesOf(pid), [], 'the killed redline left no temporary directory to sweep');
-    await sweepProcessTemporaries();
+    const recovered = await redline(['ledger', 'recover', '--ledger', ledger]);
+    assert.equal(recovered.code, 0, recovered.stderr);
     assert.deepEqual(temporariesOf(pid), []);
+    assert.deepEqual(runDirectoriesOf(pid), []);
   });
 
   it(`leaves them running with ${PID_NAMESPACE_VARIABLE}=off: the limit the note states`, async () => {
-    const { sleep } = await killRedlineMidAttempt({ ...process.env, [PID_NAMESPACE_VARIABLE]: 'off' });
-    assert.ok(!(await noneLeft(sleep)), 'nothing outlived redline without a PID namespace');
+    const { sleep, ledger } = await killRedlineMidAttempt({ ...process.env, [PID_NAMESPACE_VARIABLE]: 'off' });
+    try {
+      // noneLeft ends what it finds still running.
+      assert.ok(!(await noneLeft(sleep)), 'nothing outlived redline without a PID namespace');
+    } finally {
+      await redline(['ledger', 'recover', '--ledger', ledger]);
+    }
   });
 });
