@@ -9,9 +9,12 @@ process.once('exit', () => {
   for (const dir of made) rmSync(dir, { recursive: true, force: true });
 });
 
-/** Creates an empty temporary directory named `prefix…`, removed when the test process exits. */
+/**
+ * Creates an empty temporary directory named `prefix<pid>-XXXXXX`, removed when the test process exits; a
+ * process killed first leaves it to scripts/sweep-test-leftovers.mjs, which the pid tells whose it was.
+ */
 export async function tempDir(prefix = 'redline-test-'): Promise<string> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
+  const dir = await mkdtemp(path.join(os.tmpdir(), `${prefix}${process.pid}-`));
   made.add(dir);
   return dir;
 }
