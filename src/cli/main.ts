@@ -46,17 +46,31 @@ function program(setCode: (code: number) => void, output: Output): Command {
     .option('--concurrency <n>', 'with several mission files: how many run at once in this process (default 1)', positive)
     .option('--proposer <command>', "proposer program speaking redline.proposer/1 (overrides the mission's proposer)")
     .option(
-      '--agent <command>',
-      'an agent that edits files in place (a CLI coding agent), run each attempt in a private copy; its edits are the proposal (docs/agents.md)',
+      '--agent <preset|command>',
+      'an agent that edits files in place (a CLI coding agent), run each attempt in a private copy; its edits are the proposal: a preset (codex, claude, qwen, gemini: the CLI with tested flags, --model, --base-url and --api-key-env passed through) or a shell command line (docs/agents.md)',
+    )
+    .option(
+      '--agent-arg <arg>',
+      "with --agent <preset>: one more argument for the agent's CLI, after the preset's own (repeatable)",
+      collect,
     )
     .option(
       '--meter-upstream <url>',
       "with --agent: run the agent's model calls through a metering endpoint standing in for this base URL, which counts and prices them and ends the agent when maxTokens or maxCostUsd is spent (docs/metering.md)",
     )
     .option('--meter-prices <file>', "with --meter-upstream: model prices (JSON or YAML, USD per million tokens) over the meter's defaults")
-    .option('--model <name>', 'model proposer through an OpenAI-compatible endpoint (needs --base-url)')
-    .option('--base-url <url>', 'OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1')
-    .option('--api-key-env <variable>', 'environment variable holding the API key', 'OPENAI_API_KEY')
+    .option(
+      '--model <name>',
+      "model proposer through an OpenAI-compatible endpoint (needs --base-url); with --agent <preset>: the agent's model",
+    )
+    .option(
+      '--base-url <url>',
+      "OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1; with --agent <preset>: the agent's model endpoint as its SDK takes it",
+    )
+    .option(
+      '--api-key-env <variable>',
+      "environment variable holding the API key (default OPENAI_API_KEY; with --agent <preset>: the agent CLI's own, e.g. ANTHROPIC_API_KEY)",
+    )
     .option('--approve <name>', 'an approval the mission requires (repeatable)', collect)
     .option('--ledger <location>', `${LEDGER_HELP.replace('.redline/redline.db', '.redline/redline.db next to the mission')}`)
     .option(
