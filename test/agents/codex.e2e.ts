@@ -6,7 +6,7 @@ agentSuite({
   model: 'gpt-5',
   baseUrl: (server) => `${server.url}/v1`,
   keyEnv: 'REDLINE_TEST_OPENAI_KEY',
-  // Codex's workspace-write sandbox runs its commands, background ones included.
-  shellArgs: [],
+  // Codex's own sandbox ends what its commands leave running: without it, redline alone must.
+  shellArgs: ['--sandbox', 'danger-full-access'],
   metered: true,
 });
