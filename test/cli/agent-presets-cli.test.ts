@@ -161,6 +161,39 @@ describe('redline run --agent <preset>', () => {
     );
   });
 
+  it("a mission's proposer can name the preset: the same CLI, flags and plan; a command and a preset together are refused", async () => {
+    const dir = await tempWorkspace({});
+    const proposer = {
+      kind: 'agent',
+      preset: 'codex',
+      model: 'gpt-5',
+      baseUrl: 'http://127.0.0.1:41237/v1',
+      args: ['--sandbox', 'danger-full-access'],
+    };
+    const file = await answerMission(dir, 'preset', { budgets: { maxAttempts: 1 }, proposer });
+    const ledger = path.join(dir, 'ledger.db');
+    const result = await redline(['run', file, '--json', '--ledger', ledger]);
+    assert.equal(result.code, 1, result.stderr);
+    const { runId } = JSON.parse(result.stdout) as { runId: string };
+    const exported = await redline(['ledger', 'export', '--format', 'jsonl', '--run', runId, '--ledger', ledger]);
+    const started = JSON.parse((JSON.parse(exported.stdout.split('\n')[1] as string) as { body: string }).body) as {
+      data: { proposer: string; plan: { proposer: unknown } };
+    };
+    assert.equal(started.data.proposer, 'agent:codex');
+    assert.deepEqual(started.data.plan.proposer, {
+      kind: 'agent',
+      name: 'preset:codex --model gpt-5 --sandbox danger-full-access',
+      template: 'redline.agent-prompt/1',
+    });
+
+    const both = await answerMission(dir, 'both', { proposer: { kind: 'agent', preset: 'codex', command: 'codex exec' } });
+    const refused = await redline(['run', both, '--ledger', ledger]);
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /an agent proposer names exactly one of command or preset/);
+    const stray = await answerMission(dir, 'stray', { proposer: { kind: 'agent', command: 'codex exec', model: 'gpt-5' } });
+    assert.match((await redline(['run', stray, '--ledger', ledger])).stderr, /model goes with a preset/);
+  });
+
   it('refuses what a preset cannot do: a command-line --agent with --model, a meter for gemini, a CLI found nowhere', async () => {
     const { file } = await gatedMission();
     const raw = await redline(['run', file, '--agent', 'sh -c true', '--model', 'gpt-5']);

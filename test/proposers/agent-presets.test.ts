@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { AGENT_PRESET_NAMES } from '../../src/mission/schema.js';
 import { AGENT_PRESETS, presetNamed } from '../../src/proposers/agent-presets/presets.js';
 import { presetIdentity } from '../../src/proposers/preset-proposer.js';
 
@@ -34,6 +35,10 @@ describe('agent presets', () => {
           preset.line(preset.bin, { model: 'MODEL', endpoint: 'base-url', args: [], sandboxed }),
           `${name}${sandboxed ? ' under bwrap' : ''}`,
         );
+  });
+
+  it('the mission schema knows every preset by name', () => {
+    assert.deepEqual([...AGENT_PRESET_NAMES], Object.keys(AGENT_PRESETS));
   });
 
   it('names only a bare preset name: anything else is a command line', () => {
