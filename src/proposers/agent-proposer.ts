@@ -8,7 +8,7 @@ import { upstreamUrl } from '../metering/meter.js';
 import { inheritedEnv, runProcess } from '../process/run-process.js';
 import { AGENT_PROMPT_TEMPLATE, agentPrompt } from './agent-prompt.js';
 import { spendError, watchSpend, type AgentMeterOptions } from './agent-spend.js';
-import { watchEnvironment, type EnvironmentFailure } from './environment-watch.js';
+import { watchEnvironment, type AgentErrors } from './environment-watch.js';
 import { readTail, TRANSCRIPT_TAIL_BYTES } from './output-tail.js';
 import { processAccount } from './process-account.js';
 import { processFailure } from './process-failure.js';
@@ -40,11 +40,12 @@ export interface AgentProposerOptions {
   /** The proposer's name in the run's plan. @default the command's identity (`commandIdentity`) */
   readonly planName?: string;
   /**
-   * Reads the agent's transcript and stderr, line by line while it runs, for a failure of its environment
-   * (its endpoint out of reach, its key refused): the first one ends the agent, and the attempt fails with
-   * `proposer.environment`, which blocks the run (an agent preset's, docs/agents.md#presets).
+   * Reads the agent's transcript and stderr, line by line while it runs, for its own error messages: the
+   * first that shows a failure of its environment (its endpoint out of reach, its key refused) ends the
+   * agent, and the attempt fails with `proposer.environment`, which blocks the run; the last one is said in
+   * the finding of an agent that exited non-zero (an agent preset's, docs/agents.md#presets).
    */
-  readonly environmentFailure?: EnvironmentFailure;
+  readonly errors?: AgentErrors;
 }
 
 /** Longest prompt passed in `REDLINE_PROMPT` (Linux refuses one variable over 128 KiB); the file holds it all. */
@@ -100,7 +101,7 @@ export function agentProposer({
   meter,
   name,
   planName,
-  environmentFailure,
+  errors,
 }: AgentProposerOptions): Proposer {
   // What is recorded of the command: secrets redacted, and for the plan what stays the same from run to run.
   const line = recordedCommand(command);
@@ -129,7 +130,7 @@ export function agentProposer({
         await writeFile(files.prompt, prompt);
         const { budgetsLeft } = request.state;
         const watch = await watchSpend({ meter, budgetsLeft, usageLog: files.usageLog });
-        const surroundings = watchEnvironment(files.transcript, environmentFailure);
+        const surroundings = watchEnvironment(files.transcript, errors);
         const variables = {
           ...inheritedEnv(),
           ...env,
@@ -160,7 +161,7 @@ export function agentProposer({
           throw error;
         });
         const spent = await watch.finish();
-        const environment = await surroundings.finish();
+        const { environment, lastError } = await surroundings.finish();
         const account = {
           ...processAccount({ kind: 'agent', result, transcript: await readTail(files.transcript, TRANSCRIPT_TAIL_BYTES) }),
           // Killed for its spend, not for the run's stop: the signal that ended it was the attempt's.
@@ -201,6 +202,9 @@ export function agentProposer({
         if (environment !== undefined && (surroundings.signal.aborted || result.exitCode !== 0))
           throw failed(new ProposerError({ code: 'proposer.environment', message: environment }));
         const failure = processFailure({ command, result, timeoutMs, outputCap, who: 'agent', account });
+        // Its own last error message says why it exited non-zero (Claude Code says it only in its transcript).
+        if (failure?.code === 'proposer.exit_nonzero' && lastError !== undefined)
+          throw failed(new ProposerError({ code: failure.code, message: `${failure.message}: ${lastError}`, output: result.stderr }));
         if (failure !== undefined) throw failed(failure);
         let changes: Record<string, string | null>;
         try {

@@ -1,10 +1,10 @@
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
-import type { OutputStream } from './agent-presets/agent-preset.js';
+import { failureIn, type OutputStream } from './agent-presets/agent-preset.js';
 
-/** Reads one line of an agent's output for a failure of its environment (see `AgentPreset.environmentFailure`). */
-export type EnvironmentFailure = (line: string, stream: OutputStream) => string | undefined;
+/** The agent's own error message on one line of its output, if any (see `AgentPreset.errorIn`). */
+export type AgentErrors = (line: string, stream: OutputStream) => string | undefined;
 
 /** How often the transcript is read while the agent runs. */
 const POLL_MS = 200;
@@ -27,21 +27,25 @@ export interface EnvironmentWatch {
   readonly signal: AbortSignal;
   /** Feeds a chunk of the agent's stderr. */
   stderr(chunk: Buffer): void;
-  /** Once the agent exited: reads the rest of the transcript and stops; the failure seen, if any. */
-  finish(): Promise<string | undefined>;
+  /** Once the agent exited: reads the rest of the transcript and stops; the failure of its environment seen, and its last error message. */
+  finish(): Promise<{ readonly environment?: string; readonly lastError?: string }>;
 }
 
 /**
- * Watches an attempt's transcript file (read every 200 ms as it grows) and stderr, line by line, with
- * `failure`, and aborts `signal` at the first line it names a failure for. Without `failure`, a watch that
- * sees nothing.
+ * Watches an attempt's transcript file (read every 200 ms as it grows) and stderr, line by line, for the
+ * agent's own error messages (`errors`), and aborts `signal` at the first one that shows a failure of its
+ * environment (`failureIn`). Without `errors`, a watch that sees nothing.
  */
-export function watchEnvironment(transcript: string, failure: EnvironmentFailure | undefined): EnvironmentWatch {
+export function watchEnvironment(transcript: string, errors: AgentErrors | undefined): EnvironmentWatch {
   const controller = new AbortController();
   let found: string | undefined;
+  let lastError: string | undefined;
   const see = (stream: OutputStream) => (line: string) => {
-    if (found !== undefined || failure === undefined) return;
-    found = failure(line, stream);
+    if (found !== undefined || errors === undefined) return;
+    const said = errors(line, stream);
+    if (said === undefined) return;
+    lastError = said.trim().slice(0, 500);
+    found = failureIn(said);
     if (found !== undefined) controller.abort(new Error(found));
   };
   const stderr = lineReader(see('stderr'));
@@ -67,17 +71,17 @@ export function watchEnvironment(transcript: string, failure: EnvironmentFailure
     }
   };
   let reading = Promise.resolve();
-  const timer = failure === undefined ? undefined : setInterval(() => (reading = reading.then(readMore)), POLL_MS);
+  const timer = errors === undefined ? undefined : setInterval(() => (reading = reading.then(readMore)), POLL_MS);
   return {
     signal: controller.signal,
     stderr: (chunk) => stderr(stderrText.write(chunk)),
     async finish() {
       clearInterval(timer);
-      if (failure !== undefined) await (reading = reading.then(readMore));
+      if (errors !== undefined) await (reading = reading.then(readMore));
       // A last line without its newline is a line too.
       stderr('\n');
       transcriptLines('\n');
-      return found;
+      return { ...(found === undefined ? {} : { environment: found }), ...(lastError === undefined ? {} : { lastError }) };
     },
   };
 }

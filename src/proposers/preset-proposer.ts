@@ -75,7 +75,7 @@ export async function presetProposer(options: PresetProposerOptions): Promise<Pr
   const shared = {
     name: `agent:${preset.name}`,
     planName: presetIdentity({ preset, model, args }),
-    environmentFailure: preset.environmentFailure,
+    errors: preset.errorIn,
     env: { ...env, ...(baseUrl === undefined ? {} : { REDLINE_AGENT_BASE_URL: baseUrl }) },
     ...(meter === undefined ? {} : { meter }),
     ...(timeoutMs === undefined ? {} : { timeoutMs }),

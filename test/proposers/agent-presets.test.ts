@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { AGENT_PRESET_NAMES } from '../../src/mission/schema.js';
+import { failureIn } from '../../src/proposers/agent-presets/agent-preset.js';
 import { AGENT_PRESETS, presetNamed } from '../../src/proposers/agent-presets/presets.js';
 import { presetIdentity } from '../../src/proposers/preset-proposer.js';
 
@@ -84,6 +85,15 @@ describe('agent presets', () => {
     assert.notEqual(presetIdentity({ preset: codex, model: 'gpt-5' }), presetIdentity({ preset: codex, model: 'gpt-5-mini' }));
   });
 
+  it('reads a failed session’s own message, which the finding of an agent that exited non-zero says', () => {
+    const claude = AGENT_PRESETS.claude as (typeof AGENT_PRESETS)[string];
+    assert.equal(
+      claude.errorIn('{"type":"result","is_error":true,"subtype":"error_max_turns","result":"Reached max turns (3)"}', 'transcript'),
+      'Reached max turns (3)',
+    );
+    assert.equal(claude.errorIn('{"type":"result","is_error":false,"result":"done"}', 'transcript'), undefined);
+  });
+
   describe('failures of the environment, from each CLI’s own output as it prints them', () => {
     const cases: [string, string, 'transcript' | 'stderr', RegExp | undefined][] = [
       [
@@ -149,7 +159,8 @@ describe('agent presets', () => {
     ];
     for (const [name, line, stream, expected] of cases)
       it(`${name} ${stream}: ${line.slice(0, 70)}`, () => {
-        const said = (AGENT_PRESETS[name] as (typeof AGENT_PRESETS)[string]).environmentFailure(line, stream);
+        const message = (AGENT_PRESETS[name] as (typeof AGENT_PRESETS)[string]).errorIn(line, stream);
+        const said = message === undefined ? undefined : failureIn(message);
         if (expected === undefined) assert.equal(said, undefined);
         else assert.match(said ?? '', expected);
       });

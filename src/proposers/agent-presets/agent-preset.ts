@@ -38,10 +38,11 @@ export interface AgentPreset {
   /** The shell command line that runs `program` (a quoted path or name) once for an attempt. */
   line(program: string, settings: PresetSettings): string;
   /**
-   * Why one line of the agent's output shows a failure of its environment — its model endpoint out of
-   * reach, its key refused — that every attempt would meet again; undefined for any other line.
+   * The CLI's own error message on one line of its output (an error event, a failed result, a retry
+   * notice), never a tool's output; undefined for any other line. `failureIn` tells from it a failure of
+   * the agent's environment — its endpoint out of reach, its key refused — that every attempt would meet.
    */
-  environmentFailure(line: string, stream: OutputStream): string | undefined;
+  errorIn(line: string, stream: OutputStream): string | undefined;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { endpointWord, unlessGiven, eventOf, failureIn, keyAssignment, shellWord, textAt, type AgentPreset } from './agent-preset.js';
+import { endpointWord, unlessGiven, eventOf, keyAssignment, shellWord, textAt, type AgentPreset } from './agent-preset.js';
 
 /**
  * Claude Code: print mode (`-p`) with `stream-json` events (`--verbose` is required for them). Outside
@@ -33,13 +33,11 @@ export const claudePreset: AgentPreset = {
       '> "$REDLINE_TRANSCRIPT"',
     ].join(' ');
   },
-  environmentFailure(line, stream) {
+  errorIn(line, stream) {
     if (stream !== 'transcript') return undefined;
     const event = eventOf(line);
-    // The result event of a session that ended on an API error: `api_error` names it, `result` says it.
+    // The result event of a session that ended on an error (an API error, --max-turns): `result` says it.
     if (event?.type !== 'result' || event.is_error !== true) return undefined;
-    const kind = textAt(event, 'api_error') ?? '';
-    const said = textAt(event, 'result') ?? kind;
-    return /connection|authentication|auth/i.test(kind) ? (failureIn(said) ?? failureIn(kind)) : failureIn(said);
+    return textAt(event, 'result') ?? textAt(event, 'api_error') ?? 'the session ended on an error';
   },
 };

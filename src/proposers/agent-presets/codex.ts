@@ -1,4 +1,4 @@
-import { endpointWord, unlessGiven, eventOf, failureIn, keyAssignment, shellWord, textAt, type AgentPreset } from './agent-preset.js';
+import { endpointWord, unlessGiven, eventOf, keyAssignment, shellWord, textAt, type AgentPreset } from './agent-preset.js';
 
 /**
  * OpenAI Codex CLI: `codex exec --json`, its events on stdout. Outside redline's sandbox, Codex's own
@@ -39,12 +39,12 @@ export const codexPreset: AgentPreset = {
     ];
     return `${sandboxed ? 'mkdir -p "$TMPDIR/.codex" && ' : ''}${words.join(' ')}`;
   },
-  environmentFailure(line, stream) {
+  errorIn(line, stream) {
     if (stream !== 'transcript') return undefined;
     const event = eventOf(line);
     // Codex's own errors: `{"type":"error","message":…}` (it retries, "Reconnecting…"), `turn.failed`.
-    if (event?.type === 'error') return failureIn(textAt(event, 'message') ?? '');
-    if (event?.type === 'turn.failed') return failureIn(textAt(event.error, 'message') ?? '');
+    if (event?.type === 'error') return textAt(event, 'message');
+    if (event?.type === 'turn.failed') return textAt(event.error, 'message');
     return undefined;
   },
 };

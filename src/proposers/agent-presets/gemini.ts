@@ -1,4 +1,4 @@
-import { endpointWord, unlessGiven, eventOf, failureIn, keyAssignment, shellWord, textAt, type AgentPreset } from './agent-preset.js';
+import { endpointWord, unlessGiven, eventOf, keyAssignment, shellWord, textAt, type AgentPreset } from './agent-preset.js';
 
 /** Gemini CLI's settings for a given endpoint: its headless mode takes an API-key login only from settings then. */
 const SETTINGS = '{"security":{"auth":{"selectedType":"gemini-api-key"}}}';
@@ -35,12 +35,12 @@ export const geminiPreset: AgentPreset = {
         : `mkdir -p "$TMPDIR/gemini/.gemini" && printf %s '${SETTINGS}' > "$TMPDIR/gemini/.gemini/settings.json" && `;
     return `${settings}${words.join(' ')}`;
   },
-  environmentFailure(line, stream) {
+  errorIn(line, stream) {
     // It retries a failed call for minutes, saying so on stderr each time: `Attempt 1 failed. Retrying…`.
-    if (stream === 'stderr') return /^Attempt \d+ failed/.test(line) ? failureIn(line) : undefined;
+    if (stream === 'stderr') return /^Attempt \d+ failed/.test(line) ? line : undefined;
     const event = eventOf(line);
-    if (event?.type === 'error') return failureIn(textAt(event, 'message') ?? '');
-    if (event?.type === 'result' && event.status === 'error') return failureIn(textAt(event.error, 'message') ?? '');
+    if (event?.type === 'error') return textAt(event, 'message');
+    if (event?.type === 'result' && event.status === 'error') return textAt(event.error, 'message') ?? 'the session ended on an error';
     return undefined;
   },
 };

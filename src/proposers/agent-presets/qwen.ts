@@ -1,4 +1,4 @@
-import { endpointWord, unlessGiven, eventOf, failureIn, keyAssignment, shellWord, textAt, type AgentPreset } from './agent-preset.js';
+import { endpointWord, unlessGiven, eventOf, keyAssignment, shellWord, textAt, type AgentPreset } from './agent-preset.js';
 
 /**
  * Qwen Code: a positional prompt runs one turn headless, `stream-json` events on stdout. Its own sandbox is
@@ -28,10 +28,10 @@ export const qwenPreset: AgentPreset = {
       '"$REDLINE_PROMPT" > "$REDLINE_TRANSCRIPT"',
     ].join(' ');
   },
-  environmentFailure(line, stream) {
+  errorIn(line, stream) {
     if (stream !== 'transcript') return undefined;
     const event = eventOf(line);
     if (event?.type !== 'result' || event.is_error !== true) return undefined;
-    return failureIn(textAt(event.error, 'message') ?? textAt(event, 'result') ?? '');
+    return textAt(event.error, 'message') ?? textAt(event, 'result') ?? 'the session ended on an error';
   },
 };
