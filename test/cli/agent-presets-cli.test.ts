@@ -21,6 +21,9 @@ case "$REDLINE_AGENT_BASE_URL" in
     echo '{"type":"item.completed","item":{"type":"command_execution","aggregated_output":"curl: Connection refused"}}'
     echo '{"type":"error","message":"Reconnecting... waiting for network (Connection failed: error sending request)"}'
     exec sleep 60 ;;
+  *:8/*)
+    echo '{"type":"turn.failed","error":{"message":"stream disconnected before completion"}}'
+    exit 1 ;;
 esac
 printf '1%s\\n' "$REDLINE_ATTEMPT" > src/answer.txt
 echo '{"type":"turn.completed","usage":{"input_tokens":10,"output_tokens":1}}'
@@ -159,6 +162,16 @@ describe('redline run --agent <preset>', () => {
       records.stdout,
       /"message":"the agent cannot reach its model endpoint: Reconnecting\.\.\. waiting for network \(Connection failed: error sending request\)"/,
     );
+  });
+
+  it('an agent that exits non-zero on an error of its own: the finding says its message, and the run goes on', async () => {
+    const { file, ledger } = await gatedMission();
+    const result = await redline(['run', file, '--agent', 'codex', '--base-url', 'http://127.0.0.1:8/v1', '--json', '--ledger', ledger]);
+    const summary = JSON.parse(result.stdout) as { runId: string; stopReason: string; attempts: number };
+    assert.notEqual(summary.stopReason, 'environment');
+    assert.ok(summary.attempts >= 2, 'not blocked at the first attempt');
+    const records = await redline(['ledger', 'show', summary.runId, '--json', '--ledger', ledger]);
+    assert.match(records.stdout, /"message":"the agent exited 1: stream disconnected before completion"/);
   });
 
   it("a mission's proposer can name the preset: the same CLI, flags and plan; a command and a preset together are refused", async () => {
