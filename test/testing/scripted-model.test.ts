@@ -119,7 +119,9 @@ describe('startScriptedModel', () => {
     const conversation = (results: number) => ({ tools: { Bash: ['command'] }, toolResults: results, text: '' });
     const script = { steps: [{ shell: 'a' }, { shell: 'b' }], loop: true };
     assert.deepEqual(
-      [0, 1, 2, 5].map((results) => (nextTurn(script, conversation(results)) as unknown as { arguments: { command: string } }).arguments.command),
+      [0, 1, 2, 5].map(
+        (results) => (nextTurn(script, conversation(results)) as unknown as { arguments: { command: string } }).arguments.command,
+      ),
       ['a', 'b', 'b', 'b'],
     );
     model.setScript({ steps: [], refuse: 401 });
