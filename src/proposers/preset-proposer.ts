@@ -1,8 +1,7 @@
 import { commandIdentity } from '../core/command-identity.js';
 import { agentProposer } from './agent-proposer.js';
-import type { AgentPreset, PresetEndpoint } from './agent-presets/agent-preset.js';
+import { shellWord, type AgentPreset, type PresetEndpoint } from './agent-presets/agent-preset.js';
 import { agentCacheDir, cachedPrefix, findAgentCli } from './agent-presets/find-cli.js';
-import { shellWord } from './agent-presets/agent-preset.js';
 import type { AgentMeterOptions } from './agent-spend.js';
 import type { Proposer } from './proposer.js';
 
