@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -117,6 +118,11 @@ export function agentSuite(suite: AgentSuite): void {
       await mkdir(cache, { recursive: true });
       home = await mkdtemp(path.join(cache, '.test-home-'));
       process.env.REDLINE_AGENT_CACHE = cache;
+      // The preset takes a CLI on PATH first: the suite tests the pinned version in the cache.
+      process.env.PATH = (process.env.PATH ?? '')
+        .split(path.delimiter)
+        .filter((dir) => !existsSync(path.join(dir, preset.bin)))
+        .join(path.delimiter);
       process.env.HOME = home;
       process.env.REDLINE_SCRATCH = await tempDir('redline-agents-scratch-');
       process.env[suite.keyEnv] = 'sk-scripted-test-key';
