@@ -46,17 +46,31 @@ function program(setCode: (code: number) => void, output: Output): Command {
     .option('--concurrency <n>', 'with several mission files: how many run at once in this process (default 1)', positive)
     .option('--proposer <command>', "proposer program speaking redline.proposer/1 (overrides the mission's proposer)")
     .option(
-      '--agent <command>',
-      'an agent that edits files in place (a CLI coding agent), run each attempt in a private copy; its edits are the proposal (docs/agents.md)',
+      '--agent <preset|command>',
+      'an agent that edits files in place (a CLI coding agent), run each attempt in a private copy; its edits are the proposal: a preset (codex, claude, qwen, gemini: the CLI with tested flags, --model, --base-url and --api-key-env passed through) or a shell command line (docs/agents.md)',
+    )
+    .option(
+      '--agent-arg <arg>',
+      "with --agent <preset>: one more argument for the agent's CLI, after the preset's own (repeatable)",
+      collect,
     )
     .option(
       '--meter-upstream <url>',
       "with --agent: run the agent's model calls through a metering endpoint standing in for this base URL, which counts and prices them and ends the agent when maxTokens or maxCostUsd is spent (docs/metering.md)",
     )
     .option('--meter-prices <file>', "with --meter-upstream: model prices (JSON or YAML, USD per million tokens) over the meter's defaults")
-    .option('--model <name>', 'model proposer through an OpenAI-compatible endpoint (needs --base-url)')
-    .option('--base-url <url>', 'OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1')
-    .option('--api-key-env <variable>', 'environment variable holding the API key', 'OPENAI_API_KEY')
+    .option(
+      '--model <name>',
+      "model proposer through an OpenAI-compatible endpoint (needs --base-url); with --agent <preset>: the agent's model",
+    )
+    .option(
+      '--base-url <url>',
+      "OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1; with --agent <preset>: the agent's model endpoint as its SDK takes it",
+    )
+    .option(
+      '--api-key-env <variable>',
+      "environment variable holding the API key (default OPENAI_API_KEY; with --agent <preset>: the agent CLI's own, e.g. ANTHROPIC_API_KEY)",
+    )
     .option('--approve <name>', 'an approval the mission requires (repeatable)', collect)
     .option('--ledger <location>', `${LEDGER_HELP.replace('.redline/redline.db', '.redline/redline.db next to the mission')}`)
     .option(
@@ -89,7 +103,7 @@ function program(setCode: (code: number) => void, output: Output): Command {
     )
     .addHelpText(
       'after',
-      '\nThe workspace is only read: each run snapshots it into $REDLINE_SCRATCH (default: the temp directory)/redline-runs/<run>/\nand checks every candidate in a copy of that snapshot; changes made to the workspace meanwhile are reported, never checked.\nUnsealed runs of this mission whose process (on this host) is gone are recovered first (resumed, or sealed crashed);\nother unsealed runs are counted and left to `redline ledger recover`.\nEach run records its plan hash (mission + proposer identity). After a run of this mission sealed by oscillation,\nreject_repeat, no_progress or human_gate, rerunning the same plan is refused (exit 2): change the plan (another\nproposer, model, prompt or --plan-label) and link the new run with --resolves <run>, or pass --force-same-plan.\nThe identity of a command leaves out its environment assignments and puts placeholders for loopback ports and temporary\npaths (docs/ledger.md#linked-runs-and-plans); secrets in commands are recorded as *** (docs/agents.md).\nWith several mission files, every file is loaded first (one bad file refuses them all), then up to --concurrency\nruns go at once in this process against one connection per ledger; each line a run prints starts with [mission id].\nExit codes: 0 complete or complete_noop, 1 blocked or failed_with_evidence, 2 usage or mission-file error or a refused plan or link\n(with several files: the worst of the runs).',
+      '\n--agent codex|claude|qwen|gemini is a preset: that CLI (on PATH, else the tested version in ~/.cache/redline-agents/<package>@<version>)\nwith a tested command line for running outside and under sandbox: bwrap; --model, --base-url, --api-key-env and --agent-arg pass\nthrough (an --agent-arg naming a permission option of the preset replaces it); an endpoint out of reach or a refused key blocks\nthe run (environment); its plan is the preset, model and arguments, not the endpoint (docs/agents.md). Any other --agent is a\nshell command line.\nThe workspace is only read: each run snapshots it into $REDLINE_SCRATCH (default: the temp directory)/redline-runs/<run>/\nand checks every candidate in a copy of that snapshot; changes made to the workspace meanwhile are reported, never checked.\nUnsealed runs of this mission whose process (on this host) is gone are recovered first (resumed, or sealed crashed);\nother unsealed runs are counted and left to `redline ledger recover`.\nEach run records its plan hash (mission + proposer identity). After a run of this mission sealed by oscillation,\nreject_repeat, no_progress or human_gate, rerunning the same plan is refused (exit 2): change the plan (another\nproposer, model, prompt or --plan-label) and link the new run with --resolves <run>, or pass --force-same-plan.\nThe identity of a command leaves out its environment assignments and puts placeholders for loopback ports and temporary\npaths (docs/ledger.md#linked-runs-and-plans); secrets in commands are recorded as *** (docs/agents.md).\nWith several mission files, every file is loaded first (one bad file refuses them all), then up to --concurrency\nruns go at once in this process against one connection per ledger; each line a run prints starts with [mission id].\nExit codes: 0 complete or complete_noop, 1 blocked or failed_with_evidence, 2 usage or mission-file error or a refused plan or link\n(with several files: the worst of the runs).',
     )
     .hook('preAction', notePidNamespace)
     .action(async (files: string[], options) =>

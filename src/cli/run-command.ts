@@ -9,6 +9,8 @@ import { loadMission } from '../mission/load.js';
 import type { Mission } from '../mission/mission.js';
 import { readPrices } from '../metering/prices.js';
 import { agentProposer } from '../proposers/agent-proposer.js';
+import { presetNamed } from '../proposers/agent-presets/presets.js';
+import { presetProposer } from '../proposers/preset-proposer.js';
 import { commandProposer } from '../proposers/command-proposer.js';
 import type { Proposer } from '../proposers/proposer.js';
 import { runMission, type RunResult } from '../loop/run-mission.js';
@@ -27,8 +29,10 @@ import { clean, jsonLine, shellArg } from './terminal-text.js';
 export interface RunCommandOptions {
   readonly json?: boolean;
   readonly proposer?: string;
-  /** An agent that edits files in place, run in a private copy each attempt. */
+  /** An agent that edits files in place, run in a private copy each attempt: a preset's name (`codex`, `claude`, `qwen`, `gemini`) or a command line. */
   readonly agent?: string;
+  /** With a preset `agent`: more arguments for its CLI (repeatable). */
+  readonly agentArg?: readonly string[];
   /** With `agent`: the endpoint its model calls go to through a metering endpoint (docs/metering.md). */
   readonly meterUpstream?: string;
   /** With `meterUpstream`: a prices file (JSON or YAML) over the default prices. */
@@ -89,8 +93,23 @@ async function proposerFromFlags(mission: Mission, options: RunCommandOptions): 
     const prices = options.meterPrices === undefined ? undefined : await readPrices(options.meterPrices);
     const meter =
       options.meterUpstream === undefined ? undefined : { upstream: options.meterUpstream, ...(prices === undefined ? {} : { prices }) };
+    const preset = presetNamed(options.agent);
+    if (preset !== undefined)
+      return presetProposer({
+        preset,
+        ...(options.model === undefined ? {} : { model: options.model }),
+        ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+        ...(options.apiKeyEnv === undefined ? {} : { apiKeyEnv: options.apiKeyEnv }),
+        ...(options.agentArg === undefined ? {} : { args: options.agentArg }),
+        ...(meter === undefined ? {} : { meter }),
+      });
+    if (options.agentArg !== undefined || options.model !== undefined || options.baseUrl !== undefined)
+      throw new TypeError(
+        `Expected a preset (codex, claude, qwen, gemini) for --agent with --agent-arg, --model or --base-url, got a command line: write them into the command`,
+      );
     return agentProposer({ command: options.agent, ...(meter === undefined ? {} : { meter }) });
   }
+  if (options.agentArg !== undefined) throw new TypeError('Expected --agent <preset> with --agent-arg, got no --agent');
   if (options.model === undefined) return undefined;
   if (options.baseUrl === undefined) throw new TypeError('Expected --base-url with --model, got none');
   const { modelProposer } = await import('../ai-sdk/model-proposer.js');

@@ -24,7 +24,11 @@ export const StopReason = {
   runtimeError: 'runtime_error',
   /** The process running the run died; recovery sealed it. */
   crashed: 'crashed',
-  /** A required check could not run on the baseline (program missing or not executable, its own timeout, no report): an outside repair is needed. */
+  /**
+   * A required check could not run on the baseline (program missing or not executable, its own timeout, no
+   * report), or the proposer failed on its environment (an agent preset's endpoint out of reach, its key
+   * refused): an outside repair is needed.
+   */
   environment: 'environment',
   /** A required check examines what no candidate in the scope can change, and it fails on the baseline. */
   unreachable: 'unreachable',

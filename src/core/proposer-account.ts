@@ -20,8 +20,11 @@ export interface ProposerAccount {
   readonly exitCode?: number;
   /** The signal that ended it, when one did. */
   readonly signal?: string;
-  /** Why the runtime ended it, when it did: `budget` when its spend reached the run's token or cost budget. */
-  readonly killed?: 'timeout' | 'output_cap' | 'aborted' | 'budget';
+  /**
+   * Why the runtime ended it, when it did: `budget` when its spend reached the run's token or cost budget,
+   * `environment` when its output showed its model endpoint out of reach or its key refused.
+   */
+  readonly killed?: 'timeout' | 'output_cap' | 'aborted' | 'budget' | 'environment';
   /** Why it could not be started at all. */
   readonly spawnError?: string;
   /** Wall-clock time it ran, in whole milliseconds. */
@@ -64,6 +67,7 @@ export function accountStatus(account: ProposerAccount): string {
   if (account.killed === 'output_cap') return `killed at its output cap, ${took}`;
   if (account.killed === 'aborted') return `stopped with the run, ${took}`;
   if (account.killed === 'budget') return `ended at the spend budget, ${took}`;
+  if (account.killed === 'environment') return `ended on a failure of its environment, ${took}`;
   if (account.signal !== undefined) return `killed by ${account.signal}, ${took}`;
   return `exit ${account.exitCode ?? '?'}, ${took}`;
 }

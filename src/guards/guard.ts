@@ -28,6 +28,11 @@ export interface AttemptSummary {
    * not move. Absent on every other attempt.
    */
   readonly noChange?: true;
+  /**
+   * Whether the proposer failed on its environment (`proposer.environment`: an agent whose model endpoint
+   * was out of reach or refused its key), which every attempt would meet again. Absent on every other attempt.
+   */
+  readonly environment?: true;
 }
 
 /** Counters that live in the run record, so that a resumed run gives the same verdicts. */

@@ -2,6 +2,7 @@ import { StopReason } from '../core/outcome.js';
 import { budgets } from './budget.js';
 import { expectInteger } from './expect.js';
 import type { Guard } from './guard.js';
+import { proposerEnvironment } from './proposer-environment.js';
 
 /**
  * Stops with `failed_with_evidence` (reason `no_change`) once the last `times` attempts in a row each changed
@@ -34,10 +35,10 @@ export function noChange(times = 2, who = 'the proposer'): Guard {
 }
 
 /**
- * The guards the runtime stacks ahead of every mission's policy, in order: {@link noChange} (which names
- * the proposer as `who`), then the four budgets. A run whose proposer changed nothing twice in a row stops
- * for that, even when its last attempt also used up the budget.
+ * The guards the runtime stacks ahead of every mission's policy, in order: {@link proposerEnvironment},
+ * {@link noChange} (which names the proposer as `who`), then the four budgets. A run whose proposer changed
+ * nothing twice in a row stops for that, even when its last attempt also used up the budget.
  */
 export function runtimeGuards(who?: string): Guard[] {
-  return [noChange(2, who), ...budgets()];
+  return [proposerEnvironment(who), noChange(2, who), ...budgets()];
 }

@@ -49,6 +49,9 @@ const stripPattern = z
   });
 
 /** A command as an argv array, or a string run by `/bin/sh -c`. */
+/** The agent presets (src/proposers/agent-presets/presets.ts, which test/mission checks against this list). */
+export const AGENT_PRESET_NAMES = ['codex', 'claude', 'qwen', 'gemini'] as const;
+
 const command = z.union([z.string().min(1), z.array(z.string()).min(1)]);
 
 const checkBase = {
@@ -171,7 +174,20 @@ export const proposerSpecSchema = z.discriminatedUnion('kind', [
     .object({
       kind: z.literal('agent'),
       /** A program that edits files in place (a CLI coding agent), run in a private copy of snapshot + candidate. */
-      command,
+      command: command.optional(),
+      /** Instead of `command`: an agent preset (docs/agents.md#presets-codex-cli-claude-code-qwen-code-gemini-cli), the CLI with its tested command line. */
+      preset: z.enum(AGENT_PRESET_NAMES).optional(),
+      /** With `preset`: the agent's model. */
+      model: z.string().min(1).optional(),
+      /** With `preset`: the model endpoint's base URL, as the CLI's SDK takes it. */
+      baseUrl: z.url({ protocol: /^https?$/ }).optional(),
+      /** With `preset`: the variable holding the API key, when it is not the one the CLI reads. */
+      apiKeyEnv: z
+        .string()
+        .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+        .optional(),
+      /** With `preset`: more arguments for the CLI (one naming an option the preset sets replaces the preset's). */
+      args: z.array(z.string()).optional(),
       timeout: duration.optional(),
       /** Bytes of stdout/stderr kept; more is a `proposer.output_cap` error. */
       outputCap: z.number().int().positive().default(4_194_304),
@@ -192,7 +208,20 @@ export const proposerSpecSchema = z.discriminatedUnion('kind', [
         .strict()
         .optional(),
     })
-    .strict(),
+    .strict()
+    .superRefine((spec, context) => {
+      if ((spec.command === undefined) === (spec.preset === undefined))
+        context.addIssue({ code: 'custom', message: 'an agent proposer names exactly one of command or preset', path: ['command'] });
+      if (spec.preset === undefined)
+        for (const key of ['model', 'baseUrl', 'apiKeyEnv', 'args'] as const)
+          if (spec[key] !== undefined) context.addIssue({ code: 'custom', message: `${key} goes with a preset`, path: [key] });
+      if (spec.preset !== undefined && spec.baseUrl !== undefined && spec.meter !== undefined)
+        context.addIssue({
+          code: 'custom',
+          message: 'a preset takes one of baseUrl or meter (the meter stands in for the base URL)',
+          path: ['baseUrl'],
+        });
+    }),
   z
     .object({
       kind: z.literal('replay'),

@@ -46,6 +46,8 @@ export interface ProcessOptions {
    * @default true, unless `REDLINE_PID_NAMESPACE=off`
    */
   readonly pidNamespace?: boolean;
+  /** Sees each chunk of stdout and stderr as it arrives (what is kept is capped all the same). */
+  readonly onOutput?: (stream: 'stdout' | 'stderr', chunk: Buffer) => void;
 }
 
 export interface ProcessResult {
@@ -181,6 +183,7 @@ export async function runProcess(options: ProcessOptions): Promise<ProcessResult
     options.signal?.addEventListener('abort', onAbort, { once: true });
 
     const collect = (chunks: Buffer[], size: () => number, add: (n: number) => void) => (chunk: Buffer) => {
+      options.onOutput?.(chunks === out ? 'stdout' : 'stderr', chunk);
       if (size() + chunk.length > options.outputCap) {
         chunks.push(chunk.subarray(0, Math.max(0, options.outputCap - size())));
         add(options.outputCap - size());

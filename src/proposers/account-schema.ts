@@ -45,7 +45,7 @@ export const proposerAccountSchema: z.ZodType<ProposerAccount> = z.looseObject({
   kind: z.string(),
   exitCode: opt(z.number().int()),
   signal: opt(z.string()),
-  killed: opt(z.enum(['timeout', 'output_cap', 'aborted', 'budget'])),
+  killed: opt(z.enum(['timeout', 'output_cap', 'aborted', 'budget', 'environment'])),
   spawnError: opt(z.string()),
   durationMs: z.number().nonnegative(),
   stdout: outputTailSchema,

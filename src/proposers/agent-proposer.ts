@@ -8,6 +8,7 @@ import { processTemporary } from '../process/process-temporary.js';
 import { inheritedEnv, runProcess } from '../process/run-process.js';
 import { AGENT_PROMPT_TEMPLATE, agentPrompt } from './agent-prompt.js';
 import { spendError, watchSpend, type AgentMeterOptions } from './agent-spend.js';
+import { watchEnvironment, type AgentErrors } from './environment-watch.js';
 import { readTail, TRANSCRIPT_TAIL_BYTES } from './output-tail.js';
 import { processAccount } from './process-account.js';
 import { processFailure } from './process-failure.js';
@@ -34,6 +35,17 @@ export interface AgentProposerOptions {
    * proposer then reports tokens and cost.
    */
   readonly meter?: AgentMeterOptions;
+  /** What the run records as the proposer's name. @default `agent:<the command as recorded>` */
+  readonly name?: string;
+  /** The proposer's name in the run's plan. @default the command's identity (`commandIdentity`) */
+  readonly planName?: string;
+  /**
+   * Reads the agent's transcript and stderr, line by line while it runs, for its own error messages: the
+   * first that shows a failure of its environment (its endpoint out of reach, its key refused) ends the
+   * agent, and the attempt fails with `proposer.environment`, which blocks the run; the last one is said in
+   * the finding of an agent that exited non-zero (an agent preset's, docs/agents.md#presets).
+   */
+  readonly errors?: AgentErrors;
 }
 
 /** Longest prompt passed in `REDLINE_PROMPT` (Linux refuses one variable over 128 KiB); the file holds it all. */
@@ -87,15 +99,18 @@ export function agentProposer({
   reportsCost = false,
   env = {},
   meter,
+  name,
+  planName,
+  errors,
 }: AgentProposerOptions): Proposer {
   // What is recorded of the command: secrets redacted, and for the plan what stays the same from run to run.
   const line = recordedCommand(command);
   if (meter !== undefined) upstreamUrl(meter.upstream);
   const metered = meter !== undefined;
   return {
-    name: `agent:${line}`,
+    name: name ?? `agent:${line}`,
     capabilities: { reportsTokens: reportsTokens || metered, reportsCost: reportsCost || metered },
-    identity: { kind: 'agent', name: commandIdentity(line), template: AGENT_PROMPT_TEMPLATE },
+    identity: { kind: 'agent', name: planName ?? commandIdentity(line), template: AGENT_PROMPT_TEMPLATE },
     async propose(request, { signal, workspace, sandbox }) {
       if (workspace === undefined)
         throw new ProposerError({ code: 'proposer.no_workspace', message: 'an agent proposer edits files: the mission needs a workspace' });
@@ -115,6 +130,7 @@ export function agentProposer({
         await writeFile(files.prompt, prompt);
         const { budgetsLeft } = request.state;
         const watch = await watchSpend({ meter, budgetsLeft, usageLog: files.usageLog });
+        const surroundings = watchEnvironment(files.transcript, errors);
         const variables = {
           ...inheritedEnv(),
           ...env,
@@ -132,19 +148,27 @@ export function agentProposer({
           cwd: dir,
           timeoutMs,
           outputCap,
-          // The run's stop, or the attempt's spend reaching a budget, ends the agent.
-          signal: AbortSignal.any([signal, watch.signal]),
+          // The run's stop, the attempt's spend reaching a budget, or a failure of its environment ends the agent.
+          signal: AbortSignal.any([signal, watch.signal, surroundings.signal]),
           env: variables,
+          onOutput: (stream, chunk) => {
+            if (stream === 'stderr') surroundings.stderr(chunk);
+          },
           ...(sandbox === undefined ? {} : { sandbox: { kind: sandbox.kind, writable: [dir, io], network: sandbox.network } }),
         }).catch(async (error: unknown) => {
           await watch.finish();
+          await surroundings.finish();
           throw error;
         });
         const spent = await watch.finish();
+        const { environment, lastError } = await surroundings.finish();
         const account = {
           ...processAccount({ kind: 'agent', result, transcript: await readTail(files.transcript, TRANSCRIPT_TAIL_BYTES) }),
           // Killed for its spend, not for the run's stop: the signal that ended it was the attempt's.
           ...(result.killed === 'aborted' && !signal.aborted && spent.ended !== undefined ? { killed: 'budget' as const } : {}),
+          ...(result.killed === 'aborted' && !signal.aborted && spent.ended === undefined && environment !== undefined
+            ? { killed: 'environment' as const }
+            : {}),
           ...(spent.meter === undefined ? {} : { meter: spent.meter }),
         };
         // What the agent spent is charged even when its attempt fails; a malformed report fails a good attempt.
@@ -174,7 +198,13 @@ export function agentProposer({
           });
         // Ended by its spend, the agent may have exited on its own at the refusal: the budget is why it stopped.
         if (spent.ended !== undefined) throw failed(spendError({ ...spent, ended: spent.ended }, budgetsLeft));
+        // Its endpoint out of reach or its key refused: every attempt would meet the same (the run blocks on it).
+        if (environment !== undefined && (surroundings.signal.aborted || result.exitCode !== 0))
+          throw failed(new ProposerError({ code: 'proposer.environment', message: environment }));
         const failure = processFailure({ command, result, timeoutMs, outputCap, who: 'agent', account });
+        // Its own last error message says why it exited non-zero (Claude Code says it only in its transcript).
+        if (failure?.code === 'proposer.exit_nonzero' && lastError !== undefined)
+          throw failed(new ProposerError({ code: failure.code, message: `${failure.message}: ${lastError}`, output: result.stderr }));
         if (failure !== undefined) throw failed(failure);
         let changes: Record<string, string | null>;
         try {

@@ -6,6 +6,14 @@ export const PROPOSER_CHECK = 'proposer';
 /** The reason code of an attempt whose proposal left the candidate as it was. */
 export const NO_CHANGE = 'proposer.no_change';
 
+/** The reason code of an attempt whose proposer failed on its environment (an agent preset's endpoint or key). */
+export const ENVIRONMENT_FAILURE = 'proposer.environment';
+
+/** Whether an attempt's findings say its proposer failed on its environment. */
+export function failedOnEnvironment(findings: readonly Finding[]): boolean {
+  return findings.some((item) => item.check === PROPOSER_CHECK && item.reasonCodes.includes(ENVIRONMENT_FAILURE));
+}
+
 /** Whether a finding is the one {@link noChangeFindings} puts first. */
 const isNoChange = (item: Finding): boolean => item.check === PROPOSER_CHECK && item.reasonCodes.includes(NO_CHANGE);
 

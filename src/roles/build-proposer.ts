@@ -4,6 +4,9 @@ import type { RateLimiter } from '../limits/rate-limiter.js';
 import { readPrices, type PriceTable } from '../metering/prices.js';
 import type { Mission } from '../mission/mission.js';
 import { agentProposer } from '../proposers/agent-proposer.js';
+import type { AgentPreset } from '../proposers/agent-presets/agent-preset.js';
+import { AGENT_PRESETS } from '../proposers/agent-presets/presets.js';
+import { presetProposer } from '../proposers/preset-proposer.js';
 import { commandProposer } from '../proposers/command-proposer.js';
 import type { Proposer } from '../proposers/proposer.js';
 import { loadReplay, replayProposer } from '../proposers/replay-proposer.js';
@@ -60,14 +63,8 @@ export async function buildProposer(mission: Mission, { rateLimiter }: { rateLim
       });
     case 'agent': {
       const { meter } = spec;
-      return agentProposer({
-        command: spec.command,
-        outputCap: spec.outputCap,
-        maxChangeBytes: spec.maxChangeBytes,
-        reportsTokens: spec.reportsTokens,
-        reportsCost: spec.reportsCost,
-        ...(spec.timeout === undefined ? {} : { timeoutMs: spec.timeout }),
-        ...(meter === undefined
+      const metered =
+        meter === undefined
           ? {}
           : {
               meter: {
@@ -75,7 +72,25 @@ export async function buildProposer(mission: Mission, { rateLimiter }: { rateLim
                 ...(meter.prices === undefined ? {} : { prices: await missionPrices(mission, meter.prices) }),
                 ...(rateLimiter === undefined ? {} : { rateLimiter }),
               },
-            }),
+            };
+      if (spec.preset !== undefined)
+        return presetProposer({
+          preset: AGENT_PRESETS[spec.preset] as AgentPreset,
+          ...(spec.model === undefined ? {} : { model: spec.model }),
+          ...(spec.baseUrl === undefined ? {} : { baseUrl: spec.baseUrl }),
+          ...(spec.apiKeyEnv === undefined ? {} : { apiKeyEnv: spec.apiKeyEnv }),
+          ...(spec.args === undefined ? {} : { args: spec.args }),
+          ...(spec.timeout === undefined ? {} : { timeoutMs: spec.timeout }),
+          ...metered,
+        });
+      return agentProposer({
+        command: spec.command as string | readonly string[],
+        outputCap: spec.outputCap,
+        maxChangeBytes: spec.maxChangeBytes,
+        reportsTokens: spec.reportsTokens,
+        reportsCost: spec.reportsCost,
+        ...(spec.timeout === undefined ? {} : { timeoutMs: spec.timeout }),
+        ...metered,
       });
     }
     case 'replay': {

@@ -2,7 +2,7 @@ import type { Candidate } from '../core/candidate.js';
 import type { Finding } from '../core/finding.js';
 import type { ProposerAccount } from '../core/proposer-account.js';
 import type { AttemptSummary } from '../guards/guard.js';
-import { changedNothing } from '../proposers/no-change.js';
+import { changedNothing, failedOnEnvironment } from '../proposers/no-change.js';
 import type { Usage } from '../proposers/proposer.js';
 import { madeProgress } from './progress.js';
 import { failingCodes, rejectionFingerprint, stateSignature } from './signature.js';
@@ -76,6 +76,7 @@ export function step(
     infraError,
     progress,
     ...(noChange ? { noChange: true as const } : {}),
+    ...(failedOnEnvironment(findings) ? { environment: true as const } : {}),
   };
   const { counters } = state;
   return {

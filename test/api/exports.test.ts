@@ -179,7 +179,7 @@ const EXPORTS: Readonly<Record<string, { readonly source: string; readonly names
   },
   'redline/testing': {
     source: 'src/testing/index.ts',
-    names: ['startOpenAIStub'],
+    names: ['startOpenAIStub', 'startScriptedModel'],
   },
 };
 

@@ -30,10 +30,10 @@ describe('noChange', () => {
     assert.throws(() => noChange(0), { name: 'TypeError', message: 'Expected `times` to be an integer ≥ 1, got 0' });
   });
 
-  test('comes first in the runtime guards, so it wins over the budgets and repeatedOutput', () => {
+  test('comes after proposerEnvironment in the runtime guards, so it wins over the budgets and repeatedOutput', () => {
     assert.deepEqual(
       runtimeGuards().map((guard) => guard.name),
-      ['noChange(2)', 'attemptsBudget()', 'tokensBudget()', 'wallClockBudget()', 'costBudget()'],
+      ['proposerEnvironment', 'noChange(2)', 'attemptsBudget()', 'tokensBudget()', 'wallClockBudget()', 'costBudget()'],
     );
     const input = history([{ candidateHash: 'same' }, unchanged, unchanged], { budgets: { maxAttempts: 3 } });
     assert.equal(evaluatePolicy([...runtimeGuards('the agent'), repeatedOutput(3, 2)], input)?.reason, 'no_change');

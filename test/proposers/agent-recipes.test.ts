@@ -3,12 +3,10 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
-import { runMissionFile } from '../../src/cli/run-command.js';
 import type { Finding } from '../../src/core/finding.js';
 import { MemoryLedger } from '../../src/ledger/memory/memory-ledger.js';
 import { runMission, type RunResult } from '../../src/loop/run-mission.js';
 import { loadMission } from '../../src/mission/load.js';
-import { sandboxProblem } from '../../src/process/sandbox-problem.js';
 import { buildProposer } from '../../src/roles/build-proposer.js';
 import { tempWorkspace, tree, tempDir } from '../helpers/workspace.js';
 import { dataOf } from '../helpers/records.js';
@@ -59,11 +57,6 @@ const AGENT_FLAGS = blocks
 /** What each stand-in reports, as the recipe must turn it into the usage file. */
 const USAGE: Record<string, { inputTokens: number; outputTokens: number; costUsd?: number }> = {
   aider: { inputTokens: 2400, outputTokens: 180, costUsd: 0.0093 },
-  codex: { inputTokens: 5120, outputTokens: 310 },
-  claude: { inputTokens: 10_012, outputTokens: 350, costUsd: 0.0123 },
-  gemini: { inputTokens: 3400, outputTokens: 320 },
-  'claude-bwrap': { inputTokens: 10_012, outputTokens: 350, costUsd: 0.0123 },
-  'codex-bwrap': { inputTokens: 5120, outputTokens: 310 },
 };
 
 const WORKSPACE = {
@@ -152,62 +145,12 @@ describe('docs/agents.md', () => {
     }
     const commands = new Map([...RECIPES].map(([name, snippet]) => [snippet.proposer.command, name]));
     for (const command of AGENT_FLAGS) assert.ok(commands.has(command), `an --agent line is no recipe:\n${command}`);
-    assert.deepEqual(AGENT_FLAGS.map((command) => commands.get(command)).sort(), ['aider', 'claude', 'codex', 'gemini']);
+    assert.deepEqual(AGENT_FLAGS.map((command) => commands.get(command)).sort(), ['aider']);
   });
 });
 
-describe('agent recipes (stand-ins for the CLIs)', { concurrency: true }, () => {
-  for (const name of ['aider', 'codex', 'claude', 'gemini']) {
-    it(`${name}: fixes the failing test in place, verified; the workspace is untouched and the usage is charged`, async () => {
-      await assertFixed(name, await runRecipe(name));
-    });
-  }
-
-  it('claude through `redline run --agent`: the same command, the usage charged without a token budget', async () => {
-    const command = AGENT_FLAGS.find((flag) => flag.startsWith('claude '));
-    assert.ok(command !== undefined);
-    const { dir, file } = await missionWorkspace({});
-    const before = await tree(dir);
-    const lines: string[] = [];
-    const output = { print: (line: string) => lines.push(line), progress: () => {} };
-    const result = await runMissionFile({
-      mission: await loadMission(file),
-      ledger: new MemoryLedger(),
-      ledgerName: 'memory',
-      options: { agent: command, json: true },
-      output,
-    });
-    assert.deepEqual([result.outcome, result.verification, result.attempts], ['complete', 'verified', 1]);
-    assert.equal((JSON.parse(lines.at(-1) ?? '{}') as { outcome?: string }).outcome, 'complete');
-    assert.deepEqual(result.candidate.files, FIXED);
-    assert.deepEqual([result.counters.inputTokens, result.counters.outputTokens], [10_012, 350]);
-    assert.deepEqual(await tree(dir), before);
-  });
-});
-
-const noSandbox = (await sandboxProblem({ kind: 'bwrap', writable: [], network: false })) ?? false;
-
-describe('agent recipes under sandbox: bwrap', { skip: noSandbox, concurrency: true }, () => {
-  for (const name of ['claude-bwrap', 'codex-bwrap']) {
-    it(`${name}: runs with HOME in the private $TMPDIR and the agent's own guard switched off`, async () => {
-      await assertFixed(name, await runRecipe(name));
-    });
-  }
-
-  it('the plain claude recipe fails there: HOME is read-only, as the page says', async () => {
-    const { dir, file } = await missionWorkspace({
-      ...RECIPES.get('claude'),
-      sandbox: { kind: 'bwrap', network: 'proposer' },
-      budgets: { maxAttempts: 1 },
-    });
-    const before = await tree(dir);
-    const mission = await loadMission(file);
-    const ledger = new MemoryLedger();
-    const result = await runMission({ mission, proposer: await buildProposer(mission), ledger, scratchDir });
-    const error = await proposerError(ledger, result.runId);
-    assert.deepEqual(error?.reasonCodes, ['proposer.exit_nonzero']);
-    assert.match(error?.evidenceRef ?? '', /cannot write its state in .*: point HOME at a writable directory/);
-    assert.equal(result.outcome, 'failed_with_evidence');
-    assert.deepEqual(await tree(dir), before);
+describe('agent recipes (stand-ins for the CLIs)', () => {
+  it('aider: fixes the failing test in place, verified; the workspace is untouched and the usage is charged', async () => {
+    await assertFixed('aider', await runRecipe('aider'));
   });
 });
