@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { stat, writeFile } from 'node:fs/promises';
+import { rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
@@ -186,6 +186,50 @@ describe('redline ledger verify, head and show with signed seals', () => {
       verifyCommand({ ledger: db, publicKey: [path.join(dir, 'mission.json')] }, capture()),
       /^TypeError: Expected an Ed25519 public key \(PEM\) in .*mission\.json, got something else/,
     );
+  });
+
+  it('with --public-key, fails a seal whose signature was stripped and its hashes recomputed, unless --allow-unsigned', async () => {
+    const key = keyPair('key');
+    const dir = await tempWorkspace({});
+    try {
+      const pub = path.join(dir, 'k.pub');
+      await writeFile(pub, key.publicKey.key.export({ type: 'spki', format: 'pem' }));
+      const db = path.join(dir, 'signed.db');
+      const exported = await withSqlite(db, async (ledger) => {
+        for (const at of [1_000, 2_000, 3_000]) await sealedRun(ledger, { at, signer: key.signer });
+        return exportAll(ledger);
+      });
+      // A copy: the last run's seal rewritten to complete / verified, its signature deleted, every hash recomputed.
+      const victim = exported[2] as ExportedRun;
+      const sealSeq = (victim.records.at(-1) as { seq: number }).seq;
+      const stripped = forge(victim, sealSeq, ({ signature: _signature, ...data }) => ({
+        ...data,
+        outcome: 'complete',
+        verification: 'verified',
+        stopReason: 'demand_passed',
+      }));
+      const forgedDb = path.join(dir, 'forged.db');
+      await importRuns(forgedDb, [exported[0] as ExportedRun, exported[1] as ExportedRun, stripped]);
+
+      const given = capture();
+      assert.equal(await verifyCommand({ ledger: forgedDb, publicKey: [pub] }, given), 1);
+      assert.equal(given.out[0], `BROKEN run ${victim.run.runId}: seal signature — the seal is not signed (signatures are required)`);
+      assert.match(given.out[1] ?? '', /^2 of 3 runs verify .*; seal signatures: 2 valid, 0 invalid, 1 unsigned — checked with /);
+      const shown = capture();
+      assert.equal(await showCommand(victim.run.runId, { ledger: forgedDb, publicKey: [pub] }, shown), 0);
+      assert.match(shown.out[0] ?? '', /^WARNING: run \S+ does not verify \(seal signature — the seal is not signed/);
+
+      // An older ledger, sealed before signing: --allow-unsigned reports the unsigned seal (and proves nothing of it).
+      const allowed = capture();
+      assert.equal(await verifyCommand({ ledger: forgedDb, publicKey: [pub], allowUnsigned: true }, allowed), 0);
+      assert.match(allowed.out[0] ?? '', /^3 of 3 runs verify .*; seal signatures: 2 valid, 0 invalid, 1 unsigned — checked with /);
+      await assert.rejects(
+        verifyCommand({ ledger: forgedDb, publicKey: [pub], allowUnsigned: true, requireSignatures: true }, capture()),
+        /^TypeError: Expected --require-signatures or --allow-unsigned, got both$/,
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('escapes a run id with control characters in the warning of show', async () => {
