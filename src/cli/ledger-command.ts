@@ -13,7 +13,7 @@ import { localPublicKeys, openSigner, readPublicKey } from '../ledger/signing-ke
 import { readRun, streamRuns } from '../ledger/history.js';
 import { lineage } from '../ledger/lineage.js';
 import { verifyLedger, verifySignedRun, type LedgerVerification, type RunVerification, type SignatureOptions } from '../ledger/verify.js';
-import { verifyStoredJournal } from '../review/open-review-queue.js';
+import { storedJournalPrefix, verifyStoredJournal } from '../review/open-review-queue.js';
 import { preJournalNotes } from '../review/pre-journal.js';
 import type { Output } from './run-command.js';
 import { clean, jsonLine } from './terminal-text.js';
@@ -144,7 +144,9 @@ export async function verifyCommand(
         ),
       );
     if (against === undefined) return totals.ok;
-    const head = await checkDigest(streamRuns(open), against);
+    const { journal: entries } = parseDigest(against);
+    const journal = entries === undefined ? undefined : await storedJournalPrefix(location, entries);
+    const head = await checkDigest(streamRuns(open), against, journal);
     if (json) print(jsonLine({ against, ...head }));
     else print(`${head.ok ? 'ledger head matches' : 'BROKEN ledger head'} ${against}: ${head.detail}`);
     return totals.ok && head.ok;
@@ -168,8 +170,9 @@ export async function headCommand(
   { ledger, json = false }: { ledger?: string; json?: boolean },
   { print, progress }: Output,
 ): Promise<number> {
+  const location = ledgerLocation(ledger, process.cwd());
   return withLedger(ledger, async (open, name) => {
-    const head = await ledgerDigest(streamRuns(open));
+    const head = await ledgerDigest(streamRuns(open), await storedJournalPrefix(location));
     if (json) print(jsonLine(head));
     else {
       print(head.digest);
@@ -177,7 +180,11 @@ export async function headCommand(
         head.firstUnsealed === undefined
           ? ''
           : `; run ${head.firstUnsealed} is not sealed yet: it and the runs after it are left to a later head`;
-      progress(clean(`covers the first ${head.count} of ${head.total} run(s) in ${name}, in start order${rest}`));
+      progress(
+        clean(
+          `covers the first ${head.count} of ${head.total} run(s) in ${name}, in start order, and the ${head.journal} review journal entries${rest}`,
+        ),
+      );
     }
     return 0;
   });

@@ -169,7 +169,7 @@ function program(setCode: (code: number) => void, output: Output): Command {
     )
     .option(
       '--against <digest>',
-      'a digest printed earlier by `redline ledger head`: fail unless the runs it covers are unchanged (runs added since are fine)',
+      'a digest printed earlier by `redline ledger head`: fail unless the runs and review journal entries it covers are unchanged (ones added since are fine)',
     )
     .option(
       '--json',
@@ -184,9 +184,9 @@ function program(setCode: (code: number) => void, output: Output): Command {
   ledger
     .command('head')
     .description(
-      'Print a digest of the ledger (COUNT:SHA256 over its sealed runs in start order) to publish or keep elsewhere; `verify --against` checks it later.',
+      'Print a digest of the ledger (COUNT:JOURNAL:SHA256 over its sealed runs in start order and its review journal) to publish or keep elsewhere; `verify --against` checks it later.',
     )
-    .option('--json', 'one JSON line: {digest, count, total, firstUnsealed?}')
+    .option('--json', 'one JSON line: {digest, count, total, journal, firstUnsealed?}')
     .option('--ledger <location>', LEDGER_HELP)
     .addHelpText(
       'after',

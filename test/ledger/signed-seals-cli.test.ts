@@ -90,8 +90,8 @@ describe('redline ledger verify, head and show with signed seals', () => {
     const head = capture();
     assert.equal(await headCommand({ ledger: db }, head), 0);
     const digest = head.out[0] as string;
-    assert.match(digest, /^2:[0-9a-f]{64}$/);
-    assert.match(head.err[0] ?? '', /^covers the first 2 of 2 run\(s\) in .*, in start order$/);
+    assert.match(digest, /^2:0:[0-9a-f]{64}$/);
+    assert.match(head.err[0] ?? '', /^covers the first 2 of 2 run\(s\) in .*, in start order, and the 0 review journal entries$/);
     const shown = capture();
     assert.equal(await showCommand(runIds[0] as string, { ledger: db }, shown), 0);
     assert.match(shown.out[0] ?? '', /^run \S+ — mission signed-cli/, 'no warning for a run that verifies');
@@ -133,7 +133,7 @@ describe('redline ledger verify, head and show with signed seals', () => {
     assert.equal(await verifyCommand({ ledger: deletedDb, against: digest }, against), 1);
     assert.match(
       against.out.join('\n'),
-      /^1 of 1 runs verify [^\n]*; seal signatures: 1 valid[^\n]*\nBROKEN ledger head 2:[0-9a-f]{64}: the digest covers 2 run\(s\), the ledger holds 1: runs were deleted$/,
+      /^1 of 1 runs verify [^\n]*; seal signatures: 1 valid[^\n]*\nBROKEN ledger head 2:0:[0-9a-f]{64}: the digest covers 2 run\(s\), the ledger holds 1: runs were deleted$/,
     );
     const unchanged = capture();
     assert.equal(await verifyCommand({ ledger: db, against: digest, json: true }, unchanged), 0);
@@ -142,7 +142,8 @@ describe('redline ledger verify, head and show with signed seals', () => {
       ok: true,
       count: 2,
       total: 2,
-      detail: 'the first 2 run(s) match the digest; 0 run(s) were added since',
+      journal: 0,
+      detail: 'the first 2 run(s) and 0 review journal entries match the digest; 0 run(s) and 0 journal entries were added since',
     });
   });
 
@@ -180,7 +181,7 @@ describe('redline ledger verify, head and show with signed seals', () => {
 
     await assert.rejects(
       verifyCommand({ ledger: db, against: '2:abc' }, capture()),
-      /^TypeError: Expected a ledger digest COUNT:SHA256 \(as `redline ledger head` prints it\), got "2:abc"$/,
+      /^TypeError: Expected a ledger digest COUNT:JOURNAL:SHA256 \(as `redline ledger head` prints it\), got "2:abc"$/,
     );
     await assert.rejects(
       verifyCommand({ ledger: db, publicKey: [path.join(dir, 'mission.json')] }, capture()),
@@ -264,7 +265,7 @@ describe('redline ledger verify, head and show with signed seals', () => {
     const head = redline('ledger', 'head');
     assert.equal(head.status, 0, head.stderr);
     const digest = head.stdout.trim();
-    assert.match(digest, /^2:[0-9a-f]{64}$/);
+    assert.match(digest, /^2:0:[0-9a-f]{64}$/);
     assert.equal(redline('ledger', 'verify', '--against', digest).status, 0);
 
     // Someone with write access to the file deletes the first run, row and records, past the append-only triggers.
@@ -279,9 +280,9 @@ describe('redline ledger verify, head and show with signed seals', () => {
     assert.equal(await verifyCommand({ ledger: db }, capture()), 0, 'without the digest the deletion is invisible');
     const caught = redline('ledger', 'verify', '--against', digest);
     assert.equal(caught.status, 1);
-    assert.match(caught.stdout, /BROKEN ledger head 2:[0-9a-f]{64}: the digest covers 2 run\(s\), the ledger holds 1: runs were deleted/);
+    assert.match(caught.stdout, /BROKEN ledger head 2:0:[0-9a-f]{64}: the digest covers 2 run\(s\), the ledger holds 1: runs were deleted/);
     const bad = redline('ledger', 'verify', '--against', 'latest');
     assert.equal(bad.status, 2);
-    assert.equal(bad.stderr, 'redline: Expected a ledger digest COUNT:SHA256 (as `redline ledger head` prints it), got "latest"\n');
+    assert.equal(bad.stderr, 'redline: Expected a ledger digest COUNT:JOURNAL:SHA256 (as `redline ledger head` prints it), got "latest"\n');
   });
 });
