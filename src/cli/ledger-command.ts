@@ -13,7 +13,7 @@ import { localPublicKeys, openSigner, readPublicKey } from '../ledger/signing-ke
 import { readRun, streamRuns } from '../ledger/history.js';
 import { lineage } from '../ledger/lineage.js';
 import { verifyLedger, verifySignedRun, type LedgerVerification, type RunVerification, type SignatureOptions } from '../ledger/verify.js';
-import { verifyStoredJournal } from '../review/open-review-queue.js';
+import { storedJournalPrefix, verifyStoredJournal } from '../review/open-review-queue.js';
 import { preJournalNotes } from '../review/pre-journal.js';
 import type { Output } from './run-command.js';
 import { clean, jsonLine } from './terminal-text.js';
@@ -39,15 +39,21 @@ export async function withLedger<T>(
   }
 }
 
-/** The keys `verify` and `show` check seals with, and how they were found (for the summary line). */
+/**
+ * The keys `verify` and `show` check seals with, and how they were found (for the summary line). Keys
+ * given with `--public-key` require every seal to be signed by one of them, unless `allowUnsigned` (a
+ * ledger with runs sealed before signing): otherwise stripping a seal's signature and recomputing the
+ * hashes would pass as an older, unsigned run.
+ */
 async function signatureOptions(
   publicKey: readonly string[] | undefined,
   location: string,
-  requireSignatures: boolean,
+  { requireSignatures, allowUnsigned }: { requireSignatures: boolean; allowUnsigned: boolean },
 ): Promise<{ options: SignatureOptions; from: string }> {
+  if (requireSignatures && allowUnsigned) throw new TypeError('Expected --require-signatures or --allow-unsigned, got both');
   if (publicKey !== undefined && publicKey.length > 0) {
     const keys = await Promise.all(publicKey.map((file) => readPublicKey(file)));
-    return { options: { keys, require: requireSignatures }, from: keys.map((key) => `${key.source} (key ${key.keyId})`).join(', ') };
+    return { options: { keys, require: !allowUnsigned }, from: keys.map((key) => `${key.source} (key ${key.keyId})`).join(', ') };
   }
   const { keys, dir } = await localPublicKeys({ location });
   if (keys.length === 0 && requireSignatures)
@@ -101,15 +107,24 @@ export async function verifyCommand(
     ledger,
     publicKey,
     requireSignatures = false,
+    allowUnsigned = false,
     against,
-  }: { run?: string; json?: boolean; ledger?: string; publicKey?: string[]; requireSignatures?: boolean; against?: string },
+  }: {
+    run?: string;
+    json?: boolean;
+    ledger?: string;
+    publicKey?: string[];
+    requireSignatures?: boolean;
+    allowUnsigned?: boolean;
+    against?: string;
+  },
   { print }: Output,
 ): Promise<number> {
   const location = ledgerLocation(ledger, process.cwd());
   if (against !== undefined && run !== undefined)
     throw new TypeError('Expected --against without --run (a digest covers the whole ledger), got both');
   if (against !== undefined) parseDigest(against);
-  const signatures = await signatureOptions(publicKey, location, requireSignatures);
+  const signatures = await signatureOptions(publicKey, location, { requireSignatures, allowUnsigned });
   const runsOk = await withLedger(ledger, async (open, name) => {
     // Each run's line is printed as it is verified: only the totals are kept.
     const totals = await verifyLedger(open, {
@@ -129,7 +144,9 @@ export async function verifyCommand(
         ),
       );
     if (against === undefined) return totals.ok;
-    const head = await checkDigest(streamRuns(open), against);
+    const { journal: entries } = parseDigest(against);
+    const journal = entries === undefined ? undefined : await storedJournalPrefix(location, entries);
+    const head = await checkDigest(streamRuns(open), against, journal);
     if (json) print(jsonLine({ against, ...head }));
     else print(`${head.ok ? 'ledger head matches' : 'BROKEN ledger head'} ${against}: ${head.detail}`);
     return totals.ok && head.ok;
@@ -153,8 +170,9 @@ export async function headCommand(
   { ledger, json = false }: { ledger?: string; json?: boolean },
   { print, progress }: Output,
 ): Promise<number> {
+  const location = ledgerLocation(ledger, process.cwd());
   return withLedger(ledger, async (open, name) => {
-    const head = await ledgerDigest(streamRuns(open));
+    const head = await ledgerDigest(streamRuns(open), await storedJournalPrefix(location));
     if (json) print(jsonLine(head));
     else {
       print(head.digest);
@@ -162,7 +180,11 @@ export async function headCommand(
         head.firstUnsealed === undefined
           ? ''
           : `; run ${head.firstUnsealed} is not sealed yet: it and the runs after it are left to a later head`;
-      progress(clean(`covers the first ${head.count} of ${head.total} run(s) in ${name}, in start order${rest}`));
+      progress(
+        clean(
+          `covers the first ${head.count} of ${head.total} run(s) in ${name}, in start order, and the ${head.journal} review journal entries${rest}`,
+        ),
+      );
     }
     return 0;
   });
@@ -341,7 +363,7 @@ export async function showCommand(
   const { print, progress } = output;
   const location = ledgerLocation(ledger, process.cwd());
   if (chain) return withLedger(ledger, (open, name) => showLineage(open, name, runId, json, output));
-  const signatures = await signatureOptions(publicKey, location, false);
+  const signatures = await signatureOptions(publicKey, location, { requireSignatures: false, allowUnsigned: false });
   return withLedger(ledger, async (open, name) => {
     const [listed] = await open.runs({ runId });
     const snapshot = listed === undefined ? undefined : await readRun(open, listed);

@@ -173,13 +173,17 @@ function program(setCode: (code: number) => void, output: Output): Command {
     .option('--run <id>', 'only this run (the journal is not checked)')
     .option(
       '--public-key <file>',
-      `Ed25519 public key (PEM) seals may be signed with (repeatable, for rotated keys); a seal signed by a key not given fails. Default: every signing-key*.pub beside a SQLite ledger (in .redline/ of the working directory for PostgreSQL) and $${SIGNING_KEY_ENV}'s, where other keys are reported, not failed`,
+      `Ed25519 public key (PEM) seals must be signed with (repeatable, for rotated keys); a seal signed by a key not given, or not signed, fails. Default: every signing-key*.pub beside a SQLite ledger (in .redline/ of the working directory for PostgreSQL) and $${SIGNING_KEY_ENV}'s, where other keys and unsigned seals are reported, not failed`,
       collect,
     )
-    .option('--require-signatures', 'fail runs sealed without a signature (older ledgers), and runs signed by a key not given')
+    .option('--require-signatures', 'fail runs sealed without a signature, and runs signed by a key not given, with the local keys too')
+    .option(
+      '--allow-unsigned',
+      'with --public-key: report runs sealed without a signature (ledgers written before signed seals) instead of failing them; proves nothing about those runs',
+    )
     .option(
       '--against <digest>',
-      'a digest printed earlier by `redline ledger head`: fail unless the runs it covers are unchanged (runs added since are fine)',
+      'a digest printed earlier by `redline ledger head`: fail unless the runs and review journal entries it covers are unchanged (ones added since are fine)',
     )
     .option(
       '--json',
@@ -194,9 +198,9 @@ function program(setCode: (code: number) => void, output: Output): Command {
   ledger
     .command('head')
     .description(
-      'Print a digest of the ledger (COUNT:SHA256 over its sealed runs in start order) to publish or keep elsewhere; `verify --against` checks it later.',
+      'Print a digest of the ledger (COUNT:JOURNAL:SHA256 over its sealed runs in start order and its review journal) to publish or keep elsewhere; `verify --against` checks it later.',
     )
-    .option('--json', 'one JSON line: {digest, count, total, firstUnsealed?}')
+    .option('--json', 'one JSON line: {digest, count, total, journal, firstUnsealed?}')
     .option('--ledger <location>', LEDGER_HELP)
     .addHelpText(
       'after',

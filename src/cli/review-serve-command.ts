@@ -1,5 +1,6 @@
 import os from 'node:os';
 import { once } from 'node:events';
+import { ledgerFileGuard } from '../ledger/ledger-file.js';
 import { displayLocation, expectLedgerAt, ledgerLocation, openLedger } from '../ledger/open-ledger.js';
 import { parseDuration } from '../mission/duration.js';
 import { openReviewQueue } from '../review/open-review-queue.js';
@@ -38,8 +39,19 @@ export async function reviewServeCommand(
   const queue = await openReviewQueue(location);
   const runs = await openLedger(location, { readOnly: true });
   try {
+    // The file opened above must stay the file at its path: one deleted or replaced takes no verdicts (said once on stderr).
+    const moved = await ledgerFileGuard(location);
+    let said = false;
+    const storageProblem = async (): Promise<string | undefined> => {
+      const problem = await moved();
+      if (problem !== undefined && !said) {
+        said = true;
+        progress(clean(`review app: taking no more verdicts: ${problem}; restart \`redline review serve\` on the ledger`));
+      }
+      return problem === undefined ? undefined : clean(problem);
+    };
     const startToken = configured ?? generateToken();
-    const server = await serveReviewApp({ queue, ledger: runs, host, port, startToken, startReviewer: reviewer, leaseMs });
+    const server = await serveReviewApp({ queue, ledger: runs, host, port, startToken, startReviewer: reviewer, leaseMs, storageProblem });
     if (!isLoopback(host))
       progress(
         `warning: serving on ${clean(host)}, beyond this machine, over plain HTTP: put it behind HTTPS before anyone signs in from elsewhere`,

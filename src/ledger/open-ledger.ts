@@ -17,7 +17,7 @@ export function ledgerLocation(explicit: string | undefined, dir: string): strin
 }
 
 /** Whether a location names a PostgreSQL ledger (else it is a SQLite file path). */
-const isPostgres = (location: string): boolean => /^postgres(ql)?:\/\//.test(location);
+export const isPostgres = (location: string): boolean => /^postgres(ql)?:\/\//.test(location);
 
 /**
  * Opens a ledger by location: a `postgres://` / `postgresql://` URL, or a SQLite file path. With

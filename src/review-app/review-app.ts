@@ -32,6 +32,11 @@ export interface ReviewAppOptions {
   readonly startReviewer?: string;
   /** How long a claim taken in the app holds. @default 900_000 (15 minutes) */
   readonly leaseMs?: number;
+  /**
+   * Asked before every request but the assets: a reason the queue's storage must not be used any more
+   * (its file was deleted or replaced), or undefined. With a reason, the app answers 503 and says it.
+   */
+  readonly storageProblem?: () => Promise<string | undefined>;
   readonly _internal?: { readonly now?: () => number };
 }
 
@@ -64,6 +69,7 @@ export function reviewApp({
   startToken,
   startReviewer = 'reviewer',
   leaseMs = 15 * 60_000,
+  storageProblem,
   _internal,
 }: ReviewAppOptions): Hono<Env> {
   if (startToken !== undefined && (typeof startToken !== 'string' || startToken.length < 16))
@@ -80,6 +86,19 @@ export function reviewApp({
   });
   app.get('/assets/app.css', (c) => c.body(STYLESHEET, 200, { 'Content-Type': 'text/css; charset=utf-8' }));
   app.get('/assets/keys.js', (c) => c.body(KEYS_SCRIPT, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
+  // Storage that is no longer the one at its path takes no verdict and shows no stale queue.
+  app.use(async (c, next) => {
+    const problem = await storageProblem?.();
+    if (problem === undefined) return next();
+    return c.html(
+      page({
+        title: 'Unavailable',
+        body: html`<h1>The review queue is unavailable</h1>
+          <p class="error">This server takes no more verdicts: ${problem}. Restart it on the ledger to go on.</p>`,
+      }),
+      503,
+    );
+  });
 
   /** The reviewer a token names: the start token's, or one stored (hashed) with the queue. */
   const reviewerOf = async (token: string): Promise<string | undefined> => {

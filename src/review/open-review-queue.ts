@@ -1,6 +1,9 @@
 import type { ReviewQueueOptions } from './config.js';
-import { driveAsync, driveSync } from './drive.js';
+import { GENESIS } from '../core/hash-chain.js';
+import { driveAsync, driveSync, type Steps } from './drive.js';
 import type { JournalVerification } from './journal.js';
+import type { JournalPrefix } from './journal-head.js';
+import type { QueueStore } from './queue-tables.js';
 import type { ReviewQueue } from './review-queue.js';
 
 /**
@@ -25,30 +28,26 @@ export async function openReviewQueue(location: string, options: ReviewQueueOpti
 }
 
 /**
- * Verifies the review queue at a ledger's location without writing anything (no migration, no
- * settings): its journal's chain, then its tables against the journal, streamed (see `verifyQueue`). For
- * `redline ledger verify`, which may run on a read-only copy or role. Undefined when the ledger holds
- * no queue journal (no queue, or one created before the journal existed).
+ * Runs `steps` over the stored review queue at a ledger's location without writing anything (no
+ * migration, no settings), in one read-only snapshot even while reviewers append. Undefined when the
+ * ledger holds no queue journal (no queue, or one created before the journal existed).
  */
-export async function verifyStoredJournal(location: string): Promise<JournalVerification | undefined> {
+async function readStoredQueue<T>(location: string, steps: () => Steps<QueueStore, T>): Promise<T | undefined> {
   if (/^postgres(ql)?:\/\//.test(location)) {
     const { openPgPool } = await import('../db/postgres/pg-pool.js');
     const { postgresQueueStore } = await import('./postgres/stored-queue.js');
-    // Loaded here: the journal entries' schemas (zod) are not what `redline --help` should load.
-    const { verifyQueue } = await import('./queue-tables.js');
     const url = new URL(location);
     const schema = `"${(url.searchParams.get('schema') ?? 'redline').replace(/"/g, '""')}"`;
     url.searchParams.delete('schema');
     const pool = await openPgPool(url.toString(), 1);
     const client = await pool.connect();
     try {
-      // One snapshot: the journal, its head and the tables agree even while reviewers append.
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       const { rows: found } = await client.query<{ found: string | null }>('SELECT to_regclass($1)::text AS found', [
         `${schema}.review_journal`,
       ]);
       if (found[0]?.found === null || found[0]?.found === undefined) return undefined;
-      return await driveAsync(verifyQueue(), postgresQueueStore(client, schema));
+      return await driveAsync(steps(), postgresQueueStore(client, schema));
     } finally {
       await client.query('ROLLBACK').catch(() => undefined);
       client.release();
@@ -57,20 +56,39 @@ export async function verifyStoredJournal(location: string): Promise<JournalVeri
   }
   const { existsSync } = await import('node:fs');
   if (location === ':memory:' || !existsSync(location)) return undefined;
-  const [{ openSqliteReadOnly }, { sqliteQueueStore }, { verifyQueue }] = await Promise.all([
+  const [{ openSqliteReadOnly }, { sqliteQueueStore }] = await Promise.all([
     import('../db/sqlite/sqlite-database.js'),
     import('./sqlite/stored-queue.js'),
-    import('./queue-tables.js'),
   ]);
   const db = await openSqliteReadOnly(location);
   try {
     return db.transaction(() => {
       if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'review_journal'").get() === undefined) return undefined;
-      return driveSync(verifyQueue(), sqliteQueueStore(db));
+      return driveSync(steps(), sqliteQueueStore(db));
     })();
   } finally {
     db.close();
   }
+}
+
+/**
+ * Verifies the review queue at a ledger's location without writing anything: its journal's chain, then
+ * its tables against the journal, streamed (see `verifyQueue`). For `redline ledger verify`, which may
+ * run on a read-only copy or role. Undefined when the ledger holds no queue journal.
+ */
+export async function verifyStoredJournal(location: string): Promise<JournalVerification | undefined> {
+  // Loaded here: the journal entries' schemas (zod) are not what `redline --help` should load.
+  const { verifyQueue } = await import('./queue-tables.js');
+  return readStoredQueue(location, verifyQueue);
+}
+
+/**
+ * The hash of the stored journal's first `count` entries (all when not given), for the ledger head;
+ * an empty prefix when the ledger holds no queue journal.
+ */
+export async function storedJournalPrefix(location: string, count?: number): Promise<JournalPrefix> {
+  const { journalPrefix } = await import('./journal-head.js');
+  return (await readStoredQueue(location, () => journalPrefix(count))) ?? { count: 0, hash: GENESIS, total: 0 };
 }
 
 /**

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, it } from 'node:test';
@@ -88,5 +88,68 @@ describe('redline review serve', () => {
     }
     const code = await new Promise<number | null>((resolve) => child.once('close', (exit) => resolve(exit)));
     assert.equal(code, 0);
+  });
+
+  it('takes no verdict once its ledger file is deleted or replaced: 503 with the reason, said once on stderr', async () => {
+    const dir = await tempWorkspace({});
+    const ledger = await seededLedger(dir);
+    const child = spawn(
+      process.execPath,
+      [path.join(ROOT, 'bin/redline.js'), 'review', 'serve', '--port', '0', '--reviewer', 'ada', '--ledger', ledger],
+      { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, REDLINE_REVIEW_TOKEN: undefined } },
+    );
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => void (stderr += chunk.toString('utf8')));
+    try {
+      let signIn: string | undefined;
+      for await (const line of createInterface({ input: child.stdout })) {
+        signIn = /sign in as ada: (http:\/\/127\.0\.0\.1:\d+\/sign-in\?token=[A-Za-z0-9_-]+)$/.exec(line)?.[1];
+        if (signIn !== undefined) break;
+      }
+      assert.ok(signIn !== undefined, 'the sign-in address is printed');
+      const origin = new URL(signIn).origin;
+      const signedIn = await fetch(signIn, { redirect: 'manual' });
+      const cookie = (signedIn.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+      const home = await (await fetch(`${origin}/`, { headers: { cookie } })).text();
+      const csrf = /name="csrf" value="([^"]+)"/.exec(home)?.[1] ?? '';
+      const post = (route: string, fields: Record<string, string>): Promise<Response> =>
+        fetch(`${origin}${route}`, {
+          method: 'POST',
+          redirect: 'manual',
+          headers: { cookie, origin, 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ csrf, ...fields }).toString(),
+        });
+      assert.equal((await post('/next', {})).status, 303, 'the file in place: a claim is taken');
+
+      await rm(ledger);
+      await rm(`${ledger}-wal`, { force: true });
+      await rm(`${ledger}-shm`, { force: true });
+      const claim = await post('/next', {});
+      assert.equal(claim.status, 503);
+      assert.match(await claim.text(), /takes no more verdicts: the ledger file \S+redline\.db was deleted after this process opened it/);
+      const verdict = await post('/items/run-1/verdict', { decision: 'approve', label: 'ok' });
+      assert.equal(verdict.status, 503);
+
+      // A later run creates a new file at the path: the server does not take it for the one it opened.
+      await seededLedger(dir);
+      const replaced = await fetch(`${origin}/`, { headers: { cookie } });
+      assert.equal(replaced.status, 503);
+      assert.match(await replaced.text(), /was replaced by another file after this process opened it/);
+      const queue = await openReviewQueue(ledger);
+      try {
+        assert.equal((await queue.get('run-1'))?.verdict, undefined, 'no verdict went anywhere');
+      } finally {
+        await queue.close();
+      }
+      assert.equal(
+        stderr.match(/review app: taking no more verdicts: the ledger file \S+ was deleted after this process opened it/g)?.length,
+        1,
+        stderr,
+      );
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('close', resolve));
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { stat, writeFile } from 'node:fs/promises';
+import { rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
@@ -90,8 +90,8 @@ describe('redline ledger verify, head and show with signed seals', () => {
     const head = capture();
     assert.equal(await headCommand({ ledger: db }, head), 0);
     const digest = head.out[0] as string;
-    assert.match(digest, /^2:[0-9a-f]{64}$/);
-    assert.match(head.err[0] ?? '', /^covers the first 2 of 2 run\(s\) in .*, in start order$/);
+    assert.match(digest, /^2:0:[0-9a-f]{64}$/);
+    assert.match(head.err[0] ?? '', /^covers the first 2 of 2 run\(s\) in .*, in start order, and the 0 review journal entries$/);
     const shown = capture();
     assert.equal(await showCommand(runIds[0] as string, { ledger: db }, shown), 0);
     assert.match(shown.out[0] ?? '', /^run \S+ — mission signed-cli/, 'no warning for a run that verifies');
@@ -133,7 +133,7 @@ describe('redline ledger verify, head and show with signed seals', () => {
     assert.equal(await verifyCommand({ ledger: deletedDb, against: digest }, against), 1);
     assert.match(
       against.out.join('\n'),
-      /^1 of 1 runs verify [^\n]*; seal signatures: 1 valid[^\n]*\nBROKEN ledger head 2:[0-9a-f]{64}: the digest covers 2 run\(s\), the ledger holds 1: runs were deleted$/,
+      /^1 of 1 runs verify [^\n]*; seal signatures: 1 valid[^\n]*\nBROKEN ledger head 2:0:[0-9a-f]{64}: the digest covers 2 run\(s\), the ledger holds 1: runs were deleted$/,
     );
     const unchanged = capture();
     assert.equal(await verifyCommand({ ledger: db, against: digest, json: true }, unchanged), 0);
@@ -142,7 +142,8 @@ describe('redline ledger verify, head and show with signed seals', () => {
       ok: true,
       count: 2,
       total: 2,
-      detail: 'the first 2 run(s) match the digest; 0 run(s) were added since',
+      journal: 0,
+      detail: 'the first 2 run(s) and 0 review journal entries match the digest; 0 run(s) and 0 journal entries were added since',
     });
   });
 
@@ -180,12 +181,56 @@ describe('redline ledger verify, head and show with signed seals', () => {
 
     await assert.rejects(
       verifyCommand({ ledger: db, against: '2:abc' }, capture()),
-      /^TypeError: Expected a ledger digest COUNT:SHA256 \(as `redline ledger head` prints it\), got "2:abc"$/,
+      /^TypeError: Expected a ledger digest COUNT:JOURNAL:SHA256 \(as `redline ledger head` prints it\), got "2:abc"$/,
     );
     await assert.rejects(
       verifyCommand({ ledger: db, publicKey: [path.join(dir, 'mission.json')] }, capture()),
       /^TypeError: Expected an Ed25519 public key \(PEM\) in .*mission\.json, got something else/,
     );
+  });
+
+  it('with --public-key, fails a seal whose signature was stripped and its hashes recomputed, unless --allow-unsigned', async () => {
+    const key = keyPair('key');
+    const dir = await tempWorkspace({});
+    try {
+      const pub = path.join(dir, 'k.pub');
+      await writeFile(pub, key.publicKey.key.export({ type: 'spki', format: 'pem' }));
+      const db = path.join(dir, 'signed.db');
+      const exported = await withSqlite(db, async (ledger) => {
+        for (const at of [1_000, 2_000, 3_000]) await sealedRun(ledger, { at, signer: key.signer });
+        return exportAll(ledger);
+      });
+      // A copy: the last run's seal rewritten to complete / verified, its signature deleted, every hash recomputed.
+      const victim = exported[2] as ExportedRun;
+      const sealSeq = (victim.records.at(-1) as { seq: number }).seq;
+      const stripped = forge(victim, sealSeq, ({ signature: _signature, ...data }) => ({
+        ...data,
+        outcome: 'complete',
+        verification: 'verified',
+        stopReason: 'demand_passed',
+      }));
+      const forgedDb = path.join(dir, 'forged.db');
+      await importRuns(forgedDb, [exported[0] as ExportedRun, exported[1] as ExportedRun, stripped]);
+
+      const given = capture();
+      assert.equal(await verifyCommand({ ledger: forgedDb, publicKey: [pub] }, given), 1);
+      assert.equal(given.out[0], `BROKEN run ${victim.run.runId}: seal signature — the seal is not signed (signatures are required)`);
+      assert.match(given.out[1] ?? '', /^2 of 3 runs verify .*; seal signatures: 2 valid, 0 invalid, 1 unsigned — checked with /);
+      const shown = capture();
+      assert.equal(await showCommand(victim.run.runId, { ledger: forgedDb, publicKey: [pub] }, shown), 0);
+      assert.match(shown.out[0] ?? '', /^WARNING: run \S+ does not verify \(seal signature — the seal is not signed/);
+
+      // An older ledger, sealed before signing: --allow-unsigned reports the unsigned seal (and proves nothing of it).
+      const allowed = capture();
+      assert.equal(await verifyCommand({ ledger: forgedDb, publicKey: [pub], allowUnsigned: true }, allowed), 0);
+      assert.match(allowed.out[0] ?? '', /^3 of 3 runs verify .*; seal signatures: 2 valid, 0 invalid, 1 unsigned — checked with /);
+      await assert.rejects(
+        verifyCommand({ ledger: forgedDb, publicKey: [pub], allowUnsigned: true, requireSignatures: true }, capture()),
+        /^TypeError: Expected --require-signatures or --allow-unsigned, got both$/,
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('escapes a run id with control characters in the warning of show', async () => {
@@ -220,7 +265,7 @@ describe('redline ledger verify, head and show with signed seals', () => {
     const head = redline('ledger', 'head');
     assert.equal(head.status, 0, head.stderr);
     const digest = head.stdout.trim();
-    assert.match(digest, /^2:[0-9a-f]{64}$/);
+    assert.match(digest, /^2:0:[0-9a-f]{64}$/);
     assert.equal(redline('ledger', 'verify', '--against', digest).status, 0);
 
     // Someone with write access to the file deletes the first run, row and records, past the append-only triggers.
@@ -235,9 +280,9 @@ describe('redline ledger verify, head and show with signed seals', () => {
     assert.equal(await verifyCommand({ ledger: db }, capture()), 0, 'without the digest the deletion is invisible');
     const caught = redline('ledger', 'verify', '--against', digest);
     assert.equal(caught.status, 1);
-    assert.match(caught.stdout, /BROKEN ledger head 2:[0-9a-f]{64}: the digest covers 2 run\(s\), the ledger holds 1: runs were deleted/);
+    assert.match(caught.stdout, /BROKEN ledger head 2:0:[0-9a-f]{64}: the digest covers 2 run\(s\), the ledger holds 1: runs were deleted/);
     const bad = redline('ledger', 'verify', '--against', 'latest');
     assert.equal(bad.status, 2);
-    assert.equal(bad.stderr, 'redline: Expected a ledger digest COUNT:SHA256 (as `redline ledger head` prints it), got "latest"\n');
+    assert.equal(bad.stderr, 'redline: Expected a ledger digest COUNT:JOURNAL:SHA256 (as `redline ledger head` prints it), got "latest"\n');
   });
 });
