@@ -51,7 +51,7 @@ interface Summary {
 }
 
 /** Installs the preset's pinned version into the cache unless it is there; the reason it cannot, else undefined. */
-async function install(preset: AgentPreset, cache: string): Promise<string | undefined> {
+export async function install(preset: AgentPreset, cache: string): Promise<string | undefined> {
   const prefix = cachedPrefix(preset, cache);
   const bin = path.join(prefix, 'node_modules', '.bin', preset.bin);
   try {

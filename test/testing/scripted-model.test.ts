@@ -143,4 +143,27 @@ describe('startScriptedModel', () => {
     assert.equal(workingDirectory('- **Workspace Directories:**\n  - /tmp/ws\n'), '/tmp/ws');
     assert.equal(workingDirectory('this working directory.</description> /not/it'), undefined);
   });
+
+  it('calls a named tool with the given arguments: by its name, else the one ending in __name or in a Responses namespace (MCP tools)', async () => {
+    const tools = { Bash: ['command'], mcp__redline__redline_submit: ['runId'] };
+    const turn = (tool: string) => nextTurn({ steps: [{ tool, input: { runId: 'r' } }] }, { tools, toolResults: 0, text: '' });
+    assert.deepEqual(turn('redline_submit'), { kind: 'tool', name: 'mcp__redline__redline_submit', arguments: { runId: 'r' } });
+    assert.deepEqual(turn('Bash'), { kind: 'tool', name: 'Bash', arguments: { runId: 'r' } });
+    assert.deepEqual(turn('redline_status'), {
+      kind: 'text',
+      text: 'scripted model: no tool redline_status among Bash, mcp__redline__redline_submit',
+    });
+    // Codex offers an MCP server's tools in a namespace, and takes a call of one with the namespace beside its name.
+    model.setScript({ steps: [{ tool: 'redline_checks', input: {} }] });
+    const namespace = {
+      type: 'namespace',
+      name: 'mcp__redline',
+      tools: [{ type: 'function', name: 'redline_checks', parameters: { type: 'object', properties: {} } }],
+    };
+    const answer = (await (await post('/v1/responses', { model: 'gpt-5', tools: [namespace], input: [] })).json()) as {
+      output: Record<string, unknown>[];
+    };
+    const { type, namespace: called, name, arguments: args } = answer.output[0] ?? {};
+    assert.deepEqual([type, called, name, args], ['function_call', 'mcp__redline', 'redline_checks', '{}']);
+  });
 });

@@ -1,6 +1,7 @@
 // What a scripted model does, independent of the wire protocol: the script says what the agent should do
-// ("run this shell command", "write this file", "say done"), and each model call is answered with the next
-// tool call of it, in the tool the agent offers for that job and the argument shape that tool takes.
+// ("run this shell command", "write this file", "call this tool", "say done"), and each model call is
+// answered with the next tool call of it, in the tool the agent offers for that job and the argument shape
+// that tool takes.
 
 /** One step of a script. */
 export type ScriptStep =
@@ -8,6 +9,12 @@ export type ScriptStep =
   | { readonly shell: string }
   /** Write a file (relative to the agent's working directory) with the agent's file tool, else through its shell tool. */
   | { readonly write: { readonly path: string; readonly content: string } }
+  /**
+   * Call a tool by name with these arguments: the tool of that name, else the one whose name ends in
+   * `__<tool>` or `.<tool>` (clients name an MCP server's tools after it: Claude Code's
+   * `mcp__redline__redline_submit`; Codex's `mcp__redline` namespace, read as `mcp__redline.redline_submit`).
+   */
+  | { readonly tool: string; readonly input: Readonly<Record<string, unknown>> }
   /** Answer with text: the agent's turn, and so its run, ends. */
   | { readonly say: string };
 
@@ -74,9 +81,18 @@ const quoted = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
 /** The tool calls one step takes for an agent offering `tools` in `directory`. */
 function callsOf(step: ScriptStep, tools: Conversation['tools'], directory: string | undefined): Turn[] {
   if ('say' in step) return [{ kind: 'text', text: step.say }];
+  const offered = Object.keys(tools).join(', ');
+  if ('tool' in step) {
+    const name =
+      tools[step.tool] === undefined
+        ? Object.keys(tools).find((tool) => tool.endsWith(`__${step.tool}`) || tool.endsWith(`.${step.tool}`))
+        : step.tool;
+    if (name === undefined) return [{ kind: 'text', text: `scripted model: no tool ${step.tool} among ${offered}` }];
+    return [{ kind: 'tool', name, arguments: step.input }];
+  }
   const shellName = SHELL_TOOLS.find((name) => tools[name] !== undefined);
   const shell = (command: string): Turn[] => {
-    if (shellName === undefined) return [{ kind: 'text', text: `scripted model: no shell tool among ${Object.keys(tools).join(', ')}` }];
+    if (shellName === undefined) return [{ kind: 'text', text: `scripted model: no shell tool among ${offered}` }];
     return [{ kind: 'tool', name: shellName, arguments: shellArguments(shellName, tools[shellName] ?? [], command) }];
   };
   if ('shell' in step) return shell(step.shell);

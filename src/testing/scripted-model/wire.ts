@@ -49,13 +49,26 @@ function textsOf(value: unknown, out: string[] = [], depth = 0): string[] {
   return out;
 }
 
+/** A Responses tool's name, `<namespace>.<name>` for a tool of a namespace. */
+function namespaced(name: string): { name: string; namespace?: string } {
+  const dot = name.indexOf('.');
+  return dot === -1 ? { name } : { namespace: name.slice(0, dot), name: name.slice(dot + 1) };
+}
+
 /** OpenAI Responses (`POST …/responses`): Codex CLI. */
 export const responsesWire: Wire = {
   read(body) {
     const input = array(body.input).map(record);
+    // Codex offers an MCP server's tools in a namespace (`mcp__redline`): they go by `<namespace>.<name>`.
+    const tools = array(body.tools).flatMap((tool) => {
+      const { type, name, tools: inner } = record(tool);
+      return type === 'namespace'
+        ? array(inner).map((item) => ({ ...record(item), name: `${String(name)}.${String(record(item).name)}` }))
+        : [tool];
+    });
     return {
       tools: toolsOf(
-        array(body.tools),
+        tools,
         (tool) => tool.name ?? tool.type,
         (tool) => tool.parameters,
       ),
@@ -66,7 +79,13 @@ export const responsesWire: Wire = {
   answer(turn, { model, usage, index }) {
     const item =
       turn.kind === 'tool'
-        ? { type: 'function_call', id: `fc_${index}`, call_id: `call_${index}`, name: turn.name, arguments: JSON.stringify(turn.arguments) }
+        ? {
+            type: 'function_call',
+            id: `fc_${index}`,
+            call_id: `call_${index}`,
+            ...namespaced(turn.name),
+            arguments: JSON.stringify(turn.arguments),
+          }
         : {
             type: 'message',
             id: `msg_${index}`,
