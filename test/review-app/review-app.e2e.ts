@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdir, stat } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -18,15 +17,16 @@ import { serveReviewApp, type ReviewServer } from '../../src/review-app/serve-re
 import { generateToken, hashToken } from '../../src/review-app/tokens.js';
 import { MAX_LINES } from '../../src/review-app/output-view.js';
 import { unifiedDiff } from '../../src/workspace/unified-diff.js';
-import { tempWorkspace } from '../helpers/workspace.js';
+import { tempDir, tempWorkspace } from '../helpers/workspace.js';
 import { brief } from '../review/fixtures.js';
 
 // The reviewer web app in a real browser (Debian's Chromium, driven by playwright-core) over a real SQLite
 // ledger and review queue. One browser for every case; each reviewer has a context (cookies) of their own, and grace
 // one signed-in page for every case she acts in.
-// `REDLINE_SCREENSHOTS=docs/figures/review-app` writes the screenshots docs/review-app.md shows.
+// `REDLINE_SCREENSHOTS=docs/figures/review-app` writes the screenshots docs/review-app.md shows; without it
+// they go to a temporary directory removed with the test process.
 
-const SCREENSHOTS = process.env.REDLINE_SCREENSHOTS ?? path.join(os.tmpdir(), 'redline-review-app-screenshots');
+const SCREENSHOTS = process.env.REDLINE_SCREENSHOTS ?? (await tempDir('redline-review-app-screenshots-'));
 
 /** Each vector sets `window.__pwned` and opens a dialog if it ever runs. */
 const XSS = [
