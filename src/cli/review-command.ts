@@ -501,7 +501,7 @@ export function addReviewCommand({
     .option('--ledger <location>', ledgerHelp)
     .addHelpText(
       'after',
-      '\nPrints the address and a start token (generated, or $REDLINE_REVIEW_TOKEN), sent once and then held in an\nHttpOnly, SameSite=Strict session cookie. Reviewers added with `redline review token add NAME` sign in\nwith their own token; their verdicts name them. Runs until Ctrl-C.',
+      '\nPrints the address and a start token (generated, or $REDLINE_REVIEW_TOKEN), sent once and then held in an\nHttpOnly, SameSite=Strict session cookie. Reviewers added with `redline review token add NAME` sign in\nwith their own token; their verdicts name them. Runs until Ctrl-C.\n\nLimits: a body before sign-in 16 KiB, after 64 KiB (a comment 4,000 characters, a label 100, a filter\npattern 500), else 413; headers within 10 s, a request within 30 s, keep-alive 5 s, an idle connection\n30 s, at most 256 connections (docs/review-app.md).',
     )
     .action(async (options: ReviewServeOptions) =>
       done(await (await import('./review-serve-command.js')).reviewServeCommand(options, output)),

@@ -17,6 +17,7 @@ import { html, type Html } from './html.js';
 import { page, statusBar } from './layout.js';
 import { PAGE_SIZE, queuePage, type QueueFilter, type RunInfo } from './queue-page.js';
 import { SESSION_COOKIE, Sessions, type Session } from './sessions.js';
+import { fieldOverCap, limitBodies } from './request-limits.js';
 import { signInPage } from './sign-in-page.js';
 import { hashToken, sameSecret } from './tokens.js';
 
@@ -78,6 +79,8 @@ export function reviewApp({
     await next();
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) c.header(name, value);
   });
+  // Every body is capped before it is read: a small cap until the sender is signed in.
+  app.use(limitBodies((c) => sessions.get(getCookie(c, SESSION_COOKIE)) !== undefined));
   app.get('/assets/app.css', (c) => c.body(STYLESHEET, 200, { 'Content-Type': 'text/css; charset=utf-8' }));
   app.get('/assets/keys.js', (c) => c.body(KEYS_SCRIPT, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
 
@@ -102,7 +105,7 @@ export function reviewApp({
   app.post('/sign-in', async (c) => {
     if (!sameOrigin(c)) return refused(c, 'cross-origin sign-in');
     const form = await c.req.parseBody();
-    return signIn(c, typeof form.token === 'string' ? form.token : '');
+    return fieldOverCap(c, form) ?? signIn(c, typeof form.token === 'string' ? form.token : '');
   });
 
   // Everything past here needs a session; a change needs the session's CSRF token from this origin too.
@@ -112,6 +115,8 @@ export function reviewApp({
     if (c.req.method === 'POST') {
       if (!sameOrigin(c)) return refused(c, 'a request from another origin');
       const form = await c.req.parseBody();
+      const over = fieldOverCap(c, form);
+      if (over !== undefined) return over;
       if (typeof form.csrf !== 'string' || !sameSecret(form.csrf, session.csrf))
         return refused(c, 'a form without this session’s CSRF token');
     }
