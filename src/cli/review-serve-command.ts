@@ -17,7 +17,12 @@ export interface ReviewServeOptions {
   readonly reviewer?: string;
   readonly lease: string;
   readonly ledger?: string;
+  /** Names the server is reached by besides its bind address (a proxy's, a machine's). */
+  readonly hostName?: readonly string[];
 }
+
+/** How long the printed sign-in link works, if no one uses it first. */
+export const START_LINK_TTL_MS = 10 * 60_000;
 
 /**
  * `redline review serve`: the reviewer web app over the queue and ledger, until SIGINT or SIGTERM. Prints
@@ -25,7 +30,7 @@ export interface ReviewServeOptions {
  * reviewers added with `redline review token add` sign in with their own.
  */
 export async function reviewServeCommand(
-  { port, host, reviewer = os.userInfo().username || 'reviewer', lease, ledger }: ReviewServeOptions,
+  { port, host, reviewer = os.userInfo().username || 'reviewer', lease, ledger, hostName = [] }: ReviewServeOptions,
   { print, progress }: Output,
 ): Promise<number> {
   const leaseMs = parseDuration(lease);
@@ -39,7 +44,18 @@ export async function reviewServeCommand(
   const runs = await openLedger(location, { readOnly: true });
   try {
     const startToken = configured ?? generateToken();
-    const server = await serveReviewApp({ queue, ledger: runs, host, port, startToken, startReviewer: reviewer, leaseMs });
+    // A generated token is printed in a link: it signs in once, within START_LINK_TTL_MS. A chosen one ($REDLINE_REVIEW_TOKEN) lasts.
+    const server = await serveReviewApp({
+      queue,
+      ledger: runs,
+      host,
+      port,
+      startToken,
+      startReviewer: reviewer,
+      leaseMs,
+      hostNames: hostName,
+      ...(configured === undefined ? { startTokenOnce: true, startTokenTtlMs: START_LINK_TTL_MS } : {}),
+    });
     if (!isLoopback(host))
       progress(
         `warning: serving on ${clean(host)}, beyond this machine, over plain HTTP: put it behind HTTPS before anyone signs in from elsewhere`,
@@ -47,7 +63,7 @@ export async function reviewServeCommand(
     print(`review app for ${clean(displayLocation(location))} at ${server.url}`);
     print(
       configured === undefined
-        ? `sign in as ${clean(reviewer)}: ${server.url}/sign-in?token=${startToken}`
+        ? `sign in as ${clean(reviewer)} (this link works once, for 10 minutes): ${server.url}/sign-in?token=${startToken}`
         : `sign in as ${clean(reviewer)} with the token in $${REVIEW_TOKEN_ENV}: ${server.url}/sign-in`,
     );
     print('reviewers added with `redline review token add NAME` sign in with their own token; Ctrl-C stops');

@@ -45,8 +45,18 @@ export function isLoopback(host: string): boolean {
 }
 
 /**
+ * The host names a request may name: this machine's loopback names when bound to loopback or to every
+ * address, the bound address itself, and `extra` (the names the server is reached by, `--host-name`).
+ */
+export function servedHostNames(host: string, extra: readonly string[] = []): readonly string[] {
+  const wildcard = host === '0.0.0.0' || host === '::';
+  const own = host.includes(':') ? `[${host}]` : host;
+  return [...new Set([...(isLoopback(host) || wildcard ? ['localhost', '127.0.0.1', '[::1]'] : []), ...(wildcard ? [] : [own]), ...extra])];
+}
+
+/**
  * Serves the reviewer web app on `host:port` (loopback and a free port by default). The queue and ledger
- * stay the caller's to close.
+ * stay the caller's to close. Only requests naming one of {@link servedHostNames} are answered.
  * @example
  * const server = await serveReviewApp({ queue, startToken: generateToken() });
  */
@@ -63,7 +73,7 @@ export async function serveReviewApp({
     throw new TypeError(
       `Expected headersTimeoutMs to be at most requestTimeoutMs, got ${limits.headersTimeoutMs} > ${limits.requestTimeoutMs}`,
     );
-  const app = reviewApp(options);
+  const app = reviewApp({ ...options, hostNames: servedHostNames(host, options.hostNames) });
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const started = serve(
       {

@@ -66,14 +66,20 @@ describe('the reviewer web app bounds request bodies', () => {
     queue = await SqliteReviewQueue.open({ database: path.join(dir, 'redline.db'), synchronous: 'off' });
     itemId = (await queue.enqueue(brief('limits-1'))).item?.id as string;
     server = await serveReviewApp({ queue, startToken: token, startReviewer: 'ada' });
+    const form = await fetch(`${server.url}/sign-in`);
+    const nonce = /name="nonce" value="([^"]+)"/.exec(await form.text())?.[1] as string;
     const signIn = await fetch(`${server.url}/sign-in`, {
       method: 'POST',
       redirect: 'manual',
-      headers: { Origin: server.url, 'Content-Type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ token }),
+      headers: {
+        Origin: server.url,
+        Cookie: (form.headers.get('set-cookie') ?? '').split(';')[0] as string,
+        'Content-Type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({ token, nonce }),
     });
     assert.equal(signIn.status, 303);
-    cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0] as string;
+    cookie = /redline_review_session=[^;]+/.exec(signIn.headers.get('set-cookie') ?? '')?.[0] as string;
     const brief_ = await (await fetch(`${server.url}/items/${itemId}`, { headers: { Cookie: cookie } })).text();
     csrf = /name="csrf" value="([^"]+)"/.exec(brief_)?.[1] as string;
     assert.ok(csrf);
