@@ -498,6 +498,7 @@ export function addReviewCommand({
     .option('--host <address>', 'address to bind (loopback by default: only this machine reaches it)', '127.0.0.1')
     .option('--reviewer <name>', "who the start token signs in as (default: the system user's name)")
     .option('--lease <duration>', 'how long a claim taken in the app holds before the item returns to the queue', '15m')
+    .option('--claims <n>', 'live claims one reviewer may hold at once (n opens the one held)', positive, 1)
     .option(
       '--host-name <name>',
       'a host name the app is reached by besides the bound address (repeatable); requests naming any other get 421',

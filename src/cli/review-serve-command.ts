@@ -19,6 +19,8 @@ export interface ReviewServeOptions {
   readonly ledger?: string;
   /** Names the server is reached by besides its bind address (a proxy's, a machine's). */
   readonly hostName?: readonly string[];
+  /** Live claims one reviewer may hold at once. */
+  readonly claims?: number;
 }
 
 /** How long the printed sign-in link works, if no one uses it first. */
@@ -30,7 +32,7 @@ export const START_LINK_TTL_MS = 10 * 60_000;
  * reviewers added with `redline review token add` sign in with their own.
  */
 export async function reviewServeCommand(
-  { port, host, reviewer = os.userInfo().username || 'reviewer', lease, ledger, hostName = [] }: ReviewServeOptions,
+  { port, host, reviewer = os.userInfo().username || 'reviewer', lease, ledger, hostName = [], claims = 1 }: ReviewServeOptions,
   { print, progress }: Output,
 ): Promise<number> {
   const leaseMs = parseDuration(lease);
@@ -53,6 +55,7 @@ export async function reviewServeCommand(
       startToken,
       startReviewer: reviewer,
       leaseMs,
+      claimsPerReviewer: claims,
       hostNames: hostName,
       ...(configured === undefined ? { startTokenOnce: true, startTokenTtlMs: START_LINK_TTL_MS } : {}),
     });

@@ -44,6 +44,11 @@ export interface ReviewAppOptions {
    * a name rebound to this address (DNS rebinding) reaches nothing. @default any host
    */
   readonly hostNames?: readonly string[];
+  /**
+   * Live claims one reviewer may hold at once: `n` with that many held opens the one held instead of
+   * claiming another. @default 1
+   */
+  readonly claimsPerReviewer?: number;
   /** How long a claim taken in the app holds. @default 900_000 (15 minutes) */
   readonly leaseMs?: number;
   readonly _internal?: { readonly now?: () => number };
@@ -80,11 +85,14 @@ export function reviewApp({
   startTokenOnce = false,
   startTokenTtlMs,
   hostNames,
+  claimsPerReviewer = 1,
   leaseMs = 15 * 60_000,
   _internal,
 }: ReviewAppOptions): Hono<Env> {
   if (startToken !== undefined && (typeof startToken !== 'string' || startToken.length < 16))
     throw new TypeError(`Expected the start token to have at least 16 characters, got ${JSON.stringify(startToken?.length)}`);
+  if (!Number.isInteger(claimsPerReviewer) || claimsPerReviewer < 1)
+    throw new TypeError(`Expected claimsPerReviewer to be a positive integer, got ${claimsPerReviewer}`);
   const now = _internal?.now ?? Date.now;
   const sessions = new Sessions({ now });
   let startHash = startToken === undefined ? undefined : hashToken(startToken);
@@ -249,9 +257,37 @@ export function reviewApp({
     </p>`;
   };
 
+  /** One claim at a time per reviewer: a reviewer's requests that claim wait for each other. */
+  const claiming = new Map<string, Promise<unknown>>();
+  /**
+   * The next item for `reviewer`: a new claim while they hold fewer than `claimsPerReviewer` live ones,
+   * else the first one they hold (`held`).
+   */
+  const claimNext = (reviewer: string): Promise<{ entry: ReviewEntry | undefined; held: boolean }> => {
+    const turn = (claiming.get(reviewer) ?? Promise.resolve()).then(async () => {
+      const at = now();
+      const holding = (await queue.list()).filter(({ claim }) => claim?.reviewer === reviewer && claim.leaseUntil > at);
+      if (holding.length >= claimsPerReviewer) return { entry: holding[0], held: true };
+      return { entry: await queue.claim(reviewer, { leaseMs }), held: false };
+    });
+    const settled = turn.catch(() => undefined);
+    claiming.set(reviewer, settled);
+    void settled.then(() => {
+      if (claiming.get(reviewer) === settled) claiming.delete(reviewer);
+    });
+    return turn;
+  };
+
   app.post('/next', async (c) => {
-    const entry = await queue.claim(c.get('session').reviewer, { leaseMs });
-    return c.redirect(entry === undefined ? '/?empty' : `/items/${encodeURIComponent(entry.item.id)}`, 303);
+    const { entry, held } = await claimNext(c.get('session').reviewer);
+    if (entry === undefined) return c.redirect('/?empty', 303);
+    return c.redirect(`/items/${encodeURIComponent(entry.item.id)}${held ? '?held' : ''}`, 303);
+  });
+
+  // The reviewer's live claims go back to the queue.
+  app.post('/release', async (c) => {
+    await queue.releaseClaims(c.get('session').reviewer);
+    return c.redirect('/?released', 303);
   });
 
   app.get('/items/:id', async (c) => {
@@ -262,7 +298,12 @@ export function reviewApp({
       labels: queue.config.labels.labels,
       session: c.get('session'),
       at: now(),
-      message: await afterNotice(c.req.query('after')),
+      message:
+        c.req.query('held') === undefined
+          ? await afterNotice(c.req.query('after'))
+          : html`<p class="notice" role="status" id="held">
+              You already hold as many items as one reviewer may (${claimsPerReviewer}): decide or release this one first.
+            </p>`,
     });
     return render(c, `Brief ${entry.item.id}`, body);
   });
@@ -322,7 +363,7 @@ export function reviewApp({
         ...(comment === undefined ? {} : { comment }),
       });
       // A repeated verdict (a double submit) changed nothing: it takes no new item either.
-      const next = result.repeated ? undefined : await queue.claim(session.reviewer, { leaseMs });
+      const next = result.repeated ? undefined : (await claimNext(session.reviewer)).entry;
       const after = `after=${encodeURIComponent(itemId)}`;
       return c.redirect(next === undefined ? `/?${after}` : `/items/${encodeURIComponent(next.item.id)}?${after}`, 303);
     } catch (error) {
