@@ -64,8 +64,20 @@ export async function reviewAppBench({
     const startToken = generateToken();
     const server = await serveReviewApp({ queue, ledger, startToken });
     try {
-      const signIn = await fetch(`${server.url}/sign-in?token=${startToken}`, { redirect: 'manual' });
-      const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+      // The link asks first; its confirm form (token, nonce and the nonce's cookie) signs in.
+      const asked = await fetch(`${server.url}/sign-in?token=${startToken}`);
+      const nonce = /name="nonce" value="([^"]+)"/.exec(await asked.text())?.[1] ?? '';
+      const signIn = await fetch(`${server.url}/sign-in`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: {
+          Origin: server.url,
+          Cookie: (asked.headers.get('set-cookie') ?? '').split(';')[0] ?? '',
+          'Content-Type': 'application/x-www-form-urlencoded',
+        },
+        body: new URLSearchParams({ token: startToken, nonce }),
+      });
+      const cookie = /redline_review_session=[^;]+/.exec(signIn.headers.get('set-cookie') ?? '')?.[0] ?? '';
       const time = async (url: string): Promise<{ ms: number; bytes: number }> => {
         const start = performance.now();
         const response = await fetch(url, { headers: { cookie } });

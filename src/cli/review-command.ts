@@ -498,10 +498,16 @@ export function addReviewCommand({
     .option('--host <address>', 'address to bind (loopback by default: only this machine reaches it)', '127.0.0.1')
     .option('--reviewer <name>', "who the start token signs in as (default: the system user's name)")
     .option('--lease <duration>', 'how long a claim taken in the app holds before the item returns to the queue', '15m')
+    .option('--claims <n>', 'live claims one reviewer may hold at once (n opens the one held)', positive, 1)
+    .option(
+      '--host-name <name>',
+      'a host name the app is reached by besides the bound address (repeatable); requests naming any other get 421',
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
     .option('--ledger <location>', ledgerHelp)
     .addHelpText(
       'after',
-      '\nPrints the address and a start token (generated, or $REDLINE_REVIEW_TOKEN), sent once and then held in an\nHttpOnly, SameSite=Strict session cookie. Reviewers added with `redline review token add NAME` sign in\nwith their own token; their verdicts name them. Runs until Ctrl-C.',
+      '\nPrints the address and a sign-in link (a generated token: it works once, for 10 minutes, and asks before\nit signs in), or uses $REDLINE_REVIEW_TOKEN. A token is sent once and then held in an\nHttpOnly, SameSite=Strict session cookie. Reviewers added with `redline review token add NAME` sign in\nwith their own token; their verdicts name them. Runs until Ctrl-C.\n\nLimits: a body before sign-in 16 KiB, after 64 KiB (a comment 4,000 characters, a label 100, a filter\npattern 500), else 413; headers within 10 s, a request within 30 s, keep-alive 5 s, an idle connection\n30 s, at most 256 connections (docs/review-app.md).',
     )
     .action(async (options: ReviewServeOptions) =>
       done(await (await import('./review-serve-command.js')).reviewServeCommand(options, output)),

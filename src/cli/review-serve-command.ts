@@ -18,7 +18,14 @@ export interface ReviewServeOptions {
   readonly reviewer?: string;
   readonly lease: string;
   readonly ledger?: string;
+  /** Names the server is reached by besides its bind address (a proxy's, a machine's). */
+  readonly hostName?: readonly string[];
+  /** Live claims one reviewer may hold at once. */
+  readonly claims?: number;
 }
+
+/** How long the printed sign-in link works, if no one uses it first. */
+export const START_LINK_TTL_MS = 10 * 60_000;
 
 /**
  * `redline review serve`: the reviewer web app over the queue and ledger, until SIGINT or SIGTERM. Prints
@@ -26,7 +33,7 @@ export interface ReviewServeOptions {
  * reviewers added with `redline review token add` sign in with their own.
  */
 export async function reviewServeCommand(
-  { port, host, reviewer = os.userInfo().username || 'reviewer', lease, ledger }: ReviewServeOptions,
+  { port, host, reviewer = os.userInfo().username || 'reviewer', lease, ledger, hostName = [], claims = 1 }: ReviewServeOptions,
   { print, progress }: Output,
 ): Promise<number> {
   const leaseMs = parseDuration(lease);
@@ -51,7 +58,20 @@ export async function reviewServeCommand(
       return problem === undefined ? undefined : clean(problem);
     };
     const startToken = configured ?? generateToken();
-    const server = await serveReviewApp({ queue, ledger: runs, host, port, startToken, startReviewer: reviewer, leaseMs, storageProblem });
+    // A generated token is printed in a link: it signs in once, within START_LINK_TTL_MS. A chosen one ($REDLINE_REVIEW_TOKEN) lasts.
+    const server = await serveReviewApp({
+      queue,
+      ledger: runs,
+      host,
+      port,
+      startToken,
+      startReviewer: reviewer,
+      leaseMs,
+      storageProblem,
+      claimsPerReviewer: claims,
+      hostNames: hostName,
+      ...(configured === undefined ? { startTokenOnce: true, startTokenTtlMs: START_LINK_TTL_MS } : {}),
+    });
     if (!isLoopback(host))
       progress(
         `warning: serving on ${clean(host)}, beyond this machine, over plain HTTP: put it behind HTTPS before anyone signs in from elsewhere`,
@@ -59,7 +79,7 @@ export async function reviewServeCommand(
     print(`review app for ${clean(displayLocation(location))} at ${server.url}`);
     print(
       configured === undefined
-        ? `sign in as ${clean(reviewer)}: ${server.url}/sign-in?token=${startToken}`
+        ? `sign in as ${clean(reviewer)} (this link works once, for 10 minutes): ${server.url}/sign-in?token=${startToken}`
         : `sign in as ${clean(reviewer)} with the token in $${REVIEW_TOKEN_ENV}: ${server.url}/sign-in`,
     );
     print('reviewers added with `redline review token add NAME` sign in with their own token; Ctrl-C stops');

@@ -33,6 +33,7 @@ kbd { border: 1px solid #888; border-bottom-width: 2px; border-radius: 3px; padd
 .keys { color: var(--muted); font-size: 0.9rem; }
 .listing { margin: 0; padding: 0 0 0 4.5em; font: 13px/1.4 ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; background: #fafafa; border: 1px solid var(--line); overflow-x: auto; }
 .listing li { white-space: pre; padding-right: 8px; } .listing li::marker { color: #6b6b6b; }
+.hidden-chars { outline: 2px solid #cf222e; } .hidden-mark { color: #cf222e; font-weight: 600; }
 .diff-add { background: #e6ffec; } .diff-del { background: #ffebe9; } .diff-hunk { background: #ddf4ff; color: #0a3069; } .diff-meta { font-weight: 600; }
 .tok-comment { color: #57606a; font-style: italic; } .tok-string { color: #0a3069; } .tok-number { color: #8250df; } .tok-keyword { color: #a40e26; font-weight: 600; }
 .truncated, .notice { padding: 6px 10px; background: #fff8c5; border: 1px solid #d4a72c; border-radius: 4px; }

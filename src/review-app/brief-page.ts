@@ -54,7 +54,10 @@ function standing(entry: ReviewEntry, session: Session, at: number): Html {
   if (claim === undefined) return html`<p id="standing">Not claimed: <kbd>n</kbd> claims the next item for you.</p>`;
   const until = new Date(claim.leaseUntil).toISOString();
   return claim.reviewer === session.reviewer
-    ? html`<p id="standing" class="claim">Claimed by you until ${until} (${age(claim.leaseUntil - at)} left).</p>`
+    ? html`<p id="standing" class="claim">Claimed by you until ${until} (${age(claim.leaseUntil - at)} left).</p>
+        <form class="inline" method="post" action="/release">
+          ${csrfField(session)}<button type="submit" id="release">Release: return it to the queue</button>
+        </form>`
     : html`<p id="standing" class="claim">
         Claimed by ${claim.reviewer} until ${until} (${age(claim.leaseUntil - at)} left): only they can decide it now.
       </p>`;

@@ -2,7 +2,18 @@
 // page: `html` escapes every interpolation unless it is already `Html` built here, so a page cannot
 // carry raw markup from a run by accident.
 
-import { clean } from '../core/untrusted-text.js';
+import { clean, cleanExcept } from '../core/untrusted-text.js';
+
+/** Tab, line feed and carriage return: as whitespace a page shows them as what they are. */
+const WHITESPACE = new Set([9, 10, 13]);
+
+/**
+ * `text` as a page may show it: every control, bidi control and zero-width character spelled out
+ * (`\u{202e}`, `\u{200b}`), so what a reviewer reads is the order and the characters a program reads.
+ */
+export function visibleText(text: string): string {
+  return cleanExcept(text, WHITESPACE);
+}
 
 const ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -42,12 +53,13 @@ function render(value: HtmlValue): string {
   if (value instanceof Html) return value.toString();
   if (Array.isArray(value)) return (value as readonly HtmlValue[]).map(render).join('');
   if (typeof value === 'number') return escapeHtml(String(value));
-  if (typeof value === 'string') return escapeHtml(value);
+  if (typeof value === 'string') return escapeHtml(visibleText(value));
   throw new TypeError(`Expected text, a number or Html in a page, got ${typeof value}`);
 }
 
 /**
- * A tagged template for pages: every `${value}` is escaped (text, numbers) or kept (`Html` made here).
+ * A tagged template for pages: every `${value}` is escaped (text, numbers; hidden characters spelled out
+ * by {@link visibleText}) or kept (`Html` made here).
  * Attribute values must be quoted in the template.
  * @example
  * html`<p title="${item.task}">${item.task}</p>` // `<script>` in the task renders as text

@@ -1,3 +1,4 @@
+import { hidesText } from '../core/untrusted-text.js';
 import { diffClassifier, type DiffLineClass } from './diff-lines.js';
 import { highlightLine } from './highlight.js';
 import { html, type Html } from './html.js';
@@ -60,7 +61,11 @@ export function outputView({
       const tail = line.length > MAX_LINE_CHARS ? html`<span class="cut" title="line cut">…</span>` : '';
       const kind = diff ? classOf(line) : undefined;
       const body = kind === undefined ? highlightLine(shown, language) : diffLine(shown, kind, language);
-      lines.push(html`<li${kind === undefined ? '' : html` class="${kind}"`}><code>${body}${tail}</code></li>`);
+      // A line with a bidi control, a zero-width or a control character is marked: its characters are spelled out.
+      const hidden = hidesText(shown);
+      const classes = [kind, hidden ? 'hidden-chars' : undefined].filter((name) => name !== undefined).join(' ');
+      const mark = hidden ? html`<span class="hidden-mark" title="hidden characters spelled out">⚠ hidden characters</span> ` : '';
+      lines.push(html`<li${classes === '' ? '' : html` class="${classes}"`}><code>${mark}${body}${tail}</code></li>`);
       if (line.length > MAX_LINE_CHARS) partial = true;
     }
     if (end < 0) break;

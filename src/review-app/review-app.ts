@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { ledgerRunOf } from '../judge/request-key.js';
@@ -17,7 +18,8 @@ import { html, type Html } from './html.js';
 import { page, statusBar } from './layout.js';
 import { PAGE_SIZE, queuePage, type QueueFilter, type RunInfo } from './queue-page.js';
 import { SESSION_COOKIE, Sessions, type Session } from './sessions.js';
-import { signInPage } from './sign-in-page.js';
+import { fieldOverCap, limitBodies } from './request-limits.js';
+import { SIGN_IN_COOKIE, signInPage } from './sign-in-page.js';
 import { hashToken, sameSecret } from './tokens.js';
 
 /** What the reviewer web app serves from. */
@@ -30,6 +32,23 @@ export interface ReviewAppOptions {
   readonly startToken?: string;
   /** @default 'reviewer' */
   readonly startReviewer?: string;
+  /**
+   * The start token signs in once: after its first sign-in it signs no one in. @default false
+   * (`redline review serve` sets it for the token it generates and prints).
+   */
+  readonly startTokenOnce?: boolean;
+  /** How long after the app starts the start token signs in. @default no end */
+  readonly startTokenTtlMs?: number;
+  /**
+   * The host names (without port) a request's `Host` may name; any other is answered 421, so a page on
+   * a name rebound to this address (DNS rebinding) reaches nothing. @default any host
+   */
+  readonly hostNames?: readonly string[];
+  /**
+   * Live claims one reviewer may hold at once: `n` with that many held opens the one held instead of
+   * claiming another. @default 1
+   */
+  readonly claimsPerReviewer?: number;
   /** How long a claim taken in the app holds. @default 900_000 (15 minutes) */
   readonly leaseMs?: number;
   /**
@@ -68,15 +87,23 @@ export function reviewApp({
   ledger,
   startToken,
   startReviewer = 'reviewer',
+  startTokenOnce = false,
+  startTokenTtlMs,
+  hostNames,
+  claimsPerReviewer = 1,
   leaseMs = 15 * 60_000,
   storageProblem,
   _internal,
 }: ReviewAppOptions): Hono<Env> {
   if (startToken !== undefined && (typeof startToken !== 'string' || startToken.length < 16))
     throw new TypeError(`Expected the start token to have at least 16 characters, got ${JSON.stringify(startToken?.length)}`);
+  if (!Number.isInteger(claimsPerReviewer) || claimsPerReviewer < 1)
+    throw new TypeError(`Expected claimsPerReviewer to be a positive integer, got ${claimsPerReviewer}`);
   const now = _internal?.now ?? Date.now;
   const sessions = new Sessions({ now });
-  const startHash = startToken === undefined ? undefined : hashToken(startToken);
+  let startHash = startToken === undefined ? undefined : hashToken(startToken);
+  const startEnds = startTokenTtlMs === undefined ? Number.POSITIVE_INFINITY : now() + startTokenTtlMs;
+  const hosts = hostNames === undefined ? undefined : new Set(hostNames.map((name) => name.toLowerCase()));
   const runInfo = new Map<string, RunInfo | null>();
   const app = new Hono<Env>();
 
@@ -84,6 +111,14 @@ export function reviewApp({
     await next();
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) c.header(name, value);
   });
+  // Only the names the server was started for: a page on another name that resolves here gets nothing.
+  app.use(async (c, next) => {
+    if (hosts !== undefined && !hosts.has(hostNameOf(c.req.header('Host') ?? '')))
+      return c.text('This server does not answer for that host name.', 421);
+    await next();
+  });
+  // Every body is capped before it is read: a small cap until the sender is signed in.
+  app.use(limitBodies((c) => sessions.get(getCookie(c, SESSION_COOKIE)) !== undefined));
   app.get('/assets/app.css', (c) => c.body(STYLESHEET, 200, { 'Content-Type': 'text/css; charset=utf-8' }));
   app.get('/assets/keys.js', (c) => c.body(KEYS_SCRIPT, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
   // Storage that is no longer the one at its path takes no verdict and shows no stale queue.
@@ -100,37 +135,66 @@ export function reviewApp({
     );
   });
 
-  /** The reviewer a token names: the start token's, or one stored (hashed) with the queue. */
-  const reviewerOf = async (token: string): Promise<string | undefined> => {
+  /** The reviewer a token names: the start token's (while it lasts), or one stored (hashed) with the queue. */
+  const reviewerOf = async (token: string): Promise<{ reviewer: string; start: boolean } | undefined> => {
     if (token.length === 0 || token.length > 256) return undefined;
     const hash = hashToken(token);
-    if (startHash !== undefined && sameSecret(hash, startHash)) return startReviewer;
-    return queue.reviewerByToken(hash);
+    if (startHash !== undefined && sameSecret(hash, startHash) && now() < startEnds) return { reviewer: startReviewer, start: true };
+    const reviewer = await queue.reviewerByToken(hash);
+    return reviewer === undefined ? undefined : { reviewer, start: false };
+  };
+  /**
+   * The sign-in page, with a nonce in a cookie its form must send back: the browser's own if it has one
+   * (every page it loads meanwhile, a favicon too, answers with this page), else a new one.
+   */
+  const signInForm = (
+    c: Context,
+    status: number,
+    options: { problem?: string; confirm?: { token: string; reviewer: string } } = {},
+  ): Response => {
+    const held = getCookie(c, SIGN_IN_COOKIE);
+    const nonce = held !== undefined && /^[\w-]{32}$/.test(held) ? held : randomBytes(24).toString('base64url');
+    setCookie(c, SIGN_IN_COOKIE, nonce, { httpOnly: true, sameSite: 'Strict', path: '/' });
+    return c.html(signInPage({ nonce, ...options }), status as 200);
   };
   const signIn = async (c: Context<Env>, token: string): Promise<Response> => {
-    const reviewer = await reviewerOf(token);
-    if (reviewer === undefined) return c.html(signInPage('That token signs no reviewer in.'), 401);
-    const session = sessions.start(reviewer);
+    const found = await reviewerOf(token);
+    if (found === undefined) return signInForm(c, 401, { problem: 'That token signs no reviewer in.' });
+    if (found.start && startTokenOnce) startHash = undefined;
+    const session = sessions.start(found.reviewer);
+    deleteCookie(c, SIGN_IN_COOKIE, { path: '/' });
     setCookie(c, SESSION_COOKIE, session.id, { httpOnly: true, sameSite: 'Strict', path: '/' });
     return c.redirect('/', 303);
   };
+  // A link's token signs nothing in by itself: the page asks, and the reviewer's press POSTs it.
   app.get('/sign-in', async (c) => {
     const token = c.req.query('token');
-    return token === undefined ? c.html(signInPage()) : signIn(c, token);
+    if (token === undefined) return signInForm(c, 200);
+    const found = await reviewerOf(token);
+    return found === undefined
+      ? signInForm(c, 401, { problem: 'That token signs no reviewer in.' })
+      : signInForm(c, 200, { confirm: { token, reviewer: found.reviewer } });
   });
   app.post('/sign-in', async (c) => {
     if (!sameOrigin(c)) return refused(c, 'cross-origin sign-in');
     const form = await c.req.parseBody();
+    const over = fieldOverCap(c, form);
+    if (over !== undefined) return over;
+    const nonce = getCookie(c, SIGN_IN_COOKIE);
+    if (nonce === undefined || typeof form.nonce !== 'string' || !sameSecret(form.nonce, nonce))
+      return refused(c, 'a sign-in not sent from this server’s sign-in page');
     return signIn(c, typeof form.token === 'string' ? form.token : '');
   });
 
   // Everything past here needs a session; a change needs the session's CSRF token from this origin too.
   app.use(async (c, next) => {
     const session = sessions.get(getCookie(c, SESSION_COOKIE));
-    if (session === undefined) return c.html(signInPage(), c.req.method === 'GET' ? 401 : 403);
+    if (session === undefined) return signInForm(c, c.req.method === 'GET' ? 401 : 403);
     if (c.req.method === 'POST') {
       if (!sameOrigin(c)) return refused(c, 'a request from another origin');
       const form = await c.req.parseBody();
+      const over = fieldOverCap(c, form);
+      if (over !== undefined) return over;
       if (typeof form.csrf !== 'string' || !sameSecret(form.csrf, session.csrf))
         return refused(c, 'a form without this session’s CSRF token');
     }
@@ -212,9 +276,37 @@ export function reviewApp({
     </p>`;
   };
 
+  /** One claim at a time per reviewer: a reviewer's requests that claim wait for each other. */
+  const claiming = new Map<string, Promise<unknown>>();
+  /**
+   * The next item for `reviewer`: a new claim while they hold fewer than `claimsPerReviewer` live ones,
+   * else the first one they hold (`held`).
+   */
+  const claimNext = (reviewer: string): Promise<{ entry: ReviewEntry | undefined; held: boolean }> => {
+    const turn = (claiming.get(reviewer) ?? Promise.resolve()).then(async () => {
+      const at = now();
+      const holding = (await queue.list()).filter(({ claim }) => claim?.reviewer === reviewer && claim.leaseUntil > at);
+      if (holding.length >= claimsPerReviewer) return { entry: holding[0], held: true };
+      return { entry: await queue.claim(reviewer, { leaseMs }), held: false };
+    });
+    const settled = turn.catch(() => undefined);
+    claiming.set(reviewer, settled);
+    void settled.then(() => {
+      if (claiming.get(reviewer) === settled) claiming.delete(reviewer);
+    });
+    return turn;
+  };
+
   app.post('/next', async (c) => {
-    const entry = await queue.claim(c.get('session').reviewer, { leaseMs });
-    return c.redirect(entry === undefined ? '/?empty' : `/items/${encodeURIComponent(entry.item.id)}`, 303);
+    const { entry, held } = await claimNext(c.get('session').reviewer);
+    if (entry === undefined) return c.redirect('/?empty', 303);
+    return c.redirect(`/items/${encodeURIComponent(entry.item.id)}${held ? '?held' : ''}`, 303);
+  });
+
+  // The reviewer's live claims go back to the queue.
+  app.post('/release', async (c) => {
+    await queue.releaseClaims(c.get('session').reviewer);
+    return c.redirect('/?released', 303);
   });
 
   app.get('/items/:id', async (c) => {
@@ -225,7 +317,12 @@ export function reviewApp({
       labels: queue.config.labels.labels,
       session: c.get('session'),
       at: now(),
-      message: await afterNotice(c.req.query('after')),
+      message:
+        c.req.query('held') === undefined
+          ? await afterNotice(c.req.query('after'))
+          : html`<p class="notice" role="status" id="held">
+              You already hold as many items as one reviewer may (${claimsPerReviewer}): decide or release this one first.
+            </p>`,
     });
     return render(c, `Brief ${entry.item.id}`, body);
   });
@@ -285,7 +382,7 @@ export function reviewApp({
         ...(comment === undefined ? {} : { comment }),
       });
       // A repeated verdict (a double submit) changed nothing: it takes no new item either.
-      const next = result.repeated ? undefined : await queue.claim(session.reviewer, { leaseMs });
+      const next = result.repeated ? undefined : (await claimNext(session.reviewer)).entry;
       const after = `after=${encodeURIComponent(itemId)}`;
       return c.redirect(next === undefined ? `/?${after}` : `/items/${encodeURIComponent(next.item.id)}?${after}`, 303);
     } catch (error) {
@@ -350,6 +447,12 @@ function sameOrigin(c: Context): boolean {
   if (origin === undefined) return c.req.header('Sec-Fetch-Site') === undefined || c.req.header('Sec-Fetch-Site') === 'same-origin';
   const host = c.req.header('Host');
   return host !== undefined && (origin === `http://${host}` || origin === `https://${host}`);
+}
+
+/** The name a `Host` header gives, lowercased, without its port (`[::1]:4848` → `[::1]`). */
+function hostNameOf(host: string): string {
+  const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.replace(/:\d*$/, '');
+  return name.toLowerCase();
 }
 
 function refused(c: Context, what: string): Response {

@@ -1,9 +1,9 @@
 /** The longest string attribute a span carries, in UTF-16 code units: longer text is cut and marked `…`. */
 export const MAX_ATTRIBUTE_LENGTH = 1024;
 
-/** C0/C1 controls, DEL, line/paragraph separators and bidi controls: characters that act on a terminal or hide text. */
+/** The characters `unsafe` (src/core/untrusted-text.ts) names, as one pattern: controls, separators, bidi controls, zero-width characters. */
 // eslint-disable-next-line no-control-regex
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060\u2066-\u2069\ufeff]/g;
 
 const spelled = (char: string): string => {
   const code = char.charCodeAt(0);

@@ -65,7 +65,8 @@ describe('redline review serve', () => {
       const lines = createInterface({ input: child.stdout });
       let signIn: string | undefined;
       for await (const line of lines) {
-        const match = /sign in as ada: (http:\/\/127\.0\.0\.1:\d+\/sign-in\?token=[A-Za-z0-9_-]+)$/.exec(line);
+        const match =
+          /sign in as ada \(this link works once, for 10 minutes\): (http:\/\/127\.0\.0\.1:\d+\/sign-in\?token=[A-Za-z0-9_-]+)$/.exec(line);
         if (match !== null) {
           signIn = match[1];
           break;
@@ -75,14 +76,32 @@ describe('redline review serve', () => {
       const origin = new URL(signIn).origin;
       assert.equal((await fetch(`${origin}/`)).status, 401);
       assert.equal((await fetch(`${origin}/sign-in?token=wrong-token-of-some-length`, { redirect: 'manual' })).status, 401);
-      const signedIn = await fetch(signIn, { redirect: 'manual' });
+      // The link asks first: following it signs nothing in.
+      const asked = await fetch(signIn, { redirect: 'manual' });
+      assert.equal(asked.status, 200);
+      assert.equal(asked.headers.get('set-cookie')?.includes('redline_review_session'), false);
+      const page = await asked.text();
+      assert.match(page, /Sign in as <span id="confirm-reviewer">ada<\/span>\?/);
+      const nonce = /name="nonce" value="([^"]+)"/.exec(page)?.[1] ?? '';
+      const nonceCookie = (asked.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+      const confirm = (): Promise<Response> =>
+        fetch(`${origin}/sign-in`, {
+          method: 'POST',
+          redirect: 'manual',
+          headers: { Origin: origin, Cookie: nonceCookie, 'Content-Type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ token: new URL(signIn as string).searchParams.get('token') ?? '', nonce }),
+        });
+      const signedIn = await confirm();
       assert.equal(signedIn.status, 303);
       const cookie = signedIn.headers.get('set-cookie') ?? '';
       assert.match(cookie, /HttpOnly/);
       assert.match(cookie, /SameSite=Strict/);
-      const queue = await fetch(`${origin}/`, { headers: { cookie: cookie.split(';')[0] ?? '' } });
+      const queue = await fetch(`${origin}/`, { headers: { cookie: /redline_review_session=[^;]+/.exec(cookie)?.[0] ?? '' } });
       assert.equal(queue.status, 200);
       assert.match(await queue.text(), /fix the failing test of run-1/);
+      // The printed link has been used: it signs no one in again.
+      assert.equal((await confirm()).status, 401);
+      assert.equal((await fetch(signIn, { redirect: 'manual' })).status, 401);
     } finally {
       child.kill('SIGTERM');
     }

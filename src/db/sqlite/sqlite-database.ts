@@ -120,3 +120,23 @@ export function immediate<T>(db: SqliteDatabase, work: () => T): T {
     throw error;
   }
 }
+
+/** How long a connection that waits off the event loop blocks in SQLite itself before it yields and tries again. */
+export const SHORT_BUSY_TIMEOUT_MS = 25;
+
+/**
+ * Runs `work` (a write that takes the lock first, such as {@link immediate}); while another process holds
+ * the lock it meets SQLITE_BUSY after the connection's short busy timeout, and is tried again after a
+ * pause in which the event loop serves other requests, until `deadlineMs` has passed.
+ */
+export async function retryWhenBusy<T>(work: () => T, { deadlineMs = 10_000 }: { deadlineMs?: number } = {}): Promise<T> {
+  const deadline = Date.now() + deadlineMs;
+  for (;;) {
+    try {
+      return work();
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 20));
+    }
+  }
+}

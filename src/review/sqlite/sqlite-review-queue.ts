@@ -1,4 +1,12 @@
-import { immediate, openSqlite, type SqliteDatabase, type SqliteSource, type SqliteStatement } from '../../db/sqlite/sqlite-database.js';
+import {
+  immediate,
+  openSqlite,
+  retryWhenBusy,
+  SHORT_BUSY_TIMEOUT_MS,
+  type SqliteDatabase,
+  type SqliteSource,
+  type SqliteStatement,
+} from '../../db/sqlite/sqlite-database.js';
 import { applyMigrations } from '../../db/sqlite/apply-migrations.js';
 import type { Alert, RunReport, WebhookDelivery } from '../alerts.js';
 import type { ModeChange, QueueMode } from '../backpressure.js';
@@ -164,7 +172,7 @@ class SqliteReviewStore implements ReviewStore, ReviewTx {
   }
 
   async transaction<T>(step: TxStep<T>): Promise<T> {
-    return immediate(this.#db, () => driveSync(step, this));
+    return retryWhenBusy(() => immediate(this.#db, () => driveSync(step, this)));
   }
 
   state(): LockedState {
@@ -247,8 +255,8 @@ class SqliteReviewStore implements ReviewStore, ReviewTx {
     }))();
   }
 
-  claim(reviewer: string, at: number, leaseUntil: number): StoredItem | undefined {
-    return immediate(this.#db, () => this.#stored(this.#sql.claim.get(reviewer, at, leaseUntil, at)));
+  claim(reviewer: string, at: number, leaseUntil: number): Promise<StoredItem | undefined> {
+    return retryWhenBusy(() => immediate(this.#db, () => this.#stored(this.#sql.claim.get(reviewer, at, leaseUntil, at))));
   }
 
   get(itemId: string): StoredItem | undefined {
@@ -288,16 +296,16 @@ class SqliteReviewStore implements ReviewStore, ReviewTx {
     return this.#db.transaction(() => driveSync(verifyQueue(), sqliteQueueStore(this.#db)))();
   }
 
-  addReviewer(name: string, tokenHash: string, at: number): void {
-    reviewers.addReviewer(this.#db, name, tokenHash, at);
+  addReviewer(name: string, tokenHash: string, at: number): Promise<void> {
+    return retryWhenBusy(() => reviewers.addReviewer(this.#db, name, tokenHash, at));
   }
 
   reviewerByToken(tokenHash: string): string | undefined {
     return reviewers.reviewerByToken(this.#db, tokenHash);
   }
 
-  releaseClaims(reviewer: string, at: number): number {
-    return reviewers.releaseClaims(this.#db, reviewer, at);
+  releaseClaims(reviewer: string, at: number): Promise<number> {
+    return retryWhenBusy(() => reviewers.releaseClaims(this.#db, reviewer, at));
   }
 
   rulesVerdicts(): ReadonlyMap<string, number> {
@@ -334,6 +342,9 @@ export class SqliteReviewQueue extends StoredReviewQueue {
         const store = new SqliteReviewStore(db, owned);
         return { store, settled: driveSync(settle(options), store) };
       });
+      // A file the queue owns waits for another process's lock in short turns, off the event loop
+      // (retryWhenBusy): a server on it keeps answering meanwhile.
+      if (owned) db.pragma(`busy_timeout = ${SHORT_BUSY_TIMEOUT_MS}`);
       return new SqliteReviewQueue(settled.store, settled.settled);
     });
   }
