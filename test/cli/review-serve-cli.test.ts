@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline';
 import { describe, it } from 'node:test';
 import { openReviewQueue } from '../../src/review/open-review-queue.js';
 import { hashToken } from '../../src/review-app/tokens.js';
+import { signInWithFetch } from '../helpers/review-app-session.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 import { brief } from '../review/fixtures.js';
 import { redline, ROOT } from './redline.js';
@@ -122,22 +123,15 @@ describe('redline review serve', () => {
     try {
       let signIn: string | undefined;
       for await (const line of createInterface({ input: child.stdout })) {
-        signIn = /sign in as ada: (http:\/\/127\.0\.0\.1:\d+\/sign-in\?token=[A-Za-z0-9_-]+)$/.exec(line)?.[1];
+        signIn =
+          /sign in as ada \(this link works once, for 10 minutes\): (http:\/\/127\.0\.0\.1:\d+\/sign-in\?token=[A-Za-z0-9_-]+)$/.exec(
+            line,
+          )?.[1];
         if (signIn !== undefined) break;
       }
       assert.ok(signIn !== undefined, 'the sign-in address is printed');
       const origin = new URL(signIn).origin;
-      const signedIn = await fetch(signIn, { redirect: 'manual' });
-      const cookie = (signedIn.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
-      const home = await (await fetch(`${origin}/`, { headers: { cookie } })).text();
-      const csrf = /name="csrf" value="([^"]+)"/.exec(home)?.[1] ?? '';
-      const post = (route: string, fields: Record<string, string>): Promise<Response> =>
-        fetch(`${origin}${route}`, {
-          method: 'POST',
-          redirect: 'manual',
-          headers: { cookie, origin, 'content-type': 'application/x-www-form-urlencoded' },
-          body: new URLSearchParams({ csrf, ...fields }).toString(),
-        });
+      const { cookie, post } = await signInWithFetch({ url: origin }, new URL(signIn).searchParams.get('token') ?? '');
       assert.equal((await post('/next', {})).status, 303, 'the file in place: a claim is taken');
 
       await rm(ledger);

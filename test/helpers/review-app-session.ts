@@ -9,7 +9,7 @@ export interface AppSession {
 }
 
 /** Signs in to `server` with `token` as a browser does: the sign-in form, its nonce cookie, then a POST. */
-export async function signInWithFetch(server: ReviewServer, token: string): Promise<AppSession> {
+export async function signInWithFetch(server: Pick<ReviewServer, 'url'>, token: string): Promise<AppSession> {
   const form = await fetch(`${server.url}/sign-in`);
   const nonce = /name="nonce" value="([^"]+)"/.exec(await form.text())?.[1] ?? '';
   const signedIn = await fetch(`${server.url}/sign-in`, {
