@@ -70,6 +70,10 @@ export async function mcpCommand(options: McpCommandOptions, { progress }: Outpu
         // Opened before the session, so a bad key refuses to serve instead of leaving runs unsealed.
         const { openSigner } = await import('../ledger/signing-key.js');
         const { signer } = await openSigner({ explicit: options.signingKey, location });
+        // What an earlier server of this mission left when it was killed: its run sealed `crashed`, its
+        // baseline and run directories and its temporary folders removed. Stdout is the protocol's alone.
+        const { recoverBeforeRun } = await import('./run-command.js');
+        await recoverBeforeRun({ ledger, location, output: { print: progress, progress }, missionId: mission.id, signer });
         const { serveMcp } = await import('../mcp/mcp-server.js');
         const workspace = mission.workspaceDir;
         await serveMcp({

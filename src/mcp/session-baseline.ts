@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { startWorkspace } from '../loop/run-setup.js';
 import type { Mission } from '../mission/mission.js';
 import type { RunWorkspace } from '../workspace/run-workspace.js';
+import { holdRun } from '../workspace/held-runs.js';
 import { removeTree } from '../workspace/safe-fs.js';
 
 /** The workspace as a session found it: its snapshot (with the check copy `redline_checks` uses) and a frozen copy. */
@@ -28,17 +29,27 @@ export async function takeBaseline({
   scratchDir?: string | undefined;
 }): Promise<SessionBaseline> {
   if (mission.workspaceDir === undefined) throw new TypeError(`Expected a mission with a workspace, got mission ${mission.id} without one`);
+  const runId = `mcp-${randomUUID()}`;
+  // Held while the session lives, so that recovery in this process (at `redline mcp`'s start) leaves it alone.
+  const release = holdRun(runId);
   const workspace = await startWorkspace(mission, {
-    runId: `mcp-${randomUUID()}`,
+    runId,
     workspace: mission.workspaceDir,
     ignore: mission.ignore,
     ...(scratchDir === undefined ? {} : { scratchDir }),
+  }).catch((error: unknown) => {
+    release();
+    throw error;
   });
   let removed: Promise<void> | undefined;
   const remove = (): Promise<void> =>
     (removed ??= (async () => {
-      await workspace.close();
-      await removeTree(workspace.runDir);
+      try {
+        await workspace.close();
+        await removeTree(workspace.runDir);
+      } finally {
+        release();
+      }
     })());
   try {
     // Runs snapshot a tree nothing writes to: the baseline's own copy, never reset or handed to a check.

@@ -17,6 +17,9 @@ export const PROTOCOL_VERSIONS: readonly string[] = ['2025-11-25', '2025-06-18',
 /** JSON-RPC's code for a method the server does not have. */
 const METHOD_NOT_FOUND = -32601;
 
+/** JSON-RPC's code for a request that is not valid where it stands: here, one sent before `initialize`. */
+const INVALID_REQUEST = -32600;
+
 /** The server's name and version, as `initialize` answers them. */
 export const SERVER_INFO = Object.freeze({ name: 'redline', version: '0.1.0' });
 
@@ -72,7 +75,7 @@ function clientInfoOf(params: unknown): ClientInfo {
  * Newline-delimited JSON-RPC over a pair of streams (stdin and stdout), answering `initialize`, `ping`,
  * `tools/list` and methods nobody serves at once, and handing tool calls and notifications, in order, to
  * the server connected to it (an SDK `Server`: the front is its {@link Transport}). Messages that arrive
- * before the server connects wait for it.
+ * before the server connects wait for it; requests before `initialize` (but `ping`) are refused.
  */
 export class StdioFront implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
@@ -86,6 +89,8 @@ export class StdioFront implements Transport {
   readonly #client = settled<ClientInfo | undefined>();
   readonly #ended = settled<void>();
   readonly #listed = settled<void>();
+  /** Whether `initialize` was answered: before it, only `ping` is served. */
+  #initialized = false;
   #quiet: NodeJS.Timeout | undefined;
   /** While {@link handshake} waits: restarts its quiet period. */
   #onQuiet: (() => void) | undefined;
@@ -164,12 +169,17 @@ export class StdioFront implements Transport {
   /**
    * The front's own answer to a request: the handshake's, and "method not found" for every method the
    * server does not serve (a client probing for newer ones, `server/discover`, learns it at once); undefined
-   * for a tool call and for every notification, which the server handles.
+   * for a tool call and for every notification, which the server handles. Before `initialize`, as the
+   * protocol's lifecycle has it, every request but `ping` is refused (Invalid Request): no tool runs for a
+   * client that has not said who it is.
    */
   #answer({ id, method, params }: Message): { result: unknown } | { error: unknown } | undefined {
     if (typeof id !== 'string' && typeof id !== 'number') return undefined;
+    if (!this.#initialized && method !== 'initialize' && method !== 'ping')
+      return { error: { code: INVALID_REQUEST, message: 'Invalid Request: the server is not initialized; send initialize first' } };
     switch (method) {
       case 'initialize':
+        this.#initialized = true;
         this.#client.resolve(clientInfoOf(params));
         return { result: initializeResult(params) };
       case 'ping':

@@ -12,7 +12,8 @@ export const MAX_CHANGE_BYTES = 16 * 1024 * 1024;
  * What the agent changed in the live workspace since the session's snapshot (its baseline), as candidate
  * files: changed and created files with their text, deleted files as `null`; ignored paths are left out,
  * and nothing is ever followed through a symlink. Like the agent proposer's changes, a created, changed or
- * removed symlink and a file that is not UTF-8 cannot be a candidate (`proposer.bad_output`), and more than
+ * removed symlink, a file that is not UTF-8 and a file name that is not UTF-8 cannot be a candidate
+ * (`proposer.bad_output`), and more than
  * `maxBytes` of changed content is `proposer.output_cap`.
  * @throws {ProposerError} when the working copy cannot be a candidate.
  */
@@ -34,6 +35,8 @@ export async function workingCopyChanges(
     if (info?.isSymbolicLink() === true)
       refuse(`${file} is a symlink to ${JSON.stringify(readlinkSync(target))}; a candidate holds files only`);
     if (before?.type === 'symlink') refuse(`the symlink ${file} was changed or removed; a candidate holds files only`);
+    if (info === undefined && before === undefined && file.includes('\uFFFD'))
+      refuse(`${JSON.stringify(file)} is not a UTF-8 file name; a candidate's paths are UTF-8`);
     if (info === undefined || !info.isFile()) {
       if (before?.type === 'file') files.set(file, null);
       continue;

@@ -1,36 +1,22 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, renameSync } from 'node:fs';
 import path from 'node:path';
-import { EscapeError } from '../errors/escape-error.js';
-import { ignoreRule } from '../workspace/ignore.js';
 import { contentHash, manifestHash, type ManifestEntry } from '../workspace/manifest.js';
 import { mkdirInside, removeTree, symlinkInside, writeInside } from '../workspace/safe-fs.js';
+import { checkManifest } from './check-manifest.js';
 
 /** Where a blob's bytes come from: the store, by hash. */
 export type BlobSource = (hashes: readonly string[]) => Promise<ReadonlyMap<string, Uint8Array>>;
 
-/** Whether a symlink at `file` pointing at `target` stays inside the tree (relative, resolving below the root). */
-export function linkStaysInside(file: string, target: string): boolean {
-  if (path.posix.isAbsolute(target) || target.includes('\0')) return false;
-  const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(file), target));
-  return resolved !== '..' && !resolved.startsWith('../') && resolved !== '.';
-}
-
 /**
  * Writes the tree a manifest describes into `root` (which must not exist), from blobs checked against
  * their hash. The manifest is untrusted: a path that is not a plain relative path below the root (`..`,
- * absolute, empty parts), that names `.git` or `.redline`, that goes through a symlink, or a symlink
- * leading outside the tree, is an {@link EscapeError} and nothing is left behind. Files get their
+ * absolute, empty parts) or one {@link checkManifest} refuses is an `EscapeError` and nothing is left behind. Files get their
  * permission bits (never set-id), directories theirs once filled; symlinks are made last, so nothing is
  * written through one.
  */
 async function writeTree(root: string, manifest: readonly (readonly [string, ManifestEntry])[], blobs: BlobSource): Promise<void> {
-  const ignored = ignoreRule();
-  for (const [file, entry] of manifest) {
-    if (ignored(file)) throw new EscapeError(file, `${JSON.stringify(file)} names .git or .redline; a submitted tree never holds them`);
-    if (entry.type === 'symlink' && !linkStaysInside(file, entry.target))
-      throw new EscapeError(file, `${JSON.stringify(file)} is a symlink to ${JSON.stringify(entry.target)}, outside the tree`);
-  }
+  checkManifest(manifest);
   const sorted = [...manifest].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const wanted = [...new Set(sorted.flatMap(([, entry]) => (entry.type === 'file' ? [entry.hash] : [])))];
   const found = await blobs(wanted);

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, realpath } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { EscapeError } from '../errors/escape-error.js';
 import { loadMission } from '../mission/load.js';
 import { setsMaxAttempts } from '../mission/mission.js';
 import { ignoreRule } from '../workspace/ignore.js';
@@ -10,7 +9,7 @@ import { manifestHash, type ManifestEntry } from '../workspace/manifest.js';
 import { removeTree } from '../workspace/safe-fs.js';
 import { takeSnapshot } from '../workspace/snapshot.js';
 import type { JobQueue } from './job-queue.js';
-import { linkStaysInside } from './materialize.js';
+import { checkManifest } from './check-manifest.js';
 import type { WorkerStore } from './worker-store.js';
 
 /** Bytes sent per blob insert. */
@@ -30,8 +29,9 @@ export interface Submitted {
 /**
  * Submits one mission file to the fleet: its workspace is read once into a snapshot, the file contents
  * the store lacks are stored as content-addressed blobs (shared by every submission), the mission and
- * the manifest are stored as a submission, and its id is queued. A workspace symlink that leads outside
- * it is refused ({@link EscapeError}): it means nothing on another machine.
+ * the manifest are stored as a submission, and its id is queued. A manifest the worker would refuse (a
+ * symlink leading outside the workspace, which means nothing on another machine; see `checkManifest`) is
+ * refused here first.
  */
 export async function submitMission({
   file,
@@ -62,12 +62,7 @@ export async function submitMission({
       const { snapshot } = await takeSnapshot({ workspace: await realpath(workspaceDir), ignored: ignoreRule(mission.ignore), runDir });
       try {
         manifest = [...snapshot.manifest];
-        for (const [name, entry] of manifest)
-          if (entry.type === 'symlink' && !linkStaysInside(name, entry.target))
-            throw new EscapeError(
-              name,
-              `${name} is a symlink to ${entry.target}, outside the workspace: it cannot travel to another machine`,
-            );
+        checkManifest(manifest);
         hash = snapshot.hash;
         rootMode = snapshot.rootMode;
         const hashes = [...new Set(manifest.flatMap(([, entry]) => (entry.type === 'file' ? [entry.hash] : [])))];

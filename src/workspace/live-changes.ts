@@ -51,6 +51,9 @@ export async function liveChanges(snapshot: Snapshot): Promise<string[]> {
       const target = path.join(snapshot.workspace, file);
       const info = lstatOrNothing(target);
       const entry = snapshot.manifest.get(file);
+      // A name that is not UTF-8 reads back with U+FFFD and cannot be found under it: reported, so that
+      // callers refuse it instead of leaving it out unseen.
+      if (info === undefined && name.includes('\uFFFD')) changed.add(file);
       // Sockets, FIFOs and devices are never part of a snapshot.
       if (info === undefined || !(info.isFile() || info.isDirectory() || info.isSymbolicLink())) continue;
       if (info.isDirectory()) {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -324,6 +324,44 @@ describe('redline mcp', () => {
     assert.deepEqual(await sealOf(dir, runId), ['aborted', 1, 'the run was stopped by its caller after attempt 1']);
     assert.equal((await redline(['ledger', 'verify', '--ledger', path.join(dir, '.redline/redline.db')])).code, 0);
     assert.deepEqual(await readdir(path.join(dir, '.redline/redline-runs')), []);
+  });
+
+  it('refuses a tool call before initialize; a server killed mid-session is sealed crashed and its directories removed when the next one starts', async () => {
+    const dir = await fixture();
+    const tmp = path.join(dir, '.redline/tmp');
+    await mkdir(tmp, { recursive: true });
+    const first = rawServer(dir, { env: { TMPDIR: tmp } });
+    const early = await Promise.race([
+      first.request('tools/call', { name: 'redline_submit', arguments: {} }),
+      new Promise<{ error: string }>((resolve) => setTimeout(() => resolve({ error: 'no answer in 10 s' }), 10_000).unref()),
+    ]);
+    assert.deepEqual(early.error, { code: -32600, message: 'Invalid Request: the server is not initialized; send initialize first' });
+    await first.request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'codex', version: '0' } });
+    const submitted = await first.request('tools/call', { name: 'redline_submit', arguments: {} });
+    const { runId } = (submitted.result as { structuredContent: { runId: string } }).structuredContent;
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const runs = path.join(dir, '.redline/redline-runs');
+    // The run's directory (its pack and check copy) and the session's baseline stay behind.
+    assert.equal((await readdir(runs)).length, 2);
+    assert.equal(await sealOf(dir, runId), 'decision');
+
+    const second = rawServer(dir, { env: { TMPDIR: tmp } });
+    await second.request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'codex', version: '0' } });
+    // A call is answered once the session is open, after the recovery.
+    await second.request('tools/call', { name: 'redline_status', arguments: {} });
+    assert.deepEqual(((await sealOf(dir, runId)) as unknown[]).slice(0, 2), ['crashed', 1]);
+    // Left: the new session's baseline and, once it started, its run.
+    const left = await readdir(runs);
+    assert.equal(left.includes(runId), false);
+    assert.equal(left.filter((name) => name.startsWith('mcp-')).length, 1);
+    assert.deepEqual(
+      (await readdir(tmp)).filter((name) => name.includes(`-${first.child.pid}-`)),
+      [],
+    );
+    second.child.stdin.end();
+    assert.deepEqual(await second.exited, [0, null], second.stderr());
+    assert.deepEqual(await readdir(runs), []);
   });
 
   it('finishes the seal when SIGTERM comes while a submit is checking, counting that submit', async () => {

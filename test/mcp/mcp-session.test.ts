@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -116,6 +117,23 @@ describe('McpSession', () => {
       );
       const started = (await ledger.records(first.runId))[0];
       assert.equal(started?.type === 'run.started' ? started.data.proposer : undefined, 'mcp:tester');
+    } finally {
+      await session.close();
+    }
+  });
+
+  it('refuses a working copy holding a file name that is not UTF-8, with a finding', async () => {
+    const mission = await fixture();
+    const session = await McpSession.open({ mission, ledger: new MemoryLedger(), scratchDir });
+    try {
+      const src = Buffer.from(path.join(mission.workspaceDir as string, 'src/'));
+      writeFileSync(Buffer.concat([src, Buffer.from([0x62, 0xff, 0x2e, 0x6a, 0x73])]), 'export {};\n');
+      const checked = await session.checks();
+      assert.deepEqual(checked.findings[0]?.reasonCodes, ['proposer.bad_output']);
+      assert.match(
+        checked.findings[0]?.message ?? '',
+        /^the working copy cannot be a candidate: "src\/b\uFFFD\.js" is not a UTF-8 file name/,
+      );
     } finally {
       await session.close();
     }

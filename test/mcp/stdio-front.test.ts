@@ -99,6 +99,32 @@ describe('StdioFront', () => {
     assert.equal(input.isPaused(), true);
   });
 
+  it('refuses every request but ping before initialize, and hands none of them to the server', async () => {
+    const { input, output, lines, send } = pipes();
+    const front = new StdioFront({ input, output });
+    const handed: unknown[] = [];
+    front.onmessage = (message) => handed.push(message);
+    await front.start();
+    send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'redline_submit' } });
+    send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    send({ jsonrpc: '2.0', id: 3, method: 'ping' });
+    send({ jsonrpc: '2.0', id: 4, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {} } });
+    send({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'redline_status' } });
+    await tick();
+    const refused = { code: -32600, message: 'Invalid Request: the server is not initialized; send initialize first' };
+    assert.deepEqual(lines.slice(0, 3), [
+      { jsonrpc: '2.0', id: 1, error: refused },
+      { jsonrpc: '2.0', id: 2, error: refused },
+      { jsonrpc: '2.0', id: 3, result: {} },
+    ]);
+    assert.equal((lines[3] as { id: unknown }).id, 4);
+    assert.deepEqual(
+      handed.map((message) => (message as { id?: unknown }).id),
+      [5],
+    );
+    await front.close();
+  });
+
   it('says no client came when the input ends before initialize', async () => {
     const { input, output } = pipes();
     const front = new StdioFront({ input, output });

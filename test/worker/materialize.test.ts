@@ -69,18 +69,27 @@ describe('materialize', () => {
     }
   });
 
-  it('never writes through a symlink already on the way, nor takes bytes that do not match their hash', async () => {
+  it('refuses a path through a symlink or a file of the same tree, and bytes that do not match their hash', async () => {
     const dir = await tempWorkspace({});
     const outside = await tempWorkspace({});
-    // A symlink entry and a file below it: the file is written first into a real directory, the link replaces it.
-    const entries: Entries = [
-      ['dir', { type: 'symlink', target: 'real' }],
-      ['dir/x.txt', file()],
-      ['real', { type: 'dir', mode: 0o755 }],
+    // A symlink entry and a file below it: written, the link would replace the directory and drop the file.
+    const through: Entries = [
+      ['src/lnk', { type: 'symlink', target: 'sub' }],
+      ['src/lnk/x.js', file()],
+      ['src/sub', { type: 'dir', mode: 0o755 }],
     ];
-    assert.equal(await attempt(dir, entries), undefined);
+    const refused = await attempt(dir, through);
+    assert.ok(refused instanceof EscapeError, String(refused));
+    assert.equal(refused.file, 'src/lnk/x.js');
+    assert.match(refused.message, /"src\/lnk\/x\.js" goes through "src\/lnk", a symlink/);
+    assert.deepEqual(await readdir(dir), []);
+    const belowFile = await attempt(dir, [
+      ['a', file()],
+      ['a/b', file()],
+    ]);
+    assert.match(String(belowFile), /"a\/b" goes through "a", a file/);
+    assert.deepEqual(await readdir(dir), []);
     assert.deepEqual(await readdir(outside), []);
-    assert.equal(lstatSync(path.join(dir, 'tree/dir')).isSymbolicLink(), true);
     const forged = await tempWorkspace({});
     const error = await attempt(forged, [['a.txt', file()]], async (hashes) => new Map(hashes.map((hash) => [hash, Buffer.from('other')])));
     assert.match(String(error), /Expected the blob .* got other bytes/);
