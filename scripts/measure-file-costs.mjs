@@ -33,7 +33,12 @@ function cpuSeconds(file) {
     child.stdout.setEncoding('utf8').on('data', (chunk) => (out += chunk));
     child.on('close', (code) => {
       // `times` prints the shell's own times, then its children's: "0m1.234s 0m0.567s".
-      const children = out.trim().split('\n').at(-1).match(/(\d+)m([\d.]+)s/g) ?? [];
+      const children =
+        out
+          .trim()
+          .split('\n')
+          .at(-1)
+          .match(/(\d+)m([\d.]+)s/g) ?? [];
       const seconds = children.map((part) => {
         const [, minutes, rest] = /(\d+)m([\d.]+)s/.exec(part);
         return Number(minutes) * 60 + Number(rest);
@@ -57,5 +62,9 @@ await Promise.all(
   }),
 );
 const sorted = Object.fromEntries(Object.entries(costs).sort(([a], [b]) => a.localeCompare(b)));
-await writeFile(path.join(ROOT, 'test/file-costs.json'), `${JSON.stringify(sorted, null, 1)}\n`);
-console.log(`wrote test/file-costs.json: ${files.length} files, ${Object.values(costs).reduce((a, b) => a + b, 0).toFixed(0)} s of CPU`);
+await writeFile(path.join(ROOT, 'test/file-costs.json'), `${JSON.stringify(sorted, null, 2)}\n`);
+console.log(
+  `wrote test/file-costs.json: ${files.length} files, ${Object.values(costs)
+    .reduce((a, b) => a + b, 0)
+    .toFixed(0)} s of CPU`,
+);
