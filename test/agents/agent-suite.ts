@@ -6,7 +6,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { runCommand, type Output, type RunCommandOptions } from '../../src/cli/run-command.js';
-import { SqliteLedger } from '../../src/ledger/sqlite/sqlite-ledger.js';
+import { firstAttemptIn } from '../helpers/records.js';
 import { findBwrap } from '../../src/process/bwrap.js';
 import type { AgentPreset } from '../../src/proposers/agent-presets/agent-preset.js';
 import { agentCacheDir, cachedPrefix } from '../../src/proposers/agent-presets/find-cli.js';
@@ -84,17 +84,6 @@ async function processesWith(marker: string): Promise<number[]> {
     if (line.includes(marker)) found.push(Number(entry));
   }
   return found;
-}
-
-/** Reads a run's first attempt record. */
-async function firstAttempt(ledger: string, runId: string): Promise<Record<string, unknown>> {
-  const open = await SqliteLedger.open({ database: ledger });
-  try {
-    const record = (await open.records(runId)).find((item) => item.type === 'attempt');
-    return (record?.data ?? {}) as Record<string, unknown>;
-  } finally {
-    await open.close();
-  }
 }
 
 const FIXED = 'export const add = (a, b) => a + b;\n';
@@ -184,7 +173,7 @@ export function agentSuite(suite: AgentSuite): void {
       if (!guard(t)) return;
       const { summary, ledger } = await runWith({ steps: [], done: 'nothing to do' });
       assert.deepEqual([summary.outcome, summary.stopReason, summary.attempts], ['failed_with_evidence', 'no_change', 2]);
-      const attempt = await firstAttempt(ledger, summary.runId);
+      const attempt = await firstAttemptIn(ledger, summary.runId);
       const [finding] = attempt.findings as { reasonCodes: string[] }[];
       assert.deepEqual(finding?.reasonCodes, ['proposer.no_change']);
       assert.ok(
@@ -228,7 +217,7 @@ export function agentSuite(suite: AgentSuite): void {
         { mission: { budgets: { maxAttempts: 3 } }, options: { baseUrl: suite.baseUrl({ url: 'http://127.0.0.1:9' } as ScriptedModel) } },
       );
       assert.deepEqual([summary.outcome, summary.stopReason, summary.attempts], ['blocked', 'environment', 1]);
-      const attempt = await firstAttempt(ledger, summary.runId);
+      const attempt = await firstAttemptIn(ledger, summary.runId);
       const [finding] = attempt.findings as { reasonCodes: string[]; message: string }[];
       assert.deepEqual(finding?.reasonCodes, ['proposer.environment']);
       assert.match(finding?.message ?? '', /the agent cannot reach its model endpoint: .+/);
@@ -239,7 +228,7 @@ export function agentSuite(suite: AgentSuite): void {
       if (!guard(t)) return;
       const { summary, ledger } = await runWith({ steps: [], refuse: 401 }, { mission: { budgets: { maxAttempts: 3 } } });
       assert.deepEqual([summary.outcome, summary.stopReason, summary.attempts], ['blocked', 'environment', 1]);
-      const attempt = await firstAttempt(ledger, summary.runId);
+      const attempt = await firstAttemptIn(ledger, summary.runId);
       const [finding] = attempt.findings as { message: string }[];
       assert.match(finding?.message ?? '', /the model endpoint refused the agent's credentials|cannot reach/);
     });
@@ -260,7 +249,7 @@ export function agentSuite(suite: AgentSuite): void {
         );
         assert.deepEqual([summary.outcome, summary.stopReason, summary.attempts], ['failed_with_evidence', 'budget_cost', 1]);
         assert.ok((summary.spent?.costUsd ?? 0) >= 0.035, `the spend is recorded: ${JSON.stringify(summary.spent)}`);
-        const attempt = await firstAttempt(ledger, summary.runId);
+        const attempt = await firstAttemptIn(ledger, summary.runId);
         const [finding] = attempt.findings as { reasonCodes: string[] }[];
         assert.deepEqual(finding?.reasonCodes, ['proposer.budget_spent']);
         const meter = (attempt.account as { meter?: { ended?: string } }).meter;

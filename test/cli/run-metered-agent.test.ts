@@ -5,7 +5,7 @@ import { after, describe, it } from 'node:test';
 import { exportCommand, showCommand } from '../../src/cli/ledger-command.js';
 import { spendCommand } from '../../src/cli/report-command.js';
 import { runCommand, type Output } from '../../src/cli/run-command.js';
-import { SqliteLedger } from '../../src/ledger/sqlite/sqlite-ledger.js';
+import { firstAttemptIn } from '../helpers/records.js';
 import { startModelStub, type ModelStub } from '../metering/model-stub.js';
 import { mathMission } from '../helpers/math-mission.js';
 import { tempDir } from '../helpers/workspace.js';
@@ -39,16 +39,6 @@ function capture(): Output & { out: string[]; err: string[] } {
   return { out, err, print: (line) => out.push(line), progress: (line) => err.push(line) };
 }
 
-async function attemptOne(ledger: string, runId: string): Promise<Record<string, unknown>> {
-  const open = await SqliteLedger.open({ database: ledger });
-  try {
-    const record = (await open.records(runId)).find((item) => item.type === 'attempt');
-    return (record?.data ?? {}) as Record<string, unknown>;
-  } finally {
-    await open.close();
-  }
-}
-
 describe('a looping agent under a spend budget', () => {
   it('is ended mid-attempt by maxCostUsd through the meter; the run is sealed budget_cost with the spend, and the key is nowhere in the ledger', async () => {
     // Each model call reports 2,000 prompt and 500 output tokens of gpt-4o: $0.01. The budget is spent by the
@@ -73,7 +63,7 @@ describe('a looping agent under a spend budget', () => {
     assert.equal(stub.requests.length, 4, 'the refused call never reached the endpoint');
     assert.equal(stub.requests[0]?.headers.authorization, `Bearer ${SECRET}`, 'the key went through untouched');
 
-    const attempt = await attemptOne(ledger, summary.runId);
+    const attempt = await firstAttemptIn(ledger, summary.runId);
     assert.deepEqual(attempt.usage, { inputTokens: 8000, outputTokens: 2000, costUsd: 0.04 });
     const [finding] = attempt.findings as { reasonCodes: string[]; message: string }[];
     assert.deepEqual(finding?.reasonCodes, ['proposer.budget_spent']);
@@ -156,7 +146,7 @@ describe('a looping agent under a spend budget', () => {
       // Three calls of 1,000 tokens: the third reaches the 2,500; each costs 900 × $10 + 100 × $100 per million.
       assert.equal(summary.stopReason, 'budget_tokens');
       assert.deepEqual(summary.spent, { inputTokens: 2700, outputTokens: 300, costUsd: 3 * 0.019 });
-      const attempt = await attemptOne(ledger, summary.runId);
+      const attempt = await firstAttemptIn(ledger, summary.runId);
       assert.deepEqual((attempt.findings as { reasonCodes: string[] }[])[0]?.reasonCodes, ['proposer.budget_spent']);
     } finally {
       if (previous === undefined) delete process.env.AGENT_MODEL;
@@ -180,7 +170,7 @@ describe('a looping agent under a spend budget', () => {
     assert.deepEqual([summary.stopReason, summary.attempts], ['budget_cost', 1]);
     // Ended once its lines reached the budget: the fourth line, or a fifth written before the kill landed.
     assert.ok([0.04, 0.05].includes(Number(summary.spent.costUsd.toFixed(4))), JSON.stringify(summary.spent));
-    const attempt = await attemptOne(ledger, summary.runId);
+    const attempt = await firstAttemptIn(ledger, summary.runId);
     assert.match((attempt.findings as { message: string }[])[0]?.message ?? '', /, by its usage log$/);
   });
 });

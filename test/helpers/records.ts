@@ -1,3 +1,4 @@
+import { SqliteLedger } from '../../src/ledger/sqlite/sqlite-ledger.js';
 import type { RecordType, RunRecord, RunRecordData } from '../../src/ledger/run-records.js';
 
 /** The data of a run's first record of `type` (its last with `which: 'last'`); throws when the run has none. */
@@ -7,4 +8,15 @@ export function dataOf<T extends RecordType>(records: readonly RunRecord[], type
   if (record === undefined) throw new Error(`Expected a ${type} record, got none among ${records.length}`);
   // Found by its type: its data is that type's (TypeScript does not narrow a union by a generic type).
   return record.data as RunRecordData[T];
+}
+
+/** The data of the first `attempt` record of run `runId` in the SQLite ledger file `ledger` (`{}` when it has none). */
+export async function firstAttemptIn(ledger: string, runId: string): Promise<Record<string, unknown>> {
+  const open = await SqliteLedger.open({ database: ledger });
+  try {
+    const record = (await open.records(runId)).find((item) => item.type === 'attempt');
+    return (record?.data ?? {}) as Record<string, unknown>;
+  } finally {
+    await open.close();
+  }
 }
