@@ -108,9 +108,13 @@ export function forward({
         reader?.push(chunk);
         response.write(chunk);
       });
+      // The usage is read (and the caller accounts it) before the agent sees the answer end: an agent that
+      // calls again at once is measured against a spend that includes this call, also when it was compressed.
       answer.once('end', () => {
-        response.end();
-        void reader?.end().then(() => done(status));
+        void reader?.end().then(() => {
+          done(status);
+          response.end();
+        });
       });
       answer.once('error', (error: NodeJS.ErrnoException) => {
         response.destroy();
