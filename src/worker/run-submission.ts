@@ -12,6 +12,8 @@ import { loadMission } from '../mission/load.js';
 import { commandProposer } from '../proposers/command-proposer.js';
 import { writeInside } from '../workspace/safe-fs.js';
 import { materialize } from './materialize.js';
+import { missionToRun, verifySubmission, type SubmissionTrust } from './submission-signature.js';
+import { DEFAULT_BOUNDS, type WorkspaceBounds } from './workspace-bounds.js';
 import type { WorkerStore } from './worker-store.js';
 
 /** What became of a submission a worker took. */
@@ -34,14 +36,21 @@ export interface RunSubmissionOptions {
   readonly handoff?: Handoff;
   /** The fleet's rate limits, which the run's model calls wait for. */
   readonly rateLimiter?: RateLimiter;
+  /** Whose submissions run: those signed by one of these keys, or (`'database'`) every row as it is. */
+  readonly trust: SubmissionTrust;
+  /** How large a workspace this worker writes. @default DEFAULT_BOUNDS */
+  readonly bounds?: WorkspaceBounds;
 }
 
 /**
- * Runs one submission as the run of the same id. Its workspace is materialized from the stored blobs
+ * Runs one submission as the run of the same id. First its signature is checked against `trust`, over
+ * what this worker loaded (see `submissionDigest`): a submission unsigned, signed by a key not trusted,
+ * or changed since it was signed is refused before anything is written or run. Its workspace is materialized from the stored blobs
  * (once per machine); a run the ledger has already is resumed from its records, or sealed crashed when it
  * cannot be (docs/workers.md); a sealed one is left as it is. Exactly one seal per run is the ledger's to
  * guarantee: a run that another worker seals first makes this one's next append fail.
- * @throws {TypeError} for a submission that is missing or malformed; {@link EscapeError} for a hostile manifest.
+ * @throws {TypeError} for a submission that is missing, malformed or too large; {@link EscapeError} for a hostile
+ * manifest; {@link SubmissionRefusedError} for one whose signature does not hold.
  */
 export async function runSubmission({
   submissionId,
@@ -52,9 +61,12 @@ export async function runSubmission({
   signer,
   handoff,
   rateLimiter,
+  trust,
+  bounds = DEFAULT_BOUNDS,
 }: RunSubmissionOptions): Promise<SubmissionResult> {
   const submission = await store.submission(submissionId);
   if (submission === undefined) throw new TypeError(`Expected submission ${JSON.stringify(submissionId)} in the store, got none`);
+  verifySubmission(submission, trust);
   const [row] = await ledger.runs({ runId: submission.id });
   if (row?.sealed === true) return { kind: 'already_sealed', outcome: row.outcome as Outcome };
   const dir = path.join(workdir, submission.id);
@@ -67,13 +79,10 @@ export async function runSubmission({
         manifest: submission.manifest,
         expectedHash: submission.manifestHash,
         rootMode: submission.rootMode,
-        blobs: (hashes) => store.blobs(hashes),
+        blobs: { many: (hashes) => store.blobs(hashes), parts: (hash) => store.blobParts(hash) },
+        bounds,
       });
-    writeInside(
-      dir,
-      'mission.json',
-      JSON.stringify({ ...submission.mission, ...('workspace' in submission.mission ? { workspace: 'workspace' } : {}) }),
-    );
+    writeInside(dir, 'mission.json', JSON.stringify(missionToRun(submission)));
   }
   const mission = await loadMission(missionFile);
   const proposer =
