@@ -8,7 +8,11 @@ import type { RateLimiter } from '../limits/rate-limiter.js';
 import type { Signer } from '../ledger/seal-signature.js';
 import { recoverRuns } from '../loop/resume.js';
 import { runMission } from '../loop/run-mission.js';
+import { canonicalJson } from '../core/canonical-json.js';
+import { redactCommands } from '../core/redact-command.js';
+import { SubmissionRefusedError } from '../errors/submission-refused-error.js';
 import { loadMission } from '../mission/load.js';
+import type { Mission } from '../mission/mission.js';
 import { commandProposer } from '../proposers/command-proposer.js';
 import { writeInside } from '../workspace/safe-fs.js';
 import { materialize } from './materialize.js';
@@ -40,6 +44,30 @@ export interface RunSubmissionOptions {
   readonly trust: SubmissionTrust;
   /** How large a workspace this worker writes. @default DEFAULT_BOUNDS */
   readonly bounds?: WorkspaceBounds;
+}
+
+/** A mission's fields without where it sits on a machine, as canonical JSON (secrets of commands redacted, as recorded). */
+function placeless(mission: Readonly<Record<string, unknown>>): string {
+  const { baseDir: _baseDir, workspaceDir: _workspaceDir, ...spec } = mission;
+  return canonicalJson(spec);
+}
+
+/**
+ * Refuses to resume a run whose recorded mission is not the signed submission's: whoever can write the
+ * database could otherwise start the run in the ledger with a mission of their own for a worker to resume.
+ */
+async function assertRecordedMission(ledger: Ledger, runId: string, mission: Mission): Promise<void> {
+  const started = (await ledger.records(runId)).find((record) => record.type === 'run.started');
+  const recorded = started?.data.mission;
+  if (
+    typeof recorded !== 'object' ||
+    recorded === null ||
+    placeless(recorded as Record<string, unknown>) !== placeless(redactCommands(mission) as unknown as Record<string, unknown>)
+  )
+    throw new SubmissionRefusedError(
+      runId,
+      `run ${runId} in the ledger records a mission other than its signed submission's; it is not resumed`,
+    );
 }
 
 /**
@@ -102,6 +130,8 @@ export async function runSubmission({
     return { kind: 'sealed', outcome: result.outcome, resumed: false };
   }
   // Resumed from this machine's copy of the submission: the run may have started on another machine.
+  // Resuming runs the mission its run.started recorded: it must be the one the submitter signed.
+  if (trust !== 'database') await assertRecordedMission(ledger, submission.id, mission);
   const [recovery] = await recoverRuns({ ...shared, runId: submission.id, baseDir: dir });
   if (recovery?.action === 'skipped_live') return { kind: 'busy' };
   const [sealed] = await ledger.runs({ runId: submission.id });

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import pg from 'pg';
 import { PostgresLedger } from '../../src/ledger/postgres/postgres-ledger.js';
+import { defineMission, missionHash } from '../../src/mission/mission.js';
 import { contentHash, manifestHash, type ManifestEntry } from '../../src/workspace/manifest.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 import { redline } from '../cli/redline.js';
@@ -15,7 +16,8 @@ import { answerMission, fleetSchema, SERVER, submitterKey } from './fleet-helper
 // (never run, its row saying why); --trust-database is the explicit opt-out.
 const signed = fleetSchema('redline_trust');
 const unsigned = fleetSchema('redline_trust_db');
-after(() => Promise.all([signed.drop(), unsigned.drop()]));
+const resumed = fleetSchema('redline_trust_resume');
+after(() => Promise.all([signed.drop(), unsigned.drop(), resumed.drop()]));
 
 const PROPOSER = `printf '%s' '{"files":{"src/answer.txt":"42\\n"}}'`;
 
@@ -136,6 +138,44 @@ describe('a worker that trusts the submitter key', () => {
       assert.match(text.stdout, new RegExp(`refused {7}${stripped} mission stripped: submission ${stripped} is not signed`));
     },
   );
+});
+
+describe('a worker resuming a run', () => {
+  it('refuses one whose run.started in the ledger records a mission other than the signed one', { timeout: 90_000 }, async () => {
+    const dir = await tempWorkspace({});
+    const key = submitterKey(dir);
+    const donor = await submit(dir, 'donor', resumed.url, key.sign);
+    const work = ['--until-idle', '--workdir', path.join(dir, 'work'), ...key.trust];
+    assert.equal((await redline(['worker', '--postgres', resumed.url, ...work])).code, 0);
+    const victim = await submit(dir, 'victim', resumed.url, key.sign);
+    const pwned = path.join(dir, 'pwned-resume');
+    const ledger = await PostgresLedger.open({ connection: SERVER, schema: resumed.schema });
+    try {
+      // Someone who can write the database starts the signed submission's run in the ledger with a mission of their own.
+      const [started] = await ledger.records(donor);
+      assert.equal(started?.type, 'run.started');
+      const data = started.data as unknown as {
+        mission: Record<string, unknown> & { checks: Record<string, unknown>[] };
+        missionHash: string;
+      };
+      const { baseDir, workspaceDir: _workspaceDir, ...spec } = data.mission;
+      const forged = { ...spec, id: 'victim', checks: [{ ...data.mission.checks[0], command: `id > ${pwned}; cat src/answer.txt` }] };
+      const hash = missionHash(defineMission(forged, { baseDir: String(baseDir), source: 'forged' }));
+      await ledger.append({
+        runId: victim,
+        seq: 0,
+        type: 'run.started',
+        at: Date.now(),
+        data: { ...started.data, mission: { ...data.mission, ...forged }, missionHash: hash },
+      });
+    } finally {
+      await ledger.close();
+    }
+    const worker = await redline(['worker', '--postgres', resumed.url, ...work]);
+    assert.equal(worker.code, 0, worker.stderr);
+    assert.equal(existsSync(pwned), false, worker.stderr);
+    assert.match(worker.stderr, new RegExp(`run ${victim} in the ledger records a mission other than its signed submission's`));
+  });
 });
 
 describe('a worker with --trust-database', () => {
