@@ -39,6 +39,16 @@ export function positive(text: string): number {
   return value;
 }
 
+/** A positive number of bytes: plain, or with K, M or G (powers of 1024): `40M`, `1G`, `65536`. */
+export function byteCount(text: string): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([KMG]i?B?)?\s*$/i.exec(text);
+  const unit = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[(match?.[2] ?? '').charAt(0).toLowerCase()] ?? 1;
+  const value = match === null ? Number.NaN : Math.floor(Number(match[1]) * unit);
+  if (!(Number.isSafeInteger(value) && value >= 1))
+    throw new InvalidArgumentError(`Expected a positive number of bytes (such as 65536, 40M or 1G), got ${JSON.stringify(text)}.`);
+  return value;
+}
+
 /** A number above 0 (a rate, a duration). */
 export function positiveNumber(text: string): number {
   const value = parse(text);

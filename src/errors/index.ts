@@ -12,3 +12,4 @@ export { LedgerUnreachableError } from './ledger-unreachable-error.js';
 export { SamePlanError } from './same-plan-error.js';
 export { LinkError, type LinkProblem } from './link-error.js';
 export { RecordParseError } from './record-parse-error.js';
+export { SubmissionRefusedError } from './submission-refused-error.js';

@@ -1,36 +1,99 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { contentHash, manifestHash, type ManifestEntry } from '../workspace/manifest.js';
-import { mkdirInside, removeTree, symlinkInside, writeInside } from '../workspace/safe-fs.js';
+import { mkdirInside, removeTree, symlinkInside, writeChunksInside, writeInside } from '../workspace/safe-fs.js';
 import { checkManifest } from './check-manifest.js';
+import { checkBounds, DEFAULT_BOUNDS, type WorkspaceBounds } from './workspace-bounds.js';
 
 /** Where a blob's bytes come from: the store, by hash. */
-export type BlobSource = (hashes: readonly string[]) => Promise<ReadonlyMap<string, Uint8Array>>;
+export interface BlobSource {
+  /** Small blobs (at most {@link SMALL_BLOB} bytes each), whole, read together; a hash the source lacks is absent. */
+  many(hashes: readonly string[]): Promise<ReadonlyMap<string, Uint8Array>>;
+  /** One blob's bytes in parts, read as they are asked for; nothing for a blob the source lacks. */
+  parts(hash: string): AsyncIterable<Uint8Array>;
+}
+
+/** A file at most this large is read whole (with others, {@link PAGE_BYTES} at a time); a larger one part by part. */
+export const SMALL_BLOB = 1024 * 1024;
+/** Bytes of small blobs asked for at once. */
+const PAGE_BYTES = 8 * 1024 * 1024;
+
+/** A blob source over a lookup of whole blobs (in memory: tests, a local pack). */
+export function wholeBlobs(lookup: (hashes: readonly string[]) => Promise<ReadonlyMap<string, Uint8Array>>): BlobSource {
+  return {
+    many: lookup,
+    async *parts(hash) {
+      const bytes = (await lookup([hash])).get(hash);
+      if (bytes !== undefined) yield bytes;
+    },
+  };
+}
+
+type FileEntry = Extract<ManifestEntry, { type: 'file' }>;
+
+const wrongBlob = (file: string, hash: string, got: string): TypeError =>
+  new TypeError(`Expected the blob ${hash} of ${JSON.stringify(file)} in the store, got ${got}`);
+
+/** A large blob's parts, hashed and counted as they pass: more bytes than the entry says, or others, are refused. */
+async function* checked(file: string, entry: FileEntry, parts: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+  const digest = createHash('sha256');
+  let size = 0;
+  for await (const part of parts) {
+    size += part.length;
+    if (size > entry.size) throw wrongBlob(file, entry.hash, `more than its ${entry.size} bytes`);
+    digest.update(part);
+    yield part;
+  }
+  if (size === 0 && entry.size > 0) throw wrongBlob(file, entry.hash, 'none');
+  if (size !== entry.size || digest.digest('hex') !== entry.hash) throw wrongBlob(file, entry.hash, 'other bytes');
+}
 
 /**
  * Writes the tree a manifest describes into `root` (which must not exist), from blobs checked against
  * their hash. The manifest is untrusted: a path that is not a plain relative path below the root (`..`,
- * absolute, empty parts) or one {@link checkManifest} refuses is an `EscapeError` and nothing is left behind. Files get their
- * permission bits (never set-id), directories theirs once filled; symlinks are made last, so nothing is
- * written through one.
+ * absolute, empty parts) or one {@link checkManifest} refuses is an `EscapeError`, a tree larger than
+ * `bounds` a `TypeError`, and nothing is left behind. Small files are read a page at a time, large ones
+ * part by part, so memory stays bounded. Files get their permission bits (never set-id), directories
+ * theirs once filled; symlinks are made last, so nothing is written through one.
  */
-async function writeTree(root: string, manifest: readonly (readonly [string, ManifestEntry])[], blobs: BlobSource): Promise<void> {
+async function writeTree(
+  root: string,
+  manifest: readonly (readonly [string, ManifestEntry])[],
+  blobs: BlobSource,
+  bounds: WorkspaceBounds,
+): Promise<void> {
   checkManifest(manifest);
+  checkBounds(manifest, bounds);
   const sorted = [...manifest].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  const wanted = [...new Set(sorted.flatMap(([, entry]) => (entry.type === 'file' ? [entry.hash] : [])))];
-  const found = await blobs(wanted);
   mkdirSync(root, { mode: 0o700 });
-  for (const [file, entry] of sorted) {
-    if (entry.type === 'dir') mkdirInside(root, file, 0o700);
-    if (entry.type !== 'file') continue;
-    const bytes = found.get(entry.hash);
-    if (bytes === undefined || contentHash(bytes) !== entry.hash)
-      throw new TypeError(
-        `Expected the blob ${entry.hash} of ${JSON.stringify(file)} in the store, got ${bytes === undefined ? 'none' : 'other bytes'}`,
-      );
-    writeInside(root, file, bytes, { mode: entry.mode & 0o777, onObstacle: 'refuse' });
+  // Parents sort before what they hold.
+  for (const [file, entry] of sorted) if (entry.type === 'dir') mkdirInside(root, file, 0o700);
+  const files = sorted.filter((item): item is [string, FileEntry] => item[1].type === 'file');
+  const small = files.filter(([, entry]) => entry.size <= SMALL_BLOB);
+  for (let start = 0; start < small.length;) {
+    let bytes = 0;
+    let end = start;
+    while (end < small.length && (end === start || bytes + (small[end]?.[1].size ?? 0) <= PAGE_BYTES)) {
+      bytes += small[end]?.[1].size ?? 0;
+      end += 1;
+    }
+    const page = small.slice(start, end);
+    const found = await blobs.many([...new Set(page.map(([, entry]) => entry.hash))]);
+    for (const [file, entry] of page) {
+      const content = found.get(entry.hash);
+      if (content === undefined || contentHash(content) !== entry.hash)
+        throw wrongBlob(file, entry.hash, content === undefined ? 'none' : 'other bytes');
+      writeInside(root, file, content, { mode: entry.mode & 0o777, onObstacle: 'refuse' });
+    }
+    start = end;
   }
+  for (const [file, entry] of files)
+    if (entry.size > SMALL_BLOB)
+      await writeChunksInside(root, file, checked(file, entry, blobs.parts(entry.hash)), {
+        mode: entry.mode & 0o777,
+        onObstacle: 'refuse',
+      });
   for (const [file, entry] of sorted) if (entry.type === 'symlink') symlinkInside(root, file, entry.target);
   // Deepest first, so a directory without write permission is filled before it gets its mode.
   for (const [file, entry] of sorted.reverse()) if (entry.type === 'dir') chmodSync(path.join(root, file), entry.mode & 0o777);
@@ -48,18 +111,20 @@ export async function materialize({
   expectedHash,
   rootMode,
   blobs,
+  bounds = DEFAULT_BOUNDS,
 }: {
   target: string;
   manifest: readonly (readonly [string, ManifestEntry])[];
   expectedHash: string;
   rootMode: number;
   blobs: BlobSource;
+  bounds?: WorkspaceBounds;
 }): Promise<void> {
   if (manifestHash(new Map(manifest)) !== expectedHash)
     throw new TypeError(`Expected a manifest with the hash ${expectedHash}, got one with ${manifestHash(new Map(manifest))}`);
   const partial = `${target}.partial-${randomBytes(6).toString('hex')}`;
   try {
-    await writeTree(partial, manifest, blobs);
+    await writeTree(partial, manifest, blobs, bounds);
     chmodSync(partial, rootMode & 0o777);
     renameSync(partial, target);
   } catch (error) {

@@ -8,10 +8,16 @@ import type { RateLimiter } from '../limits/rate-limiter.js';
 import type { Signer } from '../ledger/seal-signature.js';
 import { recoverRuns } from '../loop/resume.js';
 import { runMission } from '../loop/run-mission.js';
+import { canonicalJson } from '../core/canonical-json.js';
+import { redactCommands } from '../core/redact-command.js';
+import { SubmissionRefusedError } from '../errors/submission-refused-error.js';
 import { loadMission } from '../mission/load.js';
+import type { Mission } from '../mission/mission.js';
 import { commandProposer } from '../proposers/command-proposer.js';
 import { writeInside } from '../workspace/safe-fs.js';
 import { materialize } from './materialize.js';
+import { missionToRun, verifySubmission, type SubmissionTrust } from './submission-signature.js';
+import { DEFAULT_BOUNDS, type WorkspaceBounds } from './workspace-bounds.js';
 import type { WorkerStore } from './worker-store.js';
 
 /** What became of a submission a worker took. */
@@ -34,14 +40,45 @@ export interface RunSubmissionOptions {
   readonly handoff?: Handoff;
   /** The fleet's rate limits, which the run's model calls wait for. */
   readonly rateLimiter?: RateLimiter;
+  /** Whose submissions run: those signed by one of these keys, or (`'database'`) every row as it is. */
+  readonly trust: SubmissionTrust;
+  /** How large a workspace this worker writes. @default DEFAULT_BOUNDS */
+  readonly bounds?: WorkspaceBounds;
+}
+
+/** A mission's fields without where it sits on a machine, as canonical JSON (secrets of commands redacted, as recorded). */
+function placeless(mission: Readonly<Record<string, unknown>>): string {
+  const { baseDir: _baseDir, workspaceDir: _workspaceDir, ...spec } = mission;
+  return canonicalJson(spec);
 }
 
 /**
- * Runs one submission as the run of the same id. Its workspace is materialized from the stored blobs
+ * Refuses to resume a run whose recorded mission is not the signed submission's: whoever can write the
+ * database could otherwise start the run in the ledger with a mission of their own for a worker to resume.
+ */
+async function assertRecordedMission(ledger: Ledger, runId: string, mission: Mission): Promise<void> {
+  const started = (await ledger.records(runId)).find((record) => record.type === 'run.started');
+  const recorded = started?.data.mission;
+  if (
+    typeof recorded !== 'object' ||
+    recorded === null ||
+    placeless(recorded as Record<string, unknown>) !== placeless(redactCommands(mission) as unknown as Record<string, unknown>)
+  )
+    throw new SubmissionRefusedError(
+      runId,
+      `run ${runId} in the ledger records a mission other than its signed submission's; it is not resumed`,
+    );
+}
+
+/**
+ * Runs one submission as the run of the same id. First its signature is checked against `trust`, over
+ * what this worker loaded (see `submissionDigest`): a submission unsigned, signed by a key not trusted,
+ * or changed since it was signed is refused before anything is written or run. Its workspace is materialized from the stored blobs
  * (once per machine); a run the ledger has already is resumed from its records, or sealed crashed when it
  * cannot be (docs/workers.md); a sealed one is left as it is. Exactly one seal per run is the ledger's to
  * guarantee: a run that another worker seals first makes this one's next append fail.
- * @throws {TypeError} for a submission that is missing or malformed; {@link EscapeError} for a hostile manifest.
+ * @throws {TypeError} for a submission that is missing, malformed or too large; {@link EscapeError} for a hostile
+ * manifest; {@link SubmissionRefusedError} for one whose signature does not hold.
  */
 export async function runSubmission({
   submissionId,
@@ -52,9 +89,12 @@ export async function runSubmission({
   signer,
   handoff,
   rateLimiter,
+  trust,
+  bounds = DEFAULT_BOUNDS,
 }: RunSubmissionOptions): Promise<SubmissionResult> {
   const submission = await store.submission(submissionId);
   if (submission === undefined) throw new TypeError(`Expected submission ${JSON.stringify(submissionId)} in the store, got none`);
+  verifySubmission(submission, trust);
   const [row] = await ledger.runs({ runId: submission.id });
   if (row?.sealed === true) return { kind: 'already_sealed', outcome: row.outcome as Outcome };
   const dir = path.join(workdir, submission.id);
@@ -67,13 +107,10 @@ export async function runSubmission({
         manifest: submission.manifest,
         expectedHash: submission.manifestHash,
         rootMode: submission.rootMode,
-        blobs: (hashes) => store.blobs(hashes),
+        blobs: { many: (hashes) => store.blobs(hashes), parts: (hash) => store.blobParts(hash) },
+        bounds,
       });
-    writeInside(
-      dir,
-      'mission.json',
-      JSON.stringify({ ...submission.mission, ...('workspace' in submission.mission ? { workspace: 'workspace' } : {}) }),
-    );
+    writeInside(dir, 'mission.json', JSON.stringify(missionToRun(submission)));
   }
   const mission = await loadMission(missionFile);
   const proposer =
@@ -93,6 +130,8 @@ export async function runSubmission({
     return { kind: 'sealed', outcome: result.outcome, resumed: false };
   }
   // Resumed from this machine's copy of the submission: the run may have started on another machine.
+  // Resuming runs the mission its run.started recorded: it must be the one the submitter signed.
+  if (trust !== 'database') await assertRecordedMission(ledger, submission.id, mission);
   const [recovery] = await recoverRuns({ ...shared, runId: submission.id, baseDir: dir });
   if (recovery?.action === 'skipped_live') return { kind: 'busy' };
   const [sealed] = await ledger.runs({ runId: submission.id });

@@ -15,6 +15,15 @@ export interface Submission {
   /** A proposer command given at submit time (`--proposer`), else the mission's own. */
   readonly proposer?: string;
   readonly submittedAt: number;
+  /** The submitter's Ed25519 signature over `submissionMessage` (submission-signature.ts); absent on an unsigned row. */
+  readonly signature?: SubmissionSignature;
+}
+
+/** Who signed a submission, and the signature (base64). */
+export interface SubmissionSignature {
+  /** The signing key's id (`keyIdOf`). */
+  readonly keyId: string;
+  readonly value: string;
 }
 
 const HASH = z.string().regex(/^[0-9a-f]{64}$/, 'a SHA-256 hex digest');
@@ -35,6 +44,8 @@ const row = z.object({
   root_mode: MODE,
   proposer: z.string().nullable(),
   submitted_at: z.union([z.number(), z.string()]),
+  key_id: z.string().nullish(),
+  signature: z.string().nullish(),
 });
 
 /**
@@ -58,5 +69,6 @@ export function parseSubmission(input: unknown): Submission {
     rootMode: data.root_mode,
     ...(data.proposer === null ? {} : { proposer: data.proposer }),
     submittedAt: Number(data.submitted_at),
+    ...(data.key_id == null || data.signature == null ? {} : { signature: { keyId: data.key_id, value: data.signature } }),
   };
 }

@@ -1,15 +1,38 @@
 import type { MigrationSet } from '../db/postgres/apply-migrations.js';
 
-/** The fleet's tables beside the ledger's: content-addressed blobs, submissions, the workers' live counts, and the endpoints' rate limits. */
+/**
+ * The fleet's tables beside the ledger's: content-addressed blobs (stored in parts, so neither side holds a
+ * whole large file), submissions (signed by their submitter; refused ones say why),
+ * the workers' live counts, and the endpoints' rate limits.
+ */
 export const WORKER_MIGRATIONS: MigrationSet = {
   table: 'worker_migrations',
   migrations: [
     { version: 1, name: 'blobs, submissions, fleet' },
     { version: 2, name: 'rate limits' },
+    { version: 3, name: 'blobs in parts, signed and refused submissions' },
   ],
   sql: (version, S) =>
-    version === 2
+    version === 3
       ? `
+    CREATE TABLE ${S}.worker_blob_parts (
+      hash TEXT NOT NULL,
+      part INTEGER NOT NULL,
+      bytes BYTEA NOT NULL,
+      PRIMARY KEY (hash, part)
+    );
+    INSERT INTO ${S}.worker_blob_parts (hash, part, bytes) SELECT hash, 0, bytes FROM ${S}.worker_blobs;
+    ALTER TABLE ${S}.worker_blobs ADD COLUMN size BIGINT;
+    UPDATE ${S}.worker_blobs SET size = length(bytes);
+    ALTER TABLE ${S}.worker_blobs DROP COLUMN bytes;
+    ALTER TABLE ${S}.worker_blobs ALTER COLUMN size SET NOT NULL;
+    ALTER TABLE ${S}.worker_submissions
+      ADD COLUMN key_id TEXT,
+      ADD COLUMN signature TEXT,
+      ADD COLUMN refused_at BIGINT,
+      ADD COLUMN refused_reason TEXT;`
+      : version === 2
+        ? `
     CREATE TABLE ${S}.worker_rate_limits (
       endpoint TEXT NOT NULL,
       model TEXT NOT NULL,
@@ -21,7 +44,7 @@ export const WORKER_MIGRATIONS: MigrationSet = {
       level_at DOUBLE PRECISION NOT NULL,
       PRIMARY KEY (endpoint, model)
     );`
-      : `
+        : `
     CREATE TABLE ${S}.worker_blobs (hash TEXT PRIMARY KEY, bytes BYTEA NOT NULL);
     CREATE TABLE ${S}.worker_submissions (
       id TEXT PRIMARY KEY,

@@ -9,6 +9,8 @@ import type { Signer } from '../ledger/seal-signature.js';
 import type { ReviewerQueue } from '../review/reviewer-queue.js';
 import type { JobQueue, RunJob } from './job-queue.js';
 import { runSubmission, type SubmissionResult } from './run-submission.js';
+import type { SubmissionTrust } from './submission-signature.js';
+import type { WorkspaceBounds } from './workspace-bounds.js';
 import type { FleetRow, WorkerStore } from './worker-store.js';
 
 export interface WorkerOptions {
@@ -21,6 +23,13 @@ export interface WorkerOptions {
   readonly workdir: string;
   readonly scratchDir?: string;
   readonly signer?: Signer;
+  /**
+   * Whose submissions run: those signed by one of `keys` (their signature checked over what the worker
+   * loaded), or with `'database'` every row as it is — then whoever can write the database runs commands here.
+   */
+  readonly trust: SubmissionTrust;
+  /** How large a workspace a submission may carry. @default DEFAULT_BOUNDS */
+  readonly bounds?: WorkspaceBounds;
   /** The review queue in the ledger's storage: runs hand off to it, and its mode sets the backpressure. */
   readonly review?: { readonly queue: ReviewerQueue; readonly handoff: Handoff };
   /** A line for people: each run's end with the live counts, backpressure changes, hand-backs. */
@@ -147,7 +156,7 @@ export class Worker {
   }
 
   async #work(job: RunJob): Promise<void> {
-    const { queue, store, ledger, workdir, scratchDir, signer, review, log } = this.#options;
+    const { queue, store, ledger, workdir, scratchDir, signer, review, log, trust, bounds } = this.#options;
     let result: SubmissionResult;
     try {
       result = await runSubmission({
@@ -159,6 +168,8 @@ export class Worker {
         ...(signer === undefined ? {} : { signer }),
         ...(review === undefined ? {} : { handoff: review.handoff }),
         rateLimiter: this.#rateLimiter,
+        trust,
+        ...(bounds === undefined ? {} : { bounds }),
       });
     } catch (error) {
       this.#counts.failures = (this.#counts.failures ?? 0) + 1;
@@ -167,6 +178,8 @@ export class Worker {
       // lost to another worker, a database gone) goes back to the queue.
       const refused = !(error instanceof LedgerError) && (error instanceof TypeError || RedlineError.isInstance(error));
       log(`worker ${this.workerId}: submission ${job.submission} not run: ${message} (${refused ? 'refused' : 'handed back'})`);
+      // A refused submission says why in its row (`redline status`), and its job ends with the reason.
+      if (refused) await store.refuse(job.submission, message, (this.#options._internal?.now ?? Date.now)()).catch(() => undefined);
       await (refused ? queue.complete(job, { kind: 'refused', reason: message }) : queue.handBack(job, message)).catch(() => undefined);
       return;
     }

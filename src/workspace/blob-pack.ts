@@ -113,6 +113,25 @@ export class BlobPack {
     return bytes;
   }
 
+  /** The bytes of a blob in pieces of at most `size` bytes, read as they are asked for: a large blob never whole in memory. */
+  *chunks(hash: string, size: number): Generator<Buffer> {
+    const slot = this.#slots.get(hash);
+    if (slot === undefined) throw new Error(`the snapshot holds no blob ${hash}`);
+    for (let at = 0; at < slot.size;) {
+      if (this.#closed) throw new Error(`the snapshot's pack ${this.file} is closed`);
+      if (slot.offset + slot.size > this.#flushed) this.#flush();
+      const bytes = Buffer.allocUnsafe(Math.min(size, slot.size - at));
+      let read = 0;
+      while (read < bytes.length) {
+        const n = readSync(this.#fd, bytes, read, bytes.length - read, slot.offset + at + read);
+        if (n === 0) throw new Error(`the snapshot's pack ${this.file} is shorter than its index says`);
+        read += n;
+      }
+      at += read;
+      yield bytes;
+    }
+  }
+
   /** Writes what is buffered: call before the pack's index is saved for another process. */
   sync(): void {
     this.#flush();

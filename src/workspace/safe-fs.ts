@@ -80,8 +80,58 @@ export function writeInside(
   root: string,
   file: string,
   content: Uint8Array | string,
-  { mode: asked, onObstacle = 'refuse' }: { mode?: number; onObstacle?: OnObstacle } = {},
+  options: { mode?: number; onObstacle?: OnObstacle } = {},
 ): void {
+  const { target, temporary, fd } = openAside(root, file, options);
+  try {
+    try {
+      const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
+      writeAll(fd, bytes);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temporary, target);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw error;
+  }
+}
+
+/**
+ * {@link writeInside} for content that comes in pieces (a large blob read part by part): each piece is
+ * written as it arrives, so only one is in memory. An error thrown by `chunks` (bytes that turn out not
+ * to match their hash) leaves nothing at the target.
+ */
+export async function writeChunksInside(
+  root: string,
+  file: string,
+  chunks: AsyncIterable<Uint8Array>,
+  options: { mode?: number; onObstacle?: OnObstacle } = {},
+): Promise<void> {
+  const { target, temporary, fd } = openAside(root, file, options);
+  try {
+    try {
+      for await (const bytes of chunks) writeAll(fd, bytes);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temporary, target);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw error;
+  }
+}
+
+function writeAll(fd: number, bytes: Uint8Array): void {
+  for (let written = 0; written < bytes.length;) written += writeSync(fd, bytes, written, bytes.length - written);
+}
+
+/** The checks of {@link writeInside}, then a fresh file next to the target (O_EXCL | O_NOFOLLOW) with its mode set exactly. */
+function openAside(
+  root: string,
+  file: string,
+  { mode: asked, onObstacle = 'refuse' }: { mode?: number; onObstacle?: OnObstacle },
+): { target: string; temporary: string; fd: number } {
   assertBelow(file);
   ensureParents(root, file, onObstacle);
   const target = path.join(root, file);
@@ -95,19 +145,14 @@ export function writeInside(
   const temporary = path.join(path.dirname(target), `.${path.basename(target).slice(0, 200)}.redline-${randomBytes(6).toString('hex')}`);
   const fd = openSync(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
   try {
-    try {
-      // The mode is set exactly, whatever the umask.
-      fchmodSync(fd, mode);
-      const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
-      for (let written = 0; written < bytes.length;) written += writeSync(fd, bytes, written, bytes.length - written);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(temporary, target);
+    // The mode is set exactly, whatever the umask.
+    fchmodSync(fd, mode);
   } catch (error) {
+    closeSync(fd);
     rmSync(temporary, { force: true });
     throw error;
   }
+  return { target, temporary, fd };
 }
 
 /** Removes `root/file` (a directory with its content, a symlink itself, never its target). */

@@ -4,7 +4,7 @@ import { openReviewQueue } from '../../src/review/open-review-queue.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 import { redline } from '../cli/redline.js';
 import { brief } from '../review/fixtures.js';
-import { answerMission, fleetSchema } from './fleet-helpers.js';
+import { answerMission, fleetSchema, submitterKey } from './fleet-helpers.js';
 
 // Backpressure reaches the fleet: while the review queue is degraded, a worker runs at half its concurrency and says so.
 const fleet = fleetSchema('redline_backpressure');
@@ -24,8 +24,19 @@ describe('a worker under a degraded review queue', () => {
     const dir = await tempWorkspace({});
     const file = await answerMission(dir, 'pressed');
     const proposer = `node -e "process.stdout.write(JSON.stringify({files:{'src/answer.txt':'42\\\\n'}}))"`;
-    assert.equal((await redline(['submit', file, '--postgres', fleet.url, '--proposer', proposer])).code, 0);
-    const worker = await redline(['worker', '--postgres', fleet.url, '--concurrency', '4', '--until-idle', '--workdir', `${dir}/work`]);
+    const key = submitterKey(dir);
+    assert.equal((await redline(['submit', file, '--postgres', fleet.url, '--proposer', proposer, ...key.sign])).code, 0);
+    const worker = await redline([
+      'worker',
+      '--postgres',
+      fleet.url,
+      '--concurrency',
+      '4',
+      '--until-idle',
+      '--workdir',
+      `${dir}/work`,
+      ...key.trust,
+    ]);
     assert.equal(worker.code, 0, worker.stderr);
     assert.match(worker.stderr, /review queue degraded: concurrency 4 → 2/);
     assert.match(worker.stderr, /done complete 1 · failures 0/);

@@ -7,7 +7,7 @@ import { PostgresLedger } from '../../src/ledger/postgres/postgres-ledger.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 import { redline } from '../cli/redline.js';
-import { answerMission, ended, fleetSchema, SERVER, startWorker } from './fleet-helpers.js';
+import { answerMission, ended, fleetSchema, SERVER, startWorker, submitterKey } from './fleet-helpers.js';
 
 // The fault test: 4 worker processes take the submitted missions while a supervisor SIGKILLs a
 // random worker every 3 s and starts another. At the end every mission is sealed exactly once, every
@@ -32,6 +32,7 @@ describe('many workers on PostgreSQL, one killed every few seconds', () => {
     async () => {
       const dir = await tempWorkspace({});
       const file = await answerMission(dir, 'fault');
+      const key = submitterKey(dir);
       const submitted = await redline([
         'submit',
         ...Array.from({ length: MISSIONS }, () => file),
@@ -42,6 +43,7 @@ describe('many workers on PostgreSQL, one killed every few seconds', () => {
         '--lease',
         '2',
         '--json',
+        ...key.sign,
       ]);
       assert.equal(submitted.code, 0, submitted.stderr);
       const ids = submitted.stdout
@@ -51,7 +53,7 @@ describe('many workers on PostgreSQL, one killed every few seconds', () => {
       assert.equal(new Set(ids).size, MISSIONS);
 
       const workdir = path.join(dir, 'work');
-      const args = ['--postgres', fleet.url, '--concurrency', '2', '--lease', '2', '--workdir', workdir];
+      const args = ['--postgres', fleet.url, '--concurrency', '2', '--lease', '2', '--workdir', workdir, ...key.trust];
       const workers: (ChildProcess & { log: string[] })[] = Array.from({ length: WORKERS }, () => startWorker(args));
       const ledger = await PostgresLedger.open({ connection: SERVER, schema: fleet.schema });
       let kills = 0;

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 
 import path from 'node:path';
 import pg from 'pg';
@@ -28,6 +29,22 @@ export function fleetSchema(prefix: string): { url: string; schema: string; drop
 }
 
 export { answerMission } from '../helpers/answer-mission.js';
+
+/**
+ * A submitter's key pair in `dir` (`<name>.pem`, `<name>.pub`) and the arguments that use it: `submit`
+ * signs with `--signing-key`, a worker trusts it with `--trust-key`.
+ */
+export function submitterKey(
+  dir: string,
+  name = 'submitter',
+): { sign: string[]; trust: string[]; privateFile: string; publicFile: string } {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  const privateFile = path.join(dir, `${name}.pem`);
+  const publicFile = path.join(dir, `${name}.pub`);
+  writeFileSync(privateFile, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+  writeFileSync(publicFile, publicKey.export({ type: 'spki', format: 'pem' }));
+  return { sign: ['--signing-key', privateFile], trust: ['--trust-key', publicFile], privateFile, publicFile };
+}
 
 /** A worker process of the built CLI (`npm run build -- --noCheck` first); its stderr is kept. */
 export function startWorker(args: readonly string[], env: NodeJS.ProcessEnv = process.env): ChildProcess & { log: string[] } {

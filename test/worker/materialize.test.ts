@@ -7,14 +7,14 @@ import { EscapeError } from '../../src/errors/escape-error.js';
 import { ignoreRule } from '../../src/workspace/ignore.js';
 import { contentHash, manifestHash, type ManifestEntry } from '../../src/workspace/manifest.js';
 import { takeSnapshot } from '../../src/workspace/snapshot.js';
-import { materialize } from '../../src/worker/materialize.js';
+import { materialize, wholeBlobs } from '../../src/worker/materialize.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
 type Entries = (readonly [string, ManifestEntry])[];
 
 const BYTES = Buffer.from('pwned\n');
 const file = (): ManifestEntry => ({ type: 'file', mode: 0o644, size: BYTES.length, hash: contentHash(BYTES) });
-const blobs = async (hashes: readonly string[]): Promise<Map<string, Uint8Array>> => new Map(hashes.map((hash) => [hash, BYTES]));
+const blobs = wholeBlobs(async (hashes) => new Map(hashes.map((hash) => [hash, BYTES])));
 
 /** Materializes `entries` into `<dir>/tree` and returns what was thrown. */
 async function attempt(dir: string, entries: Entries, source = blobs): Promise<unknown> {
@@ -38,7 +38,7 @@ describe('materialize', () => {
       manifest: [...snapshot.manifest],
       expectedHash: snapshot.hash,
       rootMode: snapshot.rootMode,
-      blobs: async (hashes) => new Map(hashes.map((hash) => [hash, snapshot.blob(hash)])),
+      blobs: wholeBlobs(async (hashes) => new Map(hashes.map((hash) => [hash, snapshot.blob(hash)]))),
     });
     snapshot.pack.close();
     const again = await takeSnapshot({ workspace: target, ignored: ignoreRule(), runDir: await tempWorkspace({}) });
@@ -91,7 +91,11 @@ describe('materialize', () => {
     assert.deepEqual(await readdir(dir), []);
     assert.deepEqual(await readdir(outside), []);
     const forged = await tempWorkspace({});
-    const error = await attempt(forged, [['a.txt', file()]], async (hashes) => new Map(hashes.map((hash) => [hash, Buffer.from('other')])));
+    const error = await attempt(
+      forged,
+      [['a.txt', file()]],
+      wholeBlobs(async (hashes) => new Map(hashes.map((hash) => [hash, Buffer.from('other')]))),
+    );
     assert.match(String(error), /Expected the blob .* got other bytes/);
     assert.deepEqual(await readdir(forged), []);
   });

@@ -4,7 +4,7 @@ import { after, describe, it } from 'node:test';
 import { startOpenAIStub } from '../../src/testing/openai-stub-server.js';
 import { redline } from '../cli/redline.js';
 import { tempWorkspace } from '../helpers/workspace.js';
-import { answerMission, fleetSchema } from './fleet-helpers.js';
+import { answerMission, fleetSchema, submitterKey } from './fleet-helpers.js';
 
 // Per-endpoint rate limits reach the whole fleet: set once in PostgreSQL, every worker's model calls wait
 // for the same allowance.
@@ -72,11 +72,22 @@ describe('workers under a shared rate limit', () => {
       const files: string[] = [];
       for (const id of ['m1', 'm2', 'm3', 'm4'])
         files.push(await answerMission(dir, id, { proposer: { kind: 'model', baseURL: stub.baseURL, model: 'stub-model' } }));
-      assert.equal((await redline(['submit', ...files, '--postgres', fleet.url])).code, 0);
+      const key = submitterKey(dir);
+      assert.equal((await redline(['submit', ...files, '--postgres', fleet.url, ...key.sign])).code, 0);
       // Two workers (as on two machines: separate pools and work directories), two runs each at a time.
       const workers = await Promise.all(
         ['a', 'b'].map((name) =>
-          redline(['worker', '--postgres', fleet.url, '--concurrency', '2', '--until-idle', '--workdir', `${dir}/work-${name}`]),
+          redline([
+            'worker',
+            '--postgres',
+            fleet.url,
+            '--concurrency',
+            '2',
+            '--until-idle',
+            '--workdir',
+            `${dir}/work-${name}`,
+            ...key.trust,
+          ]),
         ),
       );
       for (const worker of workers) assert.equal(worker.code, 0, worker.stderr);

@@ -7,7 +7,7 @@ import { verifyLedger } from '../../src/ledger/verify.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 import { redline, ROOT } from '../cli/redline.js';
 import { setTimeout as delay } from 'node:timers/promises';
-import { answerMission, ended, fleetSchema, SERVER, startWorker } from './fleet-helpers.js';
+import { answerMission, ended, fleetSchema, SERVER, startWorker, submitterKey } from './fleet-helpers.js';
 
 // Two "machines": worker processes with temporary directories of their own and no access to the
 // submitter's workspace (deleted once submitted) run the submissions from the stored snapshots.
@@ -26,7 +26,8 @@ describe('two machines, no shared workspace', () => {
   it('run submitted missions to complete / verified from the stored blobs, shared across submissions', { timeout: 120_000 }, async () => {
     const dir = await tempWorkspace({});
     const files = [await answerMission(dir, 'one'), await answerMission(dir, 'two'), await answerMission(dir, 'three')];
-    const submitted = await redline(['submit', ...files, '--postgres', fleet.url, '--proposer', `sh ${AGENT}`, '--json']);
+    const key = submitterKey(await tempWorkspace({}));
+    const submitted = await redline(['submit', ...files, '--postgres', fleet.url, '--proposer', `sh ${AGENT}`, '--json', ...key.sign]);
     assert.equal(submitted.code, 0, submitted.stderr);
     const lines = submitted.stdout
       .trim()
@@ -45,7 +46,7 @@ describe('two machines, no shared workspace', () => {
 
     const machines = await Promise.all([tempWorkspace({}), tempWorkspace({})]);
     const workers = machines.map((tmp) =>
-      startWorker(['--postgres', fleet.url, '--concurrency', '2', '--until-idle', '--workdir', path.join(tmp, 'work')], {
+      startWorker(['--postgres', fleet.url, '--concurrency', '2', '--until-idle', '--workdir', path.join(tmp, 'work'), ...key.trust], {
         ...process.env,
         TMPDIR: tmp,
         REDLINE_SCRATCH: tmp,
@@ -84,6 +85,7 @@ describe('two machines, no shared workspace', () => {
 describe('a run whose machine died', () => {
   it('is resumed on another machine, from its own copy of the submission, to complete / verified', { timeout: 120_000 }, async () => {
     const dir = await tempWorkspace({});
+    const key = submitterKey(await tempWorkspace({}));
     // Slow enough that the first machine dies while attempt 1 is being proposed.
     const proposer = `node -e "setTimeout(() => process.stdout.write(JSON.stringify({files:{'src/answer.txt':'42\\\\n'}})), 3000)"`;
     const submitted = await redline([
@@ -96,6 +98,7 @@ describe('a run whose machine died', () => {
       '--lease',
       '2',
       '--json',
+      ...key.sign,
     ]);
     assert.equal(submitted.code, 0, submitted.stderr);
     const { submission } = JSON.parse(submitted.stdout) as { submission: string };
@@ -104,7 +107,10 @@ describe('a run whose machine died', () => {
     const [first, second] = await Promise.all([machine(), machine()]);
     const ledger = await PostgresLedger.open({ connection: SERVER, schema: takeover.schema });
     try {
-      const doomed = startWorker(['--postgres', takeover.url, '--lease', '2', '--workdir', path.join(first.dir, 'work')], first.env);
+      const doomed = startWorker(
+        ['--postgres', takeover.url, '--lease', '2', '--workdir', path.join(first.dir, 'work'), ...key.trust],
+        first.env,
+      );
       // Killed once the run has started and checked its baseline: attempt 1 is under way.
       for (let waited = 0; (await ledger.records(submission)).length < 2; waited += 100) {
         assert.ok(waited < 60_000, `the first machine never started the run: ${doomed.log.join('')}`);
@@ -115,7 +121,7 @@ describe('a run whose machine died', () => {
       // The dead machine's disk goes with it.
       await rm(first.dir, { recursive: true, force: true });
       const rescuer = startWorker(
-        ['--postgres', takeover.url, '--lease', '2', '--until-idle', '--workdir', path.join(second.dir, 'work')],
+        ['--postgres', takeover.url, '--lease', '2', '--until-idle', '--workdir', path.join(second.dir, 'work'), ...key.trust],
         second.env,
       );
       assert.equal(await ended(rescuer), 0, rescuer.log.join(''));
