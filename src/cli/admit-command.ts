@@ -5,6 +5,7 @@ import { AdmitError, admitRun, conflictReason, type Admission } from '../analysi
 import { makeAdmitDir, removeCreatedDirs } from '../analysis/admit-dir.js';
 import { ledgerLocation } from '../ledger/open-ledger.js';
 import { openReviewQueue, reviewQueueExists } from '../review/open-review-queue.js';
+import { journalSigner } from './with-review-queue.js';
 import type { ReviewQueue } from '../review/review-queue.js';
 import { workingTreeOf } from '../workspace/git-branch.js';
 import { withLedger } from './ledger-command.js';
@@ -91,7 +92,7 @@ export async function admitCommand(
   const location = ledgerLocation(ledger, process.cwd());
   let queue: ReviewQueue | undefined;
   const queueAt = async (create: boolean): Promise<ReviewQueue | undefined> =>
-    (queue ??= create || (await reviewQueueExists(location)) ? await openReviewQueue(location) : undefined);
+    (queue ??= create || (await reviewQueueExists(location)) ? await openReviewQueue(location, await journalSigner(location)) : undefined);
   try {
     return await withLedger(ledger, async (open, ledgerName) => {
       // Files written into --to make it if missing (mkdir -p); a refused admission takes it back.

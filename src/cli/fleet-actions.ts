@@ -170,7 +170,10 @@ async function work({
     });
     try {
       const { signer } = await openSigner({ explicit: options.signingKey, location: target.location });
-      review = options.review !== false && (await reviewQueueExists(target.location)) ? await openReviewQueue(target.location) : undefined;
+      review =
+        options.review !== false && (await reviewQueueExists(target.location))
+          ? await openReviewQueue(target.location, { signer })
+          : undefined;
       const output = { print: progress, progress };
       const worker = new Worker({
         queue,

@@ -14,6 +14,7 @@ import { readRun, streamRuns } from '../ledger/history.js';
 import { lineage } from '../ledger/lineage.js';
 import { verifyLedger, verifySignedRun, type LedgerVerification, type RunVerification, type SignatureOptions } from '../ledger/verify.js';
 import { storedJournalPrefix, verifyStoredJournal } from '../review/open-review-queue.js';
+import type { JournalVerification } from '../review/journal.js';
 import { preJournalNotes } from '../review/pre-journal.js';
 import type { Output } from './run-command.js';
 import { clean, jsonLine } from './terminal-text.js';
@@ -81,6 +82,26 @@ function signatureSummary({ runs, signatures, otherKeys }: LedgerVerification, f
     ...(otherKeys.length === 0 ? [] : [`${signatures.unknown_key} signed by another key (${otherKeys.join(', ')})`]),
   ];
   return `; seal signatures: ${parts.join(', ')} — checked with ${from}`;
+}
+
+/**
+ * What `verify` says about the journal entries' signatures, as for seals. An unsigned entry proves
+ * nothing by itself; a valid signed entry after it does, its signature covering every entry before it.
+ */
+function entrySignatureSummary(
+  { records, signatures }: JournalVerification,
+  { options, from }: { options: SignatureOptions; from: string },
+): string {
+  // Nothing to say of a journal nothing signed when there is no key to check it with.
+  if (signatures === undefined || records === 0 || (options.keys.length === 0 && signatures.counts.unsigned === records)) return '';
+  const { counts, otherKeys } = signatures;
+  const parts = [
+    `${counts.valid} valid`,
+    `${counts.invalid} invalid`,
+    `${counts.unsigned} unsigned`,
+    ...(otherKeys.length === 0 ? [] : [`${counts.unknown_key} signed by another key (${otherKeys.join(', ')})`]),
+  ];
+  return `; entry signatures: ${parts.join(', ')} — checked with ${from}`;
 }
 
 /** Why a run does not verify: its first bad record, or its seal's signature. */
@@ -152,12 +173,20 @@ export async function verifyCommand(
     return totals.ok && head.ok;
   });
   if (run !== undefined) return runsOk ? 0 : 1;
-  const journal = await verifyStoredJournal(location);
+  const journal = await verifyStoredJournal(location, signatures.options);
   if (journal === undefined) return runsOk ? 0 : 1;
+  const signed = journal.signatures;
   if (json) print(JSON.stringify({ journal: 'review', ...journal }));
-  else if (journal.ok) print(`review queue journal verifies (${journal.records} ${journal.records === 1 ? 'entry' : 'entries'})`);
+  else if (journal.ok)
+    print(
+      clean(
+        `review queue journal verifies (${journal.records} ${journal.records === 1 ? 'entry' : 'entries'})${entrySignatureSummary(journal, signatures)}`,
+      ),
+    );
   else if (journal.disagreement !== undefined)
     print(`BROKEN review queue: ${journal.disagreement.table} disagrees with the journal — ${clean(journal.disagreement.detail)}`);
+  else if (signed?.problem !== undefined)
+    print(clean(`BROKEN review queue journal: entry ${signed.problem.seq} signature — ${signed.problem.detail}`));
   else if (journal.entryProblem !== undefined) print(`BROKEN review queue journal: ${clean(journal.entryProblem)}`);
   else print(`BROKEN review queue journal: entry ${journal.firstBad?.seq} ${journal.firstBad?.problem} — ${journal.firstBad?.detail}`);
   // Rows of a queue created before its journal existed: accepted, and said to be unproven.

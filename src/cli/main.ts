@@ -168,18 +168,21 @@ function program(setCode: (code: number) => void, output: Output): Command {
   ledger
     .command('verify')
     .description(
-      'Check every hash chain and seal signature (each run, and the review queue journal when the ledger holds a queue); name the first bad record and why.',
+      'Check every hash chain and signature (each run, and the review queue journal when the ledger holds a queue); name the first bad record and why.',
     )
     .option('--run <id>', 'only this run (the journal is not checked)')
     .option(
       '--public-key <file>',
-      `Ed25519 public key (PEM) seals must be signed with (repeatable, for rotated keys); a seal signed by a key not given, or not signed, fails. Default: every signing-key*.pub beside a SQLite ledger (in .redline/ of the working directory for PostgreSQL) and $${SIGNING_KEY_ENV}'s, where other keys and unsigned seals are reported, not failed`,
+      `Ed25519 public key (PEM) seals and review journal entries must be signed with (repeatable, for rotated keys); a seal or entry signed by a key not given, or not signed, fails. Default: every signing-key*.pub beside a SQLite ledger (in .redline/ of the working directory for PostgreSQL) and $${SIGNING_KEY_ENV}'s, where other keys and unsigned seals and entries are reported, not failed`,
       collect,
     )
-    .option('--require-signatures', 'fail runs sealed without a signature, and runs signed by a key not given, with the local keys too')
+    .option(
+      '--require-signatures',
+      'fail runs sealed and journal entries appended without a signature, and those signed by a key not given, with the local keys too',
+    )
     .option(
       '--allow-unsigned',
-      'with --public-key: report runs sealed without a signature (ledgers written before signed seals) instead of failing them; proves nothing about those runs',
+      'with --public-key: report runs sealed and journal entries appended without a signature (ledgers written before signing) instead of failing them; proves nothing about those',
     )
     .option(
       '--against <digest>',

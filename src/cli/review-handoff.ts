@@ -1,3 +1,4 @@
+import type { Signer } from '../core/signature.js';
 import type { DeferredHandoff, Handoff } from '../handoff/handoff.js';
 import { budgetAlerts } from '../review/alerts.js';
 import { openReviewQueue } from '../review/open-review-queue.js';
@@ -34,9 +35,14 @@ export interface QueueOnFirstNeed {
 /**
  * The review queue of the ledger at `location` as a deferred handoff (docs/review.md, 'The queue by
  * default'): opened — created, when the ledger has none — by the first seal that must go to review, once
- * for every run that shares it.
+ * for every run that shares it. With `signer`, the journal entries it appends are signed (the run's key).
  */
-export function queueOnFirstNeed(location: string, flags: ReviewFlags, output: { progress: (line: string) => void }): QueueOnFirstNeed {
+export function queueOnFirstNeed(
+  location: string,
+  flags: ReviewFlags,
+  output: { progress: (line: string) => void },
+  signer?: Signer,
+): QueueOnFirstNeed {
   let opening: Promise<Handoff> | undefined;
   let queue: ReviewQueue | undefined;
   let openedBy: string | undefined;
@@ -44,7 +50,7 @@ export function queueOnFirstNeed(location: string, flags: ReviewFlags, output: {
     handoff: {
       open: (runId) => {
         openedBy ??= runId;
-        return (opening ??= openReviewQueue(location).then((opened) => {
+        return (opening ??= openReviewQueue(location, signer === undefined ? {} : { signer }).then((opened) => {
           queue = opened;
           return reviewHandoff(opened, flags, output);
         }));

@@ -4,6 +4,7 @@ import { ledgerFileGuard } from '../ledger/ledger-file.js';
 import { displayLocation, expectLedgerAt, ledgerLocation, openLedger } from '../ledger/open-ledger.js';
 import { parseDuration } from '../mission/duration.js';
 import { openReviewQueue } from '../review/open-review-queue.js';
+import { journalSigner } from './with-review-queue.js';
 import { generateToken, hashToken } from '../review-app/tokens.js';
 import { isLoopback, serveReviewApp } from '../review-app/serve-review-app.js';
 import type { Output } from './run-command.js';
@@ -43,7 +44,7 @@ export async function reviewServeCommand(
     throw new TypeError(`Expected $${REVIEW_TOKEN_ENV} to have at least 16 characters, got ${configured.length}`);
   const location = ledgerLocation(ledger, process.cwd());
   await expectLedgerAt(location);
-  const queue = await openReviewQueue(location);
+  const queue = await openReviewQueue(location, await journalSigner(location));
   const runs = await openLedger(location, { readOnly: true });
   try {
     // The file opened above must stay the file at its path: one deleted or replaced takes no verdicts (said once on stderr).
@@ -96,7 +97,7 @@ export async function reviewServeCommand(
 export async function reviewTokenAddCommand(name: string, { ledger }: { ledger?: string }, { print }: Output): Promise<number> {
   const location = ledgerLocation(ledger, process.cwd());
   await expectLedgerAt(location);
-  const queue = await openReviewQueue(location);
+  const queue = await openReviewQueue(location, await journalSigner(location));
   try {
     const token = generateToken();
     await queue.addReviewer(name, hashToken(token));

@@ -224,7 +224,7 @@ export async function recoverWithQueue({
   const scope = { resume, knownDeadOnly, ...(missionId === undefined ? {} : { missionId }), ...(signer === undefined ? {} : { signer }) };
   if (handoff !== undefined || !(await anyStartedUnderReview(ledger, missionId)))
     return recoverRuns({ ledger, ...scope, ...(handoff === undefined ? {} : { handoff }) });
-  const queue = queueOnFirstNeed(location, {}, output);
+  const queue = queueOnFirstNeed(location, {}, output, signer);
   try {
     return await recoverRuns({ ledger, ...scope, handoff: queue.handoff });
   } finally {
@@ -431,10 +431,10 @@ export async function prepareRun(file: string, options: RunCommandOptions, outpu
     const { review } = route;
     // A human judge asks the queue in the ledger's storage, whatever the review choice: it exists from now on.
     const human = judgedByHuman(mission);
-    queue = (route.handsOff && !route.deferred) || human ? await openReviewQueue(location) : undefined;
+    queue = (route.handsOff && !route.deferred) || human ? await openReviewQueue(location, { signer }) : undefined;
     const deferred =
       route.handsOff && queue === undefined
-        ? ledgers.queueOnFirstNeed(location, () => queueOnFirstNeed(location, options, output))
+        ? ledgers.queueOnFirstNeed(location, () => queueOnFirstNeed(location, options, output, signer))
         : undefined;
     const handoff: RunHandoff | undefined = !route.handsOff
       ? undefined

@@ -1,32 +1,12 @@
-import { verify, type KeyObject } from 'node:crypto';
 import { canonicalJson } from '../core/canonical-json.js';
+import { checkSignature, signMessage, type Ed25519Signature, type Signer } from '../core/signature.js';
+import type { PublicKeyEntry } from '../core/signature.js';
 import type { LedgerRecord, StoredRecord } from './ledger.js';
 
+export type { PublicKeyEntry, Signer } from '../core/signature.js';
+
 /** What a seal record carries in `data.signature`. */
-export interface SealSignature {
-  readonly algorithm: 'ed25519';
-  /** The signing key's id: see `keyIdOf` in signing-key.ts. */
-  readonly keyId: string;
-  /** The Ed25519 signature of {@link sealMessage}, base64. */
-  readonly value: string;
-}
-
-/**
- * The port the loop signs seals through: it holds a private key and says which (`keyId`). Runs sealed
- * without one (library use without a signer, older ledgers) carry no signature.
- */
-export interface Signer {
-  readonly keyId: string;
-  /** The Ed25519 signature of `message`. */
-  sign(message: Uint8Array): Uint8Array;
-}
-
-/** A public key that may have signed seals, with where it came from (for messages). */
-export interface PublicKeyEntry {
-  readonly keyId: string;
-  readonly key: KeyObject;
-  readonly source: string;
-}
+export type SealSignature = Ed25519Signature;
 
 /** Tells signed messages of this kind from anything else the same key might sign. */
 const DOMAIN = 'redline.seal/1';
@@ -50,7 +30,7 @@ export function signSeal({ signer, prevHash, seal }: { signer: Signer; prevHash:
 
 /** The signature a seal record carries (`data.signature`), over `prevHash` (the hash of the run's record before it). */
 export function sealSignature({ signer, prevHash, seal }: { signer: Signer; prevHash: string; seal: LedgerRecord }): SealSignature {
-  return { algorithm: 'ed25519', keyId: signer.keyId, value: Buffer.from(signer.sign(sealMessage(prevHash, seal))).toString('base64') };
+  return signMessage(signer, sealMessage(prevHash, seal));
 }
 
 /**
@@ -70,17 +50,6 @@ export interface SignatureCheck {
   readonly source?: string;
 }
 
-function isSignature(value: unknown): value is SealSignature {
-  const signature = value as Partial<SealSignature> | null;
-  return (
-    typeof signature === 'object' &&
-    signature !== null &&
-    signature.algorithm === 'ed25519' &&
-    typeof signature.keyId === 'string' &&
-    typeof signature.value === 'string'
-  );
-}
-
 /**
  * Checks the signature of a run's seal (its last stored record) against `keys`. The chain is checked
  * apart (`verifyRun`): this trusts the rows only as far as reading the seal and its `prevHash`.
@@ -96,13 +65,5 @@ export function checkSeal(rows: readonly StoredRecord[], keys: readonly PublicKe
   }
   const signature = seal.data?.signature;
   if (signature === undefined) return { status: 'unsigned' };
-  if (!isSignature(signature)) return { status: 'invalid' };
-  const candidates = keys.filter((entry) => entry.keyId === signature.keyId);
-  if (candidates.length === 0) return { status: 'unknown_key', keyId: signature.keyId };
-  const message = sealMessage(last.prevHash, seal);
-  const value = Buffer.from(signature.value, 'base64');
-  const verifier = candidates.find((entry) => verify(null, message, entry.key, value));
-  return verifier === undefined
-    ? { status: 'invalid', keyId: signature.keyId }
-    : { status: 'valid', keyId: signature.keyId, source: verifier.source };
+  return checkSignature(signature, sealMessage(last.prevHash, seal), keys);
 }

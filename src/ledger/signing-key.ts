@@ -158,6 +158,26 @@ export async function openSigner({ explicit, ...place }: KeyPlace & { readonly e
 }
 
 /**
+ * The key a writer of the review queue signs its journal entries with (docs/review.md, 'Signed entries'):
+ * the lookup of {@link openSigner} — `explicit`, else `$REDLINE_SIGNING_KEY`, else `signing-key.pem` in
+ * {@link signingKeyDir} — except that the local key is never created: without one (no run has signed in
+ * this ledger's key directory), entries are appended unsigned. A named key must exist.
+ */
+export async function findSigner({
+  explicit,
+  ...place
+}: KeyPlace & { readonly explicit?: string | undefined }): Promise<Signer | undefined> {
+  const named = explicit ?? process.env[SIGNING_KEY_ENV];
+  if (named !== undefined && named !== '') return keySigner(await readPrivateKey(named));
+  const file = path.join(signingKeyDir(place), PRIVATE_FILE);
+  const found = await access(file).then(
+    () => true,
+    (error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? false : Promise.reject(error)),
+  );
+  return found ? keySigner(await readPrivateKey(file)) : undefined;
+}
+
+/**
  * The public keys `verify` and `show` use when none is given: every `signing-key*.pub` in
  * {@link signingKeyDir} (so a rotated key kept as `signing-key-2024.pub` still verifies its runs), and the
  * public half of `$REDLINE_SIGNING_KEY` when it is set. Reads only: nothing is created.

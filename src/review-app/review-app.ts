@@ -14,7 +14,7 @@ import { fileChange } from './file-change.js';
 import { valueText } from './final-output.js';
 import { evidencePage } from './evidence-page.js';
 import { filterRoutes } from './filter-routes.js';
-import { html, type Html } from './html.js';
+import { html, visibleText, type Html } from './html.js';
 import { page, statusBar } from './layout.js';
 import { PAGE_SIZE, queuePage, type QueueFilter, type RunInfo } from './queue-page.js';
 import { SESSION_COOKIE, Sessions, type Session } from './sessions.js';
@@ -327,10 +327,12 @@ export function reviewApp({
     return render(c, `Brief ${entry.item.id}`, body);
   });
 
+  // Spelled out as every page spells agent text (`visibleText`): a bidi control or zero-width character
+  // in a whole output or diff reaches the reviewer as `\u{202e}`, never as reordered or hidden text.
   const plainText = (c: Context<Env>, text: string | undefined): Response =>
     text === undefined
       ? c.text('No such output', 404)
-      : c.body(text, 200, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Disposition': 'inline' });
+      : c.body(visibleText(text), 200, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Disposition': 'inline' });
 
   // The whole of one output, as plain text (never HTML, never sniffed): what the brief cut. `before`: the file before the run.
   app.get('/items/:id/output', async (c) => {

@@ -5,6 +5,7 @@ import { tuner, type Tuner } from './feedback-tuner.js';
 import { parseFilterRules, type FilterRule } from './filter-rules.js';
 import { labelPolicy, VERDICT_LABELS, type LabelPolicy } from './labels.js';
 import { canonicalJson } from '../core/canonical-json.js';
+import type { Signer } from '../core/signature.js';
 
 /** Settings every review queue backend takes. */
 export interface ReviewQueueOptions {
@@ -23,6 +24,13 @@ export interface ReviewQueueOptions {
   readonly tuner?: Partial<Tuner>;
   /** Budget-cap alerts. @default { threshold: 0.5, window: 20 } */
   readonly alerts?: Partial<AlertPolicy>;
+  /**
+   * Signs every journal entry this queue appends (docs/review.md, 'Signed entries'): the ledger's signing
+   * key, as `redline run` opens it. Without one, entries are appended unsigned. The one-statement paths
+   * of a PostgreSQL queue (`FastPaths`) are not taken with a signer: an entry is signed over the hash
+   * before it, which only the write transaction knows.
+   */
+  readonly signer?: Signer;
   /** Clock and ids, for tests and simulations. */
   readonly _internal?: { readonly now?: () => number; readonly generateId?: () => string };
 }

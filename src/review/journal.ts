@@ -4,6 +4,7 @@ import { canonicalJson } from '../core/canonical-json.js';
 import type { PreJournalRows } from './pre-journal.js';
 import { RecordParseError } from '../errors/record-parse-error.js';
 import { parseJournalEntry, type JournalEntry, type JournalType } from './journal-entries.js';
+import { JournalSignatureCheck, type JournalSignatureOptions, type JournalSignatures } from './journal-signature.js';
 
 /**
  * The review queue's journal (docs/review.md, 'The journal'): every verdict, mode change, attempt-limit change, drop,
@@ -22,6 +23,11 @@ export interface JournalRow {
   readonly body: string;
   readonly prevHash: string;
   readonly hash: string;
+  /**
+   * The writer's signature over `prevHash` and `body` (canonical JSON, see `journal-signature.ts`),
+   * outside the hash; absent when the entry was appended without the signing key.
+   */
+  readonly signature?: string | undefined;
 }
 
 /** The journal's newest state as the queue's state row keeps it, so a deleted tail shows. */
@@ -47,6 +53,11 @@ export interface JournalVerification {
   readonly firstBad?: { readonly seq: number; readonly problem: ChainProblem; readonly detail: string };
   /** The chain holds, but a queue table says something the journal does not (SQL backends). */
   readonly disagreement?: TableDisagreement;
+  /**
+   * The entries' signatures, when they were checked: counts per status, other keys, and the first entry
+   * whose signature fails it (then `ok` is false).
+   */
+  readonly signatures?: JournalSignatures;
   /** The chain holds, but an entry does not parse as its type: the first such, with the field. */
   readonly entryProblem?: string;
   /**
@@ -99,6 +110,12 @@ export class JournalChain {
   #records = 0;
   #bytes = 0;
   #entryProblem: string | undefined;
+  readonly #signatures: JournalSignatureCheck | undefined;
+
+  /** With `signatures`, each entry's signature is checked too (`end` reports them). */
+  constructor(signatures?: JournalSignatureOptions) {
+    this.#signatures = signatures === undefined ? undefined : new JournalSignatureCheck(signatures);
+  }
 
   /** The next stored row; the first problem found, when there is one. */
   next(row: JournalRow): JournalVerification | undefined {
@@ -129,6 +146,7 @@ export class JournalChain {
     if (row.prevHash !== this.#prevHash)
       return this.#bad(row.seq, 'reordered', `journal entry ${row.seq} does not follow entry ${row.seq - 1}`);
     this.#prevHash = row.hash;
+    this.#signatures?.next(row);
     return undefined;
   }
 
@@ -153,8 +171,12 @@ export class JournalChain {
     if (stored > head.count) return this.#bad(head.count, 'appended', `${stored} journal entries are stored, ${head.count} were appended`);
     if (this.#prevHash !== head.lastHash)
       return this.#bad(Math.max(0, stored - 1), 'modified', `journal entry ${stored - 1} is not the last entry appended`);
-    if (this.#entryProblem !== undefined) return { ok: false, records: stored, bytes: this.#bytes, entryProblem: this.#entryProblem };
-    return { ok: true, records: stored, bytes: this.#bytes };
+    const signatures = this.#signatures?.result();
+    const checked = signatures === undefined ? {} : { signatures };
+    if (signatures?.problem !== undefined) return { ok: false, records: stored, bytes: this.#bytes, ...checked };
+    if (this.#entryProblem !== undefined)
+      return { ok: false, records: stored, bytes: this.#bytes, ...checked, entryProblem: this.#entryProblem };
+    return { ok: true, records: stored, bytes: this.#bytes, ...checked };
   }
 
   #bad(seq: number, problem: ChainProblem, detail: string): JournalVerification {
@@ -162,9 +184,9 @@ export class JournalChain {
   }
 }
 
-/** Checks a whole journal held in memory; see {@link JournalChain}. */
-export function verifyJournal(rows: readonly JournalRow[], head: JournalHead): JournalVerification {
-  const chain = new JournalChain();
+/** Checks a whole journal held in memory, with `signatures` each entry's signature too; see {@link JournalChain}. */
+export function verifyJournal(rows: readonly JournalRow[], head: JournalHead, signatures?: JournalSignatureOptions): JournalVerification {
+  const chain = new JournalChain(signatures);
   for (const row of rows) {
     const bad = chain.next(row);
     // Reported over every stored row, as a reader of the whole journal counts them.

@@ -10,6 +10,7 @@ export const REVIEW_MIGRATIONS = [
   { version: 4, name: 'review queue: running counters in the state row, live-claim and drop indexes, a dropped item stored once' },
   { version: 5, name: 'review queue: rows recorded before the journal existed, counted per table in the state row' },
   { version: 6, name: 'review queue: named reviewers, each with the hash of their sign-in token' },
+  { version: 7, name: 'review queue: journal entries signed with the ledger key' },
 ] as const;
 
 export type ReviewMigrationVersion = (typeof REVIEW_MIGRATIONS)[number]['version'];

@@ -3,6 +3,7 @@ import { GENESIS } from '../core/hash-chain.js';
 import { driveAsync, driveSync, type Steps } from './drive.js';
 import type { JournalVerification } from './journal.js';
 import type { JournalPrefix } from './journal-head.js';
+import type { JournalSignatureOptions } from './journal-signature.js';
 import type { QueueStore } from './queue-tables.js';
 import type { ReviewQueue } from './review-queue.js';
 
@@ -74,12 +75,15 @@ async function readStoredQueue<T>(location: string, steps: () => Steps<QueueStor
 /**
  * Verifies the review queue at a ledger's location without writing anything: its journal's chain, then
  * its tables against the journal, streamed (see `verifyQueue`). For `redline ledger verify`, which may
- * run on a read-only copy or role. Undefined when the ledger holds no queue journal.
+ * run on a read-only copy or role. With `signatures`, each entry's signature is checked too. Undefined when the ledger holds no queue journal.
  */
-export async function verifyStoredJournal(location: string): Promise<JournalVerification | undefined> {
+export async function verifyStoredJournal(
+  location: string,
+  signatures?: JournalSignatureOptions,
+): Promise<JournalVerification | undefined> {
   // Loaded here: the journal entries' schemas (zod) are not what `redline --help` should load.
   const { verifyQueue } = await import('./queue-tables.js');
-  return readStoredQueue(location, verifyQueue);
+  return readStoredQueue(location, () => verifyQueue(signatures));
 }
 
 /**

@@ -12,6 +12,7 @@ import {
   type TableDisagreement,
 } from './journal.js';
 import type { JournalEntry, JournalType, TypedJournalEntry } from './journal-entries.js';
+import type { JournalSignatureOptions } from './journal-signature.js';
 
 /** The running counters a state row keeps (schema version 4 on), each a count over the queue's tables. */
 export interface QueueCounters {
@@ -166,9 +167,9 @@ interface Before {
  * whole first. `driveSync` runs it inside SQLite's read transaction, `driveAsync` inside PostgreSQL's
  * REPEATABLE READ one.
  */
-export function* verifyQueue(): Steps<QueueStore, JournalVerification> {
+export function* verifyQueue(signatures?: JournalSignatureOptions): Steps<QueueStore, JournalVerification> {
   const state = yield* ask((store) => store.state());
-  const chain = new JournalChain();
+  const chain = new JournalChain(signatures);
   const cursors = new Map<JournalType, TableCursor>();
   for (const [type, kind] of Object.entries(KINDS) as [JournalType, Kind][]) cursors.set(type, new TableCursor(kind));
   const positions = new Map<JournalType, number>();

@@ -165,6 +165,8 @@ export interface JournalSqlRow {
   body: string;
   prev_hash: string;
   hash: string;
+  /** Null when the entry was appended unsigned; absent from a queue migrated before entries were signed. */
+  signature?: string | null;
 }
 
 export const toJournalRow = (row: JournalSqlRow): JournalRow => ({
@@ -173,4 +175,5 @@ export const toJournalRow = (row: JournalSqlRow): JournalRow => ({
   body: row.body,
   prevHash: row.prev_hash,
   hash: row.hash,
+  ...(row.signature === null || row.signature === undefined ? {} : { signature: row.signature }),
 });

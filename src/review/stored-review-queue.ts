@@ -12,7 +12,9 @@ import { assertReviewer, briefItem, entryOf, leaseOf, limitOf } from './review-i
 import type { ReviewQueue } from './review-queue.js';
 import type { EnqueueResult, ReviewStats, VerdictResult } from './reviewer-queue.js';
 import { reviewStats } from './review-stats.js';
-import { ask, type LockedState, type QueueWrite, type ReviewStore, type StoredItem, type TxStep } from './review-store.js';
+import { ask, type FastPaths, type LockedState, type QueueWrite, type ReviewStore, type StoredItem, type TxStep } from './review-store.js';
+import { signedSteps } from './signed-tx.js';
+import type { Signer } from '../core/signature.js';
 import { assertReviewerEntry, assertTokenHash } from './reviewers.js';
 import { assertForcedAdmission, type ForcedAdmission } from './forced-admission.js';
 import type { ClaimOptions, DroppedItem, EnqueueOptions, LogPage, Page, ReviewEntry, ReviewItem, Verdict, VerdictInput } from './types.js';
@@ -24,6 +26,8 @@ type JournalEntryInput = { type: JournalType; at: number; data: object };
 export interface Settled {
   readonly runtime: ReviewRuntime;
   readonly settingsVersion: number;
+  /** Signs the journal entries the queue appends (`ReviewQueueOptions.signer`). */
+  readonly signer?: Signer;
 }
 
 /**
@@ -32,6 +36,12 @@ export interface Settled {
  * for, an attempt limit moved into new bounds.
  */
 export function* settle(options: ReviewQueueOptions): TxStep<Settled> {
+  const { signer } = options;
+  const settled = yield* signedSteps(settleSettings(options), signer);
+  return signer === undefined ? settled : { ...settled, signer };
+}
+
+function* settleSettings(options: ReviewQueueOptions): TxStep<Settled> {
   const state = yield* ask((tx) => tx.state());
   const stored = yield* ask((tx) => tx.settings());
   const { runtime, changed } = settleConfig(stored.settings, options);
@@ -71,9 +81,14 @@ export class StoredReviewQueue implements ReviewQueue {
   /** The version of the stored settings `#runtime` holds; another process may have stored newer ones. */
   #settingsVersion: number;
   readonly #store: ReviewStore;
+  readonly #signer: Signer | undefined;
+  /** The store's one-statement paths, not taken with a signer (see `ReviewQueueOptions.signer`). */
+  readonly #fast: FastPaths | undefined;
 
-  protected constructor(store: ReviewStore, { runtime, settingsVersion }: Settled) {
+  protected constructor(store: ReviewStore, { runtime, settingsVersion, signer }: Settled) {
     this.#store = store;
+    this.#signer = signer;
+    this.#fast = signer === undefined ? store.fast : undefined;
     this.#runtime = runtime;
     this.#settingsVersion = settingsVersion;
   }
@@ -86,14 +101,14 @@ export class StoredReviewQueue implements ReviewQueue {
     const { now, generateId } = this.#runtime;
     const at = now();
     const item = briefItem(brief, { id: generateId(), ...(tags === undefined ? {} : { tags }), enqueuedAt: at });
-    const fast = this.#store.fast;
+    const fast = this.#fast;
     // An item a rule in force here catches takes the transaction; a rule added elsewhere since changed
     // the settings version, which the fast path checks.
     if (fast !== undefined && catchingRule(this.config.filters, item) === undefined) {
       const mode = await fast.enqueue({ item, policy: this.config.backpressure, settingsVersion: this.#settingsVersion });
       if (mode !== undefined) return { item, mode };
     }
-    return this.#store.transaction(this.#admit(item, at));
+    return this.#transaction(this.#admit(item, at));
   }
 
   *#admit(item: ReviewItem, at: number): TxStep<EnqueueResult> {
@@ -151,12 +166,12 @@ export class StoredReviewQueue implements ReviewQueue {
     // One id whichever path decides, taken only when a verdict is stored.
     let id: string | undefined;
     const verdictId = (): string => (id ??= generateId());
-    const fast = this.#store.fast;
+    const fast = this.#fast;
     if (fast !== undefined) {
       const verdict = await fast.verdict({ itemId, input, at, verdictId, config: this.config, settingsVersion: this.#settingsVersion });
       if (verdict !== undefined) return { verdict, repeated: false };
     }
-    return this.#store.transaction(this.#decide(itemId, input, at, verdictId));
+    return this.#transaction(this.#decide(itemId, input, at, verdictId));
   }
 
   *#decide(itemId: string, input: VerdictInput, at: number, verdictId: () => string): TxStep<VerdictResult> {
@@ -274,7 +289,7 @@ export class StoredReviewQueue implements ReviewQueue {
     if (typeof report?.runId !== 'string' || report.runId.length === 0 || typeof report.budgetCapped !== 'boolean') {
       throw new TypeError(`Expected a run report { runId, budgetCapped }, got ${JSON.stringify(report)}`);
     }
-    return this.#store.transaction(this.#report({ runId: report.runId, budgetCapped: report.budgetCapped }, this.#runtime.now()));
+    return this.#transaction(this.#report({ runId: report.runId, budgetCapped: report.budgetCapped }, this.#runtime.now()));
   }
 
   *#report(report: RunReport, at: number): TxStep<{ alert?: Alert }> {
@@ -360,7 +375,7 @@ export class StoredReviewQueue implements ReviewQueue {
     const { runId, by, overrides, mode, into } = admission;
     const data = { runId, by, overrides: overrides.map(({ code, reason }) => ({ code, reason })), mode, into };
     const at = this.#runtime.now();
-    return this.#store.transaction(
+    return this.#transaction(
       this.#withState(function* (state): TxStep<{ seq: number }> {
         const journal = chainJournal(state.head, [{ type: 'admission', at, data }]);
         yield* ask((tx) => tx.write({ journal }));
@@ -370,7 +385,7 @@ export class StoredReviewQueue implements ReviewQueue {
   }
 
   async #changeRules(change: (state: LockedState) => TxStep<RuleChange>): Promise<RuleChange> {
-    const result = await this.#store.transaction(this.#withState(change));
+    const result = await this.#transaction(this.#withState(change));
     if (!result.repeated) {
       this.#runtime = withFilters(this.#runtime, result.config.filters);
       this.#settingsVersion += 1;
@@ -384,6 +399,11 @@ export class StoredReviewQueue implements ReviewQueue {
 
   async close(): Promise<void> {
     await this.#store.close();
+  }
+
+  /** Runs `step` in one write transaction of the store, its journal rows signed when the queue has a signer. */
+  #transaction<T>(step: TxStep<T>): Promise<T> {
+    return this.#store.transaction(signedSteps(step, this.#signer));
   }
 
   /** The state row, held, with the settings as stored: another process may have changed them. */

@@ -528,7 +528,11 @@ describe('redline review', () => {
     );
     const verify = await redline(['ledger', 'verify', '--ledger', db]);
     assert.equal(verify.code, 0, verify.stdout);
-    assert.match(verify.stdout, /^2 of 2 runs verify \(\d+ records\) in .*\nreview queue journal verifies \(1 entry\)\n$/);
+    // The queue's settings entry, appended by the run that opened it, is signed with the run's key.
+    assert.match(
+      verify.stdout,
+      /^2 of 2 runs verify \(\d+ records\) in .*\nreview queue journal verifies \(1 entry\); entry signatures: 1 valid, 0 invalid, 0 unsigned — checked with the local key\(s\) .*\n$/,
+    );
     // With --no-review nothing reaches the queue (without it, the ledger's queue takes the run: run-review-default.test.ts);
     // review's options with --no-review are a usage error.
     assert.equal(JSON.parse((await redline(['run', mission, '--no-review', '--json', '--ledger', db])).stdout).review.enqueued, false);

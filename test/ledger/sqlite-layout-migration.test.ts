@@ -97,10 +97,18 @@ describe('SQLite records layout: migrating a ledger written at schema version 2'
     const was = snapshot(file);
     assert.equal(was.records.length, 74);
 
+    // The queue's journal was written before its entries were signed: --allow-unsigned reports them.
+    const publicKey = [FIXTURE.replace(/\.db$/, '.pub')];
     const lines: string[] = [];
-    assert.equal(await verifyCommand({ ledger: file, publicKey: [FIXTURE.replace(/\.db$/, '.pub')] }, quiet(lines)), 0, lines.join('\n'));
+    assert.equal(await verifyCommand({ ledger: file, publicKey, allowUnsigned: true }, quiet(lines)), 0, lines.join('\n'));
     assert.match(lines.join('\n'), /10 of 10 runs verify \(74 records\).*seal signatures: 9 valid, 0 invalid, 0 unsigned/);
-    assert.equal(lines.at(-1), 'review queue journal verifies (2 entries)');
+    assert.match(
+      lines.at(-1) ?? '',
+      /^review queue journal verifies \(2 entries\); entry signatures: 0 valid, 0 invalid, 2 unsigned — checked with /,
+    );
+    lines.length = 0;
+    assert.equal(await verifyCommand({ ledger: file, publicKey }, quiet(lines)), 1);
+    assert.equal(lines.at(-1), 'BROKEN review queue journal: entry 0 signature — journal entry 0 is not signed (signatures are required)');
 
     assert.deepEqual(snapshot(file), was);
     const now = layout(file);

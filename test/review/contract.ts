@@ -3,7 +3,12 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { ModeChange } from '../../src/review/backpressure.js';
 import type { ReviewQueueOptions } from '../../src/review/config.js';
+import { chainHash } from '../../src/core/hash-chain.js';
 import { parseJournalEntry, type JournalEntry } from '../../src/review/journal-entries.js';
+import { verifyJournal, type JournalRow } from '../../src/review/journal.js';
+import { signJournalRows } from '../../src/review/journal-signature.js';
+import { verifyStoredJournal } from '../../src/review/open-review-queue.js';
+import { keyPair } from '../ledger/signed-runs.js';
 import { ReviewError } from '../../src/review/review-error.js';
 import type { ReviewItem, ReviewQueue } from '../../src/review/review-queue.js';
 import type { OpenedQueue, ReviewBackend } from './backends.js';
@@ -780,6 +785,96 @@ export function reviewQueueContract(unlimited: ReviewBackend): void {
           assert.equal(await queue.depth(), 0);
         }));
 
+      it('signs every entry it appends with its signer, over the entry before it: a rewritten, stripped or re-signed entry fails naming it', () => {
+        const key = keyPair('the ledger key');
+        return withQueue(backend, { ...TABLES_OPTIONS, signer: key.signer }, async ({ queue, location, tamper }) => {
+          await populate(queue);
+          const rows = await queue.journal();
+          const required = { keys: [key.publicKey], require: true };
+          const headOf = (list: readonly JournalRow[]) => ({ count: list.length, lastHash: list.at(-1)?.hash ?? '' });
+          const signed = verifyJournal(rows, headOf(rows), required);
+          assert.equal(signed.ok, true);
+          assert.deepEqual(signed.signatures?.counts, { valid: rows.length, invalid: 0, unknown_key: 0, unsigned: 0 });
+
+          // Someone with write access rewrites the first verdict as a reject and recomputes every later hash.
+          const target = rows.findIndex((row) => row.type === 'verdict');
+          const rechain = (list: readonly JournalRow[]): JournalRow[] => {
+            let prevHash = list[0]?.prevHash ?? '';
+            return list.map((row) => {
+              const body = row.seq === target ? row.body.replace('"decision":"approve"', '"decision":"reject"') : row.body;
+              const hash = chainHash(prevHash, body);
+              const next = { ...row, body, prevHash, hash };
+              prevHash = hash;
+              return next;
+            });
+          };
+          const forged = rechain(rows);
+          const problem = (list: readonly JournalRow[], options: { require?: boolean } = {}) =>
+            verifyJournal(list, headOf(list), { ...required, ...options }).signatures?.problem;
+          assert.equal(verifyJournal(forged, headOf(forged)).ok, true, 'the chain alone holds');
+          assert.deepEqual(problem(forged), {
+            seq: target,
+            detail: `journal entry ${target}'s signature does not verify with key ${key.signer.keyId}: the entry, or one before it, was changed after it was signed`,
+          });
+          // Its signature stripped: unsigned fails where signatures are required; where not, the next entry's signature covers it.
+          const stripped = forged.map(({ signature, ...row }) => (row.seq === target ? row : { ...row, signature }));
+          assert.deepEqual(problem(stripped), { seq: target, detail: `journal entry ${target} is not signed (signatures are required)` });
+          assert.match(
+            problem(stripped, { require: false })?.detail ?? '',
+            new RegExp(`^journal entry ${target + 1}'s signature does not verify`),
+          );
+          // Re-signed from there on with a key that is not the ledger's.
+          const other = keyPair('another key');
+          const resigned = [...forged.slice(0, target), ...signJournalRows(forged.slice(target), other.signer)];
+          assert.deepEqual(problem(resigned), {
+            seq: target,
+            detail: `journal entry ${target} is signed by key ${other.signer.keyId}, which is not one of the 1 public key(s) given`,
+          });
+
+          if (location !== undefined && tamper !== undefined) {
+            // The same rewrite in the database, as `redline ledger verify` reads it.
+            assert.equal((await verifyStoredJournal(location, required))?.ok, true);
+            const quote = (text: string) => `'${text.replace(/'/g, "''")}'`;
+            await tamper(
+              [
+                ...forged
+                  .slice(target)
+                  .map(
+                    (row) =>
+                      `UPDATE review_journal SET body = ${quote(row.body)}, prev_hash = ${quote(row.prevHash)}, hash = ${quote(row.hash)} WHERE seq = ${row.seq};`,
+                  ),
+                `UPDATE review_state SET journal_hash = ${quote(headOf(forged).lastHash)};`,
+              ].join('\n'),
+            );
+            const stored = await verifyStoredJournal(location, required);
+            assert.equal(stored?.ok, false);
+            assert.equal(stored?.signatures?.problem?.seq, target);
+            await tamper(`UPDATE review_journal SET signature = NULL WHERE seq = ${target};`);
+            assert.deepEqual((await verifyStoredJournal(location, required))?.signatures?.problem, {
+              seq: target,
+              detail: `journal entry ${target} is not signed (signatures are required)`,
+            });
+          }
+        });
+      });
+
+      it('appends entries unsigned without a signer', () =>
+        withQueue(backend, {}, async ({ queue }) => {
+          await enqueueAll(queue, [{ runId: 'a' }]);
+          const rows = await queue.journal();
+          assert.deepEqual(
+            rows.map((row) => row.signature),
+            rows.map(() => undefined),
+          );
+          const key = keyPair('the ledger key');
+          const head = { count: rows.length, lastHash: rows.at(-1)?.hash ?? '' };
+          assert.deepEqual(verifyJournal(rows, head, { keys: [key.publicKey] }).signatures, {
+            counts: { valid: 0, invalid: 0, unknown_key: 0, unsigned: rows.length },
+            otherKeys: [],
+          });
+          assert.equal(verifyJournal(rows, head, { keys: [key.publicKey], require: true }).signatures?.problem?.seq, 0);
+        }));
+
       if (backend.name !== 'memory') {
         it('is append-only, and a changed, removed or added entry fails verification naming it', () =>
           withQueue(backend, {}, async ({ queue, tamper }) => {
@@ -1067,7 +1162,7 @@ export function reviewQueueContract(unlimited: ReviewBackend): void {
             );
             await assert.rejects((reopen as NonNullable<typeof reopen>)(), {
               message:
-                'The database holds schema version 99 in review_migrations, newer than this redline knows (6): upgrade redline in every process that uses it',
+                'The database holds schema version 99 in review_migrations, newer than this redline knows (7): upgrade redline in every process that uses it',
             });
           }));
 

@@ -42,6 +42,8 @@ for (const backend of backends.filter((candidate) => candidate.name !== 'memory'
           ok: false,
           records: 3,
           bytes: json.bytes,
+          // No key was given nor found: the entries, appended unsigned, are counted.
+          signatures: { counts: { valid: 0, invalid: 0, unknown_key: 0, unsigned: 3 }, otherKeys: [] },
           disagreement: { table: 'review_verdicts', seq: 1, detail },
         });
         assert.deepEqual((await verifyStoredJournal(location))?.disagreement, { table: 'review_verdicts', seq: 1, detail });

@@ -15,7 +15,7 @@ const postgres = backends.find((backend) => backend.name === 'postgres') as (typ
 
 // Turns a queue file back into what schema version 3 wrote: no counters (nor version 5's counts of rows
 // before the journal) in the state row, the dropped item copied into the breaker log, version 3's state
-// guard, no version 4 indexes (nor version 6's reviewers table) or migration rows past 3.
+// guard, no version 4 indexes (nor version 6's reviewers table, nor version 7's journal signatures) or migration rows past 3.
 const BACK_TO_VERSION_3 = `
 DROP TRIGGER review_state_refuse_update;
 ${PRE_JOURNAL.map(([table]) => `ALTER TABLE review_state DROP COLUMN ${preJournalColumn(table)};`).join('\n')}
@@ -31,6 +31,7 @@ CREATE TRIGGER review_state_refuse_update BEFORE UPDATE ON review_state
 WHEN NEW.journal_count < OLD.journal_count OR (NEW.journal_count = OLD.journal_count AND NEW.journal_hash IS NOT OLD.journal_hash) OR NEW.settings_version < OLD.settings_version
 BEGIN SELECT RAISE(ABORT, 'redline.review.append_only: UPDATE on review_state refused: the journal head only advances'); END;
 DROP TABLE review_reviewers;
+ALTER TABLE review_journal DROP COLUMN signature;
 DELETE FROM review_migrations WHERE version >= 4;
 `;
 
@@ -48,6 +49,7 @@ WHEN (NEW.journal_count < OLD.journal_count OR (NEW.journal_count = OLD.journal_
   OR NEW.settings_version < OLD.settings_version)
 EXECUTE FUNCTION review_refuse_change('the journal head only advances');
 DROP TABLE review_reviewers;
+ALTER TABLE review_journal DROP COLUMN signature;
 DELETE FROM review_migrations WHERE version >= 4
 `;
 

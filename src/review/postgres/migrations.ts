@@ -206,6 +206,10 @@ CREATE TABLE ${S}.review_reviewers (
   added_at    BIGINT NOT NULL
 );
 `,
+  // Signed journal entries: the writer's signature beside each entry appended with the signing key (null without).
+  7: (S) => `
+ALTER TABLE ${S}.review_journal ADD COLUMN signature TEXT;
+`,
 };
 
 /** Triggers refusing `operations` on `table` row by row, and TRUNCATE of it. */

@@ -86,7 +86,8 @@ function statements(S: string) {
     setState: `WITH head AS (
         UPDATE ${S}.review_state SET mode = $1, attempt_limit = $2, alert_active = $3, depth = $4, verdicts = $5, approved = $6, dropped = $7, alerts = $8,
           journal_count = $9, journal_hash = $10, tuner_ids = coalesce($16, tuner_ids), tuner_approvals = coalesce($17, tuner_approvals) WHERE id = 1)
-      INSERT INTO ${S}.review_journal (seq, type, body, prev_hash, hash) SELECT * FROM unnest($11::bigint[], $12::text[], $13::text[], $14::text[], $15::text[])`,
+      INSERT INTO ${S}.review_journal (seq, type, body, prev_hash, hash, signature)
+        SELECT * FROM unnest($11::bigint[], $12::text[], $13::text[], $14::text[], $15::text[], $18::text[])`,
     journal: `SELECT * FROM ${S}.review_journal ORDER BY seq LIMIT $1`,
     settings: `SELECT settings, settings_version FROM ${S}.review_state WHERE id = 1`,
     storeSettings: `UPDATE ${S}.review_state SET settings = $1, settings_version = settings_version + 1 WHERE id = 1`,
@@ -262,6 +263,7 @@ class PostgresReviewTx implements ReviewTx {
       // The tuner's window, kept for the fast verdict.
       verdict?.window.map((v) => v.id) ?? null,
       verdict?.window.map((v) => v.decision === 'approve') ?? null,
+      journal.map((row) => row.signature ?? null),
     ]);
   }
 }

@@ -72,12 +72,9 @@ export function postgresQueueStore(client: Pick<PgClient, 'query'>, S: string): 
       };
     },
     journal: async (after, limit) =>
-      (
-        await all<JournalSqlRow>(`SELECT seq, type, body, prev_hash, hash FROM ${S}.review_journal WHERE seq > $1 ORDER BY seq LIMIT $2`, [
-          after,
-          limit,
-        ])
-      ).map(toJournalRow),
+      (await all<JournalSqlRow>(`SELECT * FROM ${S}.review_journal WHERE seq > $1 ORDER BY seq LIMIT $2`, [after, limit])).map(
+        toJournalRow,
+      ),
     async rows(table, after, limit) {
       const read = TABLES[table].read as (row: unknown) => object;
       const found = await all<{ seq: string }>(`SELECT * FROM (${TABLES[table].sql(S)}) t WHERE seq > $1 ORDER BY seq LIMIT $2`, [

@@ -190,6 +190,10 @@ CREATE TABLE review_reviewers (
   added_at    INTEGER NOT NULL
 );
 `,
+  // Signed journal entries: the writer's signature beside each entry appended with the signing key (null without).
+  7: `
+ALTER TABLE review_journal ADD COLUMN signature TEXT;
+`,
 };
 
 /** A trigger refusing every `operation` on `table`. */

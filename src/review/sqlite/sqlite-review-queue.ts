@@ -134,7 +134,7 @@ function prepare(db: SqliteDatabase) {
     alertsNewest: sql('SELECT * FROM review_alerts ORDER BY seq DESC LIMIT ?'),
     journal: sql('SELECT * FROM review_journal ORDER BY seq LIMIT ?'),
     // The triggers check each entry against the head and advance it.
-    appendJournal: sql('INSERT INTO review_journal (seq, type, body, prev_hash, hash) VALUES (?, ?, ?, ?, ?)'),
+    appendJournal: sql('INSERT INTO review_journal (seq, type, body, prev_hash, hash, signature) VALUES (?, ?, ?, ?, ?, ?)'),
     settings: sql('SELECT settings, settings_version FROM review_state WHERE id = 1'),
     storeSettings: sql('UPDATE review_state SET settings = ?, settings_version = settings_version + 1 WHERE id = 1'),
   };
@@ -243,7 +243,8 @@ class SqliteReviewStore implements ReviewStore, ReviewTx {
         JSON.stringify(alert.cappedRunIds),
         alert.raisedAt,
       );
-    for (const row of change.journal?.rows ?? []) sql.appendJournal.run(row.seq, row.type, row.body, row.prevHash, row.hash);
+    for (const row of change.journal?.rows ?? [])
+      sql.appendJournal.run(row.seq, row.type, row.body, row.prevHash, row.hash, row.signature ?? null);
   }
 
   snapshot(at: number, window: number): { state: QueueState; claimed: number; recent: Verdict[] } {

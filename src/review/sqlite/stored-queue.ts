@@ -45,7 +45,8 @@ const TABLES: Record<ProvenTable, { sql: string; read: (row: never) => object }>
  * from 2 on, as `redline ledger verify` finds it without migrating.
  */
 export function sqliteQueueStore(db: Pick<SqliteDatabase, 'prepare'>): QueueStore {
-  const journal = db.prepare('SELECT seq, type, body, prev_hash, hash FROM review_journal WHERE seq > ? ORDER BY seq LIMIT ?');
+  // `*`: a queue migrated before entries were signed has no `signature` column.
+  const journal = db.prepare('SELECT * FROM review_journal WHERE seq > ? ORDER BY seq LIMIT ?');
   const pages = Object.fromEntries(
     Object.entries(TABLES).map(([table, { sql }]) => [table, db.prepare(`SELECT * FROM (${sql}) WHERE seq > ? ORDER BY seq LIMIT ?`)]),
   ) as Record<ProvenTable, ReturnType<typeof db.prepare>>;
