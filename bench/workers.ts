@@ -54,7 +54,10 @@ function fleet(url: string, count: number, workdir: string): Promise<void> {
   return Promise.all(Array.from({ length: count }, (_, index) => one(index))).then(() => undefined);
 }
 
-export async function workersBench({ missions = 40 }: { missions?: number } = {}): Promise<WorkersResult> {
+export async function workersBench({
+  missions = 40,
+  fleets: sizes = [1, 2, 4],
+}: { missions?: number; fleets?: readonly number[] } = {}): Promise<WorkersResult> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'redline-bench-workers-'));
   await mkdir(path.join(dir, 'ws/src'), { recursive: true });
   await writeFile(path.join(dir, 'ws/src/answer.txt'), '0\n');
@@ -79,7 +82,7 @@ export async function workersBench({ missions = 40 }: { missions?: number } = {}
   await dropSchemas(local);
 
   const fleets: { workers: number; perSecond: number; seconds: number }[] = [];
-  for (const workers of [1, 2, 4]) {
+  for (const workers of sizes) {
     const schema = schemaOf(`fleet${workers}`);
     const url = `${SERVER}?schema=${schema}`;
     await main(['submit', ...files, '--postgres', url, '--proposer', PROPOSER, '--json'], quiet);
