@@ -500,12 +500,9 @@ async function inTurn(round: number, steps: readonly (() => Promise<void>)[]): P
  * leaves to write back (and, for removals, to discard) is not in its time, for either design.
  */
 async function settledTimed<T>(work: () => Promise<T> | T): Promise<[number, T]> {
-  if (syncBeforeSteps) await run('sync', []);
+  await run('sync', []);
   return timed(work);
 }
-
-/** Off for a quick pass only: on a disk other work writes to, each `sync` can take seconds. */
-let syncBeforeSteps = true;
 
 /**
  * Isolation cost on a generated ~250 MB workspace: (a) `cp -r` of it, (b) `RunWorkspace.start`, (c) the
@@ -522,7 +519,6 @@ export async function workspaceBench({
   splitAttemptsPerRound = 3,
   sandboxesPerRound = 1,
   size = FULL_TREE,
-  sync = true,
 }: {
   rounds?: number;
   /** The generated tree's size (`FULL_TREE` unless a quick pass asks for less). */
@@ -530,10 +526,7 @@ export async function workspaceBench({
   attemptsPerRound?: number;
   splitAttemptsPerRound?: number;
   sandboxesPerRound?: number;
-  /** `sync` before every timed step (off only in a quick pass, whose figures are not compared). */
-  sync?: boolean;
 } = {}): Promise<WorkspaceBenchResult> {
-  syncBeforeSteps = sync;
   const started = performance.now();
   const loadBefore = os.loadavg()[0] as number;
   const root = mkdtempSync(path.join(os.tmpdir(), 'redline-bench-workspace-'));
