@@ -46,9 +46,12 @@ const WARM_UP_RUNS = 20;
 export type LoopName = 'redline' | 'langgraph';
 
 /** In this process: warms `loop` up, then times `rounds` runs; µs per attempt of each. */
-export async function timeLoop(loop: LoopName, { attemptsPerRun, rounds }: { attemptsPerRun: number; rounds: number }): Promise<number[]> {
+export async function timeLoop(
+  loop: LoopName,
+  { attemptsPerRun, rounds, warmUpRuns = WARM_UP_RUNS }: { attemptsPerRun: number; rounds: number; warmUpRuns?: number },
+): Promise<number[]> {
   const run = (index: number): Promise<number> => (loop === 'redline' ? redlineRun(attemptsPerRun) : langgraphRun(attemptsPerRun, index));
-  for (let warm = 0; warm < WARM_UP_RUNS; warm += 1) await run(-1 - warm);
+  for (let warm = 0; warm < warmUpRuns; warm += 1) await run(-1 - warm);
   const perAttempt: number[] = [];
   for (let round = 0; round < rounds; round += 1) perAttempt.push(((await run(round)) / attemptsPerRun) * 1000);
   return perAttempt;
@@ -63,11 +66,12 @@ export async function loopOverhead({
   attemptsPerRun = 500,
   rounds = 7,
   processes = 4,
-}: { attemptsPerRun?: number; rounds?: number; processes?: number } = {}): Promise<LoopOverheadResult> {
+  warmUpRuns = WARM_UP_RUNS,
+}: { attemptsPerRun?: number; rounds?: number; processes?: number; warmUpRuns?: number } = {}): Promise<LoopOverheadResult> {
   const times: Record<LoopName, number[]> = { redline: [], langgraph: [] };
   for (let turn = 0; turn < processes; turn += 1) {
     const order: LoopName[] = turn % 2 === 0 ? ['redline', 'langgraph'] : ['langgraph', 'redline'];
-    for (const loop of order) times[loop].push(...(await inChild(loop, attemptsPerRun, rounds)));
+    for (const loop of order) times[loop].push(...(await inChild(loop, attemptsPerRun, rounds, warmUpRuns)));
   }
   const redlineUs = median(times.redline);
   const langgraphUs = median(times.langgraph);
@@ -82,8 +86,8 @@ export async function loopOverhead({
 
 const CHILD = fileURLToPath(new URL('./loop-overhead-child.ts', import.meta.url));
 
-async function inChild(loop: LoopName, attemptsPerRun: number, rounds: number): Promise<number[]> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, loop, String(attemptsPerRun), String(rounds)], {
+async function inChild(loop: LoopName, attemptsPerRun: number, rounds: number, warmUpRuns: number): Promise<number[]> {
+  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, loop, String(attemptsPerRun), String(rounds), String(warmUpRuns)], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let output = '';

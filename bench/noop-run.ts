@@ -13,10 +13,17 @@ const noopCheck: Check = {
   run: async () => [finding(noopCheck, 'fail', ['noop.fail'], 'no-op')],
 };
 
-/** One run of `attempts` no-op attempts (a fixed value, a failing no-op check, no guards): its ms. */
+/**
+ * One run of `attempts` no-op attempts (a value flipping between two, a failing no-op check, no guards of the
+ * mission's; the runtime's `noChange(2)` would end a run whose proposer returns the same value twice): its ms.
+ */
 export async function redlineRun(attempts: number): Promise<number> {
   const mission = defineMission({ id: 'bench', goal: 'no-op', budgets: { maxAttempts: attempts }, stopPolicy: { guards: [] } });
-  const proposer = functionProposer(() => ({ value: 'same' }));
+  let flip = false;
+  const proposer = functionProposer(() => {
+    flip = !flip;
+    return { value: flip ? 'a' : 'b' };
+  });
   const started = performance.now();
   const result = await runMission({ mission, proposer, checks: [noopCheck], ledger: new MemoryLedger() });
   const elapsed = performance.now() - started;

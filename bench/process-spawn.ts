@@ -58,7 +58,7 @@ async function alternate(runs: readonly (() => Promise<unknown>)[], rounds: numb
   return times.map(median);
 }
 
-export async function processSpawnBench({ calls = 40 }: { calls?: number } = {}): Promise<ProcessSpawnResult> {
+export async function processSpawnBench({ calls = 40, warmup = 5 }: { calls?: number; warmup?: number } = {}): Promise<ProcessSpawnResult> {
   const tools = await Promise.all((['unshare', 'bwrap'] as const).map((tool) => findPidNamespace([tool])));
   const working = tools.filter((tool): tool is PidNamespaceLauncher => typeof tool !== 'string');
   const unavailable = tools.filter((tool): tool is string => typeof tool === 'string');
@@ -66,6 +66,7 @@ export async function processSpawnBench({ calls = 40 }: { calls?: number } = {})
   const [plain, ...wrapped] = await alternate(
     [() => spawned(['true'], process.env), ...working.map((tool) => () => spawned(tool.argv(['true'], '/'), env))],
     calls,
+    warmup,
   );
   const bare = { plain: plain as number, ...Object.fromEntries(working.map((tool, index) => [tool.via, wrapped[index] as number])) };
   const found = await findPidNamespace();
@@ -76,6 +77,7 @@ export async function processSpawnBench({ calls = 40 }: { calls?: number } = {})
   const [truePlain, trueNamespaced, shellPlain, shellNamespaced] = await alternate(
     [call(['true'], false), call(['true'], true), call(shell, false), call(shell, true)],
     calls,
+    warmup,
   );
   return {
     via: found.via,

@@ -1,5 +1,9 @@
 // `npm run bench`: runs every benchmark (`npm run bench -- NAME [options]` one) and prints the measurements side by side with what they compare to.
+// `--quick` (anywhere; `npm run bench:quick` runs every bench so) runs each at small sizes in a few seconds: CI runs it, so a bench
+// that no longer runs fails CI. Its figures only show that the bench works.
+import { cliStartBench } from './cli-start.js';
 import { ledgerBench, type BackendResult } from './ledger.js';
+import { realOverheadBench } from './real-overhead.js';
 import { loopOverhead } from './loop-overhead.js';
 import { processSpawnBench, type SpawnPair } from './process-spawn.js';
 import { mcpStartBench } from './mcp-start.js';
@@ -13,10 +17,14 @@ import { TRACING_MODES, tracingOverhead } from './tracing-overhead.js';
 import { workersBench } from './workers.js';
 import { workspaceBench, type Spread } from './workspace.js';
 
-const only = process.argv[2];
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const [name, ...options] = args.filter((arg) => arg !== '--quick');
+/** The bench to run, or undefined for all of them (no name, or `all`). */
+const only = name === 'all' ? undefined : name;
 const benches: Record<string, () => Promise<string>> = {
   'loop-overhead': async () => {
-    const result = await loopOverhead();
+    const result = await loopOverhead(quick ? { attemptsPerRun: 50, rounds: 2, processes: 1, warmUpRuns: 2 } : {});
     return [
       `loop-overhead: ${result.attemptsPerRun} attempts per run, median of ${result.rounds} rounds, no-op proposer and check, in-memory state`,
       `  redline runMission (MemoryLedger)          ${result.redlineUsPerAttempt.toFixed(1).padStart(8)} µs/attempt`,
@@ -25,7 +33,7 @@ const benches: Record<string, () => Promise<string>> = {
     ].join('\n');
   },
   'tracing-overhead': async () => {
-    const result = await tracingOverhead();
+    const result = await tracingOverhead(quick ? { attemptsPerRun: 50, rounds: 2, processes: 1, warmUpRuns: 2 } : {});
     const base = result.usPerAttempt['not-installed'];
     return [
       `tracing-overhead: the loop-overhead loop, ${result.attemptsPerRun} attempts per run, median of ${result.rounds} rounds per mode`,
@@ -36,7 +44,7 @@ const benches: Record<string, () => Promise<string>> = {
     ].join('\n');
   },
   ledger: async () => {
-    const result = await ledgerBench();
+    const result = await ledgerBench(quick ? { rounds: 1, secondsPerRound: 0.05, warmUpRuns: 2 } : {});
     const rate = (perSecond: number): string => Math.round(perSecond).toLocaleString('en-US').padStart(8);
     const backend = (
       name: string,
@@ -55,7 +63,7 @@ const benches: Record<string, () => Promise<string>> = {
     ].join('\n');
   },
   'review-queue': async () => {
-    const result = await reviewQueueBench();
+    const result = await reviewQueueBench(quick ? { items: 40, warmupItems: 10, rounds: 1, reviewers: 2 } : {});
     const rate = (perSecond: number): string => Math.round(perSecond).toLocaleString('en-US').padStart(8);
     const phases = (enqueue: string, decide: string, { enqueues, decisions }: { enqueues: number; decisions: number }): string =>
       `  (${enqueue} ${Math.round(enqueues).toLocaleString('en-US')}/s, ${decide} ${Math.round(decisions).toLocaleString('en-US')}/s)`;
@@ -69,7 +77,7 @@ const benches: Record<string, () => Promise<string>> = {
 };
 
 benches['review-app'] = async () => {
-  const result = await reviewAppBench();
+  const result = await reviewAppBench(quick ? { items: 200, rounds: 3 } : {});
   const ms = ({ median, p95 }: { median: number; p95: number }): string => `${median.toFixed(1).padStart(8)} ms  (p95 ${p95.toFixed(1)})`;
   return [
     `review-app: the queue page over HTTP on loopback, SQLite ledger and queue with ${result.items.toLocaleString('en-US')} runs and items (filled in ${result.fillS.toFixed(1)} s), median of ${result.rounds} requests after 5 warm-up ones`,
@@ -80,7 +88,7 @@ benches['review-app'] = async () => {
 };
 
 benches['review-depth'] = async () => {
-  const result = await reviewQueueDepthBench();
+  const result = await reviewQueueDepthBench(quick ? { checkpoints: [100, 300], drops: 200 } : {});
   const count = (value: number): string => Math.round(value).toLocaleString('en-US');
   const [first, ...rest] = result.points;
   return [
@@ -100,7 +108,7 @@ benches['review-depth'] = async () => {
 };
 
 benches.study = async () => {
-  const result = await studyBench();
+  const result = await studyBench(quick ? { rounds: 1, seeds: 1, confidences: [0.9] } : {});
   return [
     `study: redline study stop-rules defaults (10 strategies × 5 σ × 10 seeds × 300 test tasks + cold-start curve), median of ${result.rounds} warm runs`,
     `  full default study                         ${result.coreMs.toFixed(0).padStart(8)} ms  (target < 500 ms, ratio ${(result.coreMs / 500).toFixed(2)}× the target)`,
@@ -109,10 +117,20 @@ benches.study = async () => {
 };
 
 // Options after the name reach the bench: `npm run bench -- scale --runs 5000,50000`.
-benches.scale = async () => scaleReport(await scaleBench(scaleOptions(only === 'scale' ? process.argv.slice(3) : [])));
+benches.scale = async () =>
+  scaleReport(await scaleBench(scaleOptions(only === 'scale' ? options : quick ? ['--runs', '20,40', '--backends', 'sqlite'] : [])));
 
 benches.workspace = async () => {
-  const result = await workspaceBench();
+  const result = await workspaceBench(
+    quick
+      ? {
+          rounds: 1,
+          attemptsPerRound: 2,
+          splitAttemptsPerRound: 1,
+          size: { sourceFiles: 2_000, sourceDirs: 200, sourceBytes: 10_000_000, moduleFiles: 300 },
+        }
+      : {},
+  );
   const { tree, report, split } = result;
   const count = (value: number): string => Math.round(value).toLocaleString('en-US');
   const ms = ({ median, min, max }: Spread): string => `${count(median).padStart(8)} ms  (${count(min)}–${count(max)})`;
@@ -140,7 +158,7 @@ benches.workspace = async () => {
 };
 
 benches.workers = async () => {
-  const result = await workersBench();
+  const result = await workersBench(quick ? { missions: 3, fleets: [1] } : {});
   const rate = (perSecond: number): string => perSecond.toFixed(1).padStart(8);
   return [
     `workers: ${result.missions} one-attempt missions (command proposer and check), PostgreSQL ledger; load average ${result.load.toFixed(1)} after`,
@@ -154,7 +172,7 @@ benches.workers = async () => {
 };
 
 benches['mcp-start'] = async () => {
-  const result = await mcpStartBench();
+  const result = await mcpStartBench(quick ? { rounds: 1 } : {});
   const ms = (value: number): string => `${value.toFixed(0).padStart(8)} ms`;
   return [
     `mcp-start: fresh processes from spawn, median of ${result.rounds} rounds taking turns; load average ${result.load.toFixed(1)} after`,
@@ -167,7 +185,7 @@ benches['mcp-start'] = async () => {
 };
 
 benches['rate-limits'] = async () => {
-  const result = await rateLimitsBench();
+  const result = await rateLimitsBench(quick ? { calls: 160 } : {});
   const rate = (perSecond: number): string => Math.round(perSecond).toLocaleString('en-US').padStart(8);
   return [
     `rate-limits: ${result.calls.toLocaleString('en-US')} model calls (take + settle) from ${result.clients} connections in 4 processes' pools, PostgreSQL; load average ${result.load.toFixed(1)} after`,
@@ -179,8 +197,8 @@ benches['rate-limits'] = async () => {
 
 benches['process-spawn'] = async () => {
   // `npm run bench -- process-spawn --calls 300` for steadier medians.
-  const calls = only === 'process-spawn' && process.argv[3] === '--calls' ? Number(process.argv[4]) : undefined;
-  const result = await processSpawnBench(calls === undefined ? {} : { calls });
+  const calls = only === 'process-spawn' && options[0] === '--calls' ? Number(options[1]) : quick ? 2 : undefined;
+  const result = await processSpawnBench(calls === undefined ? {} : { calls, ...(quick ? { warmup: 1 } : {}) });
   const ms = (value: number): string => `${value.toFixed(2).padStart(8)} ms`;
   const pair = (label: string, { plainMs, namespacedMs }: SpawnPair): string[] => [
     `  ${`runProcess ${label}, no namespace`.padEnd(43)}${ms(plainMs)}`,
@@ -198,7 +216,48 @@ benches['process-spawn'] = async () => {
   ].join('\n');
 };
 
-for (const [name, bench] of Object.entries(benches)) {
-  if (only !== undefined && only !== name) continue;
-  console.log(await bench());
+benches['cli-start'] = async () => {
+  const result = await cliStartBench(quick ? { rounds: 2 } : {});
+  const ms = (value: number): string => `${value.toFixed(0).padStart(8)} ms`;
+  return [
+    `cli-start: the built CLI from spawn to exit, median of ${result.rounds} rounds taking turns after a warm-up; load average ${result.load.toFixed(1)} after`,
+    `  ${"bare node -e ''".padEnd(43)}${ms(result.bareMs)}`,
+    `  ${'redline --version'.padEnd(43)}${ms(result.versionMs)}  (target ≤ 150 ms; ${(result.versionMs / result.bareMs).toFixed(2)}× bare node)`,
+    `  ${'redline --help'.padEnd(43)}${ms(result.helpMs)}  (target ≤ 150 ms; ${(result.helpMs / result.bareMs).toFixed(2)}× bare node)`,
+  ].join('\n');
+};
+
+benches['real-overhead'] = async () => {
+  const result = await realOverheadBench({ quick });
+  const { qs } = result.setupSeconds;
+  const s = (ms: number): string => `${(ms / 1000).toFixed(2).padStart(7)} s`;
+  const target = (subject: string, run: number): string =>
+    run === 1 ? '' : subject.startsWith('qs') ? '  (target ≤ 0.5 s)' : '  (target ≤ 1 s)';
+  return [
+    `real-overhead: redline run (built CLI, start to exit, temp SQLite ledger; agent proposer fixing a seeded bug at attempt 2) against the same proposer and test commands by hand (test, propose 1, test, propose 2, test); load average ${result.load.before.toFixed(1)} before, ${result.load.after.toFixed(1)} after`,
+    '  repository                    files   run   redline    by hand   overhead    ratio   redline per attempt (target ≤ 0.2 s)',
+    ...result.rows.map(
+      (row) =>
+        `  ${row.subject.padEnd(26)}${row.files.toLocaleString('en-US').padStart(8)}   ${row.run === 1 ? 'first ' : 'second'}${s(row.redlineMs)}  ${s(row.byHandMs)}  ${s(row.overheadMs)}  ${row.ratio.toFixed(2).padStart(6)}×   ${row.perAttemptMs.map((ms) => `${(ms / 1000).toFixed(2)} s`).join(', ')}${target(row.subject, row.run)}`,
+    ),
+    "  from the run's records: spawn → run.started record (start), run.sealed record → exit",
+    ...result.rows.map(
+      ({ subject, run, phasesMs }) =>
+        `  ${subject.padEnd(26)}${run === 1 ? 'first ' : 'second'}  start ${s(phasesMs.start)}   exit ${s(phasesMs.exit)}`,
+    ),
+    ...result.skipped.map((why) => `  skipped: ${why}`),
+    `  outside the timing: ${qs === undefined ? '' : qs < 1 ? 'qs from the cache, ' : `qs installed in ${qs.toFixed(0)} s, `}the tree generated in ${result.setupSeconds.tree.toFixed(0)} s`,
+  ].join('\n');
+};
+
+if (only !== undefined && !(only in benches)) throw new Error(`no bench named ${only}; the benches: ${Object.keys(benches).join(', ')}`);
+for (const [benchName, bench] of Object.entries(benches)) {
+  if (only !== undefined && only !== benchName) continue;
+  const started = performance.now();
+  const report = await bench();
+  console.log(
+    quick
+      ? `${report}\n  (quick mode: small sizes, the figures only show the bench runs; ${((performance.now() - started) / 1000).toFixed(1)} s)`
+      : report,
+  );
 }

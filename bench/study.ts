@@ -12,16 +12,22 @@ export interface StudyBenchResult {
 
 const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 
-export async function studyBench({ rounds = 5 }: { rounds?: number } = {}): Promise<StudyBenchResult> {
+/** `seeds` and `confidences` other than the defaults only for a quick pass: the target is for the defaults. */
+export async function studyBench({
+  rounds = 5,
+  seeds,
+  confidences,
+}: { rounds?: number; seeds?: number; confidences?: readonly number[] } = {}): Promise<StudyBenchResult> {
+  const sized = seeds === undefined ? {} : { seeds };
   // Warm-up: compiles the hot paths, as a long-lived process would have.
-  await runStopRulesStudy({ confidences: [] });
+  await runStopRulesStudy({ ...sized, confidences: [] });
   const core: number[] = [];
   for (let round = 0; round < rounds; round += 1) {
     const started = performance.now();
-    await runStopRulesStudy({ confidences: [] });
+    await runStopRulesStudy({ ...sized, confidences: [] });
     core.push(performance.now() - started);
   }
   const started = performance.now();
-  await runStopRulesStudy();
+  await runStopRulesStudy({ ...sized, ...(confidences === undefined ? {} : { confidences }) });
   return { coreMs: median(core), withCalibrationMs: performance.now() - started, rounds };
 }

@@ -22,7 +22,7 @@ const WARM_UP_RUNS = 20;
 /** In this process: sets `mode` up, warms the loop up, then times `rounds` runs; µs per attempt of each. */
 export async function timeTracing(
   mode: TracingMode,
-  { attemptsPerRun, rounds }: { attemptsPerRun: number; rounds: number },
+  { attemptsPerRun, rounds, warmUpRuns = WARM_UP_RUNS }: { attemptsPerRun: number; rounds: number; warmUpRuns?: number },
 ): Promise<number[]> {
   let afterRun = (): void => {};
   // Installed, as in an app whose other libraries load the API: loaded, nothing registered.
@@ -43,7 +43,7 @@ export async function timeTracing(
     afterRun();
     return elapsed;
   };
-  for (let warm = 0; warm < WARM_UP_RUNS; warm += 1) await run();
+  for (let warm = 0; warm < warmUpRuns; warm += 1) await run();
   const perAttempt: number[] = [];
   for (let round = 0; round < rounds; round += 1) perAttempt.push(((await run()) / attemptsPerRun) * 1000);
   return perAttempt;
@@ -53,12 +53,16 @@ const CHILD = fileURLToPath(new URL('./tracing-overhead-child.ts', import.meta.u
 /** Makes `@opentelemetry/api` resolve as if it were not installed. */
 const HIDE = new URL('../test/api/hide-peers.mjs', import.meta.url).href;
 
-async function inChild(mode: TracingMode, attemptsPerRun: number, rounds: number): Promise<number[]> {
+async function inChild(mode: TracingMode, attemptsPerRun: number, rounds: number, warmUpRuns: number): Promise<number[]> {
   const hide = mode === 'not-installed' ? ['--import', HIDE] : [];
-  const child = spawn(process.execPath, [...hide, '--import', 'tsx', CHILD, mode, String(attemptsPerRun), String(rounds)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, REDLINE_TEST_HIDE: '@opentelemetry/api' },
-  });
+  const child = spawn(
+    process.execPath,
+    [...hide, '--import', 'tsx', CHILD, mode, String(attemptsPerRun), String(rounds), String(warmUpRuns)],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, REDLINE_TEST_HIDE: '@opentelemetry/api' },
+    },
+  );
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   const [code] = (await once(child, 'exit')) as [number | null];
@@ -71,11 +75,12 @@ export async function tracingOverhead({
   attemptsPerRun = 500,
   rounds = 7,
   processes = 2,
-}: { attemptsPerRun?: number; rounds?: number; processes?: number } = {}): Promise<TracingOverheadResult> {
+  warmUpRuns = WARM_UP_RUNS,
+}: { attemptsPerRun?: number; rounds?: number; processes?: number; warmUpRuns?: number } = {}): Promise<TracingOverheadResult> {
   const times = Object.fromEntries(TRACING_MODES.map((mode) => [mode, [] as number[]])) as Record<TracingMode, number[]>;
   for (let turn = 0; turn < processes; turn += 1) {
     const order = turn % 2 === 0 ? TRACING_MODES : [...TRACING_MODES].reverse();
-    for (const mode of order) times[mode].push(...(await inChild(mode, attemptsPerRun, rounds)));
+    for (const mode of order) times[mode].push(...(await inChild(mode, attemptsPerRun, rounds, warmUpRuns)));
   }
   const usPerAttempt = Object.fromEntries(TRACING_MODES.map((mode) => [mode, median(times[mode])])) as Record<TracingMode, number>;
   return { attemptsPerRun, rounds: rounds * processes, usPerAttempt };

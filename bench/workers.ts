@@ -3,7 +3,7 @@
 // the same missions in one process (`redline run … --concurrency 1`) on the same PostgreSQL ledger.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -54,46 +54,53 @@ function fleet(url: string, count: number, workdir: string): Promise<void> {
   return Promise.all(Array.from({ length: count }, (_, index) => one(index))).then(() => undefined);
 }
 
-export async function workersBench({ missions = 40 }: { missions?: number } = {}): Promise<WorkersResult> {
+export async function workersBench({
+  missions = 40,
+  fleets: sizes = [1, 2, 4],
+}: { missions?: number; fleets?: readonly number[] } = {}): Promise<WorkersResult> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'redline-bench-workers-'));
-  await mkdir(path.join(dir, 'ws/src'), { recursive: true });
-  await writeFile(path.join(dir, 'ws/src/answer.txt'), '0\n');
-  const file = path.join(dir, 'mission.json');
-  await writeFile(
-    file,
-    JSON.stringify({
-      id: 'bench',
-      goal: 'write the answer',
-      workspace: 'ws',
-      scope: ['src/**'],
-      checks: [{ name: 'answer', kind: 'expected-output', command: 'cat src/answer.txt', expected: '42' }],
-    }),
-  );
-  const files = Array.from({ length: missions }, () => file);
-  const schemaOf = (name: string): string => `redline_bench_workers_${name}_${randomBytes(3).toString('hex')}`;
+  try {
+    await mkdir(path.join(dir, 'ws/src'), { recursive: true });
+    await writeFile(path.join(dir, 'ws/src/answer.txt'), '0\n');
+    const file = path.join(dir, 'mission.json');
+    await writeFile(
+      file,
+      JSON.stringify({
+        id: 'bench',
+        goal: 'write the answer',
+        workspace: 'ws',
+        scope: ['src/**'],
+        checks: [{ name: 'answer', kind: 'expected-output', command: 'cat src/answer.txt', expected: '42' }],
+      }),
+    );
+    const files = Array.from({ length: missions }, () => file);
+    const schemaOf = (name: string): string => `redline_bench_workers_${name}_${randomBytes(3).toString('hex')}`;
 
-  const local = schemaOf('local');
-  const started = performance.now();
-  await main(['run', ...files, '--concurrency', '1', '--json', '--ledger', `${SERVER}?schema=${local}`, '--proposer', PROPOSER], quiet);
-  const oneProcessS = (performance.now() - started) / 1000;
-  await dropSchemas(local);
+    const local = schemaOf('local');
+    const started = performance.now();
+    await main(['run', ...files, '--concurrency', '1', '--json', '--ledger', `${SERVER}?schema=${local}`, '--proposer', PROPOSER], quiet);
+    const oneProcessS = (performance.now() - started) / 1000;
+    await dropSchemas(local);
 
-  const fleets: { workers: number; perSecond: number; seconds: number }[] = [];
-  for (const workers of [1, 2, 4]) {
-    const schema = schemaOf(`fleet${workers}`);
-    const url = `${SERVER}?schema=${schema}`;
-    await main(['submit', ...files, '--postgres', url, '--proposer', PROPOSER, '--json'], quiet);
-    const from = performance.now();
-    await fleet(url, workers, path.join(dir, schema));
-    const seconds = (performance.now() - from) / 1000;
-    fleets.push({ workers, perSecond: missions / seconds, seconds });
-    await dropSchemas(schema);
+    const fleets: { workers: number; perSecond: number; seconds: number }[] = [];
+    for (const workers of sizes) {
+      const schema = schemaOf(`fleet${workers}`);
+      const url = `${SERVER}?schema=${schema}`;
+      await main(['submit', ...files, '--postgres', url, '--proposer', PROPOSER, '--json'], quiet);
+      const from = performance.now();
+      await fleet(url, workers, path.join(dir, schema));
+      const seconds = (performance.now() - from) / 1000;
+      fleets.push({ workers, perSecond: missions / seconds, seconds });
+      await dropSchemas(schema);
+    }
+    return {
+      missions,
+      oneProcess: missions / oneProcessS,
+      fleets: fleets.map(({ workers, perSecond }) => ({ workers, perSecond })),
+      overheadMs: (((fleets[0]?.seconds ?? 0) - oneProcessS) / missions) * 1000,
+      load: os.loadavg()[0] ?? 0,
+    };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
   }
-  return {
-    missions,
-    oneProcess: missions / oneProcessS,
-    fleets: fleets.map(({ workers, perSecond }) => ({ workers, perSecond })),
-    overheadMs: (((fleets[0]?.seconds ?? 0) - oneProcessS) / missions) * 1000,
-    load: os.loadavg()[0] ?? 0,
-  };
 }

@@ -93,10 +93,16 @@ export interface WorkspaceBenchResult {
   readonly gitStatusMs: Spread | { readonly skipped: string };
 }
 
-const SOURCE_FILES = 20_000;
-const SOURCE_DIRS = 2_000;
-const SOURCE_BYTES = 250_000_000;
-const MODULE_FILES = 10_000;
+/** How big a generated tree is. */
+export interface TreeSize {
+  readonly sourceFiles: number;
+  readonly sourceDirs: number;
+  readonly sourceBytes: number;
+  readonly moduleFiles: number;
+}
+
+/** The tree this bench measures: 20,000 sources in 2,000 directories, ~250 MB, and 10,000 files of node_modules. */
+export const FULL_TREE: TreeSize = { sourceFiles: 20_000, sourceDirs: 2_000, sourceBytes: 250_000_000, moduleFiles: 10_000 };
 const GIT_SETUP_MS = 60_000;
 
 const WORDS = [
@@ -203,7 +209,7 @@ interface SourceFile {
 }
 
 /** The generated workspace, with what the simulated attempts pick from. */
-interface Tree {
+export interface Tree {
   readonly stats: TreeStats;
   readonly files: readonly SourceFile[];
   /** Directories holding 8–12 files and no directory: what a check deletes. */
@@ -225,10 +231,11 @@ function writeSources(
   root: string,
   random: Random,
   made: Set<string>,
+  { sourceFiles, sourceDirs, sourceBytes }: TreeSize,
 ): Omit<Tree, 'stats'> & { dirs: number; bytes: number; maxDepth: number } {
   const dirs = TOP_DIRS.map((name) => ({ dir: name, depth: 1, subdirs: 0 }));
   const taken = new Set(TOP_DIRS);
-  while (dirs.length < SOURCE_DIRS) {
+  while (dirs.length < sourceDirs) {
     const parent = random.pick(dirs);
     if (parent.depth >= 8) continue;
     const dir = `${parent.dir}/${random.pick(WORDS)}${random.below(3) === 0 ? `-${random.below(100)}` : ''}`;
@@ -237,7 +244,7 @@ function writeSources(
     parent.subdirs += 1;
     dirs.push({ dir, depth: parent.depth + 1, subdirs: 0 });
   }
-  const drafts = Array.from({ length: SOURCE_FILES }, (_, index) => {
+  const drafts = Array.from({ length: sourceFiles }, (_, index) => {
     const { dir } = random.pick(dirs);
     return {
       file: `${dir}/${random.pick(WORDS)}-${index}.${random.pick(EXTENSIONS)}`,
@@ -245,7 +252,7 @@ function writeSources(
       size: Math.min(2_000_000, Math.max(64, random.logNormal(4_000, 1.5))),
     };
   });
-  const scale = SOURCE_BYTES / drafts.reduce((sum, { size }) => sum + size, 0);
+  const scale = sourceBytes / drafts.reduce((sum, { size }) => sum + size, 0);
   const files = drafts.map((draft) => ({ ...draft, size: Math.max(64, Math.round(draft.size * scale)) }));
   let bytes = 0;
   for (const { file, size } of files) {
@@ -262,7 +269,12 @@ function writeSources(
 }
 
 /** node_modules: small packages (some scoped, some with a nested node_modules), 10,000 files, a few `.bin` links. */
-function writeModules(root: string, random: Random, made: Set<string>): { files: number; dirs: number; bytes: number; links: number } {
+function writeModules(
+  root: string,
+  random: Random,
+  made: Set<string>,
+  moduleFiles: number,
+): { files: number; dirs: number; bytes: number; links: number } {
   let files = 0;
   let bytes = 0;
   let links = 0;
@@ -283,11 +295,11 @@ function writeModules(root: string, random: Random, made: Set<string>): { files:
       bytes += size;
     }
   };
-  for (let index = 0; files < MODULE_FILES; index += 1) {
+  for (let index = 0; files < moduleFiles; index += 1) {
     const name = `${random.pick(WORDS)}-${index}`;
     const dir = random.below(5) === 0 ? `node_modules/@${random.pick(WORDS)}/${name}` : `node_modules/${name}`;
-    writePackage(dir, Math.min(MODULE_FILES - files, 3 + random.below(45)));
-    if (index < 5 && files < MODULE_FILES) {
+    writePackage(dir, Math.min(moduleFiles - files, 3 + random.below(45)));
+    if (index < 5 && files < moduleFiles) {
       put(root, `${dir}/bin/cli.js`, random.text(600, '#!/usr/bin/env node\n'), made);
       files += 1;
       bytes += 600;
@@ -296,8 +308,8 @@ function writeModules(root: string, random: Random, made: Set<string>): { files:
       symlinkSync(`../${dir.slice('node_modules/'.length)}/bin/cli.js`, path.join(root, `node_modules/.bin/${name}`));
       links += 1;
     }
-    if (random.below(7) === 0 && files < MODULE_FILES)
-      writePackage(`${dir}/node_modules/${random.pick(WORDS)}-nested-${index}`, Math.min(MODULE_FILES - files, 3 + random.below(12)));
+    if (random.below(7) === 0 && files < moduleFiles)
+      writePackage(`${dir}/node_modules/${random.pick(WORDS)}-nested-${index}`, Math.min(moduleFiles - files, 3 + random.below(12)));
   }
   // Directories of the packages' files, counted once each with their parents.
   const moduleDirs = new Set<string>();
@@ -306,11 +318,11 @@ function writeModules(root: string, random: Random, made: Set<string>): { files:
 }
 
 /** The whole workspace under `root`: sources, node_modules, and a small `.git` both designs leave out. */
-function generate(root: string): Tree {
+export function generate(root: string, size: TreeSize = FULL_TREE): Tree {
   const random = new Random(0x5eed);
   const made = new Set<string>();
-  const sources = writeSources(root, random, made);
-  const modules = writeModules(root, random, made);
+  const sources = writeSources(root, random, made, size);
+  const modules = writeModules(root, random, made, size.moduleFiles);
   for (const [file, bytes] of [
     ['.git/HEAD', Buffer.from('ref: refs/heads/main\n')],
     ['.git/config', Buffer.from('[core]\n\trepositoryformatversion = 0\n\tbare = false\n')],
@@ -506,8 +518,11 @@ export async function workspaceBench({
   attemptsPerRound = 5,
   splitAttemptsPerRound = 3,
   sandboxesPerRound = 1,
+  size = FULL_TREE,
 }: {
   rounds?: number;
+  /** The generated tree's size (`FULL_TREE` unless a quick pass asks for less). */
+  size?: TreeSize;
   attemptsPerRound?: number;
   splitAttemptsPerRound?: number;
   sandboxesPerRound?: number;
@@ -519,7 +534,7 @@ export async function workspaceBench({
   let splitPack: { close(): void } | undefined;
   try {
     const workspace = path.join(root, 'workspace');
-    const [generateMs, tree] = await timed(() => generate(workspace));
+    const [generateMs, tree] = await timed(() => generate(workspace, size));
     const random = new Random(0xc0de);
     const { candidates, plans } = attempts(tree, random);
     let nextPlan = 0;
