@@ -25,7 +25,8 @@ for (const backend of backends.filter((candidate) => candidate.name !== 'memory'
         const lines: string[] = [];
         const output = { print: (line: string) => lines.push(line), progress: () => undefined };
         assert.equal(await verifyCommand({ ledger: location }, output), 0);
-        assert.deepEqual(lines.slice(-1), ['review queue journal verifies (3 entries)']);
+        // A local key in the working directory (a PostgreSQL ledger's) adds what it found of the entries' signatures.
+        assert.match(lines.at(-1) ?? '', /^review queue journal verifies \(3 entries\)(;|$)/);
 
         await tamper('DELETE FROM review_verdicts');
         assert.equal((await queue.recentVerdicts()).length, 0, 'the edit went through');
