@@ -12,7 +12,34 @@ import { redline, ROOT } from './redline.js';
 // --no-review opts out and is recorded. A SQLite file and the local PostgreSQL.
 const PG_URL = 'postgres://postgres@127.0.0.1:5432/test';
 const schema = `redline_review_default_${process.pid}`;
-const MISSION = path.join(ROOT, 'examples/summary-semantic-only/mission.yaml');
+/**
+ * A text task with only an advisory score (a shell judge that always answers 0.5), cut off after one
+ * attempt: unverified, so it goes to review. Cheaper than the bundled examples, whose judges are Node programs.
+ */
+async function unverifiedMission(): Promise<string> {
+  const dir = await tempWorkspace({
+    'attempts.json': JSON.stringify([{ value: 'a summary' }]),
+    'mission.json': JSON.stringify({
+      id: 'scored-summary',
+      goal: 'Summarize the report.',
+      taskType: 'summarize',
+      budgets: { maxAttempts: 1 },
+      checks: [
+        {
+          name: 'summary-quality',
+          kind: 'score',
+          command: ['sh', '-c', 'cat >/dev/null; echo \'{"score":0.5}\''],
+          required: false,
+          pass: 0.9,
+        },
+      ],
+      stopPolicy: { guards: [{ threshold: { bar: 0.9 } }] },
+      proposer: { kind: 'replay', file: 'attempts.json' },
+    }),
+  });
+  return path.join(dir, 'mission.json');
+}
+const MISSION = await unverifiedMission();
 
 for (const name of ['REDLINE_LEDGER', 'NO_COLOR']) delete process.env[name];
 process.env.FORCE_COLOR = '0';
