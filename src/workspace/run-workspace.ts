@@ -289,7 +289,7 @@ export class RunWorkspace {
             ? { hashed: taken.hashed, copy: 'rebuilt' }
             : { hashed: taken.hashed, copy: 'reused', restored: reused.restored };
       }
-      saveSnapshot(snapshot, path.join(runDir, 'snapshot.json'));
+      entry.linkSnapshot(path.join(runDir, 'snapshot.json'));
       return new RunWorkspace(runDir, snapshot, check, foldsNames, report, { entry, maxBytes });
     } catch (error) {
       pack?.close();

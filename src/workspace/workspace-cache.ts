@@ -2,6 +2,8 @@ import { hash } from 'node:crypto';
 import {
   closeSync,
   constants,
+  copyFileSync,
+  linkSync,
   existsSync,
   mkdirSync,
   openSync,
@@ -50,7 +52,7 @@ interface StoredState {
   readonly hash: string;
   readonly rootMode: number;
   readonly startedAt: number;
-  /** The pack's file name in the entry. */
+  /** The pack's file (read by its name in the entry; a run directory's link to this file reads it by its path). */
   readonly pack: string;
   readonly entries: [string, ManifestEntry][];
   readonly blobs: [string, BlobSlot][];
@@ -245,12 +247,24 @@ export class CacheEntry {
       hash: fields.hash,
       rootMode: fields.rootMode,
       startedAt: fields.startedAt,
-      pack: path.basename(fields.pack.file),
+      pack: fields.pack.file,
       entries: [...fields.manifest],
       blobs: [...fields.pack.slots()],
       live: [...fields.live],
     };
     writeJson(path.join(this.dir, 'snapshot.json'), state);
+  }
+
+  /**
+   * Gives a run directory the snapshot just saved, as `loadSnapshot` reads it: a hard link to the entry's
+   * file (replaced, never rewritten, by the next run), or a copy where a link cannot be made.
+   */
+  linkSnapshot(file: string): void {
+    try {
+      linkSync(path.join(this.dir, 'snapshot.json'), file);
+    } catch {
+      copyFileSync(path.join(this.dir, 'snapshot.json'), file);
+    }
   }
 
   /**

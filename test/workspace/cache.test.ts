@@ -183,6 +183,39 @@ describe('RunWorkspace with a cache folder: the copy outlives the run', () => {
     }
   });
 
+  it('a cached run kept for recovery resumes from its saved snapshot, which reads the cached pack, and the pack stays whole for the next run', async () => {
+    const laid = lay(simple());
+    const options = { workspace: laid.ws, scratchDir: laid.scratch, cacheDir: laid.cache };
+    try {
+      const kept = await RunWorkspace.start({ runId: 'kept', ...options });
+      await kept.close();
+      // A later run appends to the pack what changed meanwhile.
+      writeFileSync(path.join(laid.ws, 'src/new.txt'), 'new bytes');
+      await (await RunWorkspace.start({ runId: 'later', ...options })).dispose();
+      const resumed = await RunWorkspace.resume({ runId: 'kept', ...options, manifestHash: kept.snapshot.hash });
+      try {
+        assert.equal(resumed.snapshot.hash, kept.snapshot.hash);
+        const { dir } = await resumed.checkCopy({});
+        assert.deepEqual(treeDifferences(expectedCopy(laid.tree, {}), readTree(dir)), []);
+      } finally {
+        await resumed.dispose();
+      }
+      const next = await RunWorkspace.start({ runId: 'next', ...options });
+      try {
+        assert.equal(next.report.copy, 'reused');
+        assert.equal(next.report.hashed, 0);
+        const { dir } = await next.checkCopy({});
+        assert.equal(readFileSync(path.join(dir, 'src/new.txt'), 'utf8'), 'new bytes');
+        // Read back from the pack (checked against its hash): the resumed run left the later run's blobs alone.
+        assert.equal(next.snapshot.text('src/new.txt'), 'new bytes');
+      } finally {
+        await next.dispose();
+      }
+    } finally {
+      laid.remove();
+    }
+  });
+
   it('two runs at once on one workspace: the second takes a fresh copy of its own', async () => {
     const laid = lay(simple());
     try {
