@@ -221,7 +221,7 @@ function snapshotHow(workspace: NonNullable<StartedData['workspace']>): string {
     workspace.copy === undefined
       ? ''
       : workspace.copy === 'reused'
-        ? `, copy reused (${workspace.restored ?? 0} paths restored)`
+        ? `, copy reused (${workspace.restored ?? 0} path${workspace.restored === 1 ? '' : 's'} restored)`
         : workspace.copy === 'rebuilt'
           ? ', cached copy rebuilt'
           : `, fresh copy${workspace.cache === 'busy' ? ' (cache in use by another run)' : ''}`;

@@ -49,7 +49,7 @@ describe('redline run with a cache folder, redline cache status|prune', () => {
     assert.match(await snapshotLine(db, first.runId), /: 4 entries, 2 hashed, fresh copy, taken in \d+ ms$/);
     const second = await run(file, db, cache);
     // The first run's accepted candidate is undone in the copy: one path restored.
-    assert.match(await snapshotLine(db, second.runId), /: 4 entries, 0 hashed, copy reused \(1 paths restored\), taken in \d+ ms$/);
+    assert.match(await snapshotLine(db, second.runId), /: 4 entries, 0 hashed, copy reused \(1 path restored\), taken in \d+ ms$/);
     writeFileSync(
       path.join(ws, 'test/add.test.js'),
       readFileSync(path.join(ws, 'test/add.test.js'), 'utf8').replace('add(2, 3), 5', 'add(1, 1), 2'),
