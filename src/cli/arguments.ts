@@ -73,3 +73,25 @@ export function parseSince(since: string | undefined): number | undefined {
   if (Number.isNaN(at)) throw new TypeError(`Expected --since to be a date such as 2026-11-23, got ${JSON.stringify(since)}`);
   return at;
 }
+
+const SIZE_UNITS: Readonly<Record<string, number>> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 };
+
+/** A size in bytes: a number with an optional K, M, G or T suffix (powers of 1024), such as 500M or 4G. */
+export function size(text: string): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?\s*$/i.exec(text);
+  const unit = SIZE_UNITS[(match?.[2] ?? '').toLowerCase()];
+  if (match === null || unit === undefined)
+    throw new InvalidArgumentError(`Expected a size such as 500M or 4G, got ${JSON.stringify(text)}.`);
+  return Math.round(Number(match[1]) * unit);
+}
+
+const AGE_UNITS: Readonly<Record<string, number>> = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+
+/** An age in ms: a number with a unit m (minutes), h, d or w, such as 30m or 7d. */
+export function age(text: string): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([mhdw])\s*$/.exec(text);
+  const unit = AGE_UNITS[match?.[2] ?? ''];
+  if (match === null || unit === undefined)
+    throw new InvalidArgumentError(`Expected an age such as 30m, 12h or 7d, got ${JSON.stringify(text)}.`);
+  return Number(match[1]) * unit;
+}

@@ -243,6 +243,20 @@ function linkStory({ plan, resolves, samePlanForced: forced }: StartedData): str
 }
 
 /** The lines of one record, for people. */
+/** How a run's snapshot and check copy were had (runs recorded before this was recorded say nothing). */
+function snapshotHow(workspace: NonNullable<StartedData['workspace']>): string {
+  const hashed = workspace.hashed === undefined ? '' : `, ${workspace.hashed} hashed`;
+  const copy =
+    workspace.copy === undefined
+      ? ''
+      : workspace.copy === 'reused'
+        ? `, copy reused (${workspace.restored ?? 0} path${workspace.restored === 1 ? '' : 's'} restored)`
+        : workspace.copy === 'rebuilt'
+          ? ', cached copy rebuilt'
+          : `, fresh copy${workspace.cache === 'busy' ? ' (cache in use by another run)' : ''}`;
+  return `${hashed}${copy}`;
+}
+
 function recordStory(record: RunRecord): string[] {
   switch (record.type) {
     case 'run.started': {
@@ -260,7 +274,7 @@ function recordStory(record: RunRecord): string[] {
             ? ''
             : `; ${workspace.linksOutside.count} symlink(s) lead outside it: ${workspace.linksOutside.paths.join(', ')}`;
         lines.push(
-          `  snapshot ${workspace.manifest.slice(0, 12)}…: ${workspace.entries} entries${workspace.snapshotMs === undefined ? '' : `, taken in ${workspace.snapshotMs} ms`}${data.sandbox === undefined ? '' : `, sandbox ${JSON.stringify(data.sandbox)}`}${links}`,
+          `  snapshot ${workspace.manifest.slice(0, 12)}…: ${workspace.entries} entries${snapshotHow(workspace)}${workspace.snapshotMs === undefined ? '' : `, taken in ${workspace.snapshotMs} ms`}${data.sandbox === undefined ? '' : `, sandbox ${JSON.stringify(data.sandbox)}`}${links}`,
         );
       }
       return lines;

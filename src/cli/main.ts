@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { RedlineError } from '../errors/redline-error.js';
-import { fraction, positive } from './arguments.js';
+import { age, fraction, positive, size } from './arguments.js';
 import { SIGNING_KEY_ENV } from '../ledger/signing-key.js';
 import { addFleetCommands } from './fleet-command.js';
 import { addLimitsCommand } from './limits-command.js';
@@ -17,6 +17,8 @@ import { terminalText } from './terminal-text.js';
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+const CACHE_HELP =
+  'cache folder (default: $REDLINE_CACHE, else <$REDLINE_SCRATCH or the temp directory>/redline-cache; REDLINE_CACHE=off turns it off)';
 const LEDGER_HELP = 'ledger: a SQLite file or a postgres:// URL (default: $REDLINE_LEDGER, else .redline/redline.db)';
 const SIGNING_KEY_DEFAULT = 'signing-key.pem next to a SQLite ledger, or in .redline/ of the working directory for PostgreSQL';
 
@@ -73,6 +75,9 @@ function program(setCode: (code: number) => void, output: Output): Command {
     )
     .option('--approve <name>', 'an approval the mission requires (repeatable)', collect)
     .option('--ledger <location>', `${LEDGER_HELP.replace('.redline/redline.db', '.redline/redline.db next to the mission')}`)
+    .option('--cache-dir <dir>', `${CACHE_HELP}; the next run on the workspace reuses its snapshot and check copy`)
+    .option('--no-cache', 'take a fresh snapshot and check copy, without the cache folder')
+    .option('--cache-max-size <size>', 'the cache folder cap (e.g. 2G): least recently used entries go above it (default 4G)', size)
     .option(
       '--review',
       "open the ledger's review queue before the run (created if missing), so the queue's mode and the feedback tuner's limit set the attempt budget (the tuner's limit alone when the mission sets no maxAttempts). Without --review the ledger's queue still takes the run's review by default: an unverified run is enqueued at the seal, and a sampled one at --sample-rate; a ledger without a queue gets one from the first run that needs it",
@@ -103,7 +108,7 @@ function program(setCode: (code: number) => void, output: Output): Command {
     )
     .addHelpText(
       'after',
-      '\n--agent codex|claude|qwen|gemini is a preset: that CLI (on PATH, else the tested version in ~/.cache/redline-agents/<package>@<version>)\nwith a tested command line for running outside and under sandbox: bwrap; --model, --base-url, --api-key-env and --agent-arg pass\nthrough (an --agent-arg naming a permission option of the preset replaces it); an endpoint out of reach or a refused key blocks\nthe run (environment); its plan is the preset, model and arguments, not the endpoint (docs/agents.md). Any other --agent is a\nshell command line.\nThe workspace is only read: each run snapshots it into $REDLINE_SCRATCH (default: the temp directory)/redline-runs/<run>/\nand checks every candidate in a copy of that snapshot; changes made to the workspace meanwhile are reported, never checked.\nUnsealed runs of this mission whose process (on this host) is gone are recovered first (resumed, or sealed crashed);\nother unsealed runs are counted and left to `redline ledger recover`.\nEach run records its plan hash (mission + proposer identity). After a run of this mission sealed by oscillation,\nreject_repeat, no_progress or human_gate, rerunning the same plan is refused (exit 2): change the plan (another\nproposer, model, prompt or --plan-label) and link the new run with --resolves <run>, or pass --force-same-plan.\nThe identity of a command leaves out its environment assignments and puts placeholders for loopback ports and temporary\npaths (docs/ledger.md#linked-runs-and-plans); secrets in commands are recorded as *** (docs/agents.md).\nWith several mission files, every file is loaded first (one bad file refuses them all), then up to --concurrency\nruns go at once in this process against one connection per ledger; each line a run prints starts with [mission id].\nExit codes: 0 complete or complete_noop, 1 blocked or failed_with_evidence, 2 usage or mission-file error or a refused plan or link\n(with several files: the worst of the runs).',
+      '\n--agent codex|claude|qwen|gemini is a preset: that CLI (on PATH, else the tested version in ~/.cache/redline-agents/<package>@<version>)\nwith a tested command line for running outside and under sandbox: bwrap; --model, --base-url, --api-key-env and --agent-arg pass\nthrough (an --agent-arg naming a permission option of the preset replaces it); an endpoint out of reach or a refused key blocks\nthe run (environment); its plan is the preset, model and arguments, not the endpoint (docs/agents.md). Any other --agent is a\nshell command line.\nThe workspace is only read: each run snapshots it into $REDLINE_SCRATCH (default: the temp directory)/redline-runs/<run>/\nand checks every candidate in a copy of that snapshot; changes made to the workspace meanwhile are reported, never checked.\nThe cache folder keeps the last snapshot and check copy of each workspace: the next run hashes only files whose stat changed\nand resets the copy; a second run on the same workspace meanwhile takes a fresh copy (`redline cache status|prune`).\nUnsealed runs of this mission whose process (on this host) is gone are recovered first (resumed, or sealed crashed);\nother unsealed runs are counted and left to `redline ledger recover`.\nEach run records its plan hash (mission + proposer identity). After a run of this mission sealed by oscillation,\nreject_repeat, no_progress or human_gate, rerunning the same plan is refused (exit 2): change the plan (another\nproposer, model, prompt or --plan-label) and link the new run with --resolves <run>, or pass --force-same-plan.\nThe identity of a command leaves out its environment assignments and puts placeholders for loopback ports and temporary\npaths (docs/ledger.md#linked-runs-and-plans); secrets in commands are recorded as *** (docs/agents.md).\nWith several mission files, every file is loaded first (one bad file refuses them all), then up to --concurrency\nruns go at once in this process against one connection per ledger; each line a run prints starts with [mission id].\nExit codes: 0 complete or complete_noop, 1 blocked or failed_with_evidence, 2 usage or mission-file error or a refused plan or link\n(with several files: the worst of the runs).',
     )
     .hook('preAction', notePidNamespace)
     .action(async (files: string[], options) =>
@@ -163,6 +168,26 @@ function program(setCode: (code: number) => void, output: Output): Command {
     .addHelpText('after', '\nExit code 0 when every mission ended as documented in examples/README.md, else 1.')
     .hook('preAction', notePidNamespace)
     .action(async (options: { json?: boolean; ledger?: string }) => done(await (await import('./demo-command.js')).demo(options, output)));
+
+  const cache = cli
+    .command('cache')
+    .description("The cache folder that keeps each workspace's last snapshot and check copy between runs (docs/workspaces.md).");
+  cache
+    .command('status')
+    .description('Per workspace: its entry (path), size, entries, when it was last used, and whether a run holds it.')
+    .option('--cache-dir <dir>', CACHE_HELP)
+    .option('--json', 'one JSON line per workspace entry')
+    .action(async (options) => done(await (await import('./cache-command.js')).cacheStatusCommand(options, output)));
+  cache
+    .command('prune')
+    .description('Remove cached entries that no run holds; entries of workspaces that no longer exist always go.')
+    .option('--all', 'every entry')
+    .option('--older-than <age>', 'entries last used longer ago than this (30m, 12h, 7d, 2w)', age)
+    .option('--max-size <size>', 'the least recently used entries until the rest fit in this size (500M, 4G)', size)
+    .option('--cache-dir <dir>', CACHE_HELP)
+    .option('--json', 'one JSON line: the entries removed and the bytes freed')
+    .addHelpText('after', '\nA run that finds its entry gone takes a fresh snapshot and copy. Exit code 0.')
+    .action(async (options) => done(await (await import('./cache-command.js')).cachePruneCommand(options, output)));
 
   const ledger = cli.command('ledger').description('Inspect, verify, move and recover the recorded runs.');
   ledger

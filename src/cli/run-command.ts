@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Finding } from '../core/finding.js';
 import type { Ledger, RunRecord } from '../ledger/ledger.js';
 import type { TypedRecord } from '../ledger/run-records.js';
@@ -24,6 +25,7 @@ import type { ReviewQueue } from '../review/review-queue.js';
 import { queueOnFirstNeed, reviewHandoff, type QueueOnFirstNeed } from './review-handoff.js';
 import { describeRun, inventoryLine, runSummary } from './format.js';
 import { SharedLedgers } from './shared-ledgers.js';
+import { defaultCacheDir } from '../workspace/workspace-cache.js';
 import { clean, jsonLine, shellArg } from './terminal-text.js';
 
 export interface RunCommandOptions {
@@ -43,6 +45,12 @@ export interface RunCommandOptions {
   readonly approve?: readonly string[];
   /** Ledger location: a SQLite file or a postgres:// URL. */
   readonly ledger?: string;
+  /** `false` (`--no-cache`): every run writes a fresh check copy instead of keeping one in the cache folder. */
+  readonly cache?: boolean;
+  /** The cache folder (else `$REDLINE_CACHE`, else `<scratch>/redline-cache`; docs/workspaces.md). */
+  readonly cacheDir?: string;
+  /** The cache folder's cap in bytes. */
+  readonly cacheMaxSize?: number;
   /**
    * Hand the run to the review queue in the ledger's storage (docs/review.md): `true` (`--review`) opens it
    * (creating it) before the run, so its mode and tuner set the budget; `false` (`--no-review`) opts out,
@@ -344,9 +352,13 @@ export async function runMissionFile({
 }: MissionFileRun): Promise<RunResult> {
   const proposer = await proposerFromFlags(mission, options);
   if (options.json !== true) progress(`mission ${clean(mission.id)}: ${clean(mission.goal.split('\n')[0] ?? '')}`);
+  const cacheDir =
+    options.cache === false ? undefined : options.cacheDir === undefined ? defaultCacheDir() : path.resolve(options.cacheDir);
   const result = await runMission({
     mission,
     ledger,
+    ...(cacheDir === undefined ? {} : { cacheDir }),
+    ...(options.cacheMaxSize === undefined ? {} : { cacheMaxBytes: options.cacheMaxSize }),
     ...(proposer === undefined ? {} : { proposer }),
     ...(options.approve === undefined ? {} : { approvals: options.approve }),
     ...(handoff === undefined ? {} : { handoff }),

@@ -106,6 +106,12 @@ const startedShape = {
       entries: z.number(),
       ignore: strings,
       snapshotMs: opt(z.number()),
+      /** Files read and hashed by the snapshot (with a cache, only those whose stamp changed). */
+      hashed: opt(z.number()),
+      /** How the check copy was had: written with the snapshot, the cached one reset, or the cached one rewritten. */
+      copy: opt(z.enum(['fresh', 'reused', 'rebuilt'])),
+      restored: opt(z.number()),
+      cache: opt(z.enum(['busy'])),
       linksOutside: opt(z.looseObject({ count: z.number(), paths: strings })),
     }),
   ),

@@ -62,6 +62,7 @@ export async function recordStart(context: RunContext): Promise<void> {
               entries: files.snapshot.manifest.size,
               ignore: mission.ignore,
               snapshotMs: context.snapshotMs,
+              ...files.report,
               ...linksOutside(files.snapshot.manifest),
             },
           }),

@@ -102,6 +102,8 @@ export async function prepareRun(options: RunMissionOptions, runId: string, resu
           workspace: options.snapshotFrom ?? mission.workspaceDir,
           ignore: mission.ignore,
           ...(options.scratchDir === undefined ? {} : { scratchDir: options.scratchDir }),
+          ...(options.cacheDir === undefined ? {} : { cacheDir: options.cacheDir }),
+          ...(options.cacheMaxBytes === undefined ? {} : { cacheMaxBytes: options.cacheMaxBytes }),
         };
   const files =
     workspaceOptions === undefined

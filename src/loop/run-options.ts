@@ -73,6 +73,13 @@ export interface RunMissionOptions {
    */
   readonly scratchDir?: string;
   /**
+   * A cache folder whose entry for the workspace keeps the last snapshot and check copy between runs
+   * (docs/workspaces.md); without one, each run writes a fresh copy. `redline run` passes one by default.
+   */
+  readonly cacheDir?: string;
+  /** The cache folder's cap, in bytes. @default 4 GiB */
+  readonly cacheMaxBytes?: number;
+  /**
    * Where the run's snapshot is read from, when not the mission's workspace: a frozen copy of it that
    * nothing writes to (`redline mcp` takes one when its session starts, while the agent edits the
    * workspace). The mission, as recorded and as admission reads it, keeps its own workspace.

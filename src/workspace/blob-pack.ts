@@ -25,6 +25,8 @@ export class BlobPack {
   #flushed: number;
   #buffer: Buffer | undefined;
   #closed = false;
+  /** Whether this pack wrote anything: a pack opened only to be read (a resumed run's, shared with a cache) is never truncated. */
+  #wrote = false;
 
   private constructor(file: string, fd: number, slots: Map<string, BlobSlot>, end: number) {
     this.file = file;
@@ -60,6 +62,7 @@ export class BlobPack {
 
   /** Appends bytes to the blob being written; `commit` names it (or drops it when the pack has it already). */
   append(bytes: Uint8Array, length = bytes.length): void {
+    this.#wrote = true;
     const at = this.#end + this.#pending;
     if (at - this.#flushed + length > WRITE_BUFFER) this.#flush();
     if (length >= WRITE_BUFFER) {
@@ -89,6 +92,7 @@ export class BlobPack {
    */
   reserve(hash: string, size: number): number | undefined {
     if (this.#slots.has(hash)) return undefined;
+    this.#wrote = true;
     this.#flush();
     const offset = this.#end;
     this.#slots.set(hash, { offset, size });
@@ -137,6 +141,16 @@ export class BlobPack {
     this.#flush();
   }
 
+  /** Whether the pack holds a blob of that content. */
+  has(hash: string): boolean {
+    return this.#slots.has(hash);
+  }
+
+  /** Where the committed blobs end: the pack's size once closed. */
+  get size(): number {
+    return this.#end;
+  }
+
   slots(): IterableIterator<[string, BlobSlot]> {
     return this.#slots.entries();
   }
@@ -148,7 +162,7 @@ export class BlobPack {
     this.#pending = 0;
     this.#flush();
     this.#buffer = undefined;
-    ftruncateSync(this.#fd, this.#end);
+    if (this.#wrote) ftruncateSync(this.#fd, this.#end);
     closeSync(this.#fd);
   }
 }

@@ -10,6 +10,8 @@ import type { BlobPack } from './blob-pack.js';
 import { removeTree } from './safe-fs.js';
 import { RECORDED, REMOVING, thisOwner } from './sweep.js';
 import { WorkCopy, type CandidateFiles, type ResetReport } from './work-copy.js';
+import type { Manifest, ManifestEntry } from './manifest.js';
+import { CacheEntry, DEFAULT_CACHE_MAX_BYTES, pruneCache, type CopyState } from './workspace-cache.js';
 
 export interface RunWorkspaceOptions {
   readonly runId: string;
@@ -22,8 +24,33 @@ export interface RunWorkspaceOptions {
    * @default process.env.REDLINE_SCRATCH ?? os.tmpdir()
    */
   readonly scratchDir?: string;
+  /**
+   * The cache folder whose entry for this workspace keeps the last snapshot and a check copy between runs
+   * (docs/workspaces.md): the snapshot is then taken against the last one and the copy reset rather than
+   * written. Without it, every run writes a fresh copy in its run directory.
+   */
+  readonly cacheDir?: string;
+  /**
+   * The cache folder's size above which its least recently used entries go when a run lets go of its own.
+   * @default DEFAULT_CACHE_MAX_BYTES (4 GiB)
+   */
+  readonly cacheMaxBytes?: number;
   /** For tests: take the copies' file system as folding names (or not) instead of probing it. */
   readonly _internal?: { readonly foldsNames?: boolean };
+}
+
+/** How the run's snapshot and check copy were had: recorded in `run.started`, shown by `ledger show`. */
+export interface SnapshotReport {
+  /** Files whose bytes were read and hashed (a cached snapshot reads only the files whose stamp changed). */
+  readonly hashed: number;
+  /**
+   * `fresh`: written with the snapshot; `reused`: the cached copy, reset to the snapshot (`restored`
+   * paths rewritten); `rebuilt`: the cached copy could not be trusted and was written from the snapshot.
+   */
+  readonly copy: 'fresh' | 'reused' | 'rebuilt';
+  readonly restored?: number;
+  /** `busy`: another run held the workspace's cache entry, so this one took a fresh snapshot and copy. */
+  readonly cache?: 'busy';
 }
 
 /** The check copy after a reset: see {@link RunWorkspace.checkCopy}. */
@@ -47,6 +74,28 @@ export function runDirectory(runId: string, scratchDir?: string): string {
   return path.join(runsRoot(scratchDir), runId);
 }
 
+/** Takes over the cached copy and resets it to `snapshot`: undefined when that fails (the caller writes it afresh). */
+async function reuseCopy(
+  entry: CacheEntry,
+  before: Manifest,
+  copy: CopyState,
+  snapshot: Snapshot,
+): Promise<{ check: WorkCopy; restored: number } | undefined> {
+  const check = WorkCopy.resume({
+    dir: entry.copyDir,
+    snapshot,
+    stamps: new Map(copy.stamps),
+    settledAt: copy.settledAt,
+    holds: copyDifferences(before, copy.overlay, snapshot.manifest),
+  });
+  try {
+    const { restored } = await check.reset({});
+    return { check, restored };
+  } catch {
+    return undefined;
+  }
+}
+
 /** Orders paths as a walk of sorted directory listings visits them: by component, not by whole string. */
 function compareParts(a: readonly string[], b: readonly string[]): number {
   for (let index = 0; index < Math.min(a.length, b.length); index += 1) {
@@ -61,21 +110,51 @@ function foldedPath(file: string): string {
   return file.split('/').map(foldedName).join('/');
 }
 
-/** The ignored set, with the run directories added when they lie inside the workspace (compared as real paths). */
-function ignoredFor(workspace: string, runDir: string, globs: readonly string[]): IgnoreRule {
-  const rule = ignoreRule(globs);
-  const scratch = path.dirname(path.dirname(runDir));
-  let real = scratch;
+/** A directory's path relative to the workspace (compared as real paths), or undefined when it is not inside. */
+function inside(workspace: string, dir: string): string | undefined {
+  let real = dir;
   try {
-    real = realpathSync(scratch);
+    real = realpathSync(dir);
   } catch {
     // Not created yet: compared as given.
   }
-  const inside = path.relative(workspace, real).split(path.sep).join('/');
-  if (inside === '..' || inside.startsWith('../') || path.isAbsolute(inside)) return rule;
-  if (inside === '') return (file) => rule(file) || file === 'redline-runs' || file.startsWith('redline-runs/');
-  const own = `${inside}/redline-runs`;
-  return (file) => rule(file) || file === own || file.startsWith(`${own}/`);
+  const relative = path.relative(workspace, real).split(path.sep).join('/');
+  if (relative === '..' || relative.startsWith('../') || path.isAbsolute(relative)) return undefined;
+  return relative;
+}
+
+/** The ignored set, with the run directories and the cache folder added when they lie inside the workspace. */
+function ignoredFor(workspace: string, runDir: string, globs: readonly string[], cacheDir?: string): IgnoreRule {
+  const rule = ignoreRule(globs);
+  const scratch = inside(workspace, path.dirname(path.dirname(runDir)));
+  const own = [
+    ...(scratch === undefined ? [] : [scratch === '' ? 'redline-runs' : `${scratch}/redline-runs`]),
+    ...(cacheDir === undefined ? [] : [inside(workspace, cacheDir)].filter((dir) => dir !== undefined)),
+  ];
+  if (own.length === 0) return rule;
+  // The cache folder being the workspace itself would leave nothing to snapshot: refused where it is chosen.
+  return (file) => rule(file) || own.some((dir) => dir === '' || file === dir || file.startsWith(`${dir}/`));
+}
+
+/** Where the copy differs from the snapshot: what it held (`before` with `overlay` on top) wherever `after` differs. */
+function copyDifferences(
+  before: Manifest,
+  overlay: readonly (readonly [string, ManifestEntry | null])[],
+  after: Manifest,
+): Map<string, ManifestEntry | null> {
+  const held = new Map<string, ManifestEntry | null>(before);
+  for (const [file, entry] of overlay) held.set(file, entry);
+  const differences = new Map<string, ManifestEntry | null>();
+  for (const [file, entry] of held) if (!sameEntry(entry ?? undefined, after.get(file))) differences.set(file, entry);
+  for (const file of after.keys()) if (!held.has(file)) differences.set(file, null);
+  return differences;
+}
+
+function sameEntry(a: ManifestEntry | undefined, b: ManifestEntry | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  if (a.type === 'file') return b.type === 'file' && a.hash === b.hash && a.mode === b.mode && a.size === b.size;
+  if (a.type === 'dir') return b.type === 'dir' && a.mode === b.mode;
+  return b.type === 'symlink' && a.target === b.target;
 }
 
 /**
@@ -88,6 +167,10 @@ export class RunWorkspace {
   readonly snapshot: Snapshot & { readonly pack: BlobPack };
   readonly #check: WorkCopy;
   #agent: WorkCopy | undefined;
+  /** How the snapshot and check copy were had. */
+  readonly report: SnapshotReport;
+  /** The workspace's cache entry, held while the run goes on, and the cache's size cap. */
+  readonly #cache: { readonly entry: CacheEntry; readonly maxBytes: number } | undefined;
   /** Whether the run directory's file system takes `A` and `a` for one name (macOS, Windows). */
   readonly #foldsNames: boolean;
   #foldedPaths: Map<string, string> | undefined;
@@ -97,40 +180,120 @@ export class RunWorkspace {
    */
   #busy: Promise<unknown> = Promise.resolve();
 
-  private constructor(runDir: string, snapshot: Snapshot & { readonly pack: BlobPack }, check: WorkCopy, foldsNames?: boolean) {
+  private constructor(
+    runDir: string,
+    snapshot: Snapshot & { readonly pack: BlobPack },
+    check: WorkCopy,
+    foldsNames: boolean | undefined,
+    report: SnapshotReport,
+    cache?: { readonly entry: CacheEntry; readonly maxBytes: number },
+  ) {
     this.runDir = runDir;
     this.snapshot = snapshot;
     this.#check = check;
+    this.report = report;
+    this.#cache = cache;
     if (foldsNames === undefined) writeFileSync(path.join(runDir, 'Case-Probe'), '');
     this.#foldsNames = foldsNames ?? existsSync(path.join(runDir, 'case-probe'));
   }
 
-  /** Takes the snapshot (the workspace's bytes go into the run directory) and writes the check copy with it. */
-  static async start({ runId, workspace: given, ignore = [], scratchDir, _internal }: RunWorkspaceOptions): Promise<RunWorkspace> {
+  /**
+   * Takes the snapshot (the workspace's bytes go into the run directory) and writes the check copy with it;
+   * with a cache folder whose entry for the workspace no other run holds, the snapshot is taken against
+   * the entry's last one and its copy is reset to it.
+   */
+  static async start({
+    runId,
+    workspace: given,
+    ignore = [],
+    scratchDir,
+    cacheDir,
+    cacheMaxBytes = DEFAULT_CACHE_MAX_BYTES,
+    _internal,
+  }: RunWorkspaceOptions): Promise<RunWorkspace> {
     // The real directory: a workspace reached through a symlink is read, and compared, where it is.
     const workspace = realpathSync(given);
     const runDir = runDirectory(runId, scratchDir);
+    if (cacheDir !== undefined && inside(workspace, cacheDir) === '')
+      throw new TypeError(`Expected a cache folder outside the workspace, got the workspace itself (${cacheDir})`);
     rmSync(runDir, { recursive: true, force: true });
     mkdirSync(runDir, { recursive: true, mode: 0o700 });
     // First, so that a process killed while it snapshots leaves a directory recovery can tell is orphaned.
     writeFileSync(path.join(runDir, 'owner.json'), JSON.stringify(thisOwner()));
+    const ignored = ignoredFor(workspace, runDir, ignore, cacheDir);
+    const entry = cacheDir === undefined ? undefined : CacheEntry.acquire(cacheDir, workspace);
+    if (entry !== undefined)
+      return RunWorkspace.#startCached({ workspace, runDir, ignored, entry, maxBytes: cacheMaxBytes, foldsNames: _internal?.foldsNames });
     let taken: Awaited<ReturnType<typeof takeSnapshot>> | undefined;
     try {
-      taken = await takeSnapshot({
-        workspace,
-        ignored: ignoredFor(workspace, runDir, ignore),
-        runDir,
-        copyDir: path.join(runDir, 'check'),
-      });
+      taken = await takeSnapshot({ workspace, ignored, runDir, copyDir: path.join(runDir, 'check') });
       saveSnapshot(taken.snapshot, path.join(runDir, 'snapshot.json'));
       return new RunWorkspace(
         runDir,
         taken.snapshot,
         WorkCopy.adopt(path.join(runDir, 'check'), taken.snapshot, taken.copyStamps),
         _internal?.foldsNames,
+        { hashed: taken.hashed, copy: 'fresh', ...(cacheDir === undefined ? {} : { cache: 'busy' as const }) },
       );
     } catch (error) {
       taken?.snapshot.pack.close();
+      await removeTree(runDir);
+      throw error;
+    }
+  }
+
+  /** {@link start} with the workspace's cache entry held: see docs/workspaces.md. */
+  static async #startCached({
+    workspace,
+    runDir,
+    ignored,
+    entry,
+    maxBytes,
+    foldsNames,
+  }: {
+    workspace: string;
+    runDir: string;
+    ignored: IgnoreRule;
+    entry: CacheEntry;
+    maxBytes: number;
+    foldsNames: boolean | undefined;
+  }): Promise<RunWorkspace> {
+    let pack: BlobPack | undefined;
+    try {
+      const cached = entry.load();
+      pack = cached?.pack ?? (await entry.reset());
+      const clock = path.join(entry.dir, 'clock');
+      const taken = await takeSnapshot({
+        workspace,
+        ignored,
+        runDir,
+        pack,
+        clock,
+        ...(cached === undefined ? { copyDir: entry.copyDir } : { previous: cached.previous }),
+      });
+      const { snapshot } = taken;
+      entry.saveSnapshot({ ...snapshot, startedAt: taken.startedAt });
+      let check: WorkCopy;
+      let report: SnapshotReport;
+      if (cached === undefined) {
+        check = WorkCopy.adopt(entry.copyDir, snapshot, taken.copyStamps);
+        report = { hashed: taken.hashed, copy: 'fresh' };
+      } else {
+        const reused =
+          cached.copy === undefined || cached.previous.rootMode !== snapshot.rootMode
+            ? undefined
+            : await reuseCopy(entry, cached.previous.manifest, cached.copy, snapshot);
+        check = reused?.check ?? (await WorkCopy.materialize(entry.copyDir, snapshot));
+        report =
+          reused === undefined
+            ? { hashed: taken.hashed, copy: 'rebuilt' }
+            : { hashed: taken.hashed, copy: 'reused', restored: reused.restored };
+      }
+      entry.linkSnapshot(path.join(runDir, 'snapshot.json'));
+      return new RunWorkspace(runDir, snapshot, check, foldsNames, report, { entry, maxBytes });
+    } catch (error) {
+      pack?.close();
+      entry.release({ copy: undefined, bytes: 0, entries: 0 });
       await removeTree(runDir);
       throw error;
     }
@@ -157,7 +320,7 @@ export class RunWorkspace {
         throw error;
       });
       rmSync(path.join(runDir, 'agent'), { recursive: true, force: true });
-      return new RunWorkspace(runDir, saved.snapshot, check);
+      return new RunWorkspace(runDir, saved.snapshot, check, undefined, { hashed: 0, copy: 'fresh' });
     }
     const fresh = await RunWorkspace.start(options);
     if (fresh.snapshot.hash === options.manifestHash) return fresh;
@@ -267,6 +430,22 @@ export class RunWorkspace {
   async close(): Promise<void> {
     await this.#busy;
     this.snapshot.pack.close();
+    await this.#releaseCache();
+  }
+
+  /** Hands the cache entry back (with the copy's state, for the next run), then keeps the cache within its cap. */
+  async #releaseCache(): Promise<void> {
+    if (this.#cache === undefined) return;
+    const state = this.#check.state();
+    let bytes = this.snapshot.pack.size;
+    for (const entry of this.snapshot.manifest.values()) if (entry.type === 'file') bytes += entry.size;
+    const { entry, maxBytes } = this.#cache;
+    entry.release({
+      copy: state === undefined ? undefined : { version: 1, snapshot: this.snapshot.hash, ...state },
+      bytes,
+      entries: this.snapshot.manifest.size,
+    });
+    await pruneCache({ cacheDir: path.dirname(entry.dir), maxBytes });
   }
 
   /**
@@ -277,6 +456,7 @@ export class RunWorkspace {
   async dispose(): Promise<void> {
     await this.#busy;
     this.snapshot.pack.close();
+    await this.#releaseCache();
     const removing = `${this.runDir}${REMOVING}-${process.pid}-${Date.now()}`;
     try {
       renameSync(this.runDir, removing);

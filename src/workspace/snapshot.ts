@@ -24,7 +24,7 @@ import { BlobPack, type BlobSlot } from './blob-pack.js';
 import { CopyWriter } from './copy-writer.js';
 import type { IgnoreRule } from './ignore.js';
 import { contentHash, manifestHash, type Manifest, type ManifestEntry } from './manifest.js';
-import { processUmask, stampOf, type Stamp } from './stamp.js';
+import { isRacy, lstatOrNothing, processUmask, sameStamp, stampOf, type Stamp } from './stamp.js';
 
 /** Entries handled between two turns of the event loop, so that timers and other runs go on meanwhile. */
 const BATCH = 256;
@@ -51,8 +51,24 @@ export interface Snapshot {
 /** What taking a snapshot produced besides the snapshot: the first copy, with the stamps of its paths. */
 export interface TakenSnapshot {
   readonly snapshot: Snapshot & { readonly pack: BlobPack };
-  /** Stamps of the copy written alongside, by path ('' is its root). */
+  /** Stamps of the copy written alongside, by path ('' is its root); empty when no copy was written. */
   readonly copyStamps: Map<string, Stamp>;
+  /** Files whose bytes were read and hashed (the others were known from the previous snapshot). */
+  readonly hashed: number;
+  /** The file system's clock when the walk began: a later snapshot re-reads files stamped at or after it. */
+  readonly startedAt: number;
+}
+
+/**
+ * The snapshot a new one is taken against: a file whose `lstat` stamp is what it was then, and was not
+ * stamped while that snapshot was being taken, keeps its entry without being read (its bytes are in
+ * the pack already, which must be the pack the new snapshot writes to).
+ */
+export interface PreviousSnapshot {
+  readonly manifest: Manifest;
+  readonly live: ReadonlyMap<string, Stamp>;
+  /** {@link TakenSnapshot.startedAt} of that snapshot. */
+  readonly startedAt: number;
 }
 
 class PackedSnapshot implements Snapshot {
@@ -175,18 +191,32 @@ export async function takeSnapshot({
   ignored,
   runDir,
   copyDir,
+  pack: given,
+  previous,
+  clock,
 }: {
   workspace: string;
   ignored: IgnoreRule;
+  /** Where the pack (`blobs.pack`) is created, unless `pack` is given. */
   runDir: string;
   copyDir?: string;
+  /** A pack to add the bytes to (a cached one), instead of a new one in `runDir`. */
+  pack?: BlobPack;
+  /** See {@link PreviousSnapshot}: only with the `pack` that holds its bytes, and without `copyDir`. */
+  previous?: PreviousSnapshot;
+  /** A file whose times are set to read the file system's clock (see `startedAt`): `<runDir>/clock` unless given. */
+  clock?: string;
 }): Promise<TakenSnapshot> {
+  if (previous !== undefined && (given === undefined || copyDir !== undefined))
+    throw new TypeError('Expected a previous snapshot with its pack and no copy to write, got another combination');
   const manifest = new Map<string, ManifestEntry>();
   const live = new Map<string, Stamp>();
   const copyStamps = new Map<string, Stamp>();
-  const pack = BlobPack.create(path.join(runDir, 'blobs.pack'));
+  const pack = given ?? BlobPack.create(path.join(runDir, 'blobs.pack'));
   const buffer = Buffer.allocUnsafe(CHUNK);
   const dirs: string[] = [''];
+  const startedAt = fileSystemClock(clock ?? path.join(runDir, 'clock'));
+  let hashed = 0;
   const rootInfo = lstatSync(workspace);
   const rootMode = rootInfo.mode & 0o7777;
   const umask = processUmask();
@@ -226,6 +256,15 @@ export async function takeSnapshot({
             copyStamps.set(file, stampOf(lstatSync(copy)));
           }
         } else if (item.isFile()) {
+          const known = previous === undefined ? undefined : unchanged(source, file, previous, pack);
+          if (known !== undefined) {
+            manifest.set(file, known.entry);
+            live.set(file, known.live);
+            handled += 1;
+            if (handled % BATCH === 0) await yieldToLoop();
+            continue;
+          }
+          hashed += 1;
           const captured = captureFile(source, copy, pack, buffer, umask);
           if (captured === undefined) continue;
           if ('unreadable' in captured) {
@@ -267,7 +306,34 @@ export async function takeSnapshot({
     pack.close();
     throw error;
   }
-  return { snapshot: new PackedSnapshot({ workspace, manifest, ignored, rootMode, live, pack }), copyStamps };
+  return { snapshot: new PackedSnapshot({ workspace, manifest, ignored, rootMode, live, pack }), copyStamps, hashed, startedAt };
+}
+
+/** The file system's own clock now, read from the times of `marker` (written for it). */
+export function fileSystemClock(marker: string): number {
+  writeFileSync(marker, '');
+  const info = lstatSync(marker);
+  return Math.min(info.mtimeMs, info.ctimeMs);
+}
+
+/**
+ * The previous snapshot's entry of a file whose stamp has not changed since (and was not taken while that
+ * snapshot was under way, when a write in the same clock tick could leave it equal), with its bytes in
+ * the pack; undefined when the file must be read.
+ */
+function unchanged(
+  source: string,
+  file: string,
+  previous: PreviousSnapshot,
+  pack: BlobPack,
+): { entry: Extract<ManifestEntry, { type: 'file' }>; live: Stamp } | undefined {
+  const before = previous.live.get(file);
+  const entry = previous.manifest.get(file);
+  if (before === undefined || entry?.type !== 'file' || isRacy(before, previous.startedAt) || !pack.has(entry.hash)) return undefined;
+  const info = lstatOrNothing(source);
+  if (info === undefined) return undefined;
+  const now = stampOf(info);
+  return sameStamp(now, before) ? { entry, live: now } : undefined;
 }
 
 interface StoredSnapshot {
@@ -278,6 +344,8 @@ interface StoredSnapshot {
   readonly entries: [string, ManifestEntry][];
   readonly blobs: [string, BlobSlot][];
   readonly live: [string, Stamp][];
+  /** The pack's file, when it is not the one beside this file (a cached snapshot's). */
+  readonly pack?: string;
 }
 
 /** Writes what {@link loadSnapshot} needs to rebuild a snapshot (for a resumed run). */
@@ -290,6 +358,7 @@ export function saveSnapshot(snapshot: Snapshot & { readonly pack: BlobPack }, f
     entries: [...snapshot.manifest],
     blobs: [...snapshot.pack.slots()],
     live: [...snapshot.live],
+    ...(path.dirname(snapshot.pack.file) === path.dirname(file) ? {} : { pack: snapshot.pack.file }),
   };
   snapshot.pack.sync();
   // Whole or absent: a process killed while writing it leaves no half file for recovery to trust.
@@ -317,9 +386,11 @@ export function loadSnapshot(
   if (stored.version !== 1 || manifestHash(manifest) !== expectedHash) return { missing: `${file} is not the snapshot the run recorded` };
   let pack: BlobPack;
   try {
-    pack = BlobPack.open(packFile, stored.blobs);
+    pack = BlobPack.open(stored.pack ?? packFile, stored.blobs);
   } catch (error) {
-    return { missing: `${packFile} cannot be opened (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
+    return {
+      missing: `${stored.pack ?? packFile} cannot be opened (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    };
   }
   return {
     snapshot: new PackedSnapshot({

@@ -139,6 +139,46 @@ export class WorkCopy {
     return new WorkCopy(dir, snapshot, stamps);
   }
 
+  /**
+   * Takes over a copy an earlier run left (see `CacheEntry`): `stamps` and `settledAt` are what its last
+   * reset took, and `holds` says, for each path where it should hold something other than `snapshot`,
+   * what it should hold there (null: nothing). The next reset then rewrites those paths and, as always,
+   * whatever was changed in the copy since its stamps were taken.
+   */
+  static resume({
+    dir,
+    snapshot,
+    stamps,
+    settledAt,
+    holds,
+  }: {
+    dir: string;
+    snapshot: Snapshot;
+    stamps: Map<string, Stamp>;
+    settledAt: number;
+    holds: Map<string, ManifestEntry | null>;
+  }): WorkCopy {
+    const copy = new WorkCopy(dir, snapshot, stamps);
+    copy.#settledAt = settledAt;
+    copy.#overlay = holds;
+    return copy;
+  }
+
+  /**
+   * What a later run needs to take the copy over ({@link resume}): its stamps, when its last reset
+   * settled, and what the current candidate puts on the snapshot (without the text); undefined when a
+   * reset failed and the stamps cannot be trusted.
+   */
+  state(): { stamps: [string, Stamp][]; settledAt: number; overlay: [string, ManifestEntry | null][] } | undefined {
+    if (this.#broken) return undefined;
+    const overlay: [string, ManifestEntry | null][] = [];
+    for (const [file, wanted] of this.#overlay) {
+      if (wanted === null || wanted.type !== 'file') overlay.push([file, wanted]);
+      else overlay.push([file, { type: 'file', mode: wanted.mode, size: wanted.size, hash: wanted.hash }]);
+    }
+    return { stamps: [...this.#stamps], settledAt: this.#settledAt, overlay };
+  }
+
   /** Writes a fresh copy of the snapshot from its blobs into `dir` (removed first if present). */
   static async materialize(dir: string, snapshot: Snapshot): Promise<WorkCopy> {
     return new WorkCopy(dir, snapshot, await fill(dir, snapshot));

@@ -1,4 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { main } from '../../src/cli/main.js';
 
@@ -12,6 +14,14 @@ export interface CliResult {
 /** The checkout's root, where the CLI's relative paths (`examples/…`) are resolved. */
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 const BIN = path.join(ROOT, 'bin/redline.js');
+
+// `redline run` keeps check copies in a cache folder: the CLI's tests (and the children they spawn) use one
+// of this process's own, removed when it exits, never the user's (a killed process's is swept by its pid).
+if (process.env.REDLINE_CACHE === undefined) {
+  const cache = mkdtempSync(path.join(os.tmpdir(), `redline-cache-${process.pid}-`));
+  process.env.REDLINE_CACHE = cache;
+  process.once('exit', () => rmSync(cache, { recursive: true, force: true }));
+}
 
 /**
  * Runs `redline ARGS` in this process through the CLI's `main`, as a user would type it: commander parses

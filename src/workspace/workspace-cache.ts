@@ -1,0 +1,341 @@
+import { hash } from 'node:crypto';
+import {
+  closeSync,
+  constants,
+  copyFileSync,
+  linkSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import path from 'node:path';
+import { BlobPack, type BlobSlot } from './blob-pack.js';
+import type { ManifestEntry } from './manifest.js';
+import { removeTree } from './safe-fs.js';
+import type { PreviousSnapshot } from './snapshot.js';
+import type { Stamp } from './stamp.js';
+import { thisOwner, type RunDirectoryOwner } from './sweep.js';
+
+// The work copy that outlives a run (docs/workspaces.md): per workspace, the last snapshot's manifest and
+// stamps, the pack of its bytes and a materialized copy, so that the next run hashes only what changed
+// and resets the copy instead of writing it.
+
+/** @default 4 GiB: above it, the least recently used entries are removed when a run lets go of its entry. */
+export const DEFAULT_CACHE_MAX_BYTES = 4 * 1024 ** 3;
+
+/** A pack this much larger than what its snapshot names (plus 64 MiB) is started afresh by the next run. */
+const PACK_SLACK = 2;
+
+/**
+ * The cache folder: `$REDLINE_CACHE`, else `<scratch>/redline-cache` beside the run directories
+ * (`$REDLINE_SCRATCH`, else the temp directory). Undefined when `$REDLINE_CACHE` is `off`.
+ */
+export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env, tmp = tmpdir()): string | undefined {
+  const given = env.REDLINE_CACHE;
+  if (given === 'off') return undefined;
+  if (given !== undefined && given !== '') return path.resolve(given);
+  return path.join(path.resolve(env.REDLINE_SCRATCH ?? tmp), 'redline-cache');
+}
+
+/** What the last snapshot of a workspace left in its entry (`snapshot.json`). */
+interface StoredState {
+  readonly version: 1;
+  readonly workspace: string;
+  readonly hash: string;
+  readonly rootMode: number;
+  readonly startedAt: number;
+  /** The pack's file (read by its name in the entry; a run directory's link to this file reads it by its path). */
+  readonly pack: string;
+  readonly entries: [string, ManifestEntry][];
+  readonly blobs: [string, BlobSlot][];
+  readonly live: [string, Stamp][];
+}
+
+/** What the copy held when its run let go of it (`copy.json`): removed while a run holds the entry. */
+export interface CopyState {
+  readonly version: 1;
+  /** The hash of the snapshot the copy was reset from. */
+  readonly snapshot: string;
+  /** The file system's clock when its last reset ended. */
+  readonly settledAt: number;
+  readonly stamps: [string, Stamp][];
+  /** What the copy held on top of that snapshot (the last candidate, without its text): null deletes. */
+  readonly overlay: [string, ManifestEntry | null][];
+}
+
+/** What `cache status` says of one entry (`entry.json`, plus what the entry is doing). */
+export interface CacheEntryInfo {
+  readonly dir: string;
+  readonly workspace: string;
+  readonly lastUsed: number;
+  /** The pack's bytes and the copy's file bytes when its run let go of it. */
+  readonly bytes: number;
+  readonly entries: number;
+  /** A run holds it now (its owner, on this host, is alive). */
+  readonly inUse: boolean;
+}
+
+/** What an entry's last snapshot left for the next one: the pack (opened) and the snapshot to compare with. */
+export interface CachedSnapshot {
+  readonly pack: BlobPack;
+  readonly previous: PreviousSnapshot & { readonly hash: string; readonly rootMode: number };
+  /** The copy's state when its last run let go of it, when it can be trusted as a start. */
+  readonly copy: CopyState | undefined;
+}
+
+function alive({ host, pid }: RunDirectoryOwner): boolean {
+  if (host !== hostname()) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function readJson<T>(file: string): T | undefined {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as T;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Written whole or not at all (a killed process leaves no half file). */
+function writeJson(file: string, value: unknown): void {
+  writeFileSync(`${file}.partial`, JSON.stringify(value));
+  renameSync(`${file}.partial`, file);
+}
+
+/** The entry folder of a workspace (its real path) in a cache folder. */
+export function entryDirOf(cacheDir: string, workspace: string): string {
+  return path.join(cacheDir, hash('sha256', workspace, 'hex').slice(0, 20));
+}
+
+/** Takes an entry's lock for this process: false when a live process holds it (a lock whose process is gone is taken over). */
+function lockEntry(dir: string): boolean {
+  const lock = path.join(dir, 'lock');
+  for (let tries = 0; tries < 2; tries += 1) {
+    let fd: number;
+    try {
+      fd = openSync(lock, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const owner = readJson<RunDirectoryOwner>(lock);
+      // A lock being written (no owner yet) or a live owner's: the entry is busy.
+      if (owner === undefined || alive(owner)) return false;
+      rmSync(lock, { force: true });
+      continue;
+    }
+    try {
+      writeSync(fd, JSON.stringify(thisOwner()));
+    } finally {
+      closeSync(fd);
+    }
+    return true;
+  }
+  return false;
+}
+
+/** Whether a run holds the entry now. */
+function held(dir: string): boolean {
+  const owner = readJson<RunDirectoryOwner>(path.join(dir, 'lock'));
+  return owner !== undefined && alive(owner);
+}
+
+/**
+ * One workspace's entry of the cache, held by one run at a time (a `lock` file naming its process): a
+ * second run on the same workspace finds it held and takes a fresh snapshot and copy of its own.
+ */
+export class CacheEntry {
+  readonly dir: string;
+  readonly workspace: string;
+  #released = false;
+
+  private constructor(dir: string, workspace: string) {
+    this.dir = dir;
+    this.workspace = workspace;
+  }
+
+  /** The copy's folder. */
+  get copyDir(): string {
+    return path.join(this.dir, 'copy');
+  }
+
+  /** Takes the workspace's entry, or undefined when another live run holds it. A lock whose process is gone is taken over. */
+  static acquire(cacheDir: string, workspace: string): CacheEntry | undefined {
+    const dir = entryDirOf(cacheDir, workspace);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    if (!lockEntry(dir)) return undefined;
+    const entry = new CacheEntry(dir, workspace);
+    entry.#touch();
+    return entry;
+  }
+
+  #touch(bytes?: number, entries?: number): void {
+    const before = readJson<Partial<CacheEntryInfo>>(path.join(this.dir, 'entry.json'));
+    writeJson(path.join(this.dir, 'entry.json'), {
+      workspace: this.workspace,
+      lastUsed: Date.now(),
+      bytes: bytes ?? before?.bytes ?? 0,
+      entries: entries ?? before?.entries ?? 0,
+    });
+  }
+
+  /**
+   * What the entry's last snapshot left, or undefined when nothing usable is there (first run, another
+   * version, a missing or oversized pack): then the caller starts the entry afresh with {@link reset}.
+   * The copy's state is removed as it is read: until the run lets go, a crash leaves a copy that the
+   * next run does not trust.
+   */
+  load(): CachedSnapshot | undefined {
+    const copyFile = path.join(this.dir, 'copy.json');
+    const copy = readJson<CopyState>(copyFile);
+    rmSync(copyFile, { force: true });
+    const state = readJson<StoredState>(path.join(this.dir, 'snapshot.json'));
+    if (state?.version !== 1 || state.workspace !== this.workspace) return undefined;
+    const manifest = new Map(state.entries);
+    let named = 0;
+    const slots = new Map(state.blobs);
+    for (const entry of manifest.values()) if (entry.type === 'file') named += slots.get(entry.hash)?.size ?? 0;
+    let pack: BlobPack;
+    try {
+      const file = path.join(this.dir, path.basename(state.pack));
+      if (statSync(file).size > PACK_SLACK * named + 64 * 1024 * 1024) return undefined;
+      pack = BlobPack.open(file, slots);
+    } catch {
+      return undefined;
+    }
+    const trusted = copy?.version === 1 && copy.snapshot === state.hash && existsSync(this.copyDir) ? copy : undefined;
+    return {
+      pack,
+      previous: { manifest, live: new Map(state.live), startedAt: state.startedAt, hash: state.hash, rootMode: state.rootMode },
+      copy: trusted,
+    };
+  }
+
+  /** Empties the entry for a new start: its packs, copy and state go. Returns a new pack. */
+  async reset(): Promise<BlobPack> {
+    for (const name of readdirSync(this.dir)) {
+      if (name === 'lock' || name === 'entry.json') continue;
+      await removeTree(path.join(this.dir, name));
+    }
+    return BlobPack.create(path.join(this.dir, `blobs-${Date.now().toString(36)}-${process.pid}.pack`));
+  }
+
+  /** Records the snapshot just taken (its pack's bytes written first), for the next run to compare with. */
+  saveSnapshot(fields: {
+    hash: string;
+    rootMode: number;
+    startedAt: number;
+    pack: BlobPack;
+    manifest: ReadonlyMap<string, ManifestEntry>;
+    live: ReadonlyMap<string, Stamp>;
+  }): void {
+    fields.pack.sync();
+    const state: StoredState = {
+      version: 1,
+      workspace: this.workspace,
+      hash: fields.hash,
+      rootMode: fields.rootMode,
+      startedAt: fields.startedAt,
+      pack: fields.pack.file,
+      entries: [...fields.manifest],
+      blobs: [...fields.pack.slots()],
+      live: [...fields.live],
+    };
+    writeJson(path.join(this.dir, 'snapshot.json'), state);
+  }
+
+  /**
+   * Gives a run directory the snapshot just saved, as `loadSnapshot` reads it: a hard link to the entry's
+   * file (replaced, never rewritten, by the next run), or a copy where a link cannot be made.
+   */
+  linkSnapshot(file: string): void {
+    try {
+      linkSync(path.join(this.dir, 'snapshot.json'), file);
+    } catch {
+      copyFileSync(path.join(this.dir, 'snapshot.json'), file);
+    }
+  }
+
+  /**
+   * Lets go of the entry: records the copy's state (when it can be trusted) and its size, removes the
+   * lock. Call after the pack is closed.
+   */
+  release({ copy, bytes, entries }: { copy: CopyState | undefined; bytes: number; entries: number }): void {
+    if (this.#released) return;
+    this.#released = true;
+    if (copy !== undefined) writeJson(path.join(this.dir, 'copy.json'), copy);
+    this.#touch(bytes, entries);
+    rmSync(path.join(this.dir, 'lock'), { force: true });
+  }
+}
+
+/** Every entry of a cache folder, least recently used first. */
+export function cacheEntries(cacheDir: string): CacheEntryInfo[] {
+  let names: string[];
+  try {
+    names = readdirSync(cacheDir);
+  } catch {
+    return [];
+  }
+  const result: CacheEntryInfo[] = [];
+  for (const name of names) {
+    const dir = path.join(cacheDir, name);
+    const info = readJson<Omit<CacheEntryInfo, 'dir' | 'inUse'>>(path.join(dir, 'entry.json'));
+    if (info === undefined) continue;
+    result.push({ dir, workspace: info.workspace, lastUsed: info.lastUsed, bytes: info.bytes, entries: info.entries, inUse: held(dir) });
+  }
+  return result.sort((a, b) => a.lastUsed - b.lastUsed);
+}
+
+/**
+ * Removes entries no run holds: all of them (`all`), those last used before `olderThan` (epoch ms), those
+ * whose workspace is gone, then the least recently used until the rest fit in `maxBytes`. Returns what
+ * was removed.
+ */
+export async function pruneCache({
+  cacheDir,
+  all = false,
+  olderThan,
+  maxBytes,
+}: {
+  cacheDir: string;
+  all?: boolean;
+  olderThan?: number;
+  maxBytes?: number;
+}): Promise<CacheEntryInfo[]> {
+  const entries = cacheEntries(cacheDir);
+  let total = entries.reduce((sum, entry) => sum + entry.bytes, 0);
+  const removed: CacheEntryInfo[] = [];
+  for (const entry of entries) {
+    if (entry.inUse) continue;
+    const drop =
+      all ||
+      (olderThan !== undefined && entry.lastUsed < olderThan) ||
+      !existsSync(entry.workspace) ||
+      (maxBytes !== undefined && total > maxBytes);
+    // Locked, then renamed: a run starting meanwhile finds the entry busy, then finds none.
+    if (!drop || !lockEntry(entry.dir)) continue;
+    const removing = `${entry.dir}~removing-${process.pid}`;
+    try {
+      renameSync(entry.dir, removing);
+    } catch {
+      rmSync(path.join(entry.dir, 'lock'), { force: true });
+      continue;
+    }
+    await removeTree(removing);
+    total -= entry.bytes;
+    removed.push(entry);
+  }
+  return removed;
+}

@@ -1,0 +1,305 @@
+import assert from 'node:assert/strict';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import fc from 'fast-check';
+import { ignoreRule } from '../../src/workspace/ignore.js';
+import { RunWorkspace } from '../../src/workspace/run-workspace.js';
+import { BlobPack } from '../../src/workspace/blob-pack.js';
+import { contentHash } from '../../src/workspace/manifest.js';
+import { takeSnapshot, type PreviousSnapshot } from '../../src/workspace/snapshot.js';
+import { stampOf } from '../../src/workspace/stamp.js';
+import { cacheEntries, entryDirOf, pruneCache } from '../../src/workspace/workspace-cache.js';
+import { buildTree, OUTSIDE, treeSpec, type TreeSpec } from './arbitraries.js';
+import { applyCheckAction, checkAction } from './check-actions.js';
+import { alwaysIgnored, expectedCopy, readTree, tempBase, treeDifferences, writeTree, type Tree } from './tree.js';
+
+// Two runs on one workspace through a cache folder (docs/workspaces.md): the second snapshot is taken
+// against the first and the first run's copy is reset to it. More cases for a longer hunt:
+// WORKSPACE_PROPERTY_RUNS=200 node --import tsx --test test/workspace/cache.test.ts
+const NUM_RUNS = Number(process.env.WORKSPACE_PROPERTY_RUNS ?? 15);
+
+/** A workspace laid from `spec` beside the targets of its outward links, with a scratch and a cache folder under one temp base. */
+function lay(spec: TreeSpec): { ws: string; lookalikes: string; scratch: string; cache: string; tree: Tree; remove: () => void } {
+  const { dir: base, remove } = tempBase(`cache-${process.pid}`);
+  const ws = path.join(base, 'ws');
+  const outside = path.join(base, 'outside');
+  const lookalikes = path.join(base, 'lookalikes');
+  for (const dir of [ws, outside, lookalikes]) mkdirSync(dir);
+  chmodSync(ws, 0o755);
+  const tree = buildTree(spec, outside);
+  writeTree(ws, tree);
+  writeTree(outside, OUTSIDE);
+  return { ws, lookalikes, scratch: path.join(base, 'scratch'), cache: path.join(base, 'cache'), tree, remove };
+}
+
+/** A snapshot of `ws` taken from scratch, without a cache: what a cached one must equal. */
+async function fromScratch(ws: string, scratch: string): Promise<{ hash: string; entries: string }> {
+  const runDir = path.join(scratch, 'from-scratch');
+  mkdirSync(runDir, { recursive: true });
+  const { snapshot } = await takeSnapshot({ workspace: ws, ignored: ignoreRule(), runDir });
+  snapshot.pack.close();
+  rmSync(runDir, { recursive: true, force: true });
+  return { hash: snapshot.hash, entries: JSON.stringify([...snapshot.manifest].sort(([a], [b]) => (a < b ? -1 : 1))) };
+}
+
+const simple = (): TreeSpec => ({
+  dirs: ['src', 'lib/a'],
+  files: [
+    { dir: 0, name: 'x.txt', content: new TextEncoder().encode('top\n'), mode: 0o644 },
+    { dir: 1, name: 'y.js', content: new TextEncoder().encode('export {};\n'), mode: 0o644 },
+    { dir: 2, name: 'run.sh', content: new TextEncoder().encode('#!/bin/sh\n'), mode: 0o755 },
+  ],
+  links: [{ dir: 1, name: 'l1', to: { kind: 'file', pick: 0 } }],
+});
+
+describe('RunWorkspace with a cache folder: the copy outlives the run', () => {
+  it('a second run on an unchanged workspace reuses the copy and hashes nothing', async () => {
+    const laid = lay(simple());
+    try {
+      const first = await RunWorkspace.start({ runId: 'one', workspace: laid.ws, scratchDir: laid.scratch, cacheDir: laid.cache });
+      assert.equal(first.report.copy, 'fresh');
+      assert.ok(first.report.hashed > 0);
+      await first.checkCopy({ 'src/y.js': 'changed\n', 'new.txt': 'n' });
+      await first.dispose();
+      const second = await RunWorkspace.start({ runId: 'two', workspace: laid.ws, scratchDir: laid.scratch, cacheDir: laid.cache });
+      try {
+        // The first run's candidate is undone (two paths rewritten, one removed), nothing is read again.
+        assert.deepEqual(second.report, { hashed: 0, copy: 'reused', restored: 2 });
+        assert.equal(second.snapshot.hash, first.snapshot.hash);
+        const { dir } = await second.checkCopy({});
+        assert.equal(dir, path.join(entryDirOf(laid.cache, laid.ws), 'copy'));
+        assert.deepEqual(treeDifferences(expectedCopy(laid.tree, {}), readTree(dir)), []);
+      } finally {
+        await second.dispose();
+      }
+      const [entry] = cacheEntries(laid.cache);
+      assert.equal(entry?.workspace, laid.ws);
+      assert.equal(entry?.inUse, false);
+      assert.ok((entry?.bytes ?? 0) > 0);
+    } finally {
+      laid.remove();
+    }
+  });
+
+  it('after random edits of the workspace and a messy first run, the snapshot equals one taken from scratch and the copy holds it', async (t) => {
+    let hashed = 0;
+    let reused = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        treeSpec,
+        fc.array(checkAction, { maxLength: 4 }),
+        fc.array(checkAction, { minLength: 1, maxLength: 6 }),
+        fc.boolean(),
+        async (spec, mess, edits, settle) => {
+          const laid = lay(spec);
+          const log: string[] = [];
+          try {
+            // Laid a few clock ticks before the first snapshot, its files are not racily clean: the second
+            // snapshot trusts their stamps. Else it reads them again.
+            if (settle) await sleep(20);
+            const first = await RunWorkspace.start({ runId: 'one', workspace: laid.ws, scratchDir: laid.scratch, cacheDir: laid.cache });
+            try {
+              const { dir } = await first.checkCopy({ 'fresh/n.txt': 'n' });
+              // A check leaves the copy messy; the next run must undo it.
+              mess.forEach((action, index) => log.push(`check: ${applyCheckAction(dir, laid.lookalikes, action, index)}`));
+            } finally {
+              await first.dispose();
+            }
+            // The workspace is edited at once (same clock tick as the first snapshot, often): files edited in
+            // place with their times set back, deleted, created, chmodded, symlinks retargeted.
+            edits.forEach((action, index) => log.push(`edit: ${applyCheckAction(laid.ws, laid.lookalikes, action, 100 + index)}`));
+            const second = await RunWorkspace.start({ runId: 'two', workspace: laid.ws, scratchDir: laid.scratch, cacheDir: laid.cache });
+            try {
+              const expected = await fromScratch(laid.ws, laid.scratch);
+              assert.equal(second.snapshot.hash, expected.hash, log.join('; '));
+              assert.equal(JSON.stringify([...second.snapshot.manifest].sort(([a], [b]) => (a < b ? -1 : 1))), expected.entries);
+              assert.notEqual(second.report.copy, 'fresh');
+              if (second.report.copy === 'reused') reused += 1;
+              hashed += second.report.hashed;
+              const { dir } = await second.checkCopy({});
+              const now = new Map([...readTree(laid.ws)].filter(([file]) => !alwaysIgnored(file)));
+              assert.deepEqual(treeDifferences(now, readTree(dir)), [], log.join('; '));
+            } finally {
+              await second.dispose();
+            }
+          } finally {
+            laid.remove();
+          }
+        },
+      ),
+      { numRuns: NUM_RUNS },
+    );
+    assert.ok(reused > 0, 'no case reused the copy');
+    t.diagnostic(`${NUM_RUNS} cases: ${reused} reused the copy, ${hashed} files hashed by the second snapshots`);
+  });
+
+  it('a cached copy changed between runs is repaired, and one whose state is missing, half-written or not its snapshot is rebuilt', async () => {
+    const laid = lay(simple());
+    const start = (runId: string): Promise<RunWorkspace> =>
+      RunWorkspace.start({ runId, workspace: laid.ws, scratchDir: laid.scratch, cacheDir: laid.cache });
+    const entry = entryDirOf(laid.cache, laid.ws);
+    const verify = async (run: RunWorkspace): Promise<void> => {
+      const { dir } = await run.checkCopy({});
+      assert.deepEqual(treeDifferences(expectedCopy(laid.tree, {}), readTree(dir)), []);
+    };
+    try {
+      await (await start('one')).dispose();
+      // Changed in place, same size, between runs: its stamp tells.
+      writeFileSync(path.join(entry, 'copy/x.txt'), 'TOP\n');
+      writeFileSync(path.join(entry, 'copy/planted.txt'), 'planted');
+      let run = await start('two');
+      assert.equal(run.report.copy, 'reused');
+      assert.equal(run.report.restored, 2);
+      await verify(run);
+      await run.dispose();
+      // Half-written: its state cut short.
+      const state = readFileSync(path.join(entry, 'copy.json'), 'utf8');
+      writeFileSync(path.join(entry, 'copy.json'), state.slice(0, state.length / 2));
+      writeFileSync(path.join(entry, 'copy/x.txt'), 'TOP\n');
+      run = await start('three');
+      assert.equal(run.report.copy, 'rebuilt');
+      await verify(run);
+      await run.dispose();
+      // A state recorded for another snapshot.
+      writeFileSync(
+        path.join(entry, 'copy.json'),
+        readFileSync(path.join(entry, 'copy.json'), 'utf8').replace(/"snapshot":"[0-9a-f]+"/, '"snapshot":"0"'),
+      );
+      run = await start('four');
+      assert.equal(run.report.copy, 'rebuilt');
+      await verify(run);
+      // A run killed while it held the entry leaves no state: the copy is not trusted.
+      assert.equal(existsSync(path.join(entry, 'copy.json')), false);
+      await run.dispose();
+      // The pack's bytes damaged: a blob read back for the copy no longer matches, so the run stops rather than copy it.
+      rmSync(path.join(entry, 'copy'), { recursive: true });
+      const pack = readdirSync(entry).find((name) => name.endsWith('.pack')) as string;
+      writeFileSync(path.join(entry, pack), Buffer.alloc(readFileSync(path.join(entry, pack)).length, 0x20));
+      await assert.rejects(start('five'), /damaged/);
+    } finally {
+      laid.remove();
+    }
+  });
+
+  it('a cached run kept for recovery resumes from its saved snapshot, which reads the cached pack, and the pack stays whole for the next run', async () => {
+    const laid = lay(simple());
+    const options = { workspace: laid.ws, scratchDir: laid.scratch, cacheDir: laid.cache };
+    try {
+      const kept = await RunWorkspace.start({ runId: 'kept', ...options });
+      await kept.close();
+      // A later run appends to the pack what changed meanwhile.
+      writeFileSync(path.join(laid.ws, 'src/new.txt'), 'new bytes');
+      await (await RunWorkspace.start({ runId: 'later', ...options })).dispose();
+      const resumed = await RunWorkspace.resume({ runId: 'kept', ...options, manifestHash: kept.snapshot.hash });
+      try {
+        assert.equal(resumed.snapshot.hash, kept.snapshot.hash);
+        const { dir } = await resumed.checkCopy({});
+        assert.deepEqual(treeDifferences(expectedCopy(laid.tree, {}), readTree(dir)), []);
+      } finally {
+        await resumed.dispose();
+      }
+      const next = await RunWorkspace.start({ runId: 'next', ...options });
+      try {
+        assert.equal(next.report.copy, 'reused');
+        assert.equal(next.report.hashed, 0);
+        const { dir } = await next.checkCopy({});
+        assert.equal(readFileSync(path.join(dir, 'src/new.txt'), 'utf8'), 'new bytes');
+        // Read back from the pack (checked against its hash): the resumed run left the later run's blobs alone.
+        assert.equal(next.snapshot.text('src/new.txt'), 'new bytes');
+      } finally {
+        await next.dispose();
+      }
+    } finally {
+      laid.remove();
+    }
+  });
+
+  it('two runs at once on one workspace: the second takes a fresh copy of its own', async () => {
+    const laid = lay(simple());
+    try {
+      const first = await RunWorkspace.start({ runId: 'one', workspace: laid.ws, scratchDir: laid.scratch, cacheDir: laid.cache });
+      const second = await RunWorkspace.start({ runId: 'two', workspace: laid.ws, scratchDir: laid.scratch, cacheDir: laid.cache });
+      try {
+        assert.equal(second.report.cache, 'busy');
+        assert.equal(second.report.copy, 'fresh');
+        const [a, b] = [await first.checkCopy({ 'x.txt': 'a' }), await second.checkCopy({ 'x.txt': 'b' })];
+        assert.notEqual(a.dir, b.dir);
+        assert.equal(readFileSync(path.join(a.dir, 'x.txt'), 'utf8'), 'a');
+        assert.equal(readFileSync(path.join(b.dir, 'x.txt'), 'utf8'), 'b');
+        assert.equal(cacheEntries(laid.cache)[0]?.inUse, true);
+      } finally {
+        await second.dispose();
+        await first.dispose();
+      }
+      const third = await RunWorkspace.start({ runId: 'three', workspace: laid.ws, scratchDir: laid.scratch, cacheDir: laid.cache });
+      assert.equal(third.report.copy, 'reused');
+      await third.dispose();
+    } finally {
+      laid.remove();
+    }
+  });
+
+  it('pruning frees the space and the next run starts afresh, its copy exact', async () => {
+    const laid = lay(simple());
+    try {
+      await (await RunWorkspace.start({ runId: 'one', workspace: laid.ws, scratchDir: laid.scratch, cacheDir: laid.cache })).dispose();
+      const held = await RunWorkspace.start({ runId: 'two', workspace: laid.ws, scratchDir: laid.scratch, cacheDir: laid.cache });
+      assert.deepEqual(await pruneCache({ cacheDir: laid.cache, all: true }), [], 'an entry in use is kept');
+      await held.dispose();
+      const removed = await pruneCache({ cacheDir: laid.cache, all: true });
+      assert.equal(removed.length, 1);
+      assert.deepEqual(readdirSync(laid.cache), []);
+      const next = await RunWorkspace.start({ runId: 'three', workspace: laid.ws, scratchDir: laid.scratch, cacheDir: laid.cache });
+      try {
+        assert.equal(next.report.copy, 'fresh');
+        assert.equal(next.snapshot.hash, (await fromScratch(laid.ws, laid.scratch)).hash);
+        const { dir } = await next.checkCopy({});
+        assert.deepEqual(treeDifferences(expectedCopy(laid.tree, {}), readTree(dir)), []);
+      } finally {
+        await next.dispose();
+      }
+      // Over the cap, the entry goes when its run lets go of it.
+      assert.equal(cacheEntries(laid.cache).length, 1);
+      await (
+        await RunWorkspace.start({ runId: 'four', workspace: laid.ws, scratchDir: laid.scratch, cacheDir: laid.cache, cacheMaxBytes: 1 })
+      ).dispose();
+      assert.equal(cacheEntries(laid.cache).length, 0);
+    } finally {
+      laid.remove();
+    }
+  });
+});
+
+describe('takeSnapshot against a previous one', () => {
+  it('trusts an unchanged stamp only when it was not taken while that snapshot was under way', async () => {
+    const { dir: base, remove } = tempBase(`racy-${process.pid}`);
+    try {
+      const ws = path.join(base, 'ws');
+      const runDir = path.join(base, 'run');
+      mkdirSync(ws);
+      mkdirSync(runDir);
+      writeFileSync(path.join(ws, 'a.txt'), 'aaa');
+      const pack = BlobPack.create(path.join(runDir, 'cache.pack'));
+      const first = await takeSnapshot({ workspace: ws, ignored: ignoreRule(), runDir, pack });
+      // Rewritten in the same clock tick as the first snapshot read it: its stamp would be the one recorded.
+      writeFileSync(path.join(ws, 'a.txt'), 'bbb');
+      const stamp = stampOf(lstatSync(path.join(ws, 'a.txt')));
+      const previous = (startedAt: number): PreviousSnapshot => ({
+        manifest: first.snapshot.manifest,
+        live: new Map([...first.snapshot.live, ['a.txt', stamp]]),
+        startedAt,
+      });
+      const racy = await takeSnapshot({ workspace: ws, ignored: ignoreRule(), runDir, pack, previous: previous(stamp.mtimeMs) });
+      assert.equal(racy.hashed, 1);
+      assert.deepEqual(racy.snapshot.manifest.get('a.txt'), { type: 'file', mode: 0o644, size: 3, hash: contentHash('bbb') });
+      const settled = await takeSnapshot({ workspace: ws, ignored: ignoreRule(), runDir, pack, previous: previous(stamp.ctimeMs + 1000) });
+      assert.equal(settled.hashed, 0);
+      assert.deepEqual(settled.snapshot.manifest.get('a.txt'), first.snapshot.manifest.get('a.txt'));
+      pack.close();
+    } finally {
+      remove();
+    }
+  });
+});
