@@ -2,8 +2,8 @@
 // here is a deliberate one): what a user writing a mission in code or embedding the loop calls, and the
 // types of its options and results. The runtime's own machinery (guard-spec builders and schemas, hashes
 // and digests, decision validation, the run workspace) stays in its modules. Adapters live on subpaths:
-// `redline/sqlite` and `redline/postgres` (the ledger and review queue backends), `redline/ai-sdk`
-// (model proposer and judges), `redline/study` (the simulators), `redline/testing` (test doubles).
+// `redline-loop/sqlite` and `redline-loop/postgres` (the ledger and review queue backends), `redline-loop/ai-sdk`
+// (model proposer and judges), `redline-loop/study` (the simulators), `redline-loop/testing` (test doubles).
 export { defineMission, type Mission } from './mission/mission.js';
 export { loadMission } from './mission/load.js';
 export { missionJsonSchema } from './mission/json-schema.js';

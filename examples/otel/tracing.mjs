@@ -2,7 +2,7 @@
 // Load it before redline starts (docs/observability.md):
 //
 //   npm i @opentelemetry/api @opentelemetry/sdk-trace-node @opentelemetry/resources @opentelemetry/exporter-trace-otlp-http@0.223
-//   node --import ./examples/otel/tracing.mjs node_modules/.bin/redline run mission.yaml
+//   node --import ./node_modules/redline-loop/examples/otel/tracing.mjs node_modules/.bin/redline run mission.yaml
 //
 // The collector's address comes from OTEL_EXPORTER_OTLP_TRACES_ENDPOINT (or OTEL_EXPORTER_OTLP_ENDPOINT),
 // default http://localhost:4318/v1/traces; the service name from OTEL_SERVICE_NAME, default redline.

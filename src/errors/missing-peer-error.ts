@@ -13,7 +13,7 @@ export class MissingPeerError extends RedlineError {
   constructor({ packageName, purpose, cause }: { packageName: string; purpose: string; cause?: unknown }) {
     super({
       code: 'dependency.missing',
-      message: `install ${packageName} to ${purpose} (npm i ${packageName}): it is an optional peer dependency of redline`,
+      message: `install ${packageName} to ${purpose} (npm i ${packageName}): it is an optional peer dependency of redline-loop`,
       cause,
     });
     this.name = 'MissingPeerError';

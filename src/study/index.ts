@@ -1,4 +1,4 @@
-// `redline/study`: simulators that measure stop policies (docs/experiments.md).
+// `redline-loop/study`: simulators that measure stop policies (docs/experiments.md).
 export { runStopRulesStudy, type CdvColdStartResult, type ColdStartResult, type StopRulesStudy, type StrategyResult } from './run-study.js';
 export type { StudyPolicy, StudyPolicyInput } from './study-policies.js';
 export type { CdvWarmup } from './adaptive-cdv-strategy.js';

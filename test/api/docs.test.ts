@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
@@ -106,5 +107,101 @@ describe('docs/architecture.md', () => {
       return !nameExists(name.owner as string, name.member);
     });
     assert.deepEqual(missing, [], `docs/architecture.md names code that src/ does not declare: ${missing.join(', ')}`);
+  });
+});
+
+/** The checkout itself: under .test-build/ the top-level files are links back to it. */
+const CHECKOUT = path.dirname(realpathSync(path.join(ROOT, 'package.json')));
+const manifest = JSON.parse(read('package.json')) as { name: string; bin: Record<string, string>; exports: Record<string, unknown> };
+/** What a user imports: the package name and its exported subpaths (`redline-loop`, `redline-loop/sqlite` …). */
+const SPECIFIERS = new Set(
+  Object.keys(manifest.exports)
+    .filter((subpath) => subpath !== './package.json')
+    .map((subpath) => (subpath === '.' ? manifest.name : `${manifest.name}/${subpath.slice(2)}`)),
+);
+/** The documents a user reads: README, docs/, examples/ (with the example scripts) and bench/README.md. */
+const DOCUMENTS = [
+  'README.md',
+  'bench/README.md',
+  ...tree('docs').filter((file) => file.endsWith('.md')),
+  ...tree('examples').filter((file) => /\.(md|mjs)$/.test(file) && !file.includes('/workspace/')),
+];
+
+describe('the package name', () => {
+  const readme = read('README.md');
+
+  it('is one the project can publish under, and the command stays redline', () => {
+    // `redline` on the npm registry is an unrelated package ("Customizable html gauge").
+    assert.notEqual(manifest.name, 'redline');
+    assert.deepEqual(Object.keys(manifest.bin), ['redline']);
+    assert.match(readme, new RegExp(`The npm package is \\*\\*\`${manifest.name}\`\\*\\*`));
+  });
+
+  it("is the one README's install lines install", () => {
+    const lines = readme.split('\n').filter((line) => /^\s*(npm i|npx)\b/.test(line));
+    assert.ok(
+      lines.some((line) => line.startsWith(`npm i ${manifest.name} `)),
+      `npm i ${manifest.name}`,
+    );
+    assert.ok(
+      lines.some((line) => line.startsWith(`npm i -g ${manifest.name} `)),
+      `npm i -g ${manifest.name}`,
+    );
+    assert.ok(
+      lines.some((line) => line.startsWith(`npx -p ${manifest.name} redline `)),
+      `npx -p ${manifest.name} redline`,
+    );
+  });
+
+  for (const doc of DOCUMENTS) {
+    it(`is what ${doc} installs and imports`, () => {
+      const text = read(doc);
+      // Packages of this project named on install lines (`npm i X`, `npm i -g X`, `npx -p X`).
+      const installed = [
+        ...[...text.matchAll(/\bnpm i(?:nstall)?(?: -g)? ((?:[\w@/.-]+ ?)+)/g)].flatMap((match) => (match[1] as string).split(' ')),
+        ...[...text.matchAll(/\bnpx -p ([\w@/.-]+)/g)].map((match) => match[1] as string),
+      ].filter((name) => name.startsWith('redline'));
+      const imported = [
+        ...[...text.matchAll(/\b(?:from|import)\s*\(?\s*['"]([^'"]+)['"]/g)].map((match) => match[1] as string),
+        ...[...text.matchAll(/`(redline[\w-]*\/[a-z-]+)`/g)].map((match) => match[1] as string),
+      ].filter((specifier) => /^redline[\w-]*(\/|$)/.test(specifier));
+      assert.deepEqual(
+        installed.filter((name) => name !== manifest.name),
+        [],
+        `${doc} installs the package by another name`,
+      );
+      assert.deepEqual(
+        imported.filter((specifier) => !SPECIFIERS.has(specifier)),
+        [],
+        `${doc} imports what the package does not export`,
+      );
+    });
+  }
+});
+
+describe('the npm package', () => {
+  const packed = (): string[] => {
+    const { status, stdout, stderr } = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+      cwd: CHECKOUT,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    assert.equal(status, 0, stderr);
+    return (JSON.parse(stdout) as { files: { path: string }[] }[])[0]!.files.map((file) => file.path);
+  };
+
+  it('ships the CLI, the schema, the examples the demo runs and the docs, without screenshots or source maps', () => {
+    const files = packed();
+    const demo = JSON.parse(read('examples/demo.json')) as { mission: string }[];
+    for (const file of ['README.md', 'package.json', 'bin/redline.js', 'schema/mission.schema.json', 'examples/demo.json'])
+      assert.ok(files.includes(file), file);
+    for (const { mission } of demo) assert.ok(files.includes(mission), mission);
+    for (const doc of tree('docs').filter((file) => /\.(md|svg)$/.test(file))) assert.ok(files.includes(doc), doc);
+    // The review app's screenshots stay in the repository (docs/review-app.md says so); the source maps point
+    // at src/, which the package does not ship.
+    assert.deepEqual(
+      files.filter((file) => /\.(png|map)$/.test(file) || /^(src|test|bench|scripts)\//.test(file)),
+      [],
+    );
   });
 });

@@ -14,7 +14,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
  * README/docs with it).
  */
 const EXPORTS: Readonly<Record<string, { readonly source: string; readonly names: readonly string[] }>> = {
-  redline: {
+  'redline-loop': {
     source: 'src/index.ts',
     names: [
       'ANY_MODEL',
@@ -107,19 +107,19 @@ const EXPORTS: Readonly<Record<string, { readonly source: string; readonly names
       'wallClockBudget',
     ],
   },
-  'redline/sqlite': {
+  'redline-loop/sqlite': {
     source: 'src/sqlite.ts',
     names: ['SqliteLedger', 'SqliteReviewQueue'],
   },
-  'redline/postgres': {
+  'redline-loop/postgres': {
     source: 'src/postgres.ts',
     names: ['PostgresLedger', 'PostgresReviewQueue'],
   },
-  'redline/ai-sdk': {
+  'redline-loop/ai-sdk': {
     source: 'src/ai-sdk/index.ts',
     names: ['modelJudge', 'modelProposer', 'modelScore', 'openAICompatibleModel', 'redlineStopWhen'],
   },
-  'redline/study': {
+  'redline-loop/study': {
     source: 'src/study/index.ts',
     names: [
       'APPROVE_PROBABILITY',
@@ -177,7 +177,7 @@ const EXPORTS: Readonly<Record<string, { readonly source: string; readonly names
       'writeSelfJudgeFigure',
     ],
   },
-  'redline/testing': {
+  'redline-loop/testing': {
     source: 'src/testing/index.ts',
     names: ['startOpenAIStub', 'startScriptedModel'],
   },
@@ -194,12 +194,14 @@ describe('the public API', () => {
   }
 
   it('lists every subpath package.json exports, built from these sources', async () => {
-    const { exports } = (await import(pathToFileURL(path.join(ROOT, 'package.json')).href, { with: { type: 'json' } })).default as {
+    const { name, exports } = (await import(pathToFileURL(path.join(ROOT, 'package.json')).href, { with: { type: 'json' } })).default as {
+      name: string;
       exports: Record<string, string | { import: string }>;
     };
+    // Named as a user imports them: the package name, and its subpaths under it.
     const built = Object.entries(exports)
       .filter(([subpath]) => subpath !== './package.json')
-      .map(([subpath, target]) => [subpath === '.' ? 'redline' : `redline/${subpath.slice(2)}`, (target as { import: string }).import]);
+      .map(([subpath, target]) => [subpath === '.' ? name : `${name}/${subpath.slice(2)}`, (target as { import: string }).import]);
     assert.deepEqual(
       Object.fromEntries(built),
       Object.fromEntries(

@@ -31,7 +31,7 @@ async function inTempDir(work: (dir: string) => Promise<void>): Promise<void> {
   }
 }
 
-// `pg` and `vega` are optional peer dependencies: an install without them (`npm i redline`) must work
+// `pg` and `vega` are optional peer dependencies: an install without them (`npm i redline-loop`) must work
 // with the embedded SQLite default, and say what to install when asked for what needs them.
 describe('optional peers (pg, vega) missing', () => {
   it('the root entry and a SQLite ledger work: neither is loaded', () =>
@@ -55,7 +55,7 @@ describe('optional peers (pg, vega) missing', () => {
       const run = withoutPeers([BIN, 'ledger', 'verify', '--ledger', 'postgres://postgres@127.0.0.1:5432/test'], dir);
       assert.deepEqual(
         [run.status, run.stderr],
-        [2, 'redline: install pg to use a postgres:// ledger (npm i pg): it is an optional peer dependency of redline\n'],
+        [2, 'redline: install pg to use a postgres:// ledger (npm i pg): it is an optional peer dependency of redline-loop\n'],
       );
     }));
 
@@ -64,7 +64,7 @@ describe('optional peers (pg, vega) missing', () => {
       const run = withoutPeers([BIN, 'study', 'handoff', '--minutes', '5', '--out', path.join(dir, 'figures')], dir);
       assert.deepEqual(
         [run.status, run.stderr],
-        [2, "redline: install vega to draw the study's SVG figures (npm i vega): it is an optional peer dependency of redline\n"],
+        [2, "redline: install vega to draw the study's SVG figures (npm i vega): it is an optional peer dependency of redline-loop\n"],
       );
     }));
 

@@ -41,8 +41,8 @@ describe('README', () => {
   const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
 
   it('says how to run redline outside a checkout', () => {
-    assert.match(readme, /npm i redline\b.*npx redline run/);
-    assert.match(readme, /npm i -g redline\b/);
+    assert.match(readme, /npm i redline-loop\b.*npx redline run/);
+    assert.match(readme, /npm i -g redline-loop\b/);
   });
 
   it('names every option of the test-runner check where checks are described', () => {

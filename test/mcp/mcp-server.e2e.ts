@@ -405,7 +405,7 @@ describe('redline mcp', () => {
       [
         2,
         '',
-        'redline: install @modelcontextprotocol/sdk to serve redline mcp (npm i @modelcontextprotocol/sdk): it is an optional peer dependency of redline\n',
+        'redline: install @modelcontextprotocol/sdk to serve redline mcp (npm i @modelcontextprotocol/sdk): it is an optional peer dependency of redline-loop\n',
       ],
     );
   });
