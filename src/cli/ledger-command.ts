@@ -244,6 +244,12 @@ function linkStory({ plan, resolves, samePlanForced: forced }: StartedData): str
 
 /** The lines of one record, for people. */
 /** How a run's snapshot and check copy were had (runs recorded before this was recorded say nothing). */
+/** Why a run took a fresh copy although a cache folder was set (`run.started.workspace.cache`). */
+const CACHE_NOT_USED: Readonly<Record<string, string>> = {
+  busy: ' (cache in use by another run)',
+  refused: " (cache folder refused: another user's, or writable by others)",
+};
+
 function snapshotHow(workspace: NonNullable<StartedData['workspace']>): string {
   const hashed = workspace.hashed === undefined ? '' : `, ${workspace.hashed} hashed`;
   const copy =
@@ -253,7 +259,7 @@ function snapshotHow(workspace: NonNullable<StartedData['workspace']>): string {
         ? `, copy reused (${workspace.restored ?? 0} path${workspace.restored === 1 ? '' : 's'} restored)`
         : workspace.copy === 'rebuilt'
           ? ', cached copy rebuilt'
-          : `, fresh copy${workspace.cache === 'busy' ? ' (cache in use by another run)' : ''}`;
+          : `, fresh copy${CACHE_NOT_USED[workspace.cache ?? ''] ?? ''}`;
   return `${hashed}${copy}`;
 }
 

@@ -49,8 +49,11 @@ export interface SnapshotReport {
    */
   readonly copy: 'fresh' | 'reused' | 'rebuilt';
   readonly restored?: number;
-  /** `busy`: another run held the workspace's cache entry, so this one took a fresh snapshot and copy. */
-  readonly cache?: 'busy';
+  /**
+   * Why the cache was not used, the run taking a fresh snapshot and copy: `busy`, another run held the
+   * workspace's entry; `refused`, the cache folder is not this user's alone (another user's, or writable by others).
+   */
+  readonly cache?: 'busy' | 'refused';
 }
 
 /** The check copy after a reset: see {@link RunWorkspace.checkCopy}. */
@@ -222,7 +225,7 @@ export class RunWorkspace {
     writeFileSync(path.join(runDir, 'owner.json'), JSON.stringify(thisOwner()));
     const ignored = ignoredFor(workspace, runDir, ignore, cacheDir);
     const entry = cacheDir === undefined ? undefined : CacheEntry.acquire(cacheDir, workspace);
-    if (entry !== undefined)
+    if (entry instanceof CacheEntry)
       return RunWorkspace.#startCached({ workspace, runDir, ignored, entry, maxBytes: cacheMaxBytes, foldsNames: _internal?.foldsNames });
     let taken: Awaited<ReturnType<typeof takeSnapshot>> | undefined;
     try {
@@ -233,7 +236,7 @@ export class RunWorkspace {
         taken.snapshot,
         WorkCopy.adopt(path.join(runDir, 'check'), taken.snapshot, taken.copyStamps),
         _internal?.foldsNames,
-        { hashed: taken.hashed, copy: 'fresh', ...(cacheDir === undefined ? {} : { cache: 'busy' as const }) },
+        { hashed: taken.hashed, copy: 'fresh', ...(entry === undefined ? {} : { cache: entry }) },
       );
     } catch (error) {
       taken?.snapshot.pack.close();

@@ -1,5 +1,6 @@
 import { hash } from 'node:crypto';
 import {
+  lstatSync,
   closeSync,
   constants,
   copyFileSync,
@@ -115,6 +116,21 @@ function writeJson(file: string, value: unknown): void {
   renameSync(`${file}.partial`, file);
 }
 
+/**
+ * Why `dir` may not hold a cache (undefined when it may): it must be a real folder (no symbolic link),
+ * owned by this user, that neither its group nor others may write. A cache in a shared temporary
+ * directory would otherwise let another user plant a copy whose recorded state matches, and have the
+ * checks run what they planted, as this user.
+ */
+export function privateFolderProblem(dir: string): string | undefined {
+  const info = lstatSync(dir);
+  if (!info.isDirectory()) return `${dir} is not a folder`;
+  const uid = process.getuid?.();
+  if (uid !== undefined && info.uid !== uid) return `${dir} belongs to user ${info.uid}, not to this user (${uid})`;
+  if ((info.mode & 0o022) !== 0) return `${dir} may be written by others (mode ${(info.mode & 0o777).toString(8)})`;
+  return undefined;
+}
+
 /** The entry folder of a workspace (its real path) in a cache folder. */
 export function entryDirOf(cacheDir: string, workspace: string): string {
   return path.join(cacheDir, hash('sha256', workspace, 'hex').slice(0, 20));
@@ -170,11 +186,16 @@ export class CacheEntry {
     return path.join(this.dir, 'copy');
   }
 
-  /** Takes the workspace's entry, or undefined when another live run holds it. A lock whose process is gone is taken over. */
-  static acquire(cacheDir: string, workspace: string): CacheEntry | undefined {
+  /**
+   * Takes the workspace's entry: `busy` when another live run holds it (a lock whose process is gone is
+   * taken over), `refused` when the cache folder or the entry is not a folder of this user's that only it
+   * may write (see {@link privateFolderProblem}).
+   */
+  static acquire(cacheDir: string, workspace: string): CacheEntry | 'busy' | 'refused' {
     const dir = entryDirOf(cacheDir, workspace);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    if (!lockEntry(dir)) return undefined;
+    if (privateFolderProblem(cacheDir) !== undefined || privateFolderProblem(dir) !== undefined) return 'refused';
+    if (!lockEntry(dir)) return 'busy';
     const entry = new CacheEntry(dir, workspace);
     entry.#touch();
     return entry;

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -236,6 +236,33 @@ describe('RunWorkspace with a cache folder: the copy outlives the run', () => {
       const third = await RunWorkspace.start({ runId: 'three', workspace: laid.ws, scratchDir: laid.scratch, cacheDir: laid.cache });
       assert.equal(third.report.copy, 'reused');
       await third.dispose();
+    } finally {
+      laid.remove();
+    }
+  });
+
+  it("refuses a cache folder others may write, or another user's, and plants nothing in the checks: a fresh copy instead", async () => {
+    const laid = lay(simple());
+    try {
+      // Another user got there first, in a shared temporary directory: a planted copy whose recorded state would match.
+      const first = await RunWorkspace.start({ runId: 'one', workspace: laid.ws, scratchDir: laid.scratch, cacheDir: laid.cache });
+      await first.dispose();
+      writeFileSync(path.join(entryDirOf(laid.cache, laid.ws), 'copy', 'x.txt'), 'planted\n');
+      chmodSync(laid.cache, 0o777);
+      const open = await RunWorkspace.start({ runId: 'two', workspace: laid.ws, scratchDir: laid.scratch, cacheDir: laid.cache });
+      try {
+        assert.deepEqual([open.report.copy, open.report.cache], ['fresh', 'refused']);
+        assert.equal(readFileSync(path.join((await open.checkCopy({})).dir, 'x.txt'), 'utf8'), 'top\n');
+      } finally {
+        await open.dispose();
+      }
+      chmodSync(laid.cache, 0o700);
+      if (process.getuid?.() === 0) {
+        chownSync(entryDirOf(laid.cache, laid.ws), 4242, 4242);
+        const foreign = await RunWorkspace.start({ runId: 'three', workspace: laid.ws, scratchDir: laid.scratch, cacheDir: laid.cache });
+        assert.equal(foreign.report.cache, 'refused');
+        await foreign.dispose();
+      }
     } finally {
       laid.remove();
     }
