@@ -158,6 +158,26 @@ function commandFor(
   }
 }
 
+const PACKAGE_MANAGERS = new Set(['npm', 'pnpm', 'yarn', 'bun']);
+
+/**
+ * The programs the `test` script runs, following `npm run X` (and pnpm's, yarn's, bun's) into script X,
+ * at most three scripts deep; `yarn X` of no script X is the program X.
+ */
+function testCommands(scripts: Record<string, unknown>, name = 'test', depth = 3): ScriptCommand[] {
+  const script = scripts[name];
+  if (typeof script !== 'string' || depth === 0) return [];
+  return scriptCommands(script).flatMap((command) => {
+    if (!PACKAGE_MANAGERS.has(command.bin)) return [command];
+    const run = command.args[0] === 'run' || command.args[0] === 'run-script';
+    const [target, ...rest] = command.args.slice(run ? 1 : 0);
+    if (target === undefined || target === 'test') return [];
+    // `yarn vitest run`, `pnpm jest`: a package's program, when no script has that name.
+    if (typeof scripts[target] !== 'string') return run ? [] : [{ bin: target, args: rest }];
+    return testCommands(scripts, target, depth - 1);
+  });
+}
+
 /**
  * The test runners of a repository, the one its `test` script runs first: npm runners from package.json
  * (its `test` script, dependencies and config keys) and their config files, node's own runner from the
@@ -173,8 +193,7 @@ export function detectRunners({ files, pytest, nodeVersion = process.version }: 
   const scripts = new Map<RunnerId, ScriptCommand>();
   const note = (runner: RunnerId, why: string): void => void evidence.set(runner, [...(evidence.get(runner) ?? []), why]);
 
-  const testScript = typeof pkg?.scripts?.test === 'string' ? pkg.scripts.test : '';
-  for (const command of scriptCommands(testScript)) {
+  for (const command of testCommands(pkg?.scripts ?? {})) {
     const runner: RunnerId | undefined =
       command.bin === 'node' && command.args.includes('--test')
         ? 'node-test'

@@ -120,6 +120,20 @@ describe('detectRunners', () => {
     assert.deepEqual(detect({ 'package.json': pkg({ scripts: { test: 'echo "no test" && exit 1' } }), 'src/a.js': '' }), []);
   });
 
+  it('follows the test script into the scripts it runs with npm run, pnpm or yarn', () => {
+    const scripts = {
+      test: 'npm run lint && npm run test:unit',
+      lint: 'eslint .',
+      'test:unit': 'yarn vitest:once',
+      'vitest:once': 'vitest run src',
+    };
+    assert.deepEqual(
+      detect({ 'package.json': pkg({ scripts }) }).map((found) => [found.runner, found.command]),
+      [['vitest', 'node_modules/.bin/vitest run --reporter=junit --outputFile=$REDLINE_REPORT src']],
+    );
+    assert.equal(detect({ 'package.json': pkg({ scripts: { test: 'pnpm jest --runInBand' } }) })[0]?.runner, 'jest');
+  });
+
   it('labels a runner with its installed version, else the range package.json declares', () => {
     const files = {
       'package.json': pkg({ devDependencies: { vitest: '^3.2.0', mocha: '10.8.2' } }),

@@ -45,7 +45,10 @@ export async function fixtureRepo(fixture: string): Promise<string> {
   const dir = path.join(await tempDir('redline-init-'), fixture);
   await cp(source, dir, { recursive: true });
   const manifest = await readFile(path.join(source, 'package.json'), 'utf8').catch(() => undefined);
-  if (manifest !== undefined && /"devDependencies"/.test(manifest))
-    await cp(await installed(fixture, manifest), path.join(dir, 'node_modules'), { recursive: true, verbatimSymlinks: true });
+  if (manifest !== undefined && /"devDependencies"/.test(manifest)) {
+    // cp(1) copies a node_modules of thousands of files several times faster than fs.cp.
+    const copy = spawnSync('cp', ['-a', await installed(fixture, manifest), path.join(dir, 'node_modules')], { encoding: 'utf8' });
+    if (copy.status !== 0) throw new Error(`cp -a of ${fixture}'s node_modules failed: ${copy.stderr}`);
+  }
   return dir;
 }
