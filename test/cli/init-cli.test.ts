@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { chmod, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { loadMission } from '../../src/mission/load.js';
@@ -17,6 +17,34 @@ describe('redline init', () => {
     const forced = await redline(['init', repo, '--yes', '--force', '--agent', 'none']);
     assert.equal(forced.code, 0, forced.stderr);
     assert.notEqual(await readFile(path.join(repo, 'mission.yaml'), 'utf8'), 'mine\n');
+  });
+
+  it('counts the cases of a node:test suite on the baseline, and names the agent found on PATH', async () => {
+    const repo = await tempWorkspace({
+      'package.json': JSON.stringify({ scripts: { test: 'node --test' } }),
+      'src/add.js': 'exports.add = (a, b) => a + b;\n',
+      'test/add.test.js':
+        "const test = require('node:test');\nconst assert = require('node:assert');\nconst { add } = require('../src/add.js');\ntest('adds', () => assert.equal(add(1, 2), 3));\ntest('adds zero', () => assert.equal(add(1, 0), 1));\n",
+    });
+    const bin = await tempWorkspace({ claude: '#!/bin/sh\n' });
+    await chmod(path.join(bin, 'claude'), 0o755);
+    const saved = process.env.PATH;
+    process.env.PATH = `${bin}${path.delimiter}${saved ?? ''}`;
+    let result;
+    try {
+      result = await redline(['init', repo]);
+    } finally {
+      process.env.PATH = saved;
+    }
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(
+      result.stdout,
+      /^node:test \(node [\d.]+\): 2 tests, 0 failing — the red line is in place; a failing test is what a task adds$/m,
+    );
+    assert.match(result.stdout, /^next: npx redline run mission\.yaml$/m);
+    const mission = await loadMission(path.join(repo, 'mission.yaml'));
+    assert.deepEqual(mission.proposer, { ...mission.proposer, kind: 'agent', preset: 'claude' });
+    assert.deepEqual(mission.scope, ['src/**']);
   });
 
   it('a repository without a test runner gets a format check, and is told its runs end unverified', async () => {
