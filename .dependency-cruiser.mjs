@@ -31,6 +31,7 @@ const LAYERS = [
   'worker', // many machines: submissions, workspace blobs, the pg-boss job queue, leases
   'testing',
   'study',
+  'init', // `redline init`: a repository's test runners, the scope its layout gives, the mission text
   'cli',
 ];
 

@@ -120,6 +120,25 @@ function program(setCode: (code: number) => void, output: Output): Command {
     );
 
   cli
+    .command('init')
+    .description(
+      "Write a mission.yaml for this repository: its test runner's suite as the demand check, its source folders as the scope, then run the suite once.",
+    )
+    .argument('[dir]', 'the repository (default: the working directory)')
+    .option('--yes', 'write without asking (the default when stdin or stdout is not a terminal)')
+    .option('--force', 'overwrite an existing mission.yaml')
+    .option(
+      '--agent <preset>',
+      'the agent preset the mission names (codex, claude, qwen, gemini) or none (default: the first whose CLI is on PATH)',
+    )
+    .option('--json', 'print one JSON line: {mission, runners, scope, agent, baseline, environment}')
+    .addHelpText(
+      'after',
+      "\nDetected, from package.json (the test script, dependencies, config keys), config files and test files: node:test,\nvitest, jest (its JUnit report needs jest-junit), mocha, ava, tape, tap, and pytest (run as python3 -m pytest). Each runner\nbecomes a test-runner check whose command writes a JUnit or TAP report redline reads; the scope is the source folders\n(src/, lib/, a Python package) without test files, never the tests or a runner config. A repository with no runner gets\na format check, and its runs end unverified. The mission is loaded with the mission loader, then its checks run once on\nthe repository as it is (in a copy, nothing recorded) and each runner's tests are counted, or the reason a check cannot\nrun is printed. An existing mission.yaml is never overwritten without --force. Then: npx redline run mission.yaml\n(with --agent <preset> or --proposer <program> when the mission names no agent); a task is a failing test (docs/getting-started.md).\nExit codes: 0 written and the checks ran, 1 written but a required check cannot run here (or not confirmed), 2 usage\nerror or mission.yaml exists.",
+    )
+    .action(async (dir: string | undefined, options) => done(await (await import('./init-command.js')).initCommand(dir, options, output)));
+
+  cli
     .command('check')
     .description(
       'Check a mission before running it: run its checks on the unchanged baseline and on a human-written reference candidate, and say whether it is reachable, too broad or gives weak feedback.',
