@@ -11,6 +11,7 @@ import { takeSnapshot } from '../../src/workspace/snapshot.js';
 import { wholeBlobs } from '../../src/worker/materialize.js';
 import { takeStableTree, type HeldTree } from '../../src/worker/stable-tree.js';
 import { DEFAULT_BOUNDS } from '../../src/worker/workspace-bounds.js';
+import { lstatOrNothing } from '../../src/workspace/stamp.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
 type Entries = [string, ManifestEntry][];
@@ -122,6 +123,43 @@ describe('a stable workspace directory', () => {
     const again = await take(home, source);
     assert.equal(again.report.how, 'rebuilt');
     again.release();
+  });
+
+  it('holds exactly each manifest over random edits of the workspace and random damage to the tree', async () => {
+    let seed = 7;
+    const random = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const names = ['a', 'b', 'c', 'd/e', 'd/f', 'g/h/i'];
+    const source = await tempWorkspace({ a: 'a\n', 'd/e': 'e\n' });
+    const home = path.join(await tempWorkspace({}), 'home');
+    /** One random change at `root/name`: new bytes, gone, a mode, a directory, a symlink. */
+    const change = async (root: string, name: string): Promise<void> => {
+      const at = path.join(root, name);
+      rmSync(at, { recursive: true, force: true });
+      // A parent that is a file or a symlink goes first.
+      for (let cut = name.lastIndexOf('/'); cut > 0; cut = name.lastIndexOf('/', cut - 1)) {
+        const parent = path.join(root, name.slice(0, cut));
+        const info = lstatOrNothing(parent);
+        if (info !== undefined && !info.isDirectory()) rmSync(parent, { force: true });
+      }
+      const kind = random(5);
+      if (kind === 0) return;
+      await mkdir(path.dirname(at), { recursive: true });
+      if (kind === 1) writeFileSync(at, `${name} ${random(3)}\n`);
+      else if (kind === 2) {
+        writeFileSync(at, 'x\n');
+        await chmod(at, 0o700);
+      } else if (kind === 3) mkdirSync(at);
+      else symlinkSync(random(2) === 0 ? 'a' : 'b', at);
+    };
+    for (let round = 0; round < 25; round += 1) {
+      for (let edits = random(3) + 1; edits > 0; edits -= 1) await change(source, names[random(names.length)] as string);
+      const held = await take(home, source);
+      held.release();
+      if (random(3) === 0) await change(held.tree, names[random(names.length)] as string);
+    }
   });
 
   it('refuses a hostile manifest before writing anything', async () => {
