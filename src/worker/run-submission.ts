@@ -85,10 +85,11 @@ async function assertRecordedMission(ledger: Ledger, runId: string, mission: Mis
 /**
  * Runs one submission as the run of the same id. First its signature is checked against `trust`, over
  * what this worker loaded (see `submissionDigest`): a submission unsigned, signed by a key not trusted,
- * or changed since it was signed is refused before anything is written or run. Its workspace is materialized from the stored blobs
- * into the workspace's stable directory, which keeps what the previous submission of the same workspace
- * left there and rewrites only what differs (a fresh directory when another submission holds it); a run the ledger has already is resumed from its records, or sealed crashed when it
- * cannot be (docs/workers.md); a sealed one is left as it is. Exactly one seal per run is the ledger's to
+ * or changed since it was signed is refused before anything is written or run. Its workspace is
+ * materialized from the stored blobs into the workspace's stable directory, which keeps what the previous
+ * submission of the same workspace left there and rewrites only what differs (a fresh directory when
+ * another submission holds it); a run the ledger has already is resumed from its records, or sealed
+ * crashed when it cannot be (docs/workers.md); a sealed one is left as it is. Exactly one seal per run is the ledger's to
  * guarantee: a run that another worker seals first makes this one's next append fail.
  * @throws {TypeError} for a submission that is missing, malformed or too large; {@link EscapeError} for a hostile
  * manifest; {@link SubmissionRefusedError} for one whose signature does not hold.
