@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import { defaultCacheDir } from '../workspace/workspace-cache.js';
 import { displayLocation, openLedger } from '../ledger/open-ledger.js';
 import { openSigner, readPublicKey } from '../ledger/signing-key.js';
 import { openReviewQueue, reviewQueueExists } from '../review/open-review-queue.js';
@@ -102,6 +103,8 @@ export async function workerCommand(
     maxFileBytes?: number;
     review?: boolean;
     untilIdle?: boolean;
+    cache?: boolean;
+    cacheDir?: string;
   },
   { progress }: Output,
 ): Promise<number> {
@@ -152,7 +155,15 @@ async function work({
   concurrency: number;
   trust: SubmissionTrust;
   bounds: WorkspaceBounds;
-  options: { workdir?: string; signingKey?: string; review?: boolean; untilIdle?: boolean; lease?: number };
+  options: {
+    workdir?: string;
+    signingKey?: string;
+    review?: boolean;
+    untilIdle?: boolean;
+    lease?: number;
+    cache?: boolean;
+    cacheDir?: string;
+  };
   progress: (line: string) => void;
   stop: AbortSignal;
 }): Promise<void> {
@@ -175,12 +186,15 @@ async function work({
           ? await openReviewQueue(target.location, { signer })
           : undefined;
       const output = { print: progress, progress };
+      const cacheDir =
+        options.cache === false ? undefined : options.cacheDir === undefined ? defaultCacheDir() : path.resolve(options.cacheDir);
       const worker = new Worker({
         queue,
         store,
         ledger,
         concurrency,
         workdir: path.resolve(options.workdir ?? path.join(os.tmpdir(), 'redline-worker')),
+        ...(cacheDir === undefined ? {} : { cacheDir }),
         signer,
         trust,
         bounds,

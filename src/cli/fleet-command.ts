@@ -42,8 +42,13 @@ export function addFleetCommands({ cli, done, output }: { cli: Command; done: (c
     .option('--lease <seconds>', LEASE_HELP, positive)
     .option(
       '--workdir <dir>',
-      'where submissions are materialized (default: <temp>/redline-worker); a run another machine started is resumed from this copy',
+      'where submissions are materialized (default: <temp>/redline-worker), each workspace in a directory the next submission of it reuses; a run another machine started is resumed from this copy',
     )
+    .option(
+      '--cache-dir <dir>',
+      "the runs' cache folder (default: $REDLINE_CACHE, else <$REDLINE_SCRATCH or the temp directory>/redline-cache; REDLINE_CACHE=off turns it off)",
+    )
+    .option('--no-cache', 'every run writes a fresh check copy')
     .option(
       '--signing-key <file>',
       'Ed25519 private key (PEM) to sign seals with (default: $REDLINE_SIGNING_KEY, else .redline/signing-key.pem)',

@@ -49,24 +49,24 @@ async function* checked(file: string, entry: FileEntry, parts: AsyncIterable<Uin
   if (size !== entry.size || digest.digest('hex') !== entry.hash) throw wrongBlob(file, entry.hash, 'other bytes');
 }
 
-/**
- * Writes the tree a manifest describes into `root` (which must not exist), from blobs checked against
- * their hash. The manifest is untrusted: a path that is not a plain relative path below the root (`..`,
- * absolute, empty parts) or one {@link checkManifest} refuses is an `EscapeError`, a tree larger than
- * `bounds` a `TypeError`, and nothing is left behind. Small files are read a page at a time, large ones
- * part by part, so memory stays bounded. Files get their permission bits (never set-id), directories
- * theirs once filled; symlinks are made last, so nothing is written through one.
- */
-async function writeTree(
-  root: string,
-  manifest: readonly (readonly [string, ManifestEntry])[],
-  blobs: BlobSource,
-  bounds: WorkspaceBounds,
-): Promise<void> {
+/** Refuses a manifest no tree is written for: see {@link checkManifest} and {@link checkBounds}. */
+export function checkTree(manifest: readonly (readonly [string, ManifestEntry])[], expectedHash: string, bounds: WorkspaceBounds): void {
+  if (manifestHash(new Map(manifest)) !== expectedHash)
+    throw new TypeError(`Expected a manifest with the hash ${expectedHash}, got one with ${manifestHash(new Map(manifest))}`);
   checkManifest(manifest);
   checkBounds(manifest, bounds);
-  const sorted = [...manifest].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  mkdirSync(root, { mode: 0o700 });
+}
+
+const byPath = ([a]: readonly [string, unknown], [b]: readonly [string, unknown]): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * Writes `entries` (a checked manifest's, or part of one) into the existing directory `root`, where none
+ * of them is yet: directories writable (0700) until {@link settleDirs}, files from blobs checked against
+ * their hash (small ones a page at a time, large ones part by part, so memory stays bounded) with their
+ * permission bits (never set-id), symlinks last, so nothing is written through one.
+ */
+export async function writeEntries(root: string, entries: readonly (readonly [string, ManifestEntry])[], blobs: BlobSource): Promise<void> {
+  const sorted = [...entries].sort(byPath);
   // Parents sort before what they hold.
   for (const [file, entry] of sorted) if (entry.type === 'dir') mkdirInside(root, file, 0o700);
   const files = sorted.filter((item): item is [string, FileEntry] => item[1].type === 'file');
@@ -95,8 +95,33 @@ async function writeTree(
         onObstacle: 'refuse',
       });
   for (const [file, entry] of sorted) if (entry.type === 'symlink') symlinkInside(root, file, entry.target);
-  // Deepest first, so a directory without write permission is filled before it gets its mode.
-  for (const [file, entry] of sorted.reverse()) if (entry.type === 'dir') chmodSync(path.join(root, file), entry.mode & 0o777);
+}
+
+/** Gives every directory of the manifest its mode, deepest first (so one without write permission is filled before it gets it), then the root. */
+export function settleDirs(root: string, manifest: readonly (readonly [string, ManifestEntry])[], rootMode: number): void {
+  for (const [file, entry] of [...manifest].sort(byPath).reverse())
+    if (entry.type === 'dir') chmodSync(path.join(root, file), entry.mode & 0o777);
+  chmodSync(root, rootMode & 0o777);
+}
+
+/**
+ * Writes the tree a manifest describes into `root` (which must not exist), from blobs checked against
+ * their hash. The manifest is untrusted: a path that is not a plain relative path below the root (`..`,
+ * absolute, empty parts) or one {@link checkManifest} refuses is an `EscapeError`, a tree larger than
+ * `bounds` a `TypeError`, and nothing is written (see {@link writeEntries}).
+ */
+export async function writeTree(
+  root: string,
+  manifest: readonly (readonly [string, ManifestEntry])[],
+  expectedHash: string,
+  rootMode: number,
+  blobs: BlobSource,
+  bounds: WorkspaceBounds,
+): Promise<void> {
+  checkTree(manifest, expectedHash, bounds);
+  mkdirSync(root, { mode: 0o700 });
+  await writeEntries(root, manifest, blobs);
+  settleDirs(root, manifest, rootMode);
 }
 
 /**
@@ -120,12 +145,10 @@ export async function materialize({
   blobs: BlobSource;
   bounds?: WorkspaceBounds;
 }): Promise<void> {
-  if (manifestHash(new Map(manifest)) !== expectedHash)
-    throw new TypeError(`Expected a manifest with the hash ${expectedHash}, got one with ${manifestHash(new Map(manifest))}`);
+  checkTree(manifest, expectedHash, bounds);
   const partial = `${target}.partial-${randomBytes(6).toString('hex')}`;
   try {
-    await writeTree(partial, manifest, blobs, bounds);
-    chmodSync(partial, rootMode & 0o777);
+    await writeTree(partial, manifest, expectedHash, rootMode, blobs, bounds);
     renameSync(partial, target);
   } catch (error) {
     await removeTree(partial);

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, symlinkSync, unlinkSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Outcome } from '../core/outcome.js';
@@ -15,15 +15,21 @@ import { loadMission } from '../mission/load.js';
 import type { Mission } from '../mission/mission.js';
 import { commandProposer } from '../proposers/command-proposer.js';
 import { writeInside } from '../workspace/safe-fs.js';
-import { materialize } from './materialize.js';
+import { lstatOrNothing } from '../workspace/stamp.js';
+import { materialize, type BlobSource } from './materialize.js';
+import { stableHomeOf, takeStableTree, type HeldTree, type TreeReport } from './stable-tree.js';
 import { missionToRun, verifySubmission, type SubmissionTrust } from './submission-signature.js';
 import { DEFAULT_BOUNDS, type WorkspaceBounds } from './workspace-bounds.js';
+import type { Submission } from './submission.js';
 import type { WorkerStore } from './worker-store.js';
 
 /** What became of a submission a worker took. */
 export type SubmissionResult =
-  /** Sealed now by this worker: a new run, or one resumed (or sealed crashed) after its worker died. */
-  | { readonly kind: 'sealed'; readonly outcome: Outcome; readonly resumed: boolean }
+  /**
+   * Sealed now by this worker: a new run, or one resumed (or sealed crashed) after its worker died. `workspace`
+   * says how its workspace's stable directory came to hold it; absent when it was written fresh for it.
+   */
+  | { readonly kind: 'sealed'; readonly outcome: Outcome; readonly resumed: boolean; readonly workspace?: TreeReport }
   /** Sealed before this worker got to it (another worker finished it). */
   | { readonly kind: 'already_sealed'; readonly outcome: Outcome }
   /** Another process on this host runs it now: the job goes back to the queue. */
@@ -33,8 +39,14 @@ export interface RunSubmissionOptions {
   readonly submissionId: string;
   readonly store: WorkerStore;
   readonly ledger: Ledger;
-  /** Where submissions are materialized: `<workdir>/<submission>/` (mission.json and workspace/). */
+  /**
+   * Where submissions are materialized: `<workdir>/<submission>/` (mission.json and workspace, a symlink to
+   * the workspace's stable directory `<workdir>/.workspaces/<key>/tree`, or a directory of its own).
+   */
   readonly workdir: string;
+  /** The runs' cache folder (see `runMission`), used for workspaces in a stable directory. */
+  readonly cacheDir?: string;
+  readonly cacheMaxBytes?: number;
   readonly scratchDir?: string;
   readonly signer?: Signer;
   readonly handoff?: Handoff;
@@ -73,9 +85,11 @@ async function assertRecordedMission(ledger: Ledger, runId: string, mission: Mis
 /**
  * Runs one submission as the run of the same id. First its signature is checked against `trust`, over
  * what this worker loaded (see `submissionDigest`): a submission unsigned, signed by a key not trusted,
- * or changed since it was signed is refused before anything is written or run. Its workspace is materialized from the stored blobs
- * (once per machine); a run the ledger has already is resumed from its records, or sealed crashed when it
- * cannot be (docs/workers.md); a sealed one is left as it is. Exactly one seal per run is the ledger's to
+ * or changed since it was signed is refused before anything is written or run. Its workspace is
+ * materialized from the stored blobs into the workspace's stable directory, which keeps what the previous
+ * submission of the same workspace left there and rewrites only what differs (a fresh directory when
+ * another submission holds it); a run the ledger has already is resumed from its records, or sealed
+ * crashed when it cannot be (docs/workers.md); a sealed one is left as it is. Exactly one seal per run is the ledger's to
  * guarantee: a run that another worker seals first makes this one's next append fail.
  * @throws {TypeError} for a submission that is missing, malformed or too large; {@link EscapeError} for a hostile
  * manifest; {@link SubmissionRefusedError} for one whose signature does not hold.
@@ -91,6 +105,8 @@ export async function runSubmission({
   rateLimiter,
   trust,
   bounds = DEFAULT_BOUNDS,
+  cacheDir,
+  cacheMaxBytes,
 }: RunSubmissionOptions): Promise<SubmissionResult> {
   const submission = await store.submission(submissionId);
   if (submission === undefined) throw new TypeError(`Expected submission ${JSON.stringify(submissionId)} in the store, got none`);
@@ -99,19 +115,114 @@ export async function runSubmission({
   if (row?.sealed === true) return { kind: 'already_sealed', outcome: row.outcome as Outcome };
   const dir = path.join(workdir, submission.id);
   const missionFile = path.join(dir, 'mission.json');
-  if (!existsSync(missionFile)) {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    if ('workspace' in submission.mission)
-      await materialize({
-        target: path.join(dir, 'workspace'),
-        manifest: submission.manifest,
-        expectedHash: submission.manifestHash,
-        rootMode: submission.rootMode,
-        blobs: { many: (hashes) => store.blobs(hashes), parts: (hash) => store.blobParts(hash) },
-        bounds,
-      });
-    writeInside(dir, 'mission.json', JSON.stringify(missionToRun(submission)));
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  let held: HeldTree | undefined;
+  if ('workspace' in submission.mission) {
+    const place = await placeWorkspace({
+      submission,
+      dir,
+      workdir,
+      bounds,
+      blobs: { many: (hashes) => store.blobs(hashes), parts: (hash) => store.blobParts(hash) },
+    });
+    if (place === 'busy') return { kind: 'busy' };
+    held = place;
   }
+  try {
+    if (!existsSync(missionFile)) writeInside(dir, 'mission.json', JSON.stringify(missionToRun(submission)));
+    const result = await runPlaced({
+      submission,
+      dir,
+      missionFile,
+      ledger,
+      trust,
+      cache: held === undefined ? undefined : cacheDir,
+      cacheMaxBytes,
+      scratchDir,
+      signer,
+      handoff,
+      rateLimiter,
+    });
+    return result.kind === 'sealed' && held !== undefined ? { ...result, workspace: held.report } : result;
+  } finally {
+    held?.release();
+  }
+}
+
+/**
+ * Puts the submission's workspace at `<dir>/workspace`: a directory written for it before on this machine
+ * is used as it is; otherwise the workspace's stable directory, brought to its manifest and linked there,
+ * or — when another submission holds that — a fresh directory. `'busy'` when this very submission holds
+ * the stable directory in a live process: the job goes back.
+ */
+async function placeWorkspace({
+  submission,
+  dir,
+  workdir,
+  bounds,
+  blobs,
+}: {
+  submission: Submission;
+  dir: string;
+  workdir: string;
+  bounds: WorkspaceBounds;
+  blobs: BlobSource;
+}): Promise<HeldTree | undefined | 'busy'> {
+  const link = path.join(dir, 'workspace');
+  const there = lstatOrNothing(link);
+  const fresh = {
+    target: link,
+    manifest: submission.manifest,
+    expectedHash: submission.manifestHash,
+    rootMode: submission.rootMode,
+    blobs,
+    bounds,
+  };
+  if (there?.isDirectory() === true) return undefined;
+  const taken = await takeStableTree({ ...fresh, home: stableHomeOf(workdir, submission), submission: submission.id });
+  if ('busy' in taken) {
+    if (taken.busy === submission.id) return 'busy';
+    if (there !== undefined) unlinkSync(link);
+    await materialize(fresh);
+    return undefined;
+  }
+  try {
+    if (there !== undefined) unlinkSync(link);
+    symlinkSync(path.relative(dir, taken.tree), link);
+  } catch (error) {
+    taken.release();
+    throw error;
+  }
+  return taken;
+}
+
+/** Runs (or resumes) the submission whose mission file and workspace are in place. */
+async function runPlaced({
+  submission,
+  dir,
+  missionFile,
+  ledger,
+  trust,
+  cache,
+  cacheMaxBytes,
+  scratchDir,
+  signer,
+  handoff,
+  rateLimiter,
+}: {
+  submission: Submission;
+  dir: string;
+  missionFile: string;
+  ledger: Ledger;
+  trust: SubmissionTrust;
+  cache: string | undefined;
+  cacheMaxBytes: number | undefined;
+  scratchDir: string | undefined;
+  signer: Signer | undefined;
+  handoff: Handoff | undefined;
+  rateLimiter: RateLimiter | undefined;
+}): Promise<SubmissionResult> {
+  const [row] = await ledger.runs({ runId: submission.id });
   const mission = await loadMission(missionFile);
   const proposer =
     submission.proposer === undefined
@@ -124,6 +235,8 @@ export async function runSubmission({
     ...(signer === undefined ? {} : { signer }),
     ...(handoff === undefined ? {} : { handoff }),
     ...(rateLimiter === undefined ? {} : { rateLimiter }),
+    ...(cache === undefined ? {} : { cacheDir: cache }),
+    ...(cacheMaxBytes === undefined ? {} : { cacheMaxBytes }),
   };
   if (row === undefined) {
     const result = await runMission({ ...shared, mission, runId: submission.id });

@@ -10,6 +10,7 @@ import type { ReviewerQueue } from '../review/reviewer-queue.js';
 import type { JobQueue, RunJob } from './job-queue.js';
 import { runSubmission, type SubmissionResult } from './run-submission.js';
 import type { SubmissionTrust } from './submission-signature.js';
+import type { TreeReport } from './stable-tree.js';
 import type { WorkspaceBounds } from './workspace-bounds.js';
 import type { FleetRow, WorkerStore } from './worker-store.js';
 
@@ -21,6 +22,9 @@ export interface WorkerOptions {
   readonly concurrency: number;
   /** Where submissions are materialized (see `runSubmission`). */
   readonly workdir: string;
+  /** The runs' cache folder, for workspaces in a stable directory (see `runSubmission`); none: every run copies afresh. */
+  readonly cacheDir?: string;
+  readonly cacheMaxBytes?: number;
   readonly scratchDir?: string;
   readonly signer?: Signer;
   /**
@@ -46,6 +50,13 @@ export interface WorkerOptions {
  * `rate_waits` (model calls that waited for their endpoint's rate limit).
  */
 export type WorkerCounts = Record<string, number>;
+
+/** What a run's line says of its workspace's stable directory: ` · workspace reused (2 written, 1 removed, 14 kept)`. */
+function treeText(report: TreeReport | undefined): string {
+  if (report === undefined) return '';
+  const repaired = report.repaired > 0 ? `, ${report.repaired} repaired` : '';
+  return ` · workspace ${report.how} (${report.written} written, ${report.removed} removed, ${report.kept} kept${repaired})`;
+}
 
 /** How often a worker says, per endpoint, that model calls wait for its rate limit. */
 const WAIT_LOG_MS = 10_000;
@@ -156,7 +167,7 @@ export class Worker {
   }
 
   async #work(job: RunJob): Promise<void> {
-    const { queue, store, ledger, workdir, scratchDir, signer, review, log, trust, bounds } = this.#options;
+    const { queue, store, ledger, workdir, scratchDir, signer, review, log, trust, bounds, cacheDir, cacheMaxBytes } = this.#options;
     let result: SubmissionResult;
     try {
       result = await runSubmission({
@@ -170,6 +181,8 @@ export class Worker {
         rateLimiter: this.#rateLimiter,
         trust,
         ...(bounds === undefined ? {} : { bounds }),
+        ...(cacheDir === undefined ? {} : { cacheDir }),
+        ...(cacheMaxBytes === undefined ? {} : { cacheMaxBytes }),
       });
     } catch (error) {
       this.#counts.failures = (this.#counts.failures ?? 0) + 1;
@@ -195,7 +208,7 @@ export class Worker {
       .map(([key, value]) => `${key} ${value}`)
       .join(', ');
     log(
-      `worker ${this.workerId}: ${job.submission} ${result.kind === 'sealed' ? `${result.outcome}${result.resumed ? ' (resumed)' : ''}` : `already sealed ${result.outcome}`} · running ${this.#running.size - 1} · done ${tally || 'none'} · failures ${this.#counts.failures ?? 0}`,
+      `worker ${this.workerId}: ${job.submission} ${result.kind === 'sealed' ? `${result.outcome}${result.resumed ? ' (resumed)' : ''}${treeText(result.workspace)}` : `already sealed ${result.outcome}`} · running ${this.#running.size - 1} · done ${tally || 'none'} · failures ${this.#counts.failures ?? 0}`,
     );
   }
 

@@ -92,7 +92,8 @@ export interface CachedSnapshot {
   readonly copy: CopyState | undefined;
 }
 
-function alive({ host, pid }: RunDirectoryOwner): boolean {
+/** Whether the process a lock names may still hold it: alive on this host, or on another host (unknowable). */
+export function ownerAlive({ host, pid }: RunDirectoryOwner): boolean {
   if (host !== hostname()) return true;
   try {
     process.kill(pid, 0);
@@ -147,7 +148,7 @@ function lockEntry(dir: string): boolean {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const owner = readJson<RunDirectoryOwner>(lock);
       // A lock being written (no owner yet) or a live owner's: the entry is busy.
-      if (owner === undefined || alive(owner)) return false;
+      if (owner === undefined || ownerAlive(owner)) return false;
       rmSync(lock, { force: true });
       continue;
     }
@@ -164,7 +165,7 @@ function lockEntry(dir: string): boolean {
 /** Whether a run holds the entry now. */
 function held(dir: string): boolean {
   const owner = readJson<RunDirectoryOwner>(path.join(dir, 'lock'));
-  return owner !== undefined && alive(owner);
+  return owner !== undefined && ownerAlive(owner);
 }
 
 /**
