@@ -69,11 +69,11 @@ export interface ReviewAppOptions {
 
 /**
  * Every response's security headers: scripts and styles from this origin only (no inline script can
- * run, whatever a run's output holds), no framing, no sniffing, no referrer beyond this origin (which keeps its `Origin` on POSTs), no caching of briefs.
+ * run, whatever a run's output holds), connections (a running run's event stream) to it only, no framing, no sniffing, no referrer beyond this origin (which keeps its `Origin` on POSTs), no caching of briefs.
  */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'Content-Security-Policy':
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'X-Content-Type-Options': 'nosniff',
   'X-Frame-Options': 'DENY',
   'Referrer-Policy': 'same-origin',
