@@ -132,7 +132,7 @@ describe('the runs pages', () => {
     assert.match(page, /<code>tests<\/code>: 2 case\(s\) · 1 fail, 1 pass/);
     assert.match(page, /Guard <code>progress<\/code>: no_progress → <strong>failed_with_evidence<\/strong>/);
     assert.match(page, /Judge: <strong>accept<\/strong> demand_passed/);
-    assert.match(page, /id="signature" class="signature-unsigned">\s*Signature: not signed/);
+    assert.match(page, /id="signature" class="signature-unsigned">\s*Signature:\s*not signed/);
     assert.match(page, /id="chain">hash chain verifies \(8 records\)/);
     assert.match(page, /Resolves run <a href="\/runs\/hostile">hostile<\/a>/);
     const hostile = await (await app.get('/runs/hostile')).text();
