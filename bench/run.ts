@@ -10,6 +10,7 @@ import { mcpStartBench } from './mcp-start.js';
 import { rateLimitsBench } from './rate-limits.js';
 import { reviewAppBench } from './review-app.js';
 import { reviewQueueBench, reviewQueueDepthBench } from './review-queue.js';
+import { runsAppBench } from './runs-app.js';
 import { scaleBench, scaleOptions } from './scale.js';
 import { scaleReport } from './scale-report.js';
 import { studyBench } from './study.js';
@@ -84,6 +85,20 @@ benches['review-app'] = async () => {
     `  ${'first request (missions read from the ledger)'.padEnd(48)}${result.firstMs.toFixed(1).padStart(8)} ms`,
     `  ${'queue page, first 50 items'.padEnd(48)}${ms(result.pageMs)}  (target < 100 ms; ${Math.round(result.pageBytes / 1024)} KB)`,
     `  ${'queue page filtered by verification (whole queue)'.padEnd(48)}${ms(result.filteredMs)}`,
+  ].join('\n');
+};
+
+benches['runs-app'] = async () => {
+  // `npm run bench -- runs-app --quick`: 10,000 runs and 10 rounds instead of 100,000 and 30.
+  const quick = only === 'runs-app' && process.argv.includes('--quick');
+  const result = await runsAppBench(quick ? { runs: 10_000, rounds: 10 } : {});
+  return [
+    `runs-app: the runs page of \`redline serve\` over HTTP on loopback, SQLite ledger of ${result.runs.toLocaleString('en-US')} runs (filled in ${result.fillS.toFixed(1)} s), median of ${result.rounds} requests each after 3 warm-up rounds`,
+    ...result.pages.map(
+      ({ name, median, p95, rows }) =>
+        `  ${name.padEnd(34)}${median.toFixed(1).padStart(8)} ms  (p95 ${p95.toFixed(1)}; ${rows} rows)${median < 100 ? '' : '  over the 100 ms target'}`,
+    ),
+    '  target: every page < 100 ms',
   ].join('\n');
 };
 

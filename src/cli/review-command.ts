@@ -489,11 +489,43 @@ export function addReviewCommand({
     .option('--json', 'one JSON line per entry, with its hash')
     .option('--ledger <location>', ledgerHelp)
     .action(async (options: ReviewListOptions) => done(await reviewJournalCommand(options, output)));
+  serveOptions(
+    review
+      .command('serve')
+      .description(
+        'Serve the reviewer web app: the queue, one brief with the verdict form and keyboard shortcuts, the evidence, the runs, a status bar.',
+      ),
+    ledgerHelp,
+  ).action(async (options: ReviewServeOptions) =>
+    done(await (await import('./review-serve-command.js')).reviewServeCommand(options, output)),
+  );
+  // `redline serve`: the same app, landing on the runs (docs/runs-app.md).
+  serveOptions(
+    cli
+      .command('serve')
+      .description(
+        'Serve the runs in the browser beside the review queue: every run (outcome, attempts, spend), each run’s timeline with diffs, findings, scores, transcript and seal, live while it runs.',
+      ),
+    ledgerHelp,
+  ).action(async (options: ReviewServeOptions) =>
+    done(await (await import('./review-serve-command.js')).reviewServeCommand(options, output, { home: '/runs' })),
+  );
+  addFiltersCommand({ review, done, output, ledgerHelp });
   review
-    .command('serve')
-    .description(
-      'Serve the reviewer web app: the queue, one brief with the verdict form and keyboard shortcuts, the evidence, a status bar.',
-    )
+    .command('token')
+    .description('Sign-in tokens of named reviewers for the web app.')
+    .command('add')
+    .description('Create a token for reviewer NAME, printed once; the queue stores only its hash. A new token for a name revokes the old.')
+    .argument('<name>', "the reviewer's name, as their verdicts will carry it")
+    .option('--ledger <location>', ledgerHelp)
+    .action(async (name: string, options: { ledger?: string }) =>
+      done(await (await import('./review-serve-command.js')).reviewTokenAddCommand(name, options, output)),
+    );
+}
+
+/** The options and help of `review serve` and `serve`, one app behind both. */
+function serveOptions(command: Command, ledgerHelp: string): Command {
+  return command
     .option('--port <n>', 'port to listen on (0: any free port)', count, 4848)
     .option('--host <address>', 'address to bind (loopback by default: only this machine reaches it)', '127.0.0.1')
     .option('--reviewer <name>', "who the start token signs in as (default: the system user's name)")
@@ -507,20 +539,6 @@ export function addReviewCommand({
     .option('--ledger <location>', ledgerHelp)
     .addHelpText(
       'after',
-      '\nPrints the address and a sign-in link (a generated token: it works once, for 10 minutes, and asks before\nit signs in), or uses $REDLINE_REVIEW_TOKEN. A token is sent once and then held in an\nHttpOnly, SameSite=Strict session cookie. Reviewers added with `redline review token add NAME` sign in\nwith their own token; their verdicts name them. Runs until Ctrl-C.\n\nLimits: a body before sign-in 16 KiB, after 64 KiB (a comment 4,000 characters, a label 100, a filter\npattern 500), else 413; headers within 10 s, a request within 30 s, keep-alive 5 s, an idle connection\n30 s, at most 256 connections (docs/review-app.md).',
-    )
-    .action(async (options: ReviewServeOptions) =>
-      done(await (await import('./review-serve-command.js')).reviewServeCommand(options, output)),
-    );
-  addFiltersCommand({ review, done, output, ledgerHelp });
-  review
-    .command('token')
-    .description('Sign-in tokens of named reviewers for the web app.')
-    .command('add')
-    .description('Create a token for reviewer NAME, printed once; the queue stores only its hash. A new token for a name revokes the old.')
-    .argument('<name>', "the reviewer's name, as their verdicts will carry it")
-    .option('--ledger <location>', ledgerHelp)
-    .action(async (name: string, options: { ledger?: string }) =>
-      done(await (await import('./review-serve-command.js')).reviewTokenAddCommand(name, options, output)),
+      "\nPrints the address and a sign-in link (a generated token: it works once, for 10 minutes, and asks before\nit signs in), or uses $REDLINE_REVIEW_TOKEN. A token is sent once and then held in an\nHttpOnly, SameSite=Strict session cookie. Reviewers added with `redline review token add NAME` sign in\nwith their own token; their verdicts name them. Runs until Ctrl-C.\n\nLimits: a body before sign-in 16 KiB, after 64 KiB (a comment 4,000 characters, a label 100, a filter\npattern 500), else 413; headers within 10 s, a request within 30 s, keep-alive 5 s, an idle connection\n30 s, at most 256 connections (docs/review-app.md).\n\nThe runs: /runs lists every run of the ledger newest first (filters by mission, outcome, task type, start\nday; 50 a page), /runs/RUN shows one with its timeline; a running run's page updates as records arrive\n(docs/runs-app.md). `redline serve` lands there after sign-in, `redline review serve` on the queue.",
     );
 }

@@ -1,6 +1,7 @@
 import os from 'node:os';
 import { once } from 'node:events';
 import { ledgerFileGuard } from '../ledger/ledger-file.js';
+import { localPublicKeys } from '../ledger/signing-key.js';
 import { displayLocation, expectLedgerAt, ledgerLocation, openLedger } from '../ledger/open-ledger.js';
 import { parseDuration } from '../mission/duration.js';
 import { openReviewQueue } from '../review/open-review-queue.js';
@@ -29,13 +30,15 @@ export interface ReviewServeOptions {
 export const START_LINK_TTL_MS = 10 * 60_000;
 
 /**
- * `redline review serve`: the reviewer web app over the queue and ledger, until SIGINT or SIGTERM. Prints
- * the address and a start token (generated, or `$REDLINE_REVIEW_TOKEN`) that signs in as `--reviewer`;
- * reviewers added with `redline review token add` sign in with their own.
+ * `redline review serve` and `redline serve`: the reviewer web app over the queue and ledger, with the
+ * runs pages, until SIGINT or SIGTERM. Prints the address and a start token (generated, or
+ * `$REDLINE_REVIEW_TOKEN`) that signs in as `--reviewer`; reviewers added with `redline review token add`
+ * sign in with their own. `home`: where a sign-in lands (`redline serve`: the runs).
  */
 export async function reviewServeCommand(
   { port, host, reviewer = os.userInfo().username || 'reviewer', lease, ledger, hostName = [], claims = 1 }: ReviewServeOptions,
   { print, progress }: Output,
+  { home = '/' }: { readonly home?: '/' | '/runs' } = {},
 ): Promise<number> {
   const leaseMs = parseDuration(lease);
   if (leaseMs === undefined) throw new TypeError(`Expected --lease to be a duration such as 90s, 15m or 1h, got ${JSON.stringify(lease)}`);
@@ -47,6 +50,8 @@ export async function reviewServeCommand(
   const queue = await openReviewQueue(location, await journalSigner(location));
   const runs = await openLedger(location, { readOnly: true });
   try {
+    // Seal signatures on the run page are checked against the keys `redline ledger verify` uses by default.
+    const { keys: publicKeys } = await localPublicKeys({ location });
     // The file opened above must stay the file at its path: one deleted or replaced takes no verdicts (said once on stderr).
     const moved = await ledgerFileGuard(location);
     let said = false;
@@ -71,13 +76,15 @@ export async function reviewServeCommand(
       storageProblem,
       claimsPerReviewer: claims,
       hostNames: hostName,
+      publicKeys,
+      home,
       ...(configured === undefined ? { startTokenOnce: true, startTokenTtlMs: START_LINK_TTL_MS } : {}),
     });
     if (!isLoopback(host))
       progress(
         `warning: serving on ${clean(host)}, beyond this machine, over plain HTTP: put it behind HTTPS before anyone signs in from elsewhere`,
       );
-    print(`review app for ${clean(displayLocation(location))} at ${server.url}`);
+    print(`${home === '/runs' ? 'runs and review app' : 'review app'} for ${clean(displayLocation(location))} at ${server.url}`);
     print(
       configured === undefined
         ? `sign in as ${clean(reviewer)} (this link works once, for 10 minutes): ${server.url}/sign-in?token=${startToken}`

@@ -9,6 +9,7 @@ import type {
   LedgerRecord,
   RunFilter,
   RunRecord,
+  RunPageQuery,
   RunRow,
   StoredRecord,
   StoredRun,
@@ -81,6 +82,15 @@ export class ChainedLedger implements Ledger {
 
   runs(filter?: RunFilter): Promise<readonly RunRow[]> {
     return this.#store.runs({ where: runConditions(filter) });
+  }
+
+  runPage({ filter, before, limit }: RunPageQuery): Promise<readonly RunRow[]> {
+    if (!Number.isInteger(limit) || limit < 1) throw new TypeError(`Expected limit to be a positive integer, got ${String(limit)}`);
+    return this.#store.runs({ where: runConditions(filter), after: before, limit, newestFirst: true });
+  }
+
+  lastRecords(runIds: readonly string[]): Promise<readonly StoredRecord[]> {
+    return runIds.length === 0 ? Promise.resolve([]) : this.#store.lastRecords(runIds);
   }
 
   latestSealed({ missionId, planHash }: { readonly missionId: string; readonly planHash: string }): Promise<RunRow | undefined> {

@@ -27,6 +27,8 @@ export interface LedgerStore {
   /** A run's row and its records, read in one snapshot; undefined for an unknown run. */
   readRun(runId: string): Promise<StoredRun | undefined>;
   runs(query: RunQuery): Promise<readonly RunRow[]>;
+  /** The newest record of each named run (its seal once sealed); unknown runs are left out. */
+  lastRecords(runIds: readonly string[]): Promise<readonly StoredRecord[]>;
   /** The newest sealed run (in start order, then by id) of a mission with a plan hash, through an index. */
   latestSealed(missionId: string, planHash: string): Promise<RunRow | undefined>;
   /** Starts reading pages under one snapshot where the backend offers it (see {@link PageReader}). */

@@ -63,12 +63,24 @@ export interface RunFilter {
   readonly taskType?: string;
   /** Only runs started at or after this time (ms since the epoch). */
   readonly since?: number;
+  /** Only runs started before this time (ms since the epoch). */
+  readonly until?: number;
+  /** Only sealed runs with this outcome. */
+  readonly outcome?: string;
   readonly runId?: string;
   readonly missionId?: string;
   /** Only runs with this plan hash. */
   readonly planHash?: string;
   /** Only the runs linked to this run: those that resolve it. */
   readonly resolves?: string;
+}
+
+/** A page of runs, newest first: see {@link Ledger.runPage}. */
+export interface RunPageQuery {
+  readonly filter?: RunFilter;
+  /** The start time and id of the last run of the previous page. */
+  readonly before?: { readonly startedAt: number; readonly runId: string };
+  readonly limit: number;
 }
 
 /** A run's row and its records as stored, read in one snapshot. */
@@ -145,6 +157,17 @@ export interface Ledger extends LearnedPriors {
    * thrashed. Optional for other implementations: without it, the loop filters {@link Ledger.runs}.
    */
   latestSealed?(query: { readonly missionId: string; readonly planHash: string }): Promise<RunRow | undefined>;
+  /**
+   * One page of the runs matching the filter, newest first (by start, then id): at most `limit` runs
+   * started before the run `before` names, read through the start-order indexes (never every run).
+   * Optional for other implementations: without it, a reader pages {@link Ledger.runs}.
+   */
+  runPage?(query: RunPageQuery): Promise<readonly RunRow[]>;
+  /**
+   * The newest record of each named run (its seal once sealed), as stored, in one round trip: what a
+   * list of runs shows of their attempts, spend and duration. Unknown runs are left out.
+   */
+  lastRecords?(runIds: readonly string[]): Promise<readonly StoredRecord[]>;
   /** Writes rows exported from another ledger, keeping their hashes; the chain must verify. */
   import(run: RunRow, records: readonly StoredRecord[]): Promise<void>;
   close(): Promise<void>;

@@ -8,6 +8,7 @@ export const MIGRATIONS = [
   { version: 3, name: 'runs indexed in start order, for streams read in keyset pages' },
   { version: 4, name: 'records in a rowid table (SQLite; PostgreSQL unchanged)' },
   { version: 5, name: 'plan hash and resolved run per run, indexed for linked runs and same-plan refusals' },
+  { version: 6, name: 'runs indexed by mission, outcome and task type in start order, for pages of runs' },
 ] as const;
 
 export type MigrationVersion = (typeof MIGRATIONS)[number]['version'];

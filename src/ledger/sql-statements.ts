@@ -31,6 +31,7 @@ const COLUMNS: Record<RunField | 'startedAt', string> = {
   missionId: 'mission_id',
   planHash: 'plan_hash',
   resolves: 'resolves',
+  outcome: 'outcome',
 };
 
 /**
@@ -47,11 +48,14 @@ export function ledgerSql(dialect: LedgerDialect) {
     selectRecords: `SELECT * FROM ${records} WHERE run_id = ${dialect.param(1)} ORDER BY seq`,
     latestSealed: `SELECT * FROM ${runs} WHERE mission_id = ${dialect.param(1)} AND plan_hash = ${dialect.param(2)} AND ${dialect.sealed(true)} ORDER BY started_at DESC, run_id DESC LIMIT 1`,
     pageRecords: `SELECT * FROM ${records} WHERE ${dialect.runIdIn(dialect.param(1))} ORDER BY run_id, seq`,
+    /** Each named run's newest record: one `(run_id, seq)` key look-up per run. */
+    lastRecords: `SELECT * FROM ${records} WHERE (run_id, seq) IN (SELECT run_id, record_count - 1 FROM ${runs} WHERE ${dialect.runIdIn(dialect.param(1))})`,
     /**
      * The runs of a query. A page resumes by the row comparison `(started_at, run_id) > after`, the same
-     * pair as the order, so pages walk the `runs_in_start_order` index and no run is skipped or read twice.
+     * pair as the order, so pages walk the `runs_in_start_order` index (or a filter's own
+     * `(…, started_at, run_id)` index) and no run is skipped or read twice; newest first walks it backwards.
      */
-    runs({ where, after, limit }: RunQuery): SqlQuery {
+    runs({ where, after, limit, newestFirst = false }: RunQuery): SqlQuery {
       const values: unknown[] = [];
       const param = (value: unknown): string => {
         values.push(value);
@@ -62,10 +66,12 @@ export function ledgerSql(dialect: LedgerDialect) {
           ? dialect.sealed(condition.value === true)
           : `${COLUMNS[condition.field]} ${condition.op} ${param(condition.value)}`,
       );
-      if (after !== undefined) conditions.push(`(started_at, run_id) > (${param(after.startedAt)}, ${param(after.runId)})`);
+      if (after !== undefined)
+        conditions.push(`(started_at, run_id) ${newestFirst ? '<' : '>'} (${param(after.startedAt)}, ${param(after.runId)})`);
       const filter = conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`;
+      const order = newestFirst ? 'started_at DESC, run_id DESC' : 'started_at, run_id';
       const page = limit === undefined ? '' : ` LIMIT ${param(limit)}`;
-      return { sql: `SELECT * FROM ${runs}${filter} ORDER BY started_at, run_id${page}`, params: values };
+      return { sql: `SELECT * FROM ${runs}${filter} ORDER BY ${order}${page}`, params: values };
     },
   };
 }

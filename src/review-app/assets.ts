@@ -46,12 +46,23 @@ pre.text { white-space: pre-wrap; word-break: break-word; background: #fafafa; b
 #rule-form p { display: flex; flex-direction: column; gap: 2px; max-width: 40em; } #rule-form small { color: #555; }
 #rule-form fieldset label { display: block; } tr.disabled { color: #555; }
 a.button { display: inline-block; padding: 4px 12px; border: 1px solid #555; border-radius: 4px; text-decoration: none; }
+[data-nav-row].current { outline: 3px solid #ff9900; outline-offset: -3px; background: #fff8e6; }
+.badge.running { color: var(--accent); } .outcome-complete, .outcome-complete_noop { color: var(--good); } .outcome-failed_with_evidence, .outcome-blocked { color: var(--bad); }
+.change-new { color: var(--bad); font-weight: 600; } .change-fixed { color: var(--good); font-weight: 600; } .change-still_failing { color: var(--warn); font-weight: 600; } .change-passing { color: var(--muted); }
+.status-fail, .status-error { color: var(--bad); } .status-pass { color: var(--good); }
+dl.run-summary { display: flex; flex-wrap: wrap; gap: 4px 22px; margin: 0 0 10px; } dl.run-summary dt { color: var(--muted); } dl.run-summary dd { margin: 0; font-weight: 600; }
+ol.timeline { list-style: none; padding: 0; } ol.timeline > li { border-left: 3px solid var(--line); padding: 2px 0 8px 12px; margin: 0 0 6px; }
+ol.timeline h3 { font-size: 1rem; margin: 6px 0; } ol.timeline h4 { font-size: 0.95rem; margin: 6px 0; }
+.signature-valid { color: var(--good); } .signature-invalid, .signature-unknown_key { color: var(--bad); }
+figure.scores { margin: 8px 0; } ul.cases { max-height: 20em; overflow-y: auto; font-size: 0.9rem; }
 `;
 
 /**
- * Keyboard shortcuts for the brief page (the only script, loaded from the app's origin): `a` approve,
- * `r` reject, `1`–`9` choose the nth reason label, `c` the comment, `n` next item, `e` the evidence,
- * `q` the queue. Keys typed into a text field are left alone.
+ * The app's only script, loaded from its origin. Keyboard shortcuts: `a` approve, `r` reject, `1`–`9`
+ * choose the nth reason label, `c` the comment, `n` next item, `e` the evidence, `q` back; `j`/`k` move
+ * through a list's rows (the queue, the runs, a run's timeline) and Enter opens the row. Keys typed into
+ * a text field are left alone. A running run's page (`#live`) listens to its event stream and, on each
+ * `records` event, swaps in the page as the server renders it now; after the seal the stream is closed.
  */
 export const KEYS_SCRIPT = `'use strict';
 document.addEventListener('keydown', (event) => {
@@ -69,7 +80,19 @@ document.addEventListener('keydown', (event) => {
   };
   const select = document.querySelector('#label');
   let handled = false;
-  if (event.key === 'a') handled = click('button[data-key="a"]');
+  const rows = [...document.querySelectorAll('[data-nav] [data-nav-row]')];
+  if ((event.key === 'j' || event.key === 'k') && rows.length > 0) {
+    const at = rows.findIndex((row) => row.classList.contains('current'));
+    const next = at < 0 ? 0 : Math.max(0, Math.min(rows.length - 1, at + (event.key === 'j' ? 1 : -1)));
+    for (const row of rows) { row.classList.remove('current'); row.removeAttribute('aria-current'); }
+    rows[next].classList.add('current');
+    rows[next].setAttribute('aria-current', 'true');
+    rows[next].scrollIntoView({ block: 'nearest' });
+    handled = true;
+  } else if (event.key === 'Enter' && !(target instanceof HTMLAnchorElement || target instanceof HTMLButtonElement || target instanceof HTMLSelectElement)) {
+    const row = document.querySelector('[data-nav] [data-nav-row].current[data-href]');
+    if (row !== null) { location.assign(row.dataset.href); handled = true; }
+  } else if (event.key === 'a') handled = click('button[data-key="a"]');
   else if (event.key === 'r') handled = click('button[data-key="r"]');
   else if (event.key === 'n') handled = click('[data-key="n"]');
   else if (event.key === 'e') handled = click('a[data-key="e"]');
@@ -83,4 +106,20 @@ document.addEventListener('keydown', (event) => {
   }
   if (handled) event.preventDefault();
 });
+const live = document.querySelector('#live[data-events]');
+if (live !== null && typeof EventSource === 'function') {
+  const source = new EventSource(live.dataset.events);
+  let fetching = Promise.resolve();
+  source.addEventListener('records', (event) => {
+    if (JSON.parse(event.data).sealed === true) source.close();
+    fetching = fetching.then(async () => {
+      const response = await fetch(location.href, { credentials: 'same-origin' });
+      if (!response.ok) return;
+      const fresh = new DOMParser().parseFromString(await response.text(), 'text/html').querySelector('main');
+      const main = document.querySelector('main');
+      if (fresh !== null && main !== null) main.replaceChildren(...fresh.childNodes);
+      document.dispatchEvent(new CustomEvent('redline:updated'));
+    }).catch(() => undefined);
+  });
+}
 `;

@@ -45,8 +45,14 @@ function omittedWhy(reason: OmittedReason, bytes: number): string {
 export function fileChange(item: ReviewItem, file: string): FileChange {
   const { files, baseline } = item.finalOutput;
   if (baseline === undefined || !Object.hasOwn(baseline, file) || !Object.hasOwn(files, file)) return { kind: 'whole' };
-  const before = baseline[file] as Exclude<(typeof baseline)[string], undefined>;
-  const after = files[file] as string | null;
+  return changeOf(file, baseline[file] as BaselineFile, files[file] as string | null);
+}
+
+/** A file before the run as a brief keeps it: its text, null (it did not exist), or why it was left out. */
+export type BaselineFile = string | null | { readonly omitted: OmittedReason; readonly bytes: number };
+
+/** One file's change from `before` (the file before the run) to `after`, by the rules of {@link fileChange}. */
+export function changeOf(file: string, before: BaselineFile, after: string | null): FileChange {
   if (before !== null && typeof before === 'object') return { kind: 'whole', why: omittedWhy(before.omitted, before.bytes) };
   if (after !== null && Buffer.byteLength(after) > BASELINE_FILE_BYTES)
     return { kind: 'whole', why: `the file is over ${BASELINE_FILE_BYTES / KIB} KiB, too large to diff here` };

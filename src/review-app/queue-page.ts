@@ -67,7 +67,7 @@ export function queuePage({
   const rows = entries.map((entry) => {
     const { item } = entry;
     const run = runs.get(item.runId);
-    return html`<tr>
+    return html`<tr data-nav-row data-href="/items/${encodeURIComponent(item.id)}">
       <td class="num">${item.priority}</td>
       <td>${age(at - item.enqueuedAt)}</td>
       <td>${short(item.cutoffReason, 60)}</td>
@@ -107,7 +107,7 @@ export function queuePage({
     ${
       entries.length === 0
         ? html`<p class="notice" id="empty">${depth === 0 ? 'The queue is empty.' : 'No item matches the filter.'}</p>`
-        : html`<table id="queue">
+        : html`<table id="queue" data-nav>
             <caption class="keys">
               Page ${filter.page}: ${entries.length} item(s) shown of ${depth} in the queue, highest priority then oldest first
             </caption>

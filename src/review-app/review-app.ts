@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import type { PublicKeyEntry } from '../core/signature.js';
 import { ledgerRunOf } from '../judge/request-key.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { verifyRun } from '../ledger/verify.js';
@@ -14,6 +15,7 @@ import { fileChange } from './file-change.js';
 import { valueText } from './final-output.js';
 import { evidencePage } from './evidence-page.js';
 import { filterRoutes } from './filter-routes.js';
+import { runsRoutes } from './runs-routes.js';
 import { html, visibleText, type Html } from './html.js';
 import { page, statusBar } from './layout.js';
 import { PAGE_SIZE, queuePage, type QueueFilter, type RunInfo } from './queue-page.js';
@@ -56,16 +58,22 @@ export interface ReviewAppOptions {
    * (its file was deleted or replaced), or undefined. With a reason, the app answers 503 and says it.
    */
   readonly storageProblem?: () => Promise<string | undefined>;
+  /** The keys a run's seal signature is checked against on the run page. @default none (a signed seal shows as signed by an unknown key) */
+  readonly publicKeys?: readonly PublicKeyEntry[];
+  /** Where a sign-in lands: the queue, or the runs (`redline serve`). @default '/' */
+  readonly home?: '/' | '/runs';
+  /** How often a running run's open page asks the ledger for new records. @default 1_000 */
+  readonly livePollMs?: number;
   readonly _internal?: { readonly now?: () => number };
 }
 
 /**
  * Every response's security headers: scripts and styles from this origin only (no inline script can
- * run, whatever a run's output holds), no framing, no sniffing, no referrer beyond this origin (which keeps its `Origin` on POSTs), no caching of briefs.
+ * run, whatever a run's output holds), connections (a running run's event stream) to it only, no framing, no sniffing, no referrer beyond this origin (which keeps its `Origin` on POSTs), no caching of briefs.
  */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'Content-Security-Policy':
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'X-Content-Type-Options': 'nosniff',
   'X-Frame-Options': 'DENY',
   'Referrer-Policy': 'same-origin',
@@ -93,12 +101,17 @@ export function reviewApp({
   claimsPerReviewer = 1,
   leaseMs = 15 * 60_000,
   storageProblem,
+  publicKeys = [],
+  home = '/',
+  livePollMs = 1_000,
   _internal,
 }: ReviewAppOptions): Hono<Env> {
   if (startToken !== undefined && (typeof startToken !== 'string' || startToken.length < 16))
     throw new TypeError(`Expected the start token to have at least 16 characters, got ${JSON.stringify(startToken?.length)}`);
   if (!Number.isInteger(claimsPerReviewer) || claimsPerReviewer < 1)
     throw new TypeError(`Expected claimsPerReviewer to be a positive integer, got ${claimsPerReviewer}`);
+  if (!Number.isInteger(livePollMs) || livePollMs < 1)
+    throw new TypeError(`Expected livePollMs to be a positive integer, got ${livePollMs}`);
   const now = _internal?.now ?? Date.now;
   const sessions = new Sessions({ now });
   let startHash = startToken === undefined ? undefined : hashToken(startToken);
@@ -164,7 +177,7 @@ export function reviewApp({
     const session = sessions.start(found.reviewer);
     deleteCookie(c, SIGN_IN_COOKIE, { path: '/' });
     setCookie(c, SESSION_COOKIE, session.id, { httpOnly: true, sameSite: 'Strict', path: '/' });
-    return c.redirect('/', 303);
+    return c.redirect(home, 303);
   };
   // A link's token signs nothing in by itself: the page asks, and the reviewer's press POSTs it.
   app.get('/sign-in', async (c) => {
@@ -394,6 +407,7 @@ export function reviewApp({
   });
 
   filterRoutes(app, { queue, render });
+  runsRoutes(app, { ledger, queue, render, publicKeys, pollMs: livePollMs, now });
 
   app.get('/runs/:runId/evidence', async (c) => {
     const runId = ledgerRunOf(c.req.param('runId'));

@@ -5,10 +5,12 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, it } from 'node:test';
 import { openReviewQueue } from '../../src/review/open-review-queue.js';
-import { hashToken } from '../../src/review-app/tokens.js';
+import { SqliteLedger } from '../../src/ledger/sqlite/sqlite-ledger.js';
+import { generateToken, hashToken } from '../../src/review-app/tokens.js';
 import { signInWithFetch } from '../helpers/review-app-session.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 import { brief } from '../review/fixtures.js';
+import { appendRun } from '../review-app/runs-fixture.js';
 import { redline, ROOT } from './redline.js';
 
 delete process.env.REDLINE_LEDGER;
@@ -164,5 +166,57 @@ describe('redline review serve', () => {
       await new Promise((resolve) => child.once('close', resolve));
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('redline serve', () => {
+  it('serves the runs beside the queue: a sign-in lands on the runs, which list the ledger’s runs; stops on SIGTERM', async () => {
+    const dir = await tempWorkspace({});
+    const ledger = await seededLedger(dir);
+    const runs = await SqliteLedger.open({ database: ledger });
+    await appendRun(runs, { runId: 'served-run', missionId: 'fix-parser', at: Date.parse('2026-11-30T10:00:00Z') });
+    await runs.close();
+    const token = generateToken();
+    const child = spawn(
+      process.execPath,
+      [path.join(ROOT, 'bin/redline.js'), 'serve', '--port', '0', '--reviewer', 'ada', '--ledger', ledger],
+      {
+        cwd: dir,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, REDLINE_REVIEW_TOKEN: token },
+      },
+    );
+    try {
+      let origin: string | undefined;
+      for await (const line of createInterface({ input: child.stdout })) {
+        origin = /^runs and review app for .* at (http:\/\/127\.0\.0\.1:\d+)$/.exec(line)?.[1];
+        if (origin !== undefined) break;
+      }
+      assert.ok(origin !== undefined, 'the address is printed');
+      assert.equal((await fetch(`${origin}/runs`)).status, 401);
+      const form = await fetch(`${origin}/sign-in`);
+      const nonce = /name="nonce" value="([^"]+)"/.exec(await form.text())?.[1] ?? '';
+      const signedIn = await fetch(`${origin}/sign-in`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: {
+          Origin: origin,
+          Cookie: (form.headers.get('set-cookie') ?? '').split(';')[0] ?? '',
+          'Content-Type': 'application/x-www-form-urlencoded',
+        },
+        body: new URLSearchParams({ token, nonce }),
+      });
+      assert.equal(signedIn.status, 303);
+      assert.equal(signedIn.headers.get('location'), '/runs');
+      const cookie = /redline_review_session=[^;]+/.exec(signedIn.headers.get('set-cookie') ?? '')?.[0] ?? '';
+      const page = await (await fetch(`${origin}/runs`, { headers: { cookie } })).text();
+      assert.match(page, /data-href="\/runs\/served-run"/);
+      const run = await (await fetch(`${origin}/runs/served-run`, { headers: { cookie } })).text();
+      assert.match(run, /class="signature-unsigned">\s*Signature:\s*not signed/);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    const code = await new Promise<number | null>((resolve) => child.once('close', (exit) => resolve(exit)));
+    assert.equal(code, 0);
   });
 });

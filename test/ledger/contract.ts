@@ -159,6 +159,27 @@ export function ledgerContract(backend: Backend): void {
         assert.deepEqual(records, recordsBefore);
       }));
 
+    it('pages runs newest first by keyset, filtered by outcome, task type and start time, with each run’s newest record', () =>
+      withLedger(open, async ({ ledger }) => {
+        assert.ok(ledger.runPage !== undefined && ledger.lastRecords !== undefined);
+        await appendAll(ledger, story('c', { at: 3_000, taskType: 'b' }));
+        await appendAll(ledger, story('d', { at: 2_000, taskType: 'b', sealed: false }));
+        await appendAll(ledger, story('a', { at: 1_000, taskType: 'a' }));
+        await appendAll(ledger, story('b', { at: 2_000, taskType: 'a' }));
+        const ids = async (query: Parameters<NonNullable<Ledger['runPage']>>[0]): Promise<string[]> =>
+          ((await ledger.runPage?.(query)) ?? []).map((run) => run.runId);
+        assert.deepEqual(await ids({ limit: 2 }), ['c', 'd']);
+        assert.deepEqual(await ids({ limit: 2, before: { startedAt: 2_000, runId: 'd' } }), ['b', 'a']);
+        assert.deepEqual(await ids({ limit: 9, filter: { outcome: SEAL.outcome } }), ['c', 'b', 'a']);
+        assert.deepEqual(await ids({ limit: 9, filter: { taskType: 'b', since: 1_500, until: 3_000 } }), ['d']);
+        assert.deepEqual(await ids({ limit: 9, filter: { missionId: 'elsewhere' } }), []);
+        const last = await ledger.lastRecords(['c', 'd', 'nobody']);
+        assert.deepEqual(last.map(({ runId, type }) => [runId, type]).sort(), [
+          ['c', 'run.sealed'],
+          ['d', 'decision'],
+        ]);
+      }));
+
     it('lists runs in start order, filtered by unsealed, taskType, since and runId', () =>
       withLedger(open, async ({ ledger }) => {
         // Written out of start order, so the order seen is the ledger's doing.

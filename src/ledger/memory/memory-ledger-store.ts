@@ -31,7 +31,14 @@ function advance(entry: Entry, row: StoredRecord): void {
 }
 
 /** The entries (in start order) whose runs a query reads. */
-function select(entries: readonly Entry[], { where, after, limit = Infinity }: RunQuery): Entry[] {
+function select(entries: readonly Entry[], { where, after, limit = Infinity, newestFirst = false }: RunQuery): Entry[] {
+  if (newestFirst) {
+    const before = after === undefined ? entries : entries.filter((entry) => startOrder(entry.run, after) < 0);
+    return before
+      .filter((entry) => meets(entry.run, where))
+      .reverse()
+      .slice(0, limit);
+  }
   const selected: Entry[] = [];
   for (let index = after === undefined ? 0 : firstAfter(entries, after); index < entries.length && selected.length < limit; index += 1) {
     const entry = entries[index] as Entry;
@@ -84,6 +91,10 @@ export class MemoryLedgerStore implements LedgerStore {
 
   async runs(query: RunQuery): Promise<readonly RunRow[]> {
     return select(this.#sorted(), query).map((entry) => entry.run);
+  }
+
+  async lastRecords(runIds: readonly string[]): Promise<readonly StoredRecord[]> {
+    return runIds.flatMap((runId) => this.#runs.get(runId)?.rows.slice(-1) ?? []);
   }
 
   async latestSealed(missionId: string, planHash: string): Promise<RunRow | undefined> {

@@ -97,4 +97,11 @@ ALTER TABLE ${S}.runs ADD COLUMN resolves TEXT;
 CREATE INDEX runs_by_plan ON ${S}.runs (mission_id, plan_hash, started_at, run_id) WHERE plan_hash IS NOT NULL;
 CREATE INDEX runs_by_resolves ON ${S}.runs (resolves) WHERE resolves IS NOT NULL;
 `,
+  // Pages of runs newest first, filtered by mission, outcome or task type (see the SQLite twin).
+  6: (S) => `
+CREATE INDEX runs_by_mission ON ${S}.runs (mission_id, started_at, run_id);
+CREATE INDEX runs_by_outcome ON ${S}.runs (outcome, started_at, run_id) WHERE outcome IS NOT NULL;
+DROP INDEX ${S}.runs_by_task_type;
+CREATE INDEX runs_by_task_type ON ${S}.runs (task_type, started_at, run_id);
+`,
 };

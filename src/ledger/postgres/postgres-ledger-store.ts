@@ -66,6 +66,10 @@ export class PostgresLedgerStore implements LedgerStore {
     return this.#runs(this.#pool, query);
   }
 
+  async lastRecords(runIds: readonly string[]): Promise<readonly StoredRecord[]> {
+    return (await this.#pool.query<RecordDbRow>(this.#sql.lastRecords, [this.#dialect.ids(runIds)])).rows.map(toStored);
+  }
+
   async latestSealed(missionId: string, planHash: string): Promise<RunRow | undefined> {
     const row = (await this.#pool.query<RunDbRow>(this.#sql.latestSealed, [missionId, planHash])).rows[0];
     return row === undefined ? undefined : toRun(row);

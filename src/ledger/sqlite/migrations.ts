@@ -120,4 +120,12 @@ ALTER TABLE runs ADD COLUMN resolves TEXT;
 CREATE INDEX runs_by_plan ON runs (mission_id, plan_hash, started_at, run_id) WHERE plan_hash IS NOT NULL;
 CREATE INDEX runs_by_resolves ON runs (resolves) WHERE resolves IS NOT NULL;
 `,
+  // The runs page (`redline serve`) reads one page of runs newest first, filtered by mission, outcome or
+  // task type: each filter walks its own index in start order and stops after a page.
+  6: `
+DROP INDEX runs_by_task_type;
+CREATE INDEX runs_by_task_type ON runs (task_type, started_at, run_id);
+CREATE INDEX runs_by_mission ON runs (mission_id, started_at, run_id);
+CREATE INDEX runs_by_outcome ON runs (outcome, started_at, run_id) WHERE outcome IS NOT NULL;
+`,
 };

@@ -29,6 +29,7 @@ export class SqliteLedgerStore implements LedgerStore {
   readonly #selectRecords: SqliteStatement;
   readonly #latestSealed: SqliteStatement;
   readonly #pageRecords: SqliteStatement;
+  readonly #lastRecords: SqliteStatement;
   readonly #insertRunTx: (run: NewRun, records: readonly StoredRecord[]) => void;
   readonly #readRunTx: (runId: string) => StoredRun | undefined;
   readonly #pageTx: (query: RunQuery, withRecords: boolean) => RunPage;
@@ -43,6 +44,7 @@ export class SqliteLedgerStore implements LedgerStore {
     this.#selectRecords = db.prepare(SQL.selectRecords);
     this.#latestSealed = db.prepare(SQL.latestSealed);
     this.#pageRecords = db.prepare(SQL.pageRecords);
+    this.#lastRecords = db.prepare(SQL.lastRecords);
     this.#insertRunTx = db.transaction((run: NewRun, records: readonly StoredRecord[]) => {
       this.#insertRun.run(...runValues(run));
       for (const row of records) this.#insertRecord.run(...recordValues(row));
@@ -82,6 +84,10 @@ export class SqliteLedgerStore implements LedgerStore {
 
   async runs(query: RunQuery): Promise<readonly RunRow[]> {
     return this.#runs(query);
+  }
+
+  async lastRecords(runIds: readonly string[]): Promise<readonly StoredRecord[]> {
+    return (this.#lastRecords.all(SQLITE.ids(runIds)) as RecordDbRow[]).map(toStored);
   }
 
   async latestSealed(missionId: string, planHash: string): Promise<RunRow | undefined> {

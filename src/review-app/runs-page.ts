@@ -1,0 +1,144 @@
+import { OUTCOMES } from '../core/outcome.js';
+import type { RunRow } from '../ledger/ledger.js';
+import { age } from './age.js';
+import { html, type Html } from './html.js';
+
+/** What the runs page shows of a run besides its row: read from its newest record (the seal once sealed). */
+export interface RunFigures {
+  readonly attempts?: number;
+  readonly durationMs?: number;
+  readonly costUsd?: number;
+}
+
+/** The runs page's filters, as the query string gives them (dates are UTC days, `YYYY-MM-DD`). */
+export interface RunsFilter {
+  readonly missionId?: string;
+  readonly outcome?: string;
+  readonly taskType?: string;
+  readonly from?: string;
+  readonly to?: string;
+}
+
+/** Runs per page of the runs page. */
+export const RUNS_PAGE_SIZE = 50;
+
+/** The keyset of the run a page ends with, as the `before` parameter carries it: `startedAt.runId`. */
+export const pageKeyText = (run: Pick<RunRow, 'startedAt' | 'runId'>): string => `${run.startedAt}.${run.runId}`;
+
+/** A `before` parameter read back; undefined for one that is not `digits.id`. */
+export function pageKeyOf(text: string | undefined): { startedAt: number; runId: string } | undefined {
+  const match = text === undefined ? null : /^(\d{1,16})\.(.+)$/s.exec(text);
+  return match === null ? undefined : { startedAt: Number(match[1]), runId: match[2] as string };
+}
+
+const short = (text: string, width: number): string => (text.length > width ? `${text.slice(0, width - 1)}…` : text);
+
+/** Spend as dollars with cents, or to four places below one cent. */
+export const dollars = (usd: number | undefined): string =>
+  usd === undefined ? '–' : usd !== 0 && Math.abs(usd) < 0.01 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
+
+function option(value: string, label: string, selected: string | undefined): Html {
+  return html`<option value="${value}" ${value === (selected ?? '') ? html` selected` : ''}>${label}</option>`;
+}
+
+/** The URL of the runs page with `filter`, from the newest run or after the run `before` names. */
+export function runsUrl(filter: RunsFilter, before?: string): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(filter)) if (typeof value === 'string' && value !== '') params.set(name, value);
+  if (before !== undefined) params.set('before', before);
+  const text = params.toString();
+  return text === '' ? '/runs' : `/runs?${text}`;
+}
+
+function outcomeCell(run: RunRow): Html {
+  if (!run.sealed) return html`<span class="badge running">running</span>`;
+  return html`<span class="outcome-${run.outcome ?? ''}">${run.outcome ?? '–'}</span>`;
+}
+
+/**
+ * The runs, newest first: outcome, verification, stop reason, mission, attempts, duration, spend and when
+ * each started; filters by mission, outcome, task type and start day; one keyset page of
+ * {@link RUNS_PAGE_SIZE} runs. Rows are walked with `j`/`k` and opened with Enter.
+ */
+export function runsPage({
+  runs,
+  figures,
+  filter,
+  hasMore,
+  paged,
+  at,
+}: {
+  runs: readonly RunRow[];
+  figures: ReadonlyMap<string, RunFigures>;
+  filter: RunsFilter;
+  hasMore: boolean;
+  /** Whether this page is past the first. */
+  paged: boolean;
+  at: number;
+}): Html {
+  const rows = runs.map((run) => {
+    const figure = figures.get(run.runId) ?? {};
+    const href = `/runs/${encodeURIComponent(run.runId)}`;
+    return html`<tr data-nav-row data-href="${href}">
+      <td>${outcomeCell(run)}</td>
+      <td>${run.verification === undefined ? '–' : html`<span class="badge ${run.verification}">${run.verification}</span>`}</td>
+      <td><code>${run.stopReason ?? '–'}</code></td>
+      <td><a href="${href}">${short(run.missionId, 60)}</a><br /><span class="keys">${run.taskType} · ${short(run.runId, 40)}</span></td>
+      <td class="num">${figure.attempts ?? '–'}</td>
+      <td class="num">${figure.durationMs === undefined ? '–' : age(figure.durationMs)}</td>
+      <td class="num">${dollars(figure.costUsd)}</td>
+      <td><time datetime="${new Date(run.startedAt).toISOString()}">${age(at - run.startedAt)} ago</time></td>
+    </tr>`;
+  });
+  const last = runs.at(-1);
+  return html`<h1>Runs</h1>
+    <form class="filters" method="get" action="/runs" aria-label="Filter the runs">
+      <label for="filter-mission">Mission <input id="filter-mission" name="missionId" value="${filter.missionId ?? ''}" size="18" /></label>
+      <label for="filter-outcome"
+        >Outcome
+        <select id="filter-outcome" name="outcome">
+          ${option('', 'any', filter.outcome)}${OUTCOMES.map((value) => option(value, value, filter.outcome))}
+        </select></label
+      >
+      <label for="filter-task-type"
+        >Task type <input id="filter-task-type" name="taskType" value="${filter.taskType ?? ''}" size="12"
+      /></label>
+      <label for="filter-from">Started from <input id="filter-from" type="date" name="from" value="${filter.from ?? ''}" /></label>
+      <label for="filter-to">to <input id="filter-to" type="date" name="to" value="${filter.to ?? ''}" /></label>
+      <button type="submit">Filter</button>
+    </form>
+    ${
+      runs.length === 0
+        ? html`<p class="notice" id="empty">${paged ? 'No older runs match.' : 'No run matches.'}</p>`
+        : html`<table id="runs" data-nav>
+            <caption class="keys">
+              ${runs.length} run(s), newest first ·
+              <kbd>j</kbd
+              >/<kbd>k</kbd>
+              move,
+              <kbd>Enter</kbd>
+              opens
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">Outcome</th>
+                <th scope="col">Verification</th>
+                <th scope="col">Stop reason</th>
+                <th scope="col">Mission</th>
+                <th scope="col">Attempts</th>
+                <th scope="col">Duration</th>
+                <th scope="col">Spend</th>
+                <th scope="col">Started</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${rows}
+            </tbody>
+          </table>`
+    }
+    <nav aria-label="Pages">
+      ${paged ? html`<a href="${runsUrl(filter)}" id="newest">Newest runs</a> ` : ''}${
+        hasMore && last !== undefined ? html`<a href="${runsUrl(filter, pageKeyText(last))}" id="older">Older runs</a>` : ''
+      }
+    </nav>`;
+}
