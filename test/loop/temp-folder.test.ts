@@ -15,8 +15,10 @@ describe('the temp folder after a run', () => {
     const dir = await tempWorkspace({ 'a.txt': 'old\n' });
     // A temp folder of this test's own, so that other test processes' files do not count.
     const temp = await mkdtemp(path.join(tmpdir(), 'redline-temp-folder-'));
-    const previous = process.env.TMPDIR;
+    // Another test file of the same process may have set a scratch folder: this one is about the default.
+    const previous = { TMPDIR: process.env.TMPDIR, REDLINE_SCRATCH: process.env.REDLINE_SCRATCH };
     process.env.TMPDIR = temp;
+    delete process.env.REDLINE_SCRATCH;
     try {
       const leave = (what: string): string => `mkdir -p "$TMPDIR/${what}-dir" && echo x > "$TMPDIR/${what}-file"`;
       const result = await runMission({
@@ -41,8 +43,10 @@ describe('the temp folder after a run', () => {
       for (let waited = 0; (await readdir(runs)).length > 0 && waited < 10_000; waited += 20) await sleep(20);
       assert.deepEqual(await readdir(runs), []);
     } finally {
-      if (previous === undefined) delete process.env.TMPDIR;
-      else process.env.TMPDIR = previous;
+      for (const [name, value] of Object.entries(previous)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
       await rm(temp, { recursive: true, force: true });
     }
   });
