@@ -102,7 +102,7 @@ describe('redline run --agent', () => {
     const ledger = path.join(path.dirname(file), '.redline/redline.db');
     const shown = capture();
     assert.equal(await showCommand(runId, { ledger }, shown), 0);
-    assert.match(shown.out.join('\n'), /snapshot [0-9a-f]{12}…: \d+ entries, taken in \d+ ms/);
+    assert.match(shown.out.join('\n'), /snapshot [0-9a-f]{12}…: \d+ entries, \d+ hashed, [a-z ()]+, taken in \d+ ms/);
     assert.match(shown.out.join('\n'), /copy reset in \d+ ms \(\d+ paths compared, \d+ restored\)/);
     assert.match(shown.out.join('\n'), /evidence workspace\.changed_during_run \(1 path\(s\)\): test\/extra\.js/);
     const admitted = capture();
