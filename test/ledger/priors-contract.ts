@@ -23,7 +23,7 @@ import {
 } from './backends.js';
 import { learnedRun } from './records.js';
 
-// A plain node program importing dist/ (the test builds first): cheaper to start than a tsx child.
+// A plain node program importing compiled code (see open-ledger-in.mjs): cheaper to start than a tsx child.
 const CHILD = fileURLToPath(new URL('../fixtures/ledger/learn-child.mjs', import.meta.url));
 
 /** What learning `count` runs of {@link learnedRun}, in any order, leaves: every run and every gain counted. */
