@@ -168,8 +168,10 @@ describe('a looping agent under a spend budget', () => {
       spent: { costUsd: number };
     };
     assert.deepEqual([summary.stopReason, summary.attempts], ['budget_cost', 1]);
-    // Ended once its lines reached the budget: the fourth line, or a fifth written before the kill landed.
-    assert.ok([0.04, 0.05].includes(Number(summary.spent.costUsd.toFixed(4))), JSON.stringify(summary.spent));
+    // Ended once its lines reached the budget: the fourth line, or one of the few it writes (one each 0.1 s)
+    // before the kill lands on a loaded machine; an agent left running would write on to the wall clock.
+    const cost = Number(summary.spent.costUsd.toFixed(4));
+    assert.ok(cost >= 0.04 && cost <= 0.09, JSON.stringify(summary.spent));
     const attempt = await firstAttemptIn(ledger, summary.runId);
     assert.match((attempt.findings as { message: string }[])[0]?.message ?? '', /, by its usage log$/);
   });
