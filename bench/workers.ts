@@ -43,13 +43,25 @@ const quiet = { print: () => undefined, progress: () => undefined };
 function fleet(url: string, count: number, workdir: string): Promise<void> {
   const one = (index: number): Promise<void> =>
     new Promise((resolve, reject) => {
+      // --trust-database: what is measured is the fleet's throughput over the bench's own database, not trust.
       const child = spawn(
         process.execPath,
-        [path.join(ROOT, 'bin/redline.js'), 'worker', '--postgres', url, '--until-idle', '--workdir', path.join(workdir, String(index))],
-        { stdio: 'ignore' },
+        [
+          path.join(ROOT, 'bin/redline.js'),
+          'worker',
+          '--postgres',
+          url,
+          '--trust-database',
+          '--until-idle',
+          '--workdir',
+          path.join(workdir, String(index)),
+        ],
+        { stdio: ['ignore', 'ignore', 'pipe'] },
       );
+      let stderr = '';
+      child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
       child.once('error', reject);
-      child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`worker exited ${String(code)}`))));
+      child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`worker exited ${String(code)}: ${stderr.trim()}`))));
     });
   return Promise.all(Array.from({ length: count }, (_, index) => one(index))).then(() => undefined);
 }
