@@ -203,7 +203,8 @@ describe('RunWorkspace with a cache folder: the copy outlives the run', () => {
       const next = await RunWorkspace.start({ runId: 'next', ...options });
       try {
         assert.equal(next.report.copy, 'reused');
-        assert.equal(next.report.hashed, 0);
+        // src/new.txt is read again only when it was written in the same clock tick as the last walk began.
+        assert.ok(next.report.hashed <= 1, String(next.report.hashed));
         const { dir } = await next.checkCopy({});
         assert.equal(readFileSync(path.join(dir, 'src/new.txt'), 'utf8'), 'new bytes');
         // Read back from the pack (checked against its hash): the resumed run left the later run's blobs alone.
