@@ -9,6 +9,7 @@ import { SqliteLedger } from '../src/ledger/sqlite/sqlite-ledger.js';
 import { SqliteReviewQueue } from '../src/review/sqlite/sqlite-review-queue.js';
 import { serveReviewApp } from '../src/review-app/serve-review-app.js';
 import { generateToken } from '../src/review-app/tokens.js';
+import { signIn, spread } from './signed-in-client.js';
 
 export interface ReviewAppBenchResult {
   readonly items: number;
@@ -33,11 +34,6 @@ const brief = (index: number): Brief => ({
   attempts: 5,
   verification: index % 10 === 0 ? 'sampled' : 'unverified',
 });
-
-const spread = (samples: number[]): { median: number; p95: number } => {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return { median: sorted[Math.floor(sorted.length / 2)] ?? 0, p95: sorted[Math.floor(sorted.length * 0.95)] ?? 0 };
-};
 
 /** Measures the queue page with `items` items in the queue. */
 export async function reviewAppBench({
@@ -64,37 +60,21 @@ export async function reviewAppBench({
     const startToken = generateToken();
     const server = await serveReviewApp({ queue, ledger, startToken });
     try {
-      // The link asks first; its confirm form (token, nonce and the nonce's cookie) signs in.
-      const asked = await fetch(`${server.url}/sign-in?token=${startToken}`);
-      const nonce = /name="nonce" value="([^"]+)"/.exec(await asked.text())?.[1] ?? '';
-      const signIn = await fetch(`${server.url}/sign-in`, {
-        method: 'POST',
-        redirect: 'manual',
-        headers: {
-          Origin: server.url,
-          Cookie: (asked.headers.get('set-cookie') ?? '').split(';')[0] ?? '',
-          'Content-Type': 'application/x-www-form-urlencoded',
-        },
-        body: new URLSearchParams({ token: startToken, nonce }),
-      });
-      const cookie = /redline_review_session=[^;]+/.exec(signIn.headers.get('set-cookie') ?? '')?.[0] ?? '';
-      const time = async (url: string): Promise<{ ms: number; bytes: number }> => {
-        const start = performance.now();
-        const response = await fetch(url, { headers: { cookie } });
-        const body = await response.text();
-        if (response.status !== 200) throw new Error(`Expected 200 from ${url}, got ${response.status}`);
-        return { ms: performance.now() - start, bytes: body.length };
+      const client = await signIn(server, startToken);
+      const time = async (route: string): Promise<{ ms: number; bytes: number }> => {
+        const { ms, body } = await client.get(route);
+        return { ms, bytes: body.length };
       };
-      const first = await time(`${server.url}/`);
-      for (let warm = 0; warm < 5; warm += 1) await time(`${server.url}/`);
+      const first = await time('/');
+      for (let warm = 0; warm < 5; warm += 1) await time('/');
       const page: number[] = [];
       const filtered: number[] = [];
       let pageBytes = 0;
       for (let round = 0; round < rounds; round += 1) {
-        const result = await time(`${server.url}/`);
+        const result = await time('/');
         page.push(result.ms);
         pageBytes = result.bytes;
-        filtered.push((await time(`${server.url}/?verification=sampled`)).ms);
+        filtered.push((await time('/?verification=sampled')).ms);
       }
       return { items, rounds, firstMs: first.ms, pageMs: spread(page), filteredMs: spread(filtered), pageBytes, fillS };
     } finally {

@@ -1,7 +1,7 @@
-// The runs page of `redline serve` at scale: a SQLite ledger of 100,000 runs (10,000 with --quick) served by
-// `serveReviewApp` on loopback; a signed-in client asks for pages of runs over HTTP (keep-alive), unfiltered,
-// filtered each way the page filters, and deep (older pages by keyset), and the time to the last byte is
-// measured. A benchmark, not a test.
+// The runs and reports pages of `redline serve` at scale: a SQLite ledger of 100,000 runs (10,000 with --quick)
+// served by `serveReviewApp` on loopback; a signed-in client asks for pages of runs over HTTP (keep-alive),
+// unfiltered, filtered each way the page filters, and deep (older pages by keyset), and for the reports page
+// (whole ledger and filtered), and the time to the last byte is measured. A benchmark, not a test.
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,6 +9,7 @@ import { SqliteLedger } from '../src/ledger/sqlite/sqlite-ledger.js';
 import { SqliteReviewQueue } from '../src/review/sqlite/sqlite-review-queue.js';
 import { serveReviewApp } from '../src/review-app/serve-review-app.js';
 import { generateToken } from '../src/review-app/tokens.js';
+import { signIn, spread } from './signed-in-client.js';
 
 export interface RunsAppBenchResult {
   readonly runs: number;
@@ -16,16 +17,14 @@ export interface RunsAppBenchResult {
   readonly fillS: number;
   /** Median and p95 ms per page, by what the page asked. */
   readonly pages: readonly { readonly name: string; readonly median: number; readonly p95: number; readonly rows: number }[];
+  /** Each reports page's first view, which reads the ledger's tally (the timed ones find it kept). */
+  readonly firstViews: readonly { readonly name: string; readonly ms: number }[];
 }
 
 const DAY = 86_400_000;
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 const OUTCOMES = ['complete', 'complete', 'complete', 'failed_with_evidence', 'complete_noop', 'blocked'] as const;
-
-const spread = (samples: number[]): { median: number; p95: number } => {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return { median: sorted[Math.floor(sorted.length / 2)] ?? 0, p95: sorted[Math.floor(sorted.length * 0.95)] ?? 0 };
-};
+const STOP_REASONS = ['demand_passed', 'threshold', 'confirm', 'budget_attempts', 'no_progress', 'approval_missing', 'thrashing'] as const;
 
 const counters = (attempts: number) => ({
   attempts,
@@ -44,8 +43,28 @@ async function fill(ledger: SqliteLedger, runs: number): Promise<void> {
     const at = T0 + Math.floor((index / runs) * 300 * DAY);
     const attempts = 1 + (index % 5);
     const mission = { id: `mission-${index % 100}`, taskType: ['fix-ci', 'migrate', 'extract'][index % 3] };
-    await ledger.append({ runId, seq: 0, type: 'run.started', at, data: { mission } });
-    await ledger.append({ runId, seq: 1, type: 'attempt', at: at + 1_000, data: { attempt: attempts, counters: counters(attempts) } });
+    const guards = ['attemptsBudget()', index % 2 === 0 ? 'threshold(0.8)' : 'confirm(2, 0.8)'];
+    await ledger.append({ runId, seq: 0, type: 'run.started', at, data: { mission, guards } });
+    // One candidate in 10 is one seen before (its hash repeats), so the judge's noise has scores to pool.
+    const candidateHash = `c${index % 10 === 0 ? index % 1_000 : index}`;
+    const summary = {
+      attempt: attempts,
+      candidateHash,
+      signature: 's',
+      rejection: '',
+      score: 0.5 + (index % 7) / 20,
+      failing: 0,
+      failed: false,
+      infraError: false,
+      progress: true,
+    };
+    await ledger.append({
+      runId,
+      seq: 1,
+      type: 'attempt',
+      at: at + 1_000,
+      data: { attempt: attempts, summary, counters: counters(attempts) },
+    });
     if (index % 50 === 49) continue;
     const outcome = OUTCOMES[index % OUTCOMES.length] as string;
     await ledger.append({
@@ -53,7 +72,14 @@ async function fill(ledger: SqliteLedger, runs: number): Promise<void> {
       seq: 2,
       type: 'run.sealed',
       at: at + 2_000,
-      data: { outcome, verification: 'verified', stopReason: 'demand_passed', attempts, counters: counters(attempts) },
+      data: {
+        outcome,
+        verification: 'verified',
+        stopReason: STOP_REASONS[index % STOP_REASONS.length] as string,
+        attempts,
+        counters: counters(attempts),
+        shadow: { verdict: index % 4 === 0 ? 'fail' : 'pass', findings: [] },
+      },
     });
   }
 }
@@ -71,26 +97,7 @@ export async function runsAppBench({ runs = 100_000, rounds = 30 }: { runs?: num
     const startToken = generateToken();
     const server = await serveReviewApp({ queue, ledger, startToken });
     try {
-      const asked = await fetch(`${server.url}/sign-in?token=${startToken}`);
-      const nonce = /name="nonce" value="([^"]+)"/.exec(await asked.text())?.[1] ?? '';
-      const signIn = await fetch(`${server.url}/sign-in`, {
-        method: 'POST',
-        redirect: 'manual',
-        headers: {
-          Origin: server.url,
-          Cookie: (asked.headers.get('set-cookie') ?? '').split(';')[0] ?? '',
-          'Content-Type': 'application/x-www-form-urlencoded',
-        },
-        body: new URLSearchParams({ token: startToken, nonce }),
-      });
-      const cookie = /redline_review_session=[^;]+/.exec(signIn.headers.get('set-cookie') ?? '')?.[0] ?? '';
-      const get = async (route: string): Promise<{ ms: number; body: string }> => {
-        const start = performance.now();
-        const response = await fetch(`${server.url}${route}`, { headers: { cookie } });
-        const body = await response.text();
-        if (response.status !== 200) throw new Error(`Expected 200 from ${route}, got ${response.status}`);
-        return { ms: performance.now() - start, body };
-      };
+      const { get } = await signIn(server, startToken);
       const rowsOf = (body: string): number => body.split('<tr data-nav-row').length - 1;
       // A page 100 pages deep: its `before` key, found by walking the older links once.
       let deep = '/runs';
@@ -109,7 +116,14 @@ export async function runsAppBench({ runs = 100_000, rounds = 30 }: { runs?: num
         ['mission + outcome + week', '/runs?missionId=mission-7&outcome=complete&from=2026-03-01&to=2026-03-31'],
         ['a mission with no runs', '/runs?missionId=nobody'],
         ['one run', '/runs/run-0000100'],
+        ['reports (300 days by week)', '/reports'],
+        ['reports by task type', '/reports?taskType=migrate'],
+        ['reports of a mission', '/reports?missionId=mission-7'],
+        ['reports of a month (by day)', '/reports?from=2026-03-01&to=2026-03-31'],
       ];
+      // A reports page's first view reads the tally; later ones find it kept while no run is sealed.
+      const firstViews: { name: string; ms: number }[] = [];
+      for (const [name, route] of routes) if (route.startsWith('/reports')) firstViews.push({ name, ms: (await get(route)).ms });
       for (let warm = 0; warm < 3; warm += 1) for (const [, route] of routes) await get(route);
       const samples = new Map<string, number[]>(routes.map(([name]) => [name, []]));
       const rows = new Map<string, number>();
@@ -124,6 +138,7 @@ export async function runsAppBench({ runs = 100_000, rounds = 30 }: { runs?: num
         rounds,
         fillS,
         pages: routes.map(([name]) => ({ name, ...spread(samples.get(name) ?? []), rows: rows.get(name) ?? 0 })),
+        firstViews,
       };
     } finally {
       await server.close();

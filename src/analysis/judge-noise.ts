@@ -1,3 +1,5 @@
+import type { ScoreSpread } from '../ledger/ledger.js';
+
 /** The judge's noise estimated from repeated scores of identical candidates. */
 export interface NoiseEstimate {
   /** Pooled within-candidate standard deviation; absent when no candidate was scored twice. */
@@ -13,6 +15,17 @@ export interface NoiseEstimate {
    * [0.000001, 1]; absent with `sigma`.
    */
   readonly noise?: number;
+}
+
+/**
+ * The noise estimate of pooled repeated scores: σ̂ = √(m2 / (scores − candidates)), where m2 sums each
+ * repeated candidate's squared deviations from its mean.
+ */
+export function noiseEstimate({ candidates, scores, m2 }: ScoreSpread): NoiseEstimate {
+  const degreesOfFreedom = scores - candidates;
+  if (degreesOfFreedom === 0) return { candidates, scores, degreesOfFreedom };
+  const sigma = Math.sqrt(Math.max(0, m2) / degreesOfFreedom);
+  return { sigma, candidates, scores, degreesOfFreedom, noise: Math.min(1, Math.max(0.000001, Math.round(sigma * 10_000) / 10_000)) };
 }
 
 /** Welford running statistics of one candidate's scores. */
@@ -51,9 +64,6 @@ export class JudgeNoise {
       scores += running.n;
       m2 += running.m2;
     }
-    const degreesOfFreedom = scores - candidates;
-    if (degreesOfFreedom === 0) return { candidates, scores, degreesOfFreedom };
-    const sigma = Math.sqrt(Math.max(0, m2) / degreesOfFreedom);
-    return { sigma, candidates, scores, degreesOfFreedom, noise: Math.min(1, Math.max(0.000001, Math.round(sigma * 10_000) / 10_000)) };
+    return noiseEstimate({ candidates, scores, m2 });
   }
 }

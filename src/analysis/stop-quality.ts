@@ -1,10 +1,7 @@
 import { runtimeGuards } from '../guards/no-change.js';
-import { parseRecord } from '../ledger/chain.js';
-import { streamHistory } from '../ledger/history.js';
-import type { Ledger, RunFilter, RunRecord } from '../ledger/ledger.js';
-import { recordsOf } from '../ledger/run-records.js';
-import type { ShadowVerdict } from '../core/shadow-verdict.js';
-import { JudgeNoise, type NoiseEstimate } from './judge-noise.js';
+import type { Ledger, LedgerTally, RunTally, TallyFilter } from '../ledger/ledger.js';
+import { ledgerTally } from '../ledger/run-tally.js';
+import { noiseEstimate, type NoiseEstimate } from './judge-noise.js';
 
 /** Observed vs true reach over one group of sealed runs. */
 export interface ReachRow {
@@ -37,31 +34,13 @@ export interface StopQualityReport {
   readonly noise: NoiseEstimate;
 }
 
-/** What one sealed run contributes to the report, read from its records. */
-interface RunFacts {
-  readonly stopReason: string;
-  readonly policy: string;
-  readonly observed: boolean;
-  readonly shadow?: ShadowVerdict;
-}
-
 /** The guards the runtime stacks on every run: not part of any mission's policy. */
 const RUNTIME_GUARDS = new Set(runtimeGuards().map((guard) => guard.name));
-/** The facts of a sealed run; undefined when its first or last record is not what a sealed run holds. */
-function factsOf(records: readonly RunRecord[], noise: JudgeNoise): RunFacts | undefined {
-  const started = records[0];
-  const sealed = records.at(-1);
-  if (started?.type !== 'run.started' || sealed?.type !== 'run.sealed') return undefined;
-  for (const { data } of recordsOf(records, 'attempt'))
-    if (data.summary?.score !== undefined) noise.add(data.summary.candidateHash, data.summary.score);
-  const policy = (started.data.guards ?? []).filter((name) => !RUNTIME_GUARDS.has(name)).join(', ');
-  const { outcome, stopReason, shadow } = sealed.data;
-  return {
-    stopReason,
-    policy: policy === '' ? '(budgets only)' : policy,
-    observed: outcome === 'complete' || outcome === 'complete_noop',
-    ...(shadow === undefined ? {} : { shadow: shadow.verdict }),
-  };
+
+/** A run's policy: the guards it started with after the runtime's, in order. */
+export function policyOf(guards: readonly string[]): string {
+  const policy = guards.filter((name) => !RUNTIME_GUARDS.has(name)).join(', ');
+  return policy === '' ? '(budgets only)' : policy;
 }
 
 type Counts = Omit<ReachRow, 'key' | 'observedReach' | 'trueReach'>;
@@ -76,16 +55,18 @@ const empty = (): { -readonly [K in keyof Counts]: number } => ({
   shadowErrors: 0,
 });
 
-function count(counts: ReturnType<typeof empty>, facts: RunFacts): void {
-  counts.runs += 1;
-  if (facts.observed) counts.observedReached += 1;
-  if (facts.shadow === 'error') counts.shadowErrors += 1;
-  if (facts.shadow !== 'pass' && facts.shadow !== 'fail') return;
-  counts.judged += 1;
-  const truly = facts.shadow === 'pass';
-  if (truly) counts.trueReached += 1;
-  if (facts.observed && !truly) counts.falseReached += 1;
-  if (!facts.observed && truly) counts.missedReached += 1;
+/** Adds a group of runs that ended alike: observed reach is what the loop believed (sealed complete or complete_noop). */
+function count(counts: ReturnType<typeof empty>, { outcome, shadow, runs }: RunTally): void {
+  const observed = outcome === 'complete' || outcome === 'complete_noop';
+  counts.runs += runs;
+  if (observed) counts.observedReached += runs;
+  if (shadow === 'error') counts.shadowErrors += runs;
+  if (shadow !== 'pass' && shadow !== 'fail') return;
+  counts.judged += runs;
+  const truly = shadow === 'pass';
+  if (truly) counts.trueReached += runs;
+  if (observed && !truly) counts.falseReached += runs;
+  if (!observed && truly) counts.missedReached += runs;
 }
 
 function row(key: string, counts: Counts): ReachRow {
@@ -106,34 +87,35 @@ function row(key: string, counts: Counts): ReachRow {
 const rows = (groups: Map<string, Counts>): ReachRow[] =>
   [...groups].map(([key, counts]) => row(key, counts)).sort((a, b) => b.runs - a.runs || (a.key < b.key ? -1 : 1));
 
+/** The stop-quality report of a tally (see {@link stopQuality}). */
+export function reachReport({ groups, spread }: LedgerTally): StopQualityReport {
+  const all = empty();
+  const byStopReason = new Map<string, ReturnType<typeof empty>>();
+  const byPolicy = new Map<string, ReturnType<typeof empty>>();
+  for (const group of groups) {
+    count(all, group);
+    for (const [keyed, key] of [
+      [byStopReason, group.stopReason],
+      [byPolicy, policyOf(group.guards)],
+    ] as const) {
+      const counts = keyed.get(key) ?? empty();
+      count(counts, group);
+      keyed.set(key, counts);
+    }
+  }
+  return { all: row('all', all), byStopReason: rows(byStopReason), byPolicy: rows(byPolicy), noise: noiseEstimate(spread) };
+}
+
 /**
  * Observed vs true reach of the sealed runs matching `filter`, in all, per stop reason and per policy (the
  * guards the run started with, after the budget guards), and the judge's noise σ estimated from repeated
  * scores of identical candidates. Observed reach is what the loop believed (sealed `complete` or
  * `complete_noop`); true reach is what the mission's shadow checks said of the candidate it stopped on.
- * The runs are streamed: memory holds the groups' counts and three numbers per distinct scored candidate.
+ * Counted by the ledger's aggregates where it has them (`ledgerTally`), else streamed.
  *
  * @example
  * const report = await stopQuality(ledger, { taskType: 'ci-fix', since: Date.parse('2026-11-01') });
  */
-export async function stopQuality(ledger: Ledger, filter: Omit<RunFilter, 'unsealed' | 'runId'> = {}): Promise<StopQualityReport> {
-  const all = empty();
-  const byStopReason = new Map<string, ReturnType<typeof empty>>();
-  const byPolicy = new Map<string, ReturnType<typeof empty>>();
-  const noise = new JudgeNoise();
-  for await (const { run, records } of streamHistory(ledger, { filter })) {
-    if (!run.sealed) continue;
-    const facts = factsOf(records.map(parseRecord), noise);
-    if (facts === undefined) continue;
-    count(all, facts);
-    for (const [groups, key] of [
-      [byStopReason, facts.stopReason],
-      [byPolicy, facts.policy],
-    ] as const) {
-      const counts = groups.get(key) ?? empty();
-      count(counts, facts);
-      groups.set(key, counts);
-    }
-  }
-  return { all: row('all', all), byStopReason: rows(byStopReason), byPolicy: rows(byPolicy), noise: noise.estimate() };
+export async function stopQuality(ledger: Ledger, filter: TallyFilter = {}): Promise<StopQualityReport> {
+  return reachReport(await ledgerTally(ledger, filter));
 }

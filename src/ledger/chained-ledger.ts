@@ -6,6 +6,7 @@ import type {
   LearnedPriors,
   Ledger,
   LedgerHead,
+  LedgerTally,
   LedgerRecord,
   RunFilter,
   RunRecord,
@@ -14,10 +15,12 @@ import type {
   StoredRecord,
   StoredRun,
   StreamOptions,
+  TallyFilter,
   TaskPriors,
 } from './ledger.js';
 import type { LedgerStore } from './ledger-store.js';
 import { StoredPriors } from './priors.js';
+import { TallyCache } from './tally-cache.js';
 import type { PriorsStore } from './priors-store.js';
 import { runConditions } from './run-query.js';
 import { linkFields, openedRun } from './run-row.js';
@@ -36,6 +39,7 @@ export class ChainedLedger implements Ledger {
   readonly #priors: LearnedPriors;
   /** The last hash of each run this ledger appended to, until its seal; dropped on any refusal. */
   readonly #heads = new Map<string, string>();
+  readonly #tallies = new TallyCache();
 
   constructor(store: LedgerStore, priors: PriorsStore) {
     this.#store = store;
@@ -91,6 +95,13 @@ export class ChainedLedger implements Ledger {
 
   lastRecords(runIds: readonly string[]): Promise<readonly StoredRecord[]> {
     return runIds.length === 0 ? Promise.resolve([]) : this.#store.lastRecords(runIds);
+  }
+
+  /** Kept by filter while the number of sealed runs it matches stays the same (see `TallyCache`). */
+  async tally(filter: TallyFilter = {}): Promise<LedgerTally> {
+    const where = runConditions(filter);
+    const sealed = await this.#store.sealedCount(where);
+    return this.#tallies.get(JSON.stringify(where), sealed, () => this.#store.tally(where));
   }
 
   latestSealed({ missionId, planHash }: { readonly missionId: string; readonly planHash: string }): Promise<RunRow | undefined> {

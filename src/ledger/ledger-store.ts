@@ -1,6 +1,6 @@
 import type { RunPage } from './history.js';
-import type { RunRow, StoredRecord, StoredRun } from './ledger.js';
-import type { RunQuery } from './run-query.js';
+import type { LedgerTally, RunRow, StoredRecord, StoredRun } from './ledger.js';
+import type { RunCondition, RunQuery } from './run-query.js';
 
 /**
  * The storage port under the one chained ledger (`ChainedLedger`), as a kysely dialect sits under its
@@ -29,6 +29,10 @@ export interface LedgerStore {
   runs(query: RunQuery): Promise<readonly RunRow[]>;
   /** The newest record of each named run (its seal once sealed); unknown runs are left out. */
   lastRecords(runIds: readonly string[]): Promise<readonly StoredRecord[]>;
+  /** The sealed runs of `where` counted for the reports (see `Ledger.tally`), from one snapshot. */
+  tally(where: readonly RunCondition[]): Promise<LedgerTally>;
+  /** How many sealed runs `where` matches, through an index: whether a kept tally still holds. */
+  sealedCount(where: readonly RunCondition[]): Promise<number>;
   /** The newest sealed run (in start order, then by id) of a mission with a plan hash, through an index. */
   latestSealed(missionId: string, planHash: string): Promise<RunRow | undefined>;
   /** Starts reading pages under one snapshot where the backend offers it (see {@link PageReader}). */

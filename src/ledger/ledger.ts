@@ -75,6 +75,43 @@ export interface RunFilter {
   readonly resolves?: string;
 }
 
+/** Sealed runs counted together: those that started the same UTC day and ended alike under the same guards. */
+export interface RunTally {
+  /** The UTC day the runs started, as ms since the epoch at its midnight. */
+  readonly day: number;
+  readonly outcome: string;
+  readonly stopReason: string;
+  /** The guards the runs started with (`run.started`'s `guards`), in order. */
+  readonly guards: readonly string[];
+  /** The verdict of the shadow checks on the candidate each run stopped on; absent without one. */
+  readonly shadow?: string;
+  readonly runs: number;
+  /** Their spend in dollars, as their seals counted it. */
+  readonly costUsd: number;
+}
+
+/** The judge's repeated scores, pooled: Σ over candidates scored more than once. */
+export interface ScoreSpread {
+  /** Candidates (by content hash) scored more than once. */
+  readonly candidates: number;
+  /** Scores of those candidates. */
+  readonly scores: number;
+  /** Σ over those candidates of the squared deviations of their scores from the candidate's mean. */
+  readonly m2: number;
+}
+
+/**
+ * What the reports read of a ledger's sealed runs, in one pass: counts by day, outcome, stop reason, guards
+ * and shadow verdict, and the spread of repeated scores. The SQL stores answer it with aggregates.
+ */
+export interface LedgerTally {
+  readonly groups: readonly RunTally[];
+  readonly spread: ScoreSpread;
+}
+
+/** The filter a tally takes: which sealed runs. */
+export type TallyFilter = Omit<RunFilter, 'unsealed' | 'runId'>;
+
 /** A page of runs, newest first: see {@link Ledger.runPage}. */
 export interface RunPageQuery {
   readonly filter?: RunFilter;
@@ -168,6 +205,13 @@ export interface Ledger extends LearnedPriors {
    * list of runs shows of their attempts, spend and duration. Unknown runs are left out.
    */
   lastRecords?(runIds: readonly string[]): Promise<readonly StoredRecord[]>;
+  /**
+   * The sealed runs matching the filter, counted by start day, outcome, stop reason, guards and shadow
+   * verdict, with the spread of the judge's repeated scores: what the reports read, as aggregates the
+   * store computes. Optional for other implementations: without it, `ledgerTally` (run-tally.ts) streams
+   * the history and counts it.
+   */
+  tally?(filter?: TallyFilter): Promise<LedgerTally>;
   /** Writes rows exported from another ledger, keeping their hashes; the chain must verify. */
   import(run: RunRow, records: readonly StoredRecord[]): Promise<void>;
   close(): Promise<void>;

@@ -1,4 +1,4 @@
-import type { RunField, RunQuery } from './run-query.js';
+import type { RunCondition, RunField, RunQuery } from './run-query.js';
 
 /**
  * What the ledger's SQL spells differently on SQLite and PostgreSQL, as a kysely dialect does for its
@@ -15,6 +15,10 @@ export interface LedgerDialect {
   runIdIn(param: string): string;
   /** Run ids as the value of the parameter {@link LedgerDialect.runIdIn} names. */
   ids(runIds: readonly string[]): unknown;
+  /** The text at `path` in the JSON text of `column` (a string as itself, an array or object as JSON); null when absent. */
+  jsonText(column: string, path: readonly string[]): string;
+  /** The number at `path` in the JSON text of `column`, as a float; null when absent or not a number. */
+  jsonNumber(column: string, path: readonly string[]): string;
 }
 
 /** A statement and its parameters. */
@@ -33,6 +37,23 @@ const COLUMNS: Record<RunField | 'startedAt', string> = {
   resolves: 'resolves',
   outcome: 'outcome',
 };
+
+const DAY_MS = 86_400_000;
+
+/** The conditions of `where` as SQL on the `runs` columns, and the parameters they take (more may follow). */
+function conditionsOf(dialect: LedgerDialect, where: readonly RunCondition[]) {
+  const values: unknown[] = [];
+  const param = (value: unknown): string => {
+    values.push(value);
+    return dialect.param(values.length);
+  };
+  const conditions = where.map((condition) =>
+    condition.field === 'sealed'
+      ? dialect.sealed(condition.value === true)
+      : `${COLUMNS[condition.field]} ${condition.op} ${param(condition.value)}`,
+  );
+  return { conditions, param, values };
+}
 
 /**
  * The ledger's statements in a dialect. Parameters follow `runValues` and `recordValues` (sql-rows.ts);
@@ -56,22 +77,50 @@ export function ledgerSql(dialect: LedgerDialect) {
      * `(…, started_at, run_id)` index) and no run is skipped or read twice; newest first walks it backwards.
      */
     runs({ where, after, limit, newestFirst = false }: RunQuery): SqlQuery {
-      const values: unknown[] = [];
-      const param = (value: unknown): string => {
-        values.push(value);
-        return dialect.param(values.length);
-      };
-      const conditions = where.map((condition) =>
-        condition.field === 'sealed'
-          ? dialect.sealed(condition.value === true)
-          : `${COLUMNS[condition.field]} ${condition.op} ${param(condition.value)}`,
-      );
+      const { conditions, param, values } = conditionsOf(dialect, where);
       if (after !== undefined)
         conditions.push(`(started_at, run_id) ${newestFirst ? '<' : '>'} (${param(after.startedAt)}, ${param(after.runId)})`);
       const filter = conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`;
       const order = newestFirst ? 'started_at DESC, run_id DESC' : 'started_at, run_id';
       const page = limit === undefined ? '' : ` LIMIT ${param(limit)}`;
       return { sql: `SELECT * FROM ${runs}${filter} ORDER BY ${order}${page}`, params: values };
+    },
+    /**
+     * The sealed runs of `where` counted by start day, outcome, stop reason, guards (`run.started`'s) and
+     * shadow verdict (the seal's), with their spend: one pass over the runs and two key look-ups each.
+     */
+    tallyGroups(where: readonly RunCondition[]): SqlQuery {
+      const { conditions, values } = conditionsOf(dialect, where);
+      const sealedRuns = `SELECT * FROM ${runs} WHERE ${[dialect.sealed(true), ...conditions].join(' AND ')}`;
+      const sql = `SELECT r.started_at / ${DAY_MS} AS day, r.outcome AS outcome, r.stop_reason AS stop_reason,
+  ${dialect.jsonText('g.body', ['data', 'guards'])} AS guards, ${dialect.jsonText('s.body', ['data', 'shadow', 'verdict'])} AS shadow,
+  COUNT(*) AS runs, SUM(COALESCE(${dialect.jsonNumber('s.body', ['data', 'counters', 'costUsd'])}, 0)) AS cost_usd
+FROM (${sealedRuns}) r
+JOIN ${records} g ON g.run_id = r.run_id AND g.seq = 0 AND g.type = 'run.started'
+JOIN ${records} s ON s.run_id = r.run_id AND s.seq = r.record_count - 1 AND s.type = 'run.sealed'
+GROUP BY 1, 2, 3, 4, 5`;
+      return { sql, params: values };
+    },
+    /** How many sealed runs `where` matches. */
+    sealedCount(where: readonly RunCondition[]): SqlQuery {
+      const { conditions, values } = conditionsOf(dialect, where);
+      return { sql: `SELECT COUNT(*) AS n FROM ${runs} WHERE ${[dialect.sealed(true), ...conditions].join(' AND ')}`, params: values };
+    },
+    /**
+     * The spread of the judge's scores of candidates scored more than once in the sealed runs of `where`:
+     * per candidate Σs² − (Σs)²/n (its squared deviations), pooled.
+     */
+    scoreSpread(where: readonly RunCondition[]): SqlQuery {
+      const { conditions, values } = conditionsOf(dialect, where);
+      const sealedRuns = `SELECT run_id FROM ${runs} WHERE ${[dialect.sealed(true), ...conditions].join(' AND ')}`;
+      const scored = `SELECT ${dialect.jsonText('a.body', ['data', 'summary', 'candidateHash'])} AS candidate,
+    ${dialect.jsonNumber('a.body', ['data', 'summary', 'score'])} AS score
+  FROM (${sealedRuns}) r JOIN ${records} a ON a.run_id = r.run_id AND a.type = 'attempt'`;
+      const sql = `SELECT COUNT(*) AS candidates, COALESCE(SUM(n), 0) AS scores, COALESCE(SUM(m2), 0) AS m2 FROM (
+  SELECT COUNT(*) AS n, SUM(score * score) - SUM(score) * SUM(score) / COUNT(*) AS m2
+  FROM (${scored}) scored WHERE candidate IS NOT NULL AND score IS NOT NULL GROUP BY candidate HAVING COUNT(*) > 1
+) repeated`;
+      return { sql, params: values };
     },
   };
 }

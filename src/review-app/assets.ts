@@ -54,7 +54,7 @@ dl.run-summary { display: flex; flex-wrap: wrap; gap: 4px 22px; margin: 0 0 10px
 ol.timeline { list-style: none; padding: 0; } ol.timeline > li { border-left: 3px solid var(--line); padding: 2px 0 8px 12px; margin: 0 0 6px; }
 ol.timeline h3 { font-size: 1rem; margin: 6px 0; } ol.timeline h4 { font-size: 0.95rem; margin: 6px 0; }
 .signature-valid { color: var(--good); } .signature-invalid, .signature-unknown_key { color: var(--bad); }
-figure.scores { margin: 8px 0; } ul.cases { max-height: 20em; overflow-y: auto; font-size: 0.9rem; }
+figure.scores { margin: 8px 0; } figure.chart { margin: 8px 0 12px; overflow-x: auto; } .legend { display: flex; flex-wrap: wrap; gap: 4px 14px; font-size: 0.85rem; color: var(--muted); } .legend-entry svg { vertical-align: -1px; } ul.cases { max-height: 20em; overflow-y: auto; font-size: 0.9rem; }
 `;
 
 /**

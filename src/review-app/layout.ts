@@ -57,7 +57,7 @@ export function statusBar(stats: ReviewStats, session: Session): Html {
       }
     </section>
     <div class="who">
-      <a href="/" id="queue-link">Queue</a> · <a href="/runs" id="runs-link">Runs</a> ·
+      <a href="/" id="queue-link">Queue</a> · <a href="/runs" id="runs-link">Runs</a> · <a href="/reports" id="reports-link">Reports</a> ·
       <a href="/filters" id="filters-link">Filter rules</a> · Signed in as <strong id="reviewer">${session.reviewer}</strong>
       <form class="inline" method="post" action="/sign-out">${csrfField(session)}<button type="submit">Sign out</button></form>
     </div>

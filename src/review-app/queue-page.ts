@@ -1,6 +1,9 @@
 import type { ReviewEntry } from '../review/types.js';
 import { age } from './age.js';
 import { html, type Html } from './html.js';
+import { navTable } from './nav-table.js';
+import { option } from './select-option.js';
+import { short } from './short-text.js';
 import { csrfField } from './layout.js';
 import type { Session } from './sessions.js';
 
@@ -20,17 +23,11 @@ export interface QueueFilter {
 /** Items per page of the queue. */
 export const PAGE_SIZE = 50;
 
-const short = (text: string, width: number): string => (text.length > width ? `${text.slice(0, width - 1)}…` : text);
-
 function claimCell(entry: ReviewEntry, session: Session, at: number): Html {
   const claim = entry.claim;
   if (claim === undefined) return html`queued`;
   const who = claim.reviewer === session.reviewer ? 'you' : claim.reviewer;
   return html`<span class="claim">claimed by ${who} (${age(claim.leaseUntil - at)} left)</span>`;
-}
-
-function option(value: string, label: string, selected: string | undefined): Html {
-  return html`<option value="${value}" ${value === (selected ?? '') ? html` selected` : ''}>${label}</option>`;
 }
 
 /**
@@ -107,25 +104,12 @@ export function queuePage({
     ${
       entries.length === 0
         ? html`<p class="notice" id="empty">${depth === 0 ? 'The queue is empty.' : 'No item matches the filter.'}</p>`
-        : html`<table id="queue" data-nav>
-            <caption class="keys">
-              Page ${filter.page}: ${entries.length} item(s) shown of ${depth} in the queue, highest priority then oldest first
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">Priority</th>
-                <th scope="col">Age</th>
-                <th scope="col">Cutoff reason</th>
-                <th scope="col">Verification</th>
-                <th scope="col">Mission</th>
-                <th scope="col">Task</th>
-                <th scope="col">Status</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${rows}
-            </tbody>
-          </table>`
+        : navTable({
+            id: 'queue',
+            caption: `Page ${filter.page}: ${entries.length} item(s) shown of ${depth} in the queue, highest priority then oldest first`,
+            columns: ['Priority', 'Age', 'Cutoff reason', 'Verification', 'Mission', 'Task', 'Status'],
+            rows,
+          })
     }
     <nav aria-label="Pages">
       ${filter.page > 1 ? html`<a href="${query(filter.page - 1)}">Previous page</a> ` : ''}${hasMore ? html`<a href="${query(filter.page + 1)}">Next page</a>` : ''}

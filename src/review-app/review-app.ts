@@ -15,6 +15,7 @@ import { fileChange } from './file-change.js';
 import { valueText } from './final-output.js';
 import { evidencePage } from './evidence-page.js';
 import { filterRoutes } from './filter-routes.js';
+import { reportsRoutes } from './reports-routes.js';
 import { runsRoutes } from './runs-routes.js';
 import { html, visibleText, type Html } from './html.js';
 import { page, statusBar } from './layout.js';
@@ -408,6 +409,7 @@ export function reviewApp({
 
   filterRoutes(app, { queue, render });
   runsRoutes(app, { ledger, queue, render, publicKeys, pollMs: livePollMs, now });
+  reportsRoutes(app, { ledger, render });
 
   app.get('/runs/:runId/evidence', async (c) => {
     const runId = ledgerRunOf(c.req.param('runId'));

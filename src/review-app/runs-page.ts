@@ -2,21 +2,16 @@ import { OUTCOMES } from '../core/outcome.js';
 import type { RunRow } from '../ledger/ledger.js';
 import { age } from './age.js';
 import { html, type Html } from './html.js';
+import { navTable } from './nav-table.js';
+import { option } from './select-option.js';
+import { short } from './short-text.js';
+import { reportsUrl, runsUrl, type RunsFilter } from './run-urls.js';
 
 /** What the runs page shows of a run besides its row: read from its newest record (the seal once sealed). */
 export interface RunFigures {
   readonly attempts?: number;
   readonly durationMs?: number;
   readonly costUsd?: number;
-}
-
-/** The runs page's filters, as the query string gives them (dates are UTC days, `YYYY-MM-DD`). */
-export interface RunsFilter {
-  readonly missionId?: string;
-  readonly outcome?: string;
-  readonly taskType?: string;
-  readonly from?: string;
-  readonly to?: string;
 }
 
 /** Runs per page of the runs page. */
@@ -31,24 +26,9 @@ export function pageKeyOf(text: string | undefined): { startedAt: number; runId:
   return match === null ? undefined : { startedAt: Number(match[1]), runId: match[2] as string };
 }
 
-const short = (text: string, width: number): string => (text.length > width ? `${text.slice(0, width - 1)}…` : text);
-
 /** Spend as dollars with cents, or to four places below one cent. */
 export const dollars = (usd: number | undefined): string =>
   usd === undefined ? '–' : usd !== 0 && Math.abs(usd) < 0.01 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
-
-function option(value: string, label: string, selected: string | undefined): Html {
-  return html`<option value="${value}" ${value === (selected ?? '') ? html` selected` : ''}>${label}</option>`;
-}
-
-/** The URL of the runs page with `filter`, from the newest run or after the run `before` names. */
-export function runsUrl(filter: RunsFilter, before?: string): string {
-  const params = new URLSearchParams();
-  for (const [name, value] of Object.entries(filter)) if (typeof value === 'string' && value !== '') params.set(name, value);
-  if (before !== undefined) params.set('before', before);
-  const text = params.toString();
-  return text === '' ? '/runs' : `/runs?${text}`;
-}
 
 function outcomeCell(run: RunRow): Html {
   if (!run.sealed) return html`<span class="badge running">running</span>`;
@@ -92,6 +72,10 @@ export function runsPage({
   });
   const last = runs.at(-1);
   return html`<h1>Runs</h1>
+    <p class="keys">
+      <a href="${reportsUrl(filter)}" id="reports-of-runs">Reports of these runs</a>: outcomes, stop reasons and spend over time, stop
+      quality
+    </p>
     <form class="filters" method="get" action="/runs" aria-label="Filter the runs">
       <label for="filter-mission">Mission <input id="filter-mission" name="missionId" value="${filter.missionId ?? ''}" size="18" /></label>
       <label for="filter-outcome"
@@ -110,31 +94,12 @@ export function runsPage({
     ${
       runs.length === 0
         ? html`<p class="notice" id="empty">${paged ? 'No older runs match.' : 'No run matches.'}</p>`
-        : html`<table id="runs" data-nav>
-            <caption class="keys">
-              ${runs.length} run(s), newest first ·
-              <kbd>j</kbd
-              >/<kbd>k</kbd>
-              move,
-              <kbd>Enter</kbd>
-              opens
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">Outcome</th>
-                <th scope="col">Verification</th>
-                <th scope="col">Stop reason</th>
-                <th scope="col">Mission</th>
-                <th scope="col">Attempts</th>
-                <th scope="col">Duration</th>
-                <th scope="col">Spend</th>
-                <th scope="col">Started</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${rows}
-            </tbody>
-          </table>`
+        : navTable({
+            id: 'runs',
+            caption: html`${runs.length} run(s), newest first · <kbd>j</kbd>/<kbd>k</kbd> move, <kbd>Enter</kbd> opens`,
+            columns: ['Outcome', 'Verification', 'Stop reason', 'Mission', 'Attempts', 'Duration', 'Spend', 'Started'],
+            rows,
+          })
     }
     <nav aria-label="Pages">
       ${paged ? html`<a href="${runsUrl(filter)}" id="newest">Newest runs</a> ` : ''}${

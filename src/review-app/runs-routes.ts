@@ -1,33 +1,24 @@
 import type { Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { PublicKeyEntry } from '../core/signature.js';
-import { OUTCOMES } from '../core/outcome.js';
 import { ledgerRunOf } from '../judge/request-key.js';
 import { parseRecord } from '../ledger/chain.js';
-import type { Ledger, RunFilter, RunPageQuery, RunRow, StoredRecord } from '../ledger/ledger.js';
+import type { Ledger, RunPageQuery, RunRow, StoredRecord } from '../ledger/ledger.js';
 import { checkSeal } from '../ledger/seal-signature.js';
 import { verifyRun } from '../ledger/verify.js';
 import type { ReviewerQueue } from '../review/reviewer-queue.js';
 import { changeOf, type BaselineFile } from './file-change.js';
 import { html, visibleText, type Html } from './html.js';
+import { ledgerFilterOf, runsFilterOf } from './run-filter.js';
 import { runPage } from './run-page.js';
-import { pageKeyOf, RUNS_PAGE_SIZE, runsPage, type RunFigures, type RunsFilter } from './runs-page.js';
+import { pageKeyOf, RUNS_PAGE_SIZE, runsPage, type RunFigures } from './runs-page.js';
 import type { Session } from './sessions.js';
 
 type Env = { Variables: { session: Session } };
 type Render = (c: Context<Env>, title: string, body: Html, status?: number) => Promise<Response>;
 
-const DAY_MS = 86_400_000;
 /** How often a live page's event stream says it is still there when nothing happens. */
 const HEARTBEAT_MS = 15_000;
-
-/** A `YYYY-MM-DD` day's start (UTC) in ms; undefined when absent. */
-function dayStart(name: string, text: string | undefined): number | undefined {
-  if (text === undefined || text === '') return undefined;
-  const at = /^\d{4}-\d{2}-\d{2}$/.test(text) ? Date.parse(`${text}T00:00:00Z`) : Number.NaN;
-  if (Number.isNaN(at)) throw new TypeError(`Expected ${name} to be a day such as 2026-12-02, got ${JSON.stringify(text.slice(0, 40))}`);
-  return at;
-}
 
 /** The figures the runs page shows of each run, from its newest record (the seal's counters once sealed). */
 function figuresOf(runs: readonly RunRow[], last: readonly StoredRecord[]): Map<string, RunFigures> {
@@ -112,22 +103,8 @@ export function runsRoutes(
 
   app.get('/runs', async (c) => {
     if (ledger === undefined) return noLedger(c);
-    const filter: { -readonly [K in keyof RunsFilter]: string } = {};
-    for (const name of ['missionId', 'outcome', 'taskType', 'from', 'to'] as const) {
-      const value = c.req.query(name);
-      if (value !== undefined && value !== '') filter[name] = value;
-    }
-    if (filter.outcome !== undefined && !(OUTCOMES as readonly string[]).includes(filter.outcome))
-      throw new TypeError(`Expected outcome to be one of ${OUTCOMES.join(', ')}, got ${JSON.stringify(filter.outcome.slice(0, 40))}`);
-    const since = dayStart('from', filter.from);
-    const until = dayStart('to', filter.to);
-    const ledgerFilter: RunFilter = {
-      ...(filter.missionId === undefined ? {} : { missionId: filter.missionId }),
-      ...(filter.outcome === undefined ? {} : { outcome: filter.outcome }),
-      ...(filter.taskType === undefined ? {} : { taskType: filter.taskType }),
-      ...(since === undefined ? {} : { since }),
-      ...(until === undefined ? {} : { until: until + DAY_MS }),
-    };
+    const filter = runsFilterOf((name) => c.req.query(name));
+    const ledgerFilter = ledgerFilterOf(filter);
     const before = pageKeyOf(c.req.query('before'));
     // One more than a page: whether there is an older page, without counting.
     const found = await pageOf(ledger, { filter: ledgerFilter, limit: RUNS_PAGE_SIZE + 1, ...(before === undefined ? {} : { before }) });

@@ -11,9 +11,9 @@ import { tempDir } from '../helpers/workspace.js';
 import { brief } from '../review/fixtures.js';
 import { appendRun, HOSTILE, restOfRun } from './runs-fixture.js';
 
-// The runs pages of `redline serve` in a real browser (Debian's Chromium, driven by playwright-core) over a
-// real SQLite ledger: the list and a run, keyboard navigation, hostile agent text that never runs, and a
-// running run's page updating itself as records arrive.
+// The runs and reports pages of `redline serve` in a real browser (Debian's Chromium, driven by
+// playwright-core) over a real SQLite ledger: the list, a run and the reports, keyboard navigation, hostile
+// agent text that never runs, and a running run's page updating itself as records arrive.
 // `REDLINE_SCREENSHOTS=docs/figures/runs-app` writes the screenshots docs/runs-app.md shows; without it they
 // go to a temporary directory removed with the test process.
 
@@ -42,9 +42,18 @@ describe('the runs pages in a browser', () => {
         taskType: index % 2 === 0 ? 'code' : 'migration',
         at: T0 + index * DAY,
         outcome: index % 4 === 3 ? 'failed_with_evidence' : 'complete',
+        guards: ['attemptsBudget()', index % 2 === 0 ? 'threshold(0.8)' : 'confirm(2, 0.8)'],
+        shadow: index % 3 === 0 ? 'fail' : 'pass',
         ...(index === 7 ? { resolves: 'run-4' } : {}),
       });
-    await appendRun(ledger, { runId: 'hostile-run', missionId: 'agent-text', at: T0 + 8 * DAY + 1, agentText: HOSTILE });
+    await appendRun(ledger, {
+      runId: 'hostile-run',
+      missionId: 'agent-text',
+      at: T0 + 8 * DAY + 1,
+      agentText: HOSTILE,
+      guards: [`threshold${HOSTILE}`],
+      stopReason: `threshold${HOSTILE}`,
+    });
     await appendRun(ledger, LIVE);
     await queue.enqueue(brief('run-4'));
     server = await serveReviewApp({ queue, ledger, startToken: token, startReviewer: 'ada', home: '/runs', livePollMs: 100 });
@@ -134,6 +143,32 @@ describe('the runs pages in a browser', () => {
     await page.goto(`${server.url}/runs/run-4`);
     await page.locator('#review-item').click();
     await page.waitForURL(/\/items\//);
+    await page.context().close();
+  });
+
+  it('charts outcomes, stop reasons, spend and stop quality, walks the days with j/k and opens a day’s runs with Enter', async () => {
+    const { page, dialogs } = await signedIn();
+    await page.locator('#reports-of-runs').click();
+    await page.waitForURL(`${server.url}/reports`);
+    for (const chart of ['#outcomes-chart', '#reasons-chart', '#spend-chart', '#reach-by-reason-chart', '#reach-by-policy-chart'])
+      assert.ok(await page.locator(chart).isVisible(), `${chart} is drawn`);
+    // Nine days of sealed runs (the running one counts nowhere), one bar each.
+    assert.equal(await page.locator('#outcomes tbody tr').count(), 9);
+    assert.ok((await page.locator('#outcomes-chart rect').count()) >= 9);
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'reports.png'), fullPage: true });
+    // The hostile run's stop reason and guard, as text: markup shown, escapes and bidi controls spelled out.
+    const text = (await page.locator('main').textContent()) ?? '';
+    assert.ok(text.includes('thresholdx <script>alert(1)</script> \\x1b[2J \\u{202e}evil\\u{202c} \\u{200b}'));
+    for (const raw of ['\u001b', '\u202e', '\u200b']) assert.ok(!text.includes(raw), `no raw ${JSON.stringify(raw)} on the page`);
+    assert.equal(await page.locator('main script').count(), 0);
+    assert.deepEqual(dialogs, []);
+    await page.keyboard.press('j');
+    await page.keyboard.press('j');
+    assert.equal(await page.locator('#outcomes tbody tr.current').getAttribute('data-href'), '/runs?from=2026-11-21&to=2026-11-21');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/runs\?from=2026-11-21/);
+    const hrefs = await page.locator('#runs tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-href')));
+    assert.deepEqual(hrefs, ['/runs/run-2']);
     await page.context().close();
   });
 

@@ -37,6 +37,12 @@ export interface FixtureRun {
   readonly running?: boolean;
   readonly outcome?: 'complete' | 'failed_with_evidence';
   readonly resolves?: string;
+  /** The guards the run starts with (the runtime's and the mission's). */
+  readonly guards?: readonly string[];
+  /** The seal's stop reason; by default the outcome's usual one. */
+  readonly stopReason?: string;
+  /** The shadow checks' verdict on the candidate the run stopped on; none by default. */
+  readonly shadow?: 'pass' | 'fail' | 'error';
 }
 
 /** The records of one plausible run: started, baseline, two attempts with decisions, and the seal. */
@@ -49,6 +55,9 @@ export function fixtureRecords({
   running = false,
   outcome = 'complete',
   resolves,
+  guards,
+  stopReason = outcome === 'complete' ? 'demand_passed' : 'no_progress',
+  shadow,
 }: FixtureRun): LedgerRecord[] {
   const file = `src/parse${agentText === '' ? '' : agentText}.ts`;
   const before = 'export function parse(text: string) {\n  return text.split(",");\n}\n';
@@ -58,6 +67,7 @@ export function fixtureRecords({
       type: 'run.started',
       data: {
         mission: { id: missionId, taskType, goal: `trim the parts${agentText}` },
+        ...(guards === undefined ? {} : { guards }),
         ...(resolves === undefined ? {} : { resolves: { runId: resolves, note: `a second try${agentText}` } }),
       },
     },
@@ -148,10 +158,11 @@ export function fixtureRecords({
       data: {
         outcome,
         verification: 'verified',
-        stopReason: outcome === 'complete' ? 'demand_passed' : 'no_progress',
+        stopReason,
         detail: `every demand check passes${agentText}`,
         attempts: 2,
         counters: counters(2, 0.026, 90_000),
+        ...(shadow === undefined ? {} : { shadow: { verdict: shadow, findings: [] } }),
         brief: {
           runId,
           task: 'trim the parts',

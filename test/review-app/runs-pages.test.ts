@@ -40,8 +40,17 @@ describe('the runs pages', () => {
         taskType: index % 2 === 0 ? 'code' : 'docs',
         at: T0 + index * DAY,
         outcome: index % 5 === 0 ? 'failed_with_evidence' : 'complete',
+        shadow: index % 4 === 0 ? 'fail' : 'pass',
       });
-    await appendRun(ledger, { runId: 'hostile', missionId: `m${HOSTILE}`, at: T0 + 60 * DAY, agentText: HOSTILE });
+    await appendRun(ledger, {
+      runId: 'hostile',
+      missionId: `m${HOSTILE}`,
+      at: T0 + 60 * DAY,
+      agentText: HOSTILE,
+      guards: ['costBudget()', `threshold${HOSTILE}`],
+      stopReason: `threshold${HOSTILE}`,
+      shadow: 'fail',
+    });
     await appendRun(ledger, { runId: 'second', at: T0 + 61 * DAY, resolves: 'hostile' });
     await appendRun(ledger, { runId: 'live', at: T0 + 62 * DAY, running: true });
     await queue.enqueue(brief('hostile'));
@@ -57,7 +66,7 @@ describe('the runs pages', () => {
   });
 
   it('answers a request without a session with the sign-in page, for the list, a run and its events', async () => {
-    for (const route of ['/runs', '/runs/hostile', '/runs/live/events', '/runs/hostile/diff?attempt=1&file=x']) {
+    for (const route of ['/runs', '/runs/hostile', '/runs/live/events', '/runs/hostile/diff?attempt=1&file=x', '/reports']) {
       const response = await fetch(`${server.url}${route}`);
       assert.equal(response.status, 401, route);
       assert.match(await response.text(), /Sign in/);
@@ -141,7 +150,7 @@ describe('the runs pages', () => {
   });
 
   it('renders an agent’s markup, terminal escapes, bidi controls and zero-width characters escaped and spelled out', async () => {
-    for (const route of ['/runs', '/runs/hostile']) {
+    for (const route of ['/runs', '/runs/hostile', '/reports']) {
       const page = await (await app.get(route)).text();
       for (const raw of ['\u001b', '\u202e', '\u202c', '\u200b', '<script>'])
         assert.ok(!page.includes(raw), `${route}: no raw ${JSON.stringify(raw)} reaches the page`);
@@ -160,6 +169,69 @@ describe('the runs pages', () => {
     for (const raw of ['\u001b', '\u202e', '\u200b']) assert.ok(!text.includes(raw), `no raw ${JSON.stringify(raw)} in the diff`);
     // The diff names the file as git quotes it: its bytes in octal.
     assert.match(text, /\+\+\+ "b\/src\/parsex <script>alert\(1\)<\/script> \\033\[2J \\342\\200\\256evil/);
+  });
+
+  it('reports outcomes, stop reasons and spend per day, with the numbers in tables and each day opening its runs', async () => {
+    const response = await app.get('/reports');
+    assert.equal(response.status, 200);
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) assert.equal(response.headers.get(name), value);
+    const page = await response.text();
+    // 57 sealed runs over 62 days (the running one counts nowhere): one row a day, days without runs as zeros.
+    assert.match(
+      page,
+      /<svg id="outcomes-chart" role="img" aria-label="Outcomes of 57 sealed run\(s\) per day, stacked: complete, complete_noop, blocked, failed_with_evidence;/,
+    );
+    const outcomes = page.slice(page.indexOf('<table id="outcomes"'), page.indexOf('</table>', page.indexOf('<table id="outcomes"')));
+    assert.equal(outcomes.split('<tr data-nav-row').length - 1, 62);
+    // bulk-00 failed, on the first day; each cell in the outcomes' order.
+    assert.match(
+      outcomes,
+      /<tr data-nav-row data-href="\/runs\?from=2026-11-01&amp;to=2026-11-01">\s*<th scope="row"><a href="[^"]+">2026-11-01<\/a><\/th>\s*<td class="num">1<\/td>\s*<td class="num">0<\/td>\s*<td class="num">0<\/td>\s*<td class="num">0<\/td>\s*<td class="num">1<\/td>\s*<td class="num">\$0\.03<\/td>/,
+    );
+    // Day 56 to 60 had no runs.
+    assert.match(outcomes, /2026-12-27<\/a><\/th>\s*<td class="num">0<\/td>/);
+    assert.match(page, /<svg id="reasons-chart" role="img"/);
+    assert.match(page, /<svg id="spend-chart" role="img" aria-label="Spend per day, \$1\.48 in all/);
+    // From the runs page and back, with the filters kept (but the outcome, which the reports break down).
+    const runs = await (await app.get('/runs?missionId=bulk&outcome=complete')).text();
+    assert.match(runs, /<a href="\/reports\?missionId=bulk" id="reports-of-runs">/);
+    assert.match(page, /<a href="\/reports" id="reports-link">Reports<\/a>/);
+  });
+
+  it('reports observed against true reach per stop reason and per policy, as charts and tables', async () => {
+    const page = await (await app.get('/reports')).text();
+    const cells = (id: string, key: string): string[] => {
+      const table = page.slice(page.indexOf(`<table id="${id}"`));
+      const row = table.slice(table.indexOf(`<th scope="row"><code>${key}</code></th>`));
+      return [...row.slice(0, row.indexOf('</tr>')).matchAll(/<td class="num">([^<]*)<\/td>/g)].map((match) => match[1] as string);
+    };
+    // 44 bulk runs complete and the second run: 33 of the 44 judged passed their shadow checks, 11 did not.
+    assert.deepEqual(cells('reach-by-reason', 'demand_passed'), ['45', '45/45 (100.0%)', '33/44 (75.0%)', '11', '0', '0']);
+    // 11 failed, 8 of them on a candidate the shadow checks passed: missed stops.
+    assert.deepEqual(cells('reach-by-reason', 'no_progress'), ['11', '0/11 (0.0%)', '8/11 (72.7%)', '0', '8', '0']);
+    assert.deepEqual(cells('reach-by-policy', '(budgets only)'), ['56', '45/56 (80.4%)', '41/55 (74.5%)', '11', '8', '0']);
+    assert.match(page, /<svg id="reach-by-reason-chart" role="img"/);
+    // Every run scored candidates a1 and b2 the same (0.4 and 0.9): no noise, from two scores of each of 57 runs.
+    assert.match(
+      page,
+      /<p id="judge-noise">\s*Judge noise: σ ≈ 0\.0000 from 114 scores of 2 candidate\(s\) scored more than once \(112 degrees of freedom\)/,
+    );
+    // The hostile run's stop reason and policy (its guard after the runtime's budget), escaped.
+    const hostile =
+      'thresholdx &lt;script&gt;alert\\(1\\)&lt;\\/script&gt; \\\\x1b\\[2J \\\\u\\{202e\\}evil\\\\u\\{202c\\} \\\\u\\{200b\\}';
+    assert.match(page, new RegExp(`<table id="reach-by-reason"[\\s\\S]*<code>${hostile}</code>`));
+    assert.match(page, new RegExp(`<table id="reach-by-policy"[\\s\\S]*<code>${hostile}</code>`));
+    assert.match(page, new RegExp(`<title>${hostile} · observed reach 100\\.0% of 1 run\\(s\\)</title>`));
+  });
+
+  it('filters the reports by mission, task type and start day, and refuses a malformed day', async () => {
+    const summary = async (query: string): Promise<string> =>
+      /<p id="reach-summary">\s*([^<]*?)\s*<\/p>/.exec(await (await app.get(`/reports?${query}`)).text())?.[1]?.replace(/\s+/g, ' ') ?? '';
+    assert.match(await summary('taskType=docs'), /^Observed reach 22\/27 /);
+    assert.match(await summary('missionId=bulk&from=2026-11-01&to=2026-11-05'), /^Observed reach 4\/5 /);
+    assert.match(await summary(`missionId=${encodeURIComponent(`m${HOSTILE}`)}`), /^Observed reach 1\/1 /);
+    assert.match(await (await app.get('/reports?missionId=nobody')).text(), /<p class="notice" id="empty">No sealed run matches\.<\/p>/);
+    assert.equal((await app.get('/reports?to=2026-13-45')).status, 400);
   });
 
   it('streams a running run’s new records as server-sent events, ending after the seal', async () => {

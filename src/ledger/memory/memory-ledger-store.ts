@@ -1,9 +1,10 @@
 import { GENESIS } from '../../core/hash-chain.js';
 import { LedgerError } from '../../errors/ledger-error.js';
 import type { PageKey, RunPage } from '../history.js';
-import type { RunRow, StoredRecord, StoredRun } from '../ledger.js';
+import type { LedgerTally, RunRow, StoredRecord, StoredRun } from '../ledger.js';
 import type { LedgerStore, NewRun, PageReader } from '../ledger-store.js';
-import { meets, startOrder, type RunQuery } from '../run-query.js';
+import { meets, startOrder, type RunCondition, type RunQuery } from '../run-query.js';
+import { tallyRuns } from '../run-tally.js';
 import { sealFields } from '../run-row.js';
 
 /** A run as held: its row, replaced on every append, and its records, which only grow. */
@@ -97,6 +98,14 @@ export class MemoryLedgerStore implements LedgerStore {
     return runIds.flatMap((runId) => this.#runs.get(runId)?.rows.slice(-1) ?? []);
   }
 
+  tally(where: readonly RunCondition[]): Promise<LedgerTally> {
+    return tallyRuns(this.#sealed(where).map(({ run, rows }) => ({ run, records: rows })));
+  }
+
+  async sealedCount(where: readonly RunCondition[]): Promise<number> {
+    return this.#sealed(where).length;
+  }
+
   async latestSealed(missionId: string, planHash: string): Promise<RunRow | undefined> {
     const where = [
       { field: 'missionId', op: '=', value: missionId },
@@ -127,6 +136,10 @@ export class MemoryLedgerStore implements LedgerStore {
   }
 
   async close(): Promise<void> {}
+
+  #sealed(where: readonly RunCondition[]): Entry[] {
+    return select(this.#sorted(), { where: [...where, { field: 'sealed', op: '=', value: true }] });
+  }
 
   #sorted(): Entry[] {
     return [...this.#runs.values()].sort((a, b) => startOrder(a.run, b.run));

@@ -1,10 +1,11 @@
 import { inTransaction, type PgClient, type PgPool } from '../../db/postgres/pg-pool.js';
 import type { RunPage } from '../history.js';
-import type { RunRow, StoredRecord, StoredRun } from '../ledger.js';
+import type { LedgerTally, RunRow, StoredRecord, StoredRun } from '../ledger.js';
 import type { LedgerStore, NewRun, PageReader } from '../ledger-store.js';
-import type { RunQuery } from '../run-query.js';
+import type { RunCondition, RunQuery } from '../run-query.js';
 import { ledgerSql, type LedgerDialect, type LedgerSql } from '../sql-statements.js';
 import { recordValues, runValues, toRun, toStored, type RecordDbRow, type RunDbRow } from '../sql-rows.js';
+import { toTally, type SpreadDbRow, type TallyDbRow } from '../tally-rows.js';
 
 /** The PostgreSQL spelling of the ledger's statements, on the tables of `schema` (quoted). */
 const postgresDialect = (schema: string): LedgerDialect => ({
@@ -13,6 +14,9 @@ const postgresDialect = (schema: string): LedgerDialect => ({
   sealed: (value) => (value ? 'sealed' : 'NOT sealed'),
   runIdIn: (param) => `run_id = ANY(${param}::text[])`,
   ids: (runIds) => runIds,
+  jsonText: (column, path) => `((${column})::jsonb #>> '{${path.join(',')}}')`,
+  jsonNumber: (column, path) =>
+    `(CASE WHEN jsonb_typeof((${column})::jsonb #> '{${path.join(',')}}') = 'number' THEN ((${column})::jsonb #>> '{${path.join(',')}}')::float8 END)`,
 });
 
 type Queryable = Pick<PgClient, 'query'>;
@@ -68,6 +72,22 @@ export class PostgresLedgerStore implements LedgerStore {
 
   async lastRecords(runIds: readonly string[]): Promise<readonly StoredRecord[]> {
     return (await this.#pool.query<RecordDbRow>(this.#sql.lastRecords, [this.#dialect.ids(runIds)])).rows.map(toStored);
+  }
+
+  /** Both aggregates in one REPEATABLE READ READ ONLY transaction: one snapshot. */
+  tally(where: readonly RunCondition[]): Promise<LedgerTally> {
+    return inTransaction(this.#pool, async (client) => {
+      await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const [groups, spread] = [this.#sql.tallyGroups(where), this.#sql.scoreSpread(where)];
+      const groupRows = (await client.query<TallyDbRow>(groups.sql, groups.params)).rows;
+      const [spreadRow] = (await client.query<SpreadDbRow>(spread.sql, spread.params)).rows;
+      return toTally(groupRows, spreadRow);
+    });
+  }
+
+  async sealedCount(where: readonly RunCondition[]): Promise<number> {
+    const { sql, params } = this.#sql.sealedCount(where);
+    return Number((await this.#pool.query<{ n: string }>(sql, params)).rows[0]?.n ?? 0);
   }
 
   async latestSealed(missionId: string, planHash: string): Promise<RunRow | undefined> {

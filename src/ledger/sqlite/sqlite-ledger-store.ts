@@ -1,10 +1,11 @@
 import type { SqliteDatabase, SqliteStatement } from '../../db/sqlite/sqlite-database.js';
 import type { RunPage } from '../history.js';
-import type { RunRow, StoredRecord, StoredRun } from '../ledger.js';
+import type { LedgerTally, RunRow, StoredRecord, StoredRun } from '../ledger.js';
 import type { LedgerStore, NewRun, PageReader } from '../ledger-store.js';
-import type { RunQuery } from '../run-query.js';
+import type { RunCondition, RunQuery } from '../run-query.js';
 import { ledgerSql, type LedgerDialect } from '../sql-statements.js';
 import { recordValues, runValues, toRun, toStored, type RecordDbRow, type RunDbRow } from '../sql-rows.js';
+import { toTally, type SpreadDbRow, type TallyDbRow } from '../tally-rows.js';
 
 const SQLITE: LedgerDialect = {
   table: (name) => name,
@@ -12,6 +13,9 @@ const SQLITE: LedgerDialect = {
   sealed: (value) => `sealed = ${value ? 1 : 0}`,
   runIdIn: (param) => `run_id IN (SELECT value FROM json_each(${param}))`,
   ids: (runIds) => JSON.stringify(runIds),
+  jsonText: (column, path) => `json_extract(${column}, '$.${path.join('.')}')`,
+  jsonNumber: (column, path) =>
+    `(CASE WHEN json_type(${column}, '$.${path.join('.')}') IN ('integer', 'real') THEN json_extract(${column}, '$.${path.join('.')}') * 1.0 END)`,
 };
 
 const SQL = ledgerSql(SQLITE);
@@ -33,6 +37,7 @@ export class SqliteLedgerStore implements LedgerStore {
   readonly #insertRunTx: (run: NewRun, records: readonly StoredRecord[]) => void;
   readonly #readRunTx: (runId: string) => StoredRun | undefined;
   readonly #pageTx: (query: RunQuery, withRecords: boolean) => RunPage;
+  readonly #tallyTx: (where: readonly RunCondition[]) => LedgerTally;
 
   /** A store on a migrated database; `readOnly` when it was opened to read (see `snapshot`). */
   constructor(db: SqliteDatabase, readOnly: boolean) {
@@ -59,6 +64,14 @@ export class SqliteLedgerStore implements LedgerStore {
       if (!withRecords || runs.length === 0) return { runs, records: [] };
       const ids = SQLITE.ids(runs.map((run) => run.runId));
       return { runs, records: (this.#pageRecords.all(ids) as RecordDbRow[]).map(toStored) };
+    });
+    // Both aggregates from one snapshot.
+    this.#tallyTx = db.transaction((where: readonly RunCondition[]): LedgerTally => {
+      const [groups, spread] = [SQL.tallyGroups(where), SQL.scoreSpread(where)];
+      return toTally(
+        db.prepare(groups.sql).all(...groups.params) as TallyDbRow[],
+        db.prepare(spread.sql).get(...spread.params) as SpreadDbRow,
+      );
     });
   }
 
@@ -88,6 +101,15 @@ export class SqliteLedgerStore implements LedgerStore {
 
   async lastRecords(runIds: readonly string[]): Promise<readonly StoredRecord[]> {
     return (this.#lastRecords.all(SQLITE.ids(runIds)) as RecordDbRow[]).map(toStored);
+  }
+
+  async tally(where: readonly RunCondition[]): Promise<LedgerTally> {
+    return this.#tallyTx(where);
+  }
+
+  async sealedCount(where: readonly RunCondition[]): Promise<number> {
+    const { sql, params } = SQL.sealedCount(where);
+    return (this.#db.prepare(sql).get(...params) as { n: number }).n;
   }
 
   async latestSealed(missionId: string, planHash: string): Promise<RunRow | undefined> {
