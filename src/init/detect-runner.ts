@@ -9,7 +9,7 @@ export interface DetectedRunner {
   readonly runner: RunnerId;
   /** What to call it, with its version when known: `vitest 3.2.4`, `jest ^29.7.0 (declared)`. */
   readonly label: string;
-  /** Why it was detected: `package.json devDependencies`, `vitest.config.ts`, `scripts.test`… */
+  /** Why it was detected: `package.json devDependencies`, `vitest.config.ts`, `vite.config.ts test:`, `scripts.test`… */
   readonly evidence: readonly string[];
   /** The check's command, run by `/bin/sh -c` in the check's copy. */
   readonly command: string;
@@ -46,6 +46,11 @@ const CONFIGS: Readonly<Record<NpmRunner, { readonly files: RegExp; readonly key
   tape: { files: /^$/ },
   tap: { files: /^\.taprc$/, key: 'tap' },
 };
+
+/** Vite's config file, where vitest's own settings may live under a `test` key. */
+const VITE_CONFIG = /^vite\.config\.[cm]?[jt]s$/;
+/** A `test:` key (`test: {`, `"test": {`), outside a line comment; text in strings or block comments may still pass. */
+const TEST_KEY = /^(?:(?!\/\/).)*?(?<![\w$.])(['"]?)test\1\s*:\s*[{(\w]/m;
 
 const TEST_DIRS = new Set(['test', 'tests', '__tests__', 'spec']);
 const SKIPPED_DIRS = new Set(['node_modules', '.git', '.redline', 'dist', 'build', 'coverage']);
@@ -214,6 +219,10 @@ export function detectRunners({ files, pytest, nodeVersion = process.version }: 
     if (config.key !== undefined && pkg !== undefined && Object.hasOwn(pkg, config.key)) note(runner, `package.json "${config.key}"`);
     for (const entry of root) if (!entry.directory && config.files.test(entry.name)) note(runner, entry.name);
   }
+  // A vite project may set vitest up in vite.config alone, vitest itself installed only as another package's dependency.
+  for (const entry of root)
+    if (!entry.directory && VITE_CONFIG.test(entry.name) && TEST_KEY.test(files.read(entry.name) ?? ''))
+      note('vitest', `${entry.name} test:`);
   const tests = testFiles(files);
   const nodeTest = tests.find((file) => /\.[cm]?[jt]s$/.test(file) && /(['"])node:test\1/.test(files.read(file) ?? ''));
   if (nodeTest !== undefined) note('node-test', `${nodeTest} imports node:test`);

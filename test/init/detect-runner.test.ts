@@ -54,6 +54,41 @@ describe('detectRunners', () => {
     );
   });
 
+  it('vitest set up only in vite.config under a `test` key, vitest installed as another package’s dependency', () => {
+    const config = [
+      "import { defineConfig } from 'vite';",
+      'export default defineConfig({',
+      '  plugins: [],',
+      "  test: { environment: 'node', include: ['src/**/*.test.ts'] },",
+      '});',
+    ].join('\n');
+    for (const name of ['vite.config.ts', 'vite.config.js', 'vite.config.mjs']) {
+      const [found] = detectRunners({
+        files: memoryFiles({
+          [name]: config,
+          'package.json': pkg({ devDependencies: { vite: '^6.0.0' } }),
+          'node_modules/vitest/package.json': pkg({ version: '3.2.4' }),
+        }),
+        nodeVersion: 'v20.19.0',
+      });
+      assert.deepEqual(
+        [found?.runner, found?.label, found?.evidence, found?.command],
+        ['vitest', 'vitest 3.2.4', [`${name} test:`], 'node_modules/.bin/vitest run --reporter=junit --outputFile=$REDLINE_REPORT'],
+        name,
+      );
+    }
+    // Quoted keys and a config function count too.
+    assert.equal(detect({ 'vite.config.ts': 'export default defineConfig(() => ({ "test": { globals: true } }))' })[0]?.runner, 'vitest');
+    // A vite config without tests, a `test` elsewhere than as a key, or one commented out, is no test runner.
+    for (const text of [
+      'export default defineConfig({ plugins: [] })',
+      "export default { build: { rollupOptions: { input: 'test.html' } }, define: { 'test.x': 1 } }",
+      'export default {\n  // test: { globals: true },\n}',
+      'export default { server: { proxy: { "/api": { bypass: (req) => req.test } } } }',
+    ])
+      assert.deepEqual(detect({ 'vite.config.ts': text }), [], text);
+  });
+
   it('jest through jest-junit, and says when jest-junit has to be installed', () => {
     const [without] = detect({ 'package.json': pkg({ scripts: { test: 'jest --coverage' }, devDependencies: { jest: '29.7.0' } }) });
     assert.equal(without?.command, 'JEST_JUNIT_OUTPUT_FILE=$REDLINE_REPORT node_modules/.bin/jest --ci --reporters=jest-junit --coverage');
