@@ -27,6 +27,7 @@ const CASES: readonly Case[] = [
   { fixture: 'node-test', label: /^node:test \(node /, ...JS },
   { fixture: 'mocha', label: /^mocha 10\.8\.2:/, ...JS },
   { fixture: 'tape', label: /^tape 5\.9\.0:/, ...JS },
+  { fixture: 'tap', label: /^tap 21\.1\.0:/, ...JS },
   { fixture: 'vitest', label: /^vitest 3\.2\.4:/, ...JS },
   { fixture: 'jest', label: /^jest 29\.7\.0:/, ...JS },
   { fixture: 'ava', label: /^ava 6\.1\.3:/, ...JS },
