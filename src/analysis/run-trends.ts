@@ -19,7 +19,10 @@ export interface TrendRow {
 /** Outcomes, stop reasons and spend over time, one row per period from the first run's to the last's. */
 export interface RunTrends {
   readonly period: Period;
-  /** Every period from the first to the last with runs, oldest first (periods without runs included). */
+  /**
+   * Every period from the first to the last with runs, oldest first: periods without runs included, unless
+   * there would be more than 1,000 of them (then only those with runs).
+   */
   readonly rows: readonly TrendRow[];
   /** Every stop reason seen, most runs first (then by name). */
   readonly stopReasons: readonly string[];
@@ -27,6 +30,8 @@ export interface RunTrends {
 
 const DAY_MS = 86_400_000;
 const WEEK_MS = 7 * DAY_MS;
+/** At most this many periods are listed from the first to the last; beyond, only the periods with runs. */
+const MAX_FILLED_PERIODS = 1_000;
 /** Up to this many days between the first run and the last, a trend counts by day; beyond, by week. */
 export const DAILY_UP_TO_DAYS = 62;
 
@@ -54,8 +59,9 @@ const add = (counts: Map<string, number>, key: string, runs: number): void => {
  * const { rows } = runTrends((await ledgerTally(ledger, { taskType: 'ci-fix' })).groups);
  */
 export function runTrends(groups: readonly RunTally[], period?: Period): RunTrends {
-  const days = groups.map(({ day }) => day);
-  const [first, last] = [Math.min(...days), Math.max(...days)];
+  // A loop, not Math.min(...days): a tally may have more groups than a call takes arguments.
+  let [first, last] = [Infinity, -Infinity];
+  for (const { day } of groups) [first, last] = [Math.min(first, day), Math.max(last, day)];
   const chosen = period ?? (groups.length === 0 || last - first <= DAILY_UP_TO_DAYS * DAY_MS ? 'day' : 'week');
   const startOf = chosen === 'day' ? (day: number) => day : weekOf;
   const rows = new Map<number, Row>();
@@ -70,18 +76,24 @@ export function runTrends(groups: readonly RunTally[], period?: Period): RunTren
     add(reasons, group.stopReason, group.runs);
     rows.set(start, row);
   }
-  const filled: TrendRow[] = [];
-  if (groups.length > 0)
-    for (let start = startOf(first); start <= startOf(last); start += chosen === 'day' ? DAY_MS : WEEK_MS) {
-      const row = rows.get(start);
-      filled.push({
-        start,
-        runs: row?.runs ?? 0,
-        outcomes: row?.outcomes ?? new Map(),
-        stopReasons: row?.stopReasons ?? new Map(),
-        costUsd: row?.costUsd ?? 0,
-      });
-    }
+  const step = chosen === 'day' ? DAY_MS : WEEK_MS;
+  const toRow = (start: number): TrendRow => {
+    const row = rows.get(start);
+    return {
+      start,
+      runs: row?.runs ?? 0,
+      outcomes: row?.outcomes ?? new Map(),
+      stopReasons: row?.stopReasons ?? new Map(),
+      costUsd: row?.costUsd ?? 0,
+    };
+  };
+  // Start times are the runs' clocks': a ledger whose runs span centuries gets its periods with runs only.
+  const span = groups.length === 0 ? 0 : (startOf(last) - startOf(first)) / step + 1;
+  const starts =
+    span <= MAX_FILLED_PERIODS
+      ? Array.from({ length: span }, (_, index) => startOf(first) + index * step)
+      : [...rows.keys()].sort((a, b) => a - b);
+  const filled = starts.map(toRow);
   const stopReasons = [...reasons].sort(([a, m], [b, n]) => n - m || (a < b ? -1 : a > b ? 1 : 0)).map(([reason]) => reason);
   return { period: chosen, rows: filled, stopReasons };
 }

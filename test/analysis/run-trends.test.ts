@@ -60,6 +60,17 @@ describe('runTrends', () => {
     assert.deepEqual(trends.stopReasons, ['b', 'a']);
   });
 
+  it('lists only the weeks with runs when the runs span more than 1,000 weeks (a run clock far off)', () => {
+    const trends = runTrends([group(WED, 'complete', 'a', 1), group(WED + 1_050_000 * DAY, 'complete', 'a', 1)]);
+    assert.deepEqual(
+      trends.rows.map(({ start, runs }) => [start, runs]),
+      [
+        [WED - 2 * DAY, 1],
+        [WED - 2 * DAY + 1_050_000 * DAY, 1],
+      ],
+    );
+  });
+
   it('has no rows without runs', () => {
     assert.deepEqual(runTrends([]), { period: 'day', rows: [], stopReasons: [] });
   });
