@@ -37,7 +37,14 @@ export function barChart({
   const width = Math.max(320, Math.min(960, LEFT + RIGHT + bars.length * 14));
   const slot = (width - LEFT - RIGHT) / Math.max(1, bars.length);
   const barWidth = Math.max(1, slot * 0.8);
-  const top = Math.max(0, ...bars.map(({ values }) => values.reduce((sum, value) => sum + Math.max(0, value), 0)));
+  const top = bars.reduce(
+    (most, { values }) =>
+      Math.max(
+        most,
+        values.reduce((sum, value) => sum + Math.max(0, value), 0),
+      ),
+    0,
+  );
   const scale = top === 0 ? 0 : (HEIGHT - TOP - BOTTOM) / top;
   const base = HEIGHT - BOTTOM;
   const segments = bars.map((bar, index) => {
