@@ -4,7 +4,7 @@ import type { Ledger, LedgerTally, RunTally, StoredRun, TallyFilter } from './le
 
 const DAY_MS = 86_400_000;
 
-/** The key of a run's group, and the group as it grows. */
+/** A group of runs as it grows. */
 type Group = { -readonly [K in keyof RunTally]: RunTally[K] };
 
 /**
