@@ -8,8 +8,7 @@ import type { Output } from '../../src/cli/run-command.js';
 import { openLedger } from '../../src/ledger/open-ledger.js';
 import { layOut, recordRun, type RecordedRun } from './admit-runs.js';
 import { tempDir } from '../helpers/workspace.js';
-
-const ROOT = path.resolve(import.meta.dirname, '../..');
+import { redline } from '../cli/redline.js';
 
 /** A SQLite ledger file holding one run, and a directory laid out as `layout`. */
 async function setUp(run: RecordedRun, layout: Record<string, string> = {}): Promise<{ db: string; dir: string; runId: string }> {
@@ -28,17 +27,6 @@ function recorder(): Output & { stdout: string[]; stderr: string[] } {
   const stdout: string[] = [];
   const stderr: string[] = [];
   return { stdout, stderr, print: (line) => void stdout.push(line), progress: (line) => void stderr.push(line) };
-}
-
-/** The CLI from source, in a child process (the built one may be older). */
-function redline(args: string[]) {
-  const script = `const { main } = await import(${JSON.stringify(path.join(ROOT, 'src/cli/main.ts'))}); process.exitCode = await main(${JSON.stringify(args)});`;
-  const result = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
 describe('redline admit', () => {
@@ -162,15 +150,15 @@ describe('redline admit', () => {
 
   it('through main: exit 2 with the message and no stack trace, and accurate --help', async () => {
     const { db, dir, runId } = await setUp({ files: { 'a.txt': 'new\n' }, baseline: {} }, { 'a.txt': 'edited\n' });
-    const conflict = redline(['admit', runId, '--to', dir, '--ledger', db]);
+    const conflict = await redline(['admit', runId, '--to', dir, '--ledger', db]);
     assert.equal(conflict.code, 2);
     assert.equal(
       conflict.stderr,
       `redline: run ${runId}: 1 path(s) of ${dir} changed since the run started; nothing was written (--force admits over them)\n  a.txt: created since the run started\n`,
     );
-    const both = redline(['admit', runId, '--patch', 'p', '--git-branch', 'b', '--ledger', db]);
+    const both = await redline(['admit', runId, '--patch', 'p', '--git-branch', 'b', '--ledger', db]);
     assert.deepEqual([both.code, both.stderr], [2, 'redline: Expected one of --patch FILE or --git-branch NAME, got both\n']);
-    const help = redline(['admit', '--help']);
+    const help = await redline(['admit', '--help']);
     assert.equal(help.code, 0);
     for (const option of ['--to <dir>', '--patch <file>', '--git-branch <name>', '--force', '--json', '--ledger <location>'])
       assert.ok(help.stdout.includes(option), option);

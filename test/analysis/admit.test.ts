@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
@@ -195,10 +196,13 @@ describe('admitRun stopped partway through writing', () => {
     const dir = await scratch();
     await layOut(dir, { 'gone.txt': 'bye\n', 'a.txt': 'old a\n' });
     const source = path.resolve(import.meta.dirname, '../..');
+    // The suites' compiled tree runs as JavaScript; from source, through tsx.
+    const compiled = existsSync(path.join(source, 'src/analysis/admit.js'));
+    const ext = compiled ? 'js' : 'ts';
     const script = `
-      const { admitRun } = await import(${JSON.stringify(path.join(source, 'src/analysis/admit.ts'))});
-      const { MemoryLedger } = await import(${JSON.stringify(path.join(source, 'src/ledger/memory/memory-ledger.ts'))});
-      const { recordRun } = await import(${JSON.stringify(path.join(import.meta.dirname, 'admit-runs.ts'))});
+      const { admitRun } = await import(${JSON.stringify(path.join(source, `src/analysis/admit.${ext}`))});
+      const { MemoryLedger } = await import(${JSON.stringify(path.join(source, `src/ledger/memory/memory-ledger.${ext}`))});
+      const { recordRun } = await import(${JSON.stringify(path.join(import.meta.dirname, `admit-runs.${ext}`))});
       const ledger = new MemoryLedger();
       const files = { 'gone.txt': null, 'a.txt': 'new a\\n', 'b.bin': 'x'.repeat(4 * 1024 * 1024), 'c/d.txt': 'new d\\n' };
       const runId = await recordRun(ledger, { files, baseline: { 'gone.txt': 'bye\\n', 'a.txt': 'old a\\n' } });
@@ -206,7 +210,15 @@ describe('admitRun stopped partway through writing', () => {
       console.log(JSON.stringify({ runId, name: error?.name, code: error?.code, message: error?.message, problems: error?.problems }));`;
     const child = spawnSync(
       'sh',
-      ['-c', 'ulimit -f 2048 && exec "$0" "$@"', process.execPath, '--import', 'tsx', '--input-type=module', '-e', script],
+      [
+        '-c',
+        'ulimit -f 2048 && exec "$0" "$@"',
+        process.execPath,
+        ...(compiled ? [] : ['--import', 'tsx']),
+        '--input-type=module',
+        '-e',
+        script,
+      ],
       { cwd: source, encoding: 'utf8', timeout: 60_000 },
     );
     assert.equal(child.status, 0, child.stderr);

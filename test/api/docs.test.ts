@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
@@ -110,8 +109,6 @@ describe('docs/architecture.md', () => {
   });
 });
 
-/** The checkout itself: under .test-build/ the top-level files are links back to it. */
-const CHECKOUT = path.dirname(realpathSync(path.join(ROOT, 'package.json')));
 const manifest = JSON.parse(read('package.json')) as { name: string; bin: Record<string, string>; exports: Record<string, unknown> };
 /** What a user imports: the package name and its exported subpaths (`redline-loop`, `redline-loop/sqlite` …). */
 const SPECIFIERS = new Set(
@@ -177,31 +174,4 @@ describe('the package name', () => {
       );
     });
   }
-});
-
-describe('the npm package', () => {
-  const packed = (): string[] => {
-    const { status, stdout, stderr } = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
-      cwd: CHECKOUT,
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
-    assert.equal(status, 0, stderr);
-    return (JSON.parse(stdout) as { files: { path: string }[] }[])[0]!.files.map((file) => file.path);
-  };
-
-  it('ships the CLI, the schema, the examples the demo runs and the docs, without screenshots or source maps', () => {
-    const files = packed();
-    const demo = JSON.parse(read('examples/demo.json')) as { mission: string }[];
-    for (const file of ['README.md', 'package.json', 'bin/redline.js', 'schema/mission.schema.json', 'examples/demo.json'])
-      assert.ok(files.includes(file), file);
-    for (const { mission } of demo) assert.ok(files.includes(mission), mission);
-    for (const doc of tree('docs').filter((file) => /\.(md|svg)$/.test(file))) assert.ok(files.includes(doc), doc);
-    // The review app's screenshots stay in the repository (docs/review-app.md says so); the source maps point
-    // at src/, which the package does not ship.
-    assert.deepEqual(
-      files.filter((file) => /\.(png|map)$/.test(file) || /^(src|test|bench|scripts)\//.test(file)),
-      [],
-    );
-  });
 });

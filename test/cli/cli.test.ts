@@ -123,16 +123,4 @@ describe('redline CLI', () => {
       'the hook saw the SQLite driver load',
     );
   });
-
-  it('demo runs every bundled mission as documented and exits 0', async () => {
-    const dir = await tempWorkspace({});
-    const { code, stdout, stderr } = await redline(['demo', '--json', '--ledger', path.join(dir, 'demo.db')]);
-    assert.equal(code, 0, stderr);
-    const runs = stdout
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as { outcome: string; verification: string });
-    assert.deepEqual(new Set(runs.map((run) => run.outcome)), new Set(['complete', 'complete_noop', 'blocked', 'failed_with_evidence']));
-    assert.deepEqual(new Set(runs.map((run) => run.verification)), new Set(['verified', 'sampled', 'unverified']));
-  });
 });

@@ -1,36 +1,13 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import pg from 'pg';
-import { tempWorkspace } from '../helpers/workspace.js';
-import { redline, ROOT, spawnRedline } from './redline.js';
+import { ANSWER_AGENT, gatedMission, runIdOf } from '../helpers/gated-mission.js';
+import { redline } from './redline.js';
 
 const PG_URL = 'postgres://postgres@127.0.0.1:5432/test';
-/** Answers right after reading the expected value from the failing finding: a changed plan. */
-const ANSWER = path.join(ROOT, 'test/fixtures/proposers/answer-agent.sh');
-
-/** A mission that blocks at the human gate after two failed rounds, with a proposer that always answers 41. */
-async function gatedMission(): Promise<{ dir: string; file: string; wrong: string }> {
-  const dir = await tempWorkspace({ 'ws/src/answer.txt': '0\n' });
-  const file = path.join(dir, 'mission.json');
-  await writeFile(
-    file,
-    JSON.stringify({
-      id: 'gated',
-      goal: 'write the answer',
-      workspace: 'ws',
-      scope: ['src/**'],
-      budgets: { maxAttempts: 6 },
-      stopPolicy: { guards: [{ humanGate: { n: 2 } }] },
-      checks: [{ name: 'answer', kind: 'expected-output', command: 'cat src/answer.txt', expected: '42' }],
-    }),
-  );
-  return { dir, file, wrong: `printf '%s' '{"files":{"src/answer.txt":"41\\n"}}'` };
-}
-
-const runIdOf = (stdout: string): string => (JSON.parse(stdout) as { runId: string }).runId;
+const ANSWER = ANSWER_AGENT;
 
 /** Where each backend's ledger of a test lives. */
 const schemas: string[] = [];
@@ -181,37 +158,5 @@ describe('ledger verify checks links', () => {
     assert.match(verify.stdout, new RegExp(`BROKEN run ${linked}: link — it resolves run ${old}, which is not in this ledger`));
     const json = await redline(['ledger', 'verify', '--json', '--ledger', alone]);
     assert.match(JSON.parse(json.stdout.split('\n')[0] as string).linkProblem, /which is not in this ledger/);
-  });
-});
-
-describe('linked runs through the built CLI (real processes)', () => {
-  it('a same-plan rerun refused with exit 2 and no stack trace, and a changed-plan linked run accepted', async () => {
-    const { dir, file, wrong } = await gatedMission();
-    const ledger = path.join(dir, 'ledger.db');
-    const first = spawnRedline(['run', file, '--proposer', wrong, '--json', '--ledger', ledger]);
-    assert.equal(first.code, 1, first.stderr);
-    const old = runIdOf(first.stdout);
-    const refused = spawnRedline(['run', file, '--proposer', wrong, '--ledger', ledger]);
-    assert.equal(refused.code, 2);
-    assert.match(refused.stderr, /^redline: refused to rerun the same plan on mission gated/m);
-    assert.match(refused.stderr, new RegExp(`--resolves ${old} with a changed plan`));
-    assert.doesNotMatch(refused.stderr, /\n\s+at /);
-    const accepted = spawnRedline([
-      'run',
-      file,
-      '--proposer',
-      `sh ${ANSWER}`,
-      '--resolves',
-      old,
-      '--note',
-      'hint reader',
-      '--json',
-      '--ledger',
-      ledger,
-    ]);
-    assert.equal(accepted.code, 0, accepted.stderr);
-    const lineage = spawnRedline(['ledger', 'show', '--lineage', old, '--ledger', ledger]);
-    assert.equal(lineage.code, 0, lineage.stderr);
-    assert.match(lineage.stdout, new RegExp(`└ run ${runIdOf(accepted.stdout)} — complete / demand_passed.* — hint reader`));
   });
 });

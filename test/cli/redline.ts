@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { main } from '../../src/cli/main.js';
@@ -41,15 +41,29 @@ export async function redline(args: readonly string[]): Promise<CliResult> {
  */
 export function spawnRedline(
   args: readonly string[],
-  { cwd = ROOT, env = process.env, node = [] }: { cwd?: string; env?: NodeJS.ProcessEnv; node?: readonly string[] } = {},
+  {
+    cwd = ROOT,
+    env = process.env,
+    node = [],
+    timeout = 60_000,
+  }: { cwd?: string; env?: NodeJS.ProcessEnv; node?: readonly string[]; timeout?: number } = {},
 ): CliResult {
-  const result = spawnSync(process.execPath, [...node, BIN, ...args], { cwd, encoding: 'utf8', timeout: 60_000, env });
+  const result = spawnSync(process.execPath, [...node, BIN, ...args], { cwd, encoding: 'utf8', timeout, env });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-/** Runs a TypeScript program (through tsx) to its end, without blocking this process: for children that die mid-run. */
+/**
+ * How node runs the TypeScript program `file`: its compiled JavaScript beside it when there is one (the
+ * suites' compiled tree, where tsx's start would cost more than the program), else through tsx.
+ */
+export function nodeFor(file: string): string[] {
+  const compiled = file.replace(/\.ts$/, '.js');
+  return compiled !== file && existsSync(compiled) ? [compiled] : ['--import', 'tsx', file];
+}
+
+/** Runs a TypeScript program (through tsx, unless compiled) to its end, without blocking this process: for children that die mid-run. */
 export async function runChild(file: string, args: readonly string[]): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', file, ...args], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeFor(file), ...args], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   return new Promise((resolve, reject) => {
