@@ -95,7 +95,8 @@ describe('runProcess in a bwrap sandbox', { skip: noBwrap }, () => {
 
   before(async () => {
     work = await tempDir('redline-sandbox-');
-    outsideTmp = await tempDir('redline-outside-');
+    // /tmp itself, whatever the suite's temporary directory is.
+    outsideTmp = await mkdtemp('/tmp/redline-outside-');
     outsideVar = await mkdtemp('/var/tmp/redline-outside-');
     server = net.createServer((socket) => socket.end());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
