@@ -8,7 +8,7 @@ import { redline } from './redline.js';
 
 // `redline run` keeps the workspace's snapshot and check copy in a cache folder (a temp one here, never the
 // user's): the next run says it reused the copy, `cache status` lists it, `cache prune` frees it.
-const AGENT = `node -e "process.stdout.write(JSON.stringify({files:{'src/add.js':'module.exports = (a, b) => a + b;\\n'}}))"`;
+const AGENT = `printf '%s' '{"files":{"src/add.js":"module.exports = (a, b) => a + b;\\n"}}'`;
 
 async function addMission(): Promise<{ file: string; db: string; ws: string; cache: string }> {
   const dir = await tempWorkspace({
@@ -24,7 +24,7 @@ async function addMission(): Promise<{ file: string; db: string; ws: string; cac
       goal: 'make add add',
       workspace: 'ws',
       scope: ['src/**'],
-      checks: [{ name: 'tests', kind: 'test-runner', command: 'node --test --test-reporter=tap', format: 'tap' }],
+      checks: [{ name: 'tests', kind: 'test-runner', command: 'node --test-reporter=tap test/add.test.js', format: 'tap' }],
     }),
   );
   return { file, db: path.join(dir, 'ledger.db'), ws: path.join(dir, 'ws'), cache: path.join(dir, 'cache') };

@@ -35,7 +35,7 @@ after(async () => {
 
 async function fixture(
   budgets: Record<string, unknown> = { maxAttempts: 5 },
-  command = 'node --test --test-reporter=tap test/add.test.js',
+  command = 'node --test-reporter=tap test/add.test.js',
 ): Promise<Mission> {
   const dir = await tempWorkspace({
     'package.json': '{ "type": "module" }\n',
@@ -182,8 +182,8 @@ describe('McpSession', () => {
 
   it("checks the baseline when the session starts, so the first submit runs the checks once; the run records the mission's own workspace", async () => {
     const counter = path.join(scratchDir, `checked-${process.pid}`);
-    const count = `node -e "require('fs').appendFileSync('${counter}', 'x')"`;
-    const mission = await fixture({ maxAttempts: 3 }, `${count} && node --test --test-reporter=tap test/add.test.js`);
+    const count = `printf x >> '${counter}'`;
+    const mission = await fixture({ maxAttempts: 3 }, `${count} && node --test-reporter=tap test/add.test.js`);
     const ledger = new MemoryLedger();
     const session = await McpSession.open({ mission, ledger, scratchDir });
     try {
@@ -204,7 +204,7 @@ describe('McpSession', () => {
 
   it('answers status at once while a submit runs, with the checks running and for how long', async () => {
     let now = 0;
-    const mission = await fixture({ maxAttempts: 3 }, 'SLOW=400 node --test --test-reporter=tap test/add.test.js');
+    const mission = await fixture({ maxAttempts: 3 }, 'SLOW=400 node --test-reporter=tap test/add.test.js');
     const session = await McpSession.open({ mission, ledger: new MemoryLedger(), scratchDir, _internal: { now: () => now } });
     try {
       now = 1500;
@@ -292,7 +292,7 @@ describe('McpSession', () => {
   });
 
   it('keeps a long call alive with progress notifications when the client asks for progress', async () => {
-    const mission = await fixture({ maxAttempts: 2 }, 'SLOW=600 node --test --test-reporter=tap test/add.test.js');
+    const mission = await fixture({ maxAttempts: 2 }, 'SLOW=600 node --test-reporter=tap test/add.test.js');
     const [toServer, fromServer] = [new PassThrough(), new PassThrough()];
     const served = serveMcp({
       front: new StdioFront({ input: toServer, output: fromServer }),

@@ -23,7 +23,7 @@ describe('a worker under a degraded review queue', () => {
     }
     const dir = await tempWorkspace({});
     const file = await answerMission(dir, 'pressed');
-    const proposer = `node -e "process.stdout.write(JSON.stringify({files:{'src/answer.txt':'42\\\\n'}}))"`;
+    const proposer = `printf '%s' '{"files":{"src/answer.txt":"42\\n"}}'`;
     const key = submitterKey(dir);
     assert.equal((await redline(['submit', file, '--postgres', fleet.url, '--proposer', proposer, ...key.sign])).code, 0);
     const worker = await redline([
