@@ -11,7 +11,7 @@ import { removeTree } from './safe-fs.js';
 import { RECORDED, REMOVING, thisOwner } from './sweep.js';
 import { WorkCopy, type CandidateFiles, type ResetReport } from './work-copy.js';
 import type { Manifest, ManifestEntry } from './manifest.js';
-import type { Stamp } from './stamp.js';
+import { sameStamp, type Stamp } from './stamp.js';
 import { CacheEntry, DEFAULT_CACHE_MAX_BYTES, pruneCache, type CopyState } from './workspace-cache.js';
 
 export interface RunWorkspaceOptions {
@@ -167,6 +167,15 @@ function copyDifferences(
   return differences;
 }
 
+function sameStamps(a: ReadonlyMap<string, Stamp>, b: ReadonlyMap<string, Stamp>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [file, stamp] of a) {
+    const other = b.get(file);
+    if (other === undefined || !sameStamp(stamp, other)) return false;
+  }
+  return true;
+}
+
 function sameEntry(a: ManifestEntry | undefined, b: ManifestEntry | undefined): boolean {
   if (a === undefined || b === undefined) return a === b;
   if (a.type === 'file') return b.type === 'file' && a.hash === b.hash && a.mode === b.mode && a.size === b.size;
@@ -298,7 +307,15 @@ export class RunWorkspace {
         ...(cached === undefined ? { copyDir: entry.copyDir } : { previous: cached.previous }),
       });
       const { snapshot } = taken;
-      entry.saveSnapshot({ ...snapshot, startedAt: taken.startedAt });
+      // A workspace found exactly as the last snapshot left it (nothing read, every stamp the same) keeps
+      // that snapshot's record, its walk's start included: rewriting it would change nothing the next run reads.
+      if (
+        cached === undefined ||
+        taken.hashed > 0 ||
+        snapshot.hash !== cached.previous.hash ||
+        !sameStamps(snapshot.live, cached.previous.live)
+      )
+        entry.saveSnapshot({ ...snapshot, startedAt: taken.startedAt });
       let check: WorkCopy;
       let report: SnapshotReport;
       let agent: LeftCopy | undefined;
