@@ -237,9 +237,8 @@ export class WorkCopy {
         continue;
       }
       const now = stampOf(info);
+      if (sameStamp(now, stamp) && !isRacy(stamp, this.#settledAt)) continue;
       const wanted = this.#wanted(file) as Wanted;
-      const same = sameStamp(now, stamp);
-      if (same && !isRacy(stamp, this.#settledAt)) continue;
       if (now.kind !== stamp.kind) {
         changed.add(file);
         continue;
