@@ -45,6 +45,8 @@ export interface OverheadRow {
   readonly perAttemptMs: readonly number[];
   /** Where more goes: spawn to the `run.started` record, the seal's record to exit. */
   readonly phasesMs: Phases;
+  /** `cp -r` of the repository on the same file system, once per repository: the first run's reference. */
+  readonly copyMs: number;
 }
 
 export interface Phases {
@@ -286,6 +288,15 @@ interface AttemptData {
   readonly findings?: readonly { readonly durationMs?: number }[];
 }
 
+/** Wall ms of `cp -r` of `dir` beside it (then removed): what writing one copy of the repository costs here. */
+async function copyTime(dir: string, root: string): Promise<number> {
+  const target = path.join(root, `cp-${path.basename(dir)}`);
+  const { code, ms, output } = await sh(`cp -r ${JSON.stringify(dir)} ${JSON.stringify(target)}`, root);
+  rmSync(target, { recursive: true, force: true });
+  if (code !== 0) throw new Error(`real-overhead: cp -r of ${dir} failed: ${output}`);
+  return ms;
+}
+
 /** `redline run` of the mission by the built CLI: wall ms from spawn to exit, and its per-attempt times. */
 async function redlineRun(
   subject: Subject,
@@ -338,6 +349,7 @@ export async function realOverheadBench({
       const ledger = path.join(root, `ledger-${path.basename(subject.dir)}.db`);
       writeProposer(subject, proposer);
       writeMission(subject, mission, proposer);
+      const copyMs = await copyTime(subject.dir, root);
       for (let run = 1; run <= runs; run += 1) {
         const byHandMs = await byHand(subject, proposer);
         const { ms: redlineMs, perAttemptMs, phasesMs } = await redlineRun(subject, mission, ledger);
@@ -351,6 +363,7 @@ export async function realOverheadBench({
           ratio: redlineMs / byHandMs,
           perAttemptMs,
           phasesMs,
+          copyMs,
         });
       }
     }

@@ -6,7 +6,7 @@ import { compareInventory } from './inventory-comparison.js';
 import { inventoryFindings } from './inventory-findings.js';
 import { tail } from './process-finding.js';
 import type { ParsedReport, TestResult } from './reports/test-result.js';
-import { failureIdentities, relativeTo, testId, withoutTempPaths } from './test-identity.js';
+import { failureIdentities, relativeTo, tempPathScrubber, testId, withoutTempPaths } from './test-identity.js';
 
 type CheckFields = Pick<Check, 'name' | 'stage' | 'tier'>;
 
@@ -20,17 +20,18 @@ function capped(text: string): string {
 /** One `fail` finding per failing test, under its stable identity (see `failureIdentities`). */
 function failureFindings(check: CheckFields, failed: readonly TestResult[], dir: string): Finding[] {
   const identities = failureIdentities(failed, dir);
+  const scrub = tempPathScrubber(dir);
   return failed.map((test, index) => {
-    const id = withoutTempPaths(testId(test), dir);
+    const id = scrub(testId(test));
     return finding(
       check,
       'fail',
       [`test.failed:${identities[index]}`],
-      capped(test.message === undefined ? `${id} failed` : withoutTempPaths(test.message, dir)),
+      capped(test.message === undefined ? `${id} failed` : scrub(test.message)),
       {
         location: {
           test: id,
-          ...(test.file === undefined ? {} : { file: relativeTo(dir, test.file) }),
+          ...(test.file === undefined ? {} : { file: relativeTo(dir, test.file, scrub) }),
           ...(test.line === undefined ? {} : { line: test.line }),
         },
       },

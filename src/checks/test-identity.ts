@@ -19,25 +19,40 @@ function spellings(dir: string): string[] {
   return [...new Set([dir, real])].sort((a, b) => b.length - a.length);
 }
 
+/** Text to scrub of temp paths: see {@link tempPathScrubber}. */
+export type TempPathScrubber = (text: string) => string;
+
 /**
  * Removes what changes from one attempt or run to the next from a test report's text: paths under the
  * check's copy become relative to it (`/tmp/redline-runs/R/check/test/a.js` → `test/a.js`, `file://`
- * URLs too), and any other directory directly under the system's temp dir becomes `<tmp>`.
+ * URLs too), and any other directory directly under the system's temp dir becomes `<tmp>`. The
+ * directories' real paths are read once, here: build one per report, not one per line.
  */
-export function withoutTempPaths(text: string, dir: string): string {
-  let out = text;
+export function tempPathScrubber(dir: string): TempPathScrubber {
+  // Each rule applies only to text holding its directory (which every match spells out): most lines hold none.
+  const rules: { readonly root: string; readonly pattern: RegExp; readonly by: string }[] = [];
   for (const root of spellings(dir)) {
-    out = out.replace(new RegExp(`(?:file://)?${escape(root)}/`, 'g'), '');
-    out = out.replace(new RegExp(`(?:file://)?${escape(root)}(?![^\\s'"():,])`, 'g'), '.');
+    rules.push({ root, pattern: new RegExp(`(?:file://)?${escape(root)}/`, 'g'), by: '' });
+    rules.push({ root, pattern: new RegExp(`(?:file://)?${escape(root)}(?![^\\s'"():,])`, 'g'), by: '.' });
   }
-  for (const root of spellings(tmpdir())) out = out.replace(new RegExp(`(?:file://)?${escape(root)}/[^/\\s'"():,]+`, 'g'), TEMP_DIR);
-  return out;
+  for (const root of spellings(tmpdir()))
+    rules.push({ root, pattern: new RegExp(`(?:file://)?${escape(root)}/[^/\\s'"():,]+`, 'g'), by: TEMP_DIR });
+  return (text) => {
+    let out = text;
+    for (const { root, pattern, by } of rules) if (out.includes(root)) out = out.replace(pattern, by);
+    return out;
+  };
+}
+
+/** {@link tempPathScrubber} of `dir`, applied to one text. */
+export function withoutTempPaths(text: string, dir: string): string {
+  return tempPathScrubber(dir)(text);
 }
 
 /** A test's file relative to the copy the check ran in (a report may give it absolute or as a URL). */
-export function relativeTo(dir: string, file: string): string {
+export function relativeTo(dir: string, file: string, scrub: TempPathScrubber = tempPathScrubber(dir)): string {
   const plain = file.startsWith('file://') ? new URL(file).pathname : file;
-  const stable = withoutTempPaths(plain, dir);
+  const stable = scrub(plain);
   return stable === plain && path.isAbsolute(plain) ? path.relative(dir, plain) : stable;
 }
 
@@ -74,9 +89,10 @@ function distinct(id: string, taken: Set<string>, counts: Map<string, number>): 
 export function inventoryOf(tests: readonly TestResult[], dir: string): TestInventory {
   const taken = new Set<string>();
   const counts = new Map<string, number>();
+  const scrub = tempPathScrubber(dir);
   const cases = tests.map((test): InventoryCase => {
-    const file = test.declaredFile === undefined ? undefined : relativeTo(dir, test.declaredFile);
-    const name = withoutTempPaths(testId(test), dir);
+    const file = test.declaredFile === undefined ? undefined : relativeTo(dir, test.declaredFile, scrub);
+    const name = scrub(testId(test));
     const id = distinct(file === undefined ? name : `${file} > ${name}`, taken, counts);
     return { id, status: test.status, ...(file === undefined ? {} : { file }) };
   });
@@ -90,11 +106,12 @@ export function inventoryOf(tests: readonly TestResult[], dir: string): TestInve
  * position, ` #2`, ` #3`: every failing assertion counts once.
  */
 export function failureIdentities(failed: readonly TestResult[], dir: string): string[] {
-  const base = failed.map((test) => withoutTempPaths(testId(test), dir));
+  const scrub = tempPathScrubber(dir);
+  const base = failed.map((test) => scrub(testId(test)));
   const located = base.map((id, index) => {
     if (base.indexOf(id) === base.lastIndexOf(id)) return id;
     const { file, line } = failed[index] as TestResult;
-    const place = file === undefined ? undefined : `${withoutTempPaths(file, dir)}${line === undefined ? '' : `:${line}`}`;
+    const place = file === undefined ? undefined : `${scrub(file)}${line === undefined ? '' : `:${line}`}`;
     return place === undefined ? id : `${id} @ ${place}`;
   });
   const seen = new Map<string, number>();

@@ -9,6 +9,7 @@ import { addReviewCommand } from './review-command.js';
 import type { Output } from './run-command.js';
 import { addStudyCommand } from './study-command.js';
 import { terminalText } from './terminal-text.js';
+import { VERSION } from './version.js';
 
 // Each action imports its command when it runs: `redline --help` or `redline ledger verify` then loads
 // neither the loop, the mission schema, the study nor a database driver it does not use.
@@ -25,7 +26,7 @@ const SIGNING_KEY_DEFAULT = 'signing-key.pem next to a SQLite ledger, or in .red
 function program(setCode: (code: number) => void, output: Output): Command {
   const cli = new Command('redline')
     .description('Bounded refinement loops for AI agents that stop for the right reason.')
-    .version('0.1.0')
+    .version(VERSION)
     // A command's options are its own once its name is given (`review filters --ledger` is the list's,
     // `review filters add … --ledger` the add's): commander needs every ancestor positional for that.
     .enablePositionalOptions()

@@ -2,7 +2,6 @@ import { clean } from './terminal-text.js';
 import { displayLocation, expectLedgerAt, ledgerLocation } from '../ledger/open-ledger.js';
 import { findSigner } from '../ledger/signing-key.js';
 import type { ReviewQueueOptions } from '../review/config.js';
-import { openReviewQueue } from '../review/open-review-queue.js';
 import type { ReviewQueue } from '../review/review-queue.js';
 import type { Signer } from '../core/signature.js';
 
@@ -18,6 +17,8 @@ export async function withReviewQueue<T>(
 ): Promise<T> {
   const location = ledgerLocation(explicit, process.cwd());
   if (!creates) await expectLedgerAt(location);
+  // Loaded when a command opens the queue, not when the CLI defines its commands (`redline --help`).
+  const { openReviewQueue } = await import('../review/open-review-queue.js');
   const queue = await openReviewQueue(location, { ...(await journalSigner(location)), ...options });
   try {
     return await work(queue, clean(displayLocation(location)));

@@ -3,6 +3,7 @@ import { EMPTY_CANDIDATE } from '../core/candidate.js';
 import type { Finding } from '../core/finding.js';
 import type { Mission } from '../mission/mission.js';
 import { buildChecks } from '../roles/build-checks.js';
+import { holdRun } from '../workspace/held-runs.js';
 import { RunWorkspace } from '../workspace/run-workspace.js';
 import { checkCandidate } from './check-candidate.js';
 import { environmentVerdict } from './environment.js';
@@ -38,12 +39,21 @@ export async function checkBaseline({
 }): Promise<BaselineReport> {
   if (mission.workspaceDir === undefined) throw new TypeError(`Expected a mission with a workspace, got mission ${mission.id} without one`);
   const checks = checkPlan(mission, await buildChecks(mission), []).filter((check) => check.shadow !== true);
-  const workspace = await RunWorkspace.start({
-    runId: `baseline-${randomUUID()}`,
-    workspace: mission.workspaceDir,
-    ignore: mission.ignore,
-    ...(scratchDir === undefined ? {} : { scratchDir }),
-  });
+  const runId = `baseline-${randomUUID()}`;
+  // Held while it lives: a run's recovery in this process (its sweep of run directories) leaves it alone.
+  const release = holdRun(runId);
+  let workspace: RunWorkspace;
+  try {
+    workspace = await RunWorkspace.start({
+      runId,
+      workspace: mission.workspaceDir,
+      ignore: mission.ignore,
+      ...(scratchDir === undefined ? {} : { scratchDir }),
+    });
+  } catch (error) {
+    release();
+    throw error;
+  }
   try {
     const inventory = baselineChannel();
     const sandbox = sandboxOf(mission)?.checks;
@@ -57,5 +67,6 @@ export async function checkBaseline({
     return { findings, inventories: inventory.recorded(), ...(environment === undefined ? {} : { environment }) };
   } finally {
     await workspace.dispose();
+    release();
   }
 }

@@ -1,5 +1,5 @@
-import path from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { pathIn } from './path-in.js';
 import { isRacy, lstatOrNothing, sameStamp, stampOf, type Stamp } from './stamp.js';
 
 /** `lstat` calls between two turns of the event loop. */
@@ -35,7 +35,7 @@ export async function inputChanges({ dir, stamps, settledAt, holds, isOutput }: 
     compared += 1;
     if (compared % BATCH === 0) await yieldToLoop();
     if (isOutput(file)) continue;
-    const info = lstatOrNothing(path.join(dir, file));
+    const info = lstatOrNothing(pathIn(dir, file));
     if (info === undefined) {
       changed.push(file);
       continue;

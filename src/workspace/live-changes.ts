@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, constants, openSync, readdirSync, readlinkSync, readSync } from 'node:fs';
 import path from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { pathIn } from './path-in.js';
 import type { Snapshot } from './snapshot.js';
 import { lstatOrNothing, sameStamp, stampOf } from './stamp.js';
 
@@ -48,7 +49,7 @@ export async function liveChanges(snapshot: Snapshot): Promise<string[]> {
       seen.add(file);
       handled += 1;
       if (handled % BATCH === 0) await yieldToLoop();
-      const target = path.join(snapshot.workspace, file);
+      const target = pathIn(snapshot.workspace, file);
       const info = lstatOrNothing(target);
       const entry = snapshot.manifest.get(file);
       // A name that is not UTF-8 reads back with U+FFFD and cannot be found under it: reported, so that

@@ -11,6 +11,7 @@ import { removeTree } from './safe-fs.js';
 import { RECORDED, REMOVING, thisOwner } from './sweep.js';
 import { WorkCopy, type CandidateFiles, type ResetReport } from './work-copy.js';
 import type { Manifest, ManifestEntry } from './manifest.js';
+import { sameStamp, type Stamp } from './stamp.js';
 import { CacheEntry, DEFAULT_CACHE_MAX_BYTES, pruneCache, type CopyState } from './workspace-cache.js';
 
 export interface RunWorkspaceOptions {
@@ -77,25 +78,38 @@ export function runDirectory(runId: string, scratchDir?: string): string {
   return path.join(runsRoot(scratchDir), runId);
 }
 
-/** Takes over the cached copy and resets it to `snapshot`: undefined when that fails (the caller writes it afresh). */
-async function reuseCopy(
-  entry: CacheEntry,
-  before: Manifest,
-  copy: CopyState,
-  snapshot: Snapshot,
-): Promise<{ check: WorkCopy; restored: number } | undefined> {
-  const check = WorkCopy.resume({
-    dir: entry.copyDir,
-    snapshot,
-    stamps: new Map(copy.stamps),
-    settledAt: copy.settledAt,
-    holds: copyDifferences(before, copy.overlay, snapshot.manifest),
-  });
+/** A copy an earlier run left, as a start for this run's (see {@link WorkCopy.resume}). */
+interface LeftCopy {
+  readonly dir: string;
+  readonly stamps: Map<string, Stamp>;
+  readonly settledAt: number;
+  /** Where it holds something other than this run's snapshot, and what (null: nothing). */
+  readonly holds: Map<string, ManifestEntry | null>;
+}
+
+/** A cached copy's state, taken over for `snapshot` (`before` is the snapshot the state was recorded for). */
+function leftCopy(dir: string, before: Manifest, state: CopyState, snapshot: Snapshot): LeftCopy {
+  return {
+    dir,
+    stamps: new Map(state.stamps),
+    settledAt: state.settledAt,
+    holds: copyDifferences(before, state.overlay, snapshot.manifest),
+  };
+}
+
+/**
+ * Takes over a cached copy and resets it to snapshot + `files`; when that fails (a copy left in a state
+ * the reset cannot undo), writes it afresh from the snapshot. `restored` is undefined when written afresh.
+ */
+async function reuseCopy(left: LeftCopy, snapshot: Snapshot, files: CandidateFiles): Promise<{ copy: WorkCopy; restored?: number }> {
+  const copy = WorkCopy.resume({ ...left, snapshot });
   try {
-    const { restored } = await check.reset({});
-    return { check, restored };
+    const { restored } = await copy.reset(files);
+    return { copy, restored };
   } catch {
-    return undefined;
+    // A failed reset leaves the copy marked broken: the next one writes it afresh.
+    await copy.reset(files);
+    return { copy };
   }
 }
 
@@ -153,6 +167,15 @@ function copyDifferences(
   return differences;
 }
 
+function sameStamps(a: ReadonlyMap<string, Stamp>, b: ReadonlyMap<string, Stamp>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [file, stamp] of a) {
+    const other = b.get(file);
+    if (other === undefined || !sameStamp(stamp, other)) return false;
+  }
+  return true;
+}
+
 function sameEntry(a: ManifestEntry | undefined, b: ManifestEntry | undefined): boolean {
   if (a === undefined || b === undefined) return a === b;
   if (a.type === 'file') return b.type === 'file' && a.hash === b.hash && a.mode === b.mode && a.size === b.size;
@@ -170,6 +193,11 @@ export class RunWorkspace {
   readonly snapshot: Snapshot & { readonly pack: BlobPack };
   readonly #check: WorkCopy;
   #agent: WorkCopy | undefined;
+  /**
+   * Where the agent's copy is written on first use, and the copy an earlier run left there (cached): until
+   * then, what is handed back to the cache if the run never uses it.
+   */
+  readonly #agentStart: { readonly dir: string; readonly left?: LeftCopy };
   /** How the snapshot and check copy were had. */
   readonly report: SnapshotReport;
   /** The workspace's cache entry, held while the run goes on, and the cache's size cap. */
@@ -189,13 +217,17 @@ export class RunWorkspace {
     check: WorkCopy,
     foldsNames: boolean | undefined,
     report: SnapshotReport,
-    cache?: { readonly entry: CacheEntry; readonly maxBytes: number },
+    cache?: { readonly entry: CacheEntry; readonly maxBytes: number; readonly agent?: LeftCopy },
   ) {
     this.runDir = runDir;
     this.snapshot = snapshot;
     this.#check = check;
     this.report = report;
     this.#cache = cache;
+    this.#agentStart =
+      cache === undefined
+        ? { dir: path.join(runDir, 'agent') }
+        : { dir: cache.entry.agentDir, ...(cache.agent === undefined ? {} : { left: cache.agent }) };
     if (foldsNames === undefined) writeFileSync(path.join(runDir, 'Case-Probe'), '');
     this.#foldsNames = foldsNames ?? existsSync(path.join(runDir, 'case-probe'));
   }
@@ -275,25 +307,36 @@ export class RunWorkspace {
         ...(cached === undefined ? { copyDir: entry.copyDir } : { previous: cached.previous }),
       });
       const { snapshot } = taken;
-      entry.saveSnapshot({ ...snapshot, startedAt: taken.startedAt });
+      // A workspace found exactly as the last snapshot left it (nothing read, every stamp the same) keeps
+      // that snapshot's record, its walk's start included: rewriting it would change nothing the next run reads.
+      if (
+        cached === undefined ||
+        taken.hashed > 0 ||
+        snapshot.hash !== cached.previous.hash ||
+        !sameStamps(snapshot.live, cached.previous.live)
+      )
+        entry.saveSnapshot({ ...snapshot, startedAt: taken.startedAt });
       let check: WorkCopy;
       let report: SnapshotReport;
+      let agent: LeftCopy | undefined;
+      const sameRoot = cached?.previous.rootMode === snapshot.rootMode;
       if (cached === undefined) {
         check = WorkCopy.adopt(entry.copyDir, snapshot, taken.copyStamps);
         report = { hashed: taken.hashed, copy: 'fresh' };
       } else {
         const reused =
-          cached.copy === undefined || cached.previous.rootMode !== snapshot.rootMode
+          cached.copy === undefined || sameRoot === false
             ? undefined
-            : await reuseCopy(entry, cached.previous.manifest, cached.copy, snapshot);
-        check = reused?.check ?? (await WorkCopy.materialize(entry.copyDir, snapshot));
+            : await reuseCopy(leftCopy(entry.copyDir, cached.previous.manifest, cached.copy, snapshot), snapshot, {});
+        check = reused?.copy ?? (await WorkCopy.materialize(entry.copyDir, snapshot));
         report =
-          reused === undefined
+          reused?.restored === undefined
             ? { hashed: taken.hashed, copy: 'rebuilt' }
             : { hashed: taken.hashed, copy: 'reused', restored: reused.restored };
+        if (cached.agent !== undefined && sameRoot) agent = leftCopy(entry.agentDir, cached.previous.manifest, cached.agent, snapshot);
       }
       entry.linkSnapshot(path.join(runDir, 'snapshot.json'));
-      return new RunWorkspace(runDir, snapshot, check, foldsNames, report, { entry, maxBytes });
+      return new RunWorkspace(runDir, snapshot, check, foldsNames, report, { entry, maxBytes, ...(agent === undefined ? {} : { agent }) });
     } catch (error) {
       pack?.close();
       entry.release({ copy: undefined, bytes: 0, entries: 0 });
@@ -381,11 +424,19 @@ export class RunWorkspace {
     });
   }
 
-  /** The agent's private copy (written on first use), reset to exactly snapshot + `files`. */
+  /**
+   * The agent's private copy, reset to exactly snapshot + `files`: written on first use, or, with a cache,
+   * the copy the last run on the workspace left, reset like the check copy.
+   */
   agentCopy(files: CandidateFiles): Promise<string> {
     return this.#serially(async () => {
-      this.#agent ??= await WorkCopy.materialize(path.join(this.runDir, 'agent'), this.snapshot);
-      await this.#agent.reset(files);
+      if (this.#agent === undefined) {
+        const { dir, left } = this.#agentStart;
+        if (left === undefined) {
+          this.#agent = await WorkCopy.materialize(dir, this.snapshot);
+          await this.#agent.reset(files);
+        } else this.#agent = (await reuseCopy(left, this.snapshot, files)).copy;
+      } else await this.#agent.reset(files);
       return this.#agent.dir;
     });
   }
@@ -436,16 +487,26 @@ export class RunWorkspace {
     await this.#releaseCache();
   }
 
-  /** Hands the cache entry back (with the copy's state, for the next run), then keeps the cache within its cap. */
+  /** Hands the cache entry back (with the copies' states, for the next run), then keeps the cache within its cap. */
   async #releaseCache(): Promise<void> {
     if (this.#cache === undefined) return;
-    const state = this.#check.state();
-    let bytes = this.snapshot.pack.size;
-    for (const entry of this.snapshot.manifest.values()) if (entry.type === 'file') bytes += entry.size;
+    const stated = (state: ReturnType<WorkCopy['state']>): CopyState | undefined =>
+      state === undefined ? undefined : { version: 1, snapshot: this.snapshot.hash, ...state };
+    const { left } = this.#agentStart;
+    // An agent copy this run did not use is handed on as the last run left it, its differences from this snapshot as its overlay.
+    const agent =
+      this.#agent !== undefined
+        ? stated(this.#agent.state())
+        : left === undefined
+          ? undefined
+          : stated({ stamps: [...left.stamps], settledAt: left.settledAt, overlay: [...left.holds] });
+    let fileBytes = 0;
+    for (const entry of this.snapshot.manifest.values()) if (entry.type === 'file') fileBytes += entry.size;
     const { entry, maxBytes } = this.#cache;
     entry.release({
-      copy: state === undefined ? undefined : { version: 1, snapshot: this.snapshot.hash, ...state },
-      bytes,
+      copy: stated(this.#check.state()),
+      agent,
+      bytes: this.snapshot.pack.size + fileBytes * (agent === undefined ? 1 : 2),
       entries: this.snapshot.manifest.size,
     });
     await pruneCache({ cacheDir: path.dirname(entry.dir), maxBytes });

@@ -21,6 +21,7 @@ import { WorkspaceUnreadableError } from '../errors/workspace-unreadable-error.j
 import path from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { BlobPack, type BlobSlot } from './blob-pack.js';
+import { pathIn } from './path-in.js';
 import { CopyWriter } from './copy-writer.js';
 import type { IgnoreRule } from './ignore.js';
 import { contentHash, manifestHash, type Manifest, type ManifestEntry } from './manifest.js';
@@ -238,8 +239,8 @@ export async function takeSnapshot({
       for (const item of entries) {
         const file = dir === '' ? item.name : `${dir}/${item.name}`;
         if (ignored(file)) continue;
-        const source = path.join(workspace, file);
-        const copy = copyDir === undefined ? undefined : path.join(copyDir, file);
+        const source = pathIn(workspace, file);
+        const copy = copyDir === undefined ? undefined : pathIn(copyDir, file);
         if (item.isDirectory()) {
           const info = lstatSync(source);
           const mode = info.mode & 0o7777;

@@ -18,6 +18,7 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { inputChanges } from './input-changes.js';
 import { contentHash, type ManifestEntry } from './manifest.js';
 import { mkdirInside, readNoFollow, removeInside, removeTree, symlinkInside, writeInside } from './safe-fs.js';
+import { pathIn } from './path-in.js';
 import type { Snapshot } from './snapshot.js';
 import { isRacy, lstatOrNothing, processUmask, sameStamp, stampOf, type Stamp } from './stamp.js';
 
@@ -229,16 +230,15 @@ export class WorkCopy {
     for (const [file, stamp] of this.#stamps) {
       scanned += 1;
       if (scanned % (BATCH * 8) === 0) await yieldToLoop();
-      const target = path.join(this.dir, file);
+      const target = pathIn(this.dir, file);
       const info = lstatOrNothing(target);
       if (info === undefined) {
         changed.add(file);
         continue;
       }
       const now = stampOf(info);
+      if (sameStamp(now, stamp) && !isRacy(stamp, this.#settledAt)) continue;
       const wanted = this.#wanted(file) as Wanted;
-      const same = sameStamp(now, stamp);
-      if (same && !isRacy(stamp, this.#settledAt)) continue;
       if (now.kind !== stamp.kind) {
         changed.add(file);
         continue;
@@ -282,7 +282,7 @@ export class WorkCopy {
   /** Whether `file` holds what it should, as the scan compares it: a single-named file's content and mode, a symlink's target. */
   #stillHolds(file: string): boolean {
     const wanted = this.#wanted(file);
-    const target = path.join(this.dir, file);
+    const target = pathIn(this.dir, file);
     const info = lstatOrNothing(target);
     if (wanted === undefined || info === undefined) return false;
     if (wanted.type === 'symlink') return info.isSymbolicLink() && readlinkSync(target) === wanted.target;

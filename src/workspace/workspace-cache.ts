@@ -25,9 +25,9 @@ import type { PreviousSnapshot } from './snapshot.js';
 import type { Stamp } from './stamp.js';
 import { thisOwner, type RunDirectoryOwner } from './sweep.js';
 
-// The work copy that outlives a run (docs/workspaces.md): per workspace, the last snapshot's manifest and
-// stamps, the pack of its bytes and a materialized copy, so that the next run hashes only what changed
-// and resets the copy instead of writing it.
+// The work copies that outlive a run (docs/workspaces.md): per workspace, the last snapshot's manifest and
+// stamps, the pack of its bytes, the check copy and the in-place agent's copy, so that the next run hashes
+// only what changed and resets the copies instead of writing them.
 
 /** @default 4 GiB: above it, the least recently used entries are removed when a run lets go of its entry. */
 export const DEFAULT_CACHE_MAX_BYTES = 4 * 1024 ** 3;
@@ -60,7 +60,7 @@ interface StoredState {
   readonly live: [string, Stamp][];
 }
 
-/** What the copy held when its run let go of it (`copy.json`): removed while a run holds the entry. */
+/** What a copy held when its run let go of it (`copy.json`, `agent.json`): removed while a run holds the entry. */
 export interface CopyState {
   readonly version: 1;
   /** The hash of the snapshot the copy was reset from. */
@@ -77,7 +77,7 @@ export interface CacheEntryInfo {
   readonly dir: string;
   readonly workspace: string;
   readonly lastUsed: number;
-  /** The pack's bytes and the copy's file bytes when its run let go of it. */
+  /** The pack's bytes and the copies' file bytes when its run let go of it. */
   readonly bytes: number;
   readonly entries: number;
   /** A run holds it now (its owner, on this host, is alive). */
@@ -88,8 +88,10 @@ export interface CacheEntryInfo {
 export interface CachedSnapshot {
   readonly pack: BlobPack;
   readonly previous: PreviousSnapshot & { readonly hash: string; readonly rootMode: number };
-  /** The copy's state when its last run let go of it, when it can be trusted as a start. */
+  /** The check copy's state when its last run let go of it, when it can be trusted as a start. */
   readonly copy: CopyState | undefined;
+  /** The same for the in-place agent's copy. */
+  readonly agent: CopyState | undefined;
 }
 
 /** Whether the process a lock names may still hold it: alive on this host, or on another host (unknowable). */
@@ -182,9 +184,14 @@ export class CacheEntry {
     this.workspace = workspace;
   }
 
-  /** The copy's folder. */
+  /** The check copy's folder. */
   get copyDir(): string {
     return path.join(this.dir, 'copy');
+  }
+
+  /** The in-place agent's copy's folder. */
+  get agentDir(): string {
+    return path.join(this.dir, 'agent');
   }
 
   /**
@@ -215,13 +222,18 @@ export class CacheEntry {
   /**
    * What the entry's last snapshot left, or undefined when nothing usable is there (first run, another
    * version, a missing or oversized pack): then the caller starts the entry afresh with {@link reset}.
-   * The copy's state is removed as it is read: until the run lets go, a crash leaves a copy that the
-   * next run does not trust.
+   * The copies' states are removed as they are read: until the run lets go, a crash leaves copies that
+   * the next run does not trust.
    */
   load(): CachedSnapshot | undefined {
-    const copyFile = path.join(this.dir, 'copy.json');
-    const copy = readJson<CopyState>(copyFile);
-    rmSync(copyFile, { force: true });
+    const taken = (name: string): CopyState | undefined => {
+      const file = path.join(this.dir, name);
+      const state = readJson<CopyState>(file);
+      rmSync(file, { force: true });
+      return state;
+    };
+    const copy = taken('copy.json');
+    const agent = taken('agent.json');
     const state = readJson<StoredState>(path.join(this.dir, 'snapshot.json'));
     if (state?.version !== 1 || state.workspace !== this.workspace) return undefined;
     const manifest = new Map(state.entries);
@@ -236,11 +248,13 @@ export class CacheEntry {
     } catch {
       return undefined;
     }
-    const trusted = copy?.version === 1 && copy.snapshot === state.hash && existsSync(this.copyDir) ? copy : undefined;
+    const trusted = (copyState: CopyState | undefined, dir: string): CopyState | undefined =>
+      copyState?.version === 1 && copyState.snapshot === state.hash && existsSync(dir) ? copyState : undefined;
     return {
       pack,
       previous: { manifest, live: new Map(state.live), startedAt: state.startedAt, hash: state.hash, rootMode: state.rootMode },
-      copy: trusted,
+      copy: trusted(copy, this.copyDir),
+      agent: trusted(agent, this.agentDir),
     };
   }
 
@@ -290,13 +304,24 @@ export class CacheEntry {
   }
 
   /**
-   * Lets go of the entry: records the copy's state (when it can be trusted) and its size, removes the
-   * lock. Call after the pack is closed.
+   * Lets go of the entry: records the copies' states (those that can be trusted) and the entry's size,
+   * removes the lock. Call after the pack is closed.
    */
-  release({ copy, bytes, entries }: { copy: CopyState | undefined; bytes: number; entries: number }): void {
+  release({
+    copy,
+    agent,
+    bytes,
+    entries,
+  }: {
+    copy: CopyState | undefined;
+    agent?: CopyState | undefined;
+    bytes: number;
+    entries: number;
+  }): void {
     if (this.#released) return;
     this.#released = true;
     if (copy !== undefined) writeJson(path.join(this.dir, 'copy.json'), copy);
+    if (agent !== undefined) writeJson(path.join(this.dir, 'agent.json'), agent);
     this.#touch(bytes, entries);
     rmSync(path.join(this.dir, 'lock'), { force: true });
   }

@@ -123,4 +123,17 @@ describe('redline CLI', () => {
       'the hook saw the SQLite driver load',
     );
   });
+
+  it('--version answers before the CLI loads, as the CLI itself answers it', async () => {
+    const inProcess = await redline(['--version']);
+    for (const flag of ['--version', '-V']) {
+      const spawned = spawnRedline([flag]);
+      assert.deepEqual([spawned.code, spawned.stdout], [0, inProcess.stdout]);
+    }
+    const loads = await modulesLoaded(['--version']);
+    assert.deepEqual(
+      loads.filter((url) => /\/(dist|src)\/|\/node_modules\//.test(url)).map((url) => url.replace(/.*\/(dist|src)\//, '')),
+      ['cli/version.js'],
+    );
+  });
 });

@@ -63,8 +63,12 @@ describe('RunWorkspace with a cache folder: the copy outlives the run', () => {
       assert.ok(first.report.hashed > 0);
       await first.checkCopy({ 'src/y.js': 'changed\n', 'new.txt': 'n' });
       await first.dispose();
+      const recorded = path.join(entryDirOf(laid.cache, laid.ws), 'snapshot.json');
+      const before = lstatSync(recorded).ino;
       const second = await RunWorkspace.start({ runId: 'two', workspace: laid.ws, scratchDir: laid.scratch, cacheDir: laid.cache });
       try {
+        // Nothing changed: the last snapshot's record stands, not rewritten.
+        assert.equal(lstatSync(recorded).ino, before);
         // The first run's candidate is undone (two paths rewritten, one removed), nothing is read again.
         assert.deepEqual(second.report, { hashed: 0, copy: 'reused', restored: 2 });
         assert.equal(second.snapshot.hash, first.snapshot.hash);

@@ -1,0 +1,286 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { RunWorkspace } from '../../src/workspace/run-workspace.js';
+import { entryDirOf } from '../../src/workspace/workspace-cache.js';
+import { buildTree, OUTSIDE, treeSpec, type TreeSpec } from './arbitraries.js';
+import { applyCheckAction, checkAction, modifySameSize } from './check-actions.js';
+import { alwaysIgnored, expectedCopy, readTree, tempBase, treeDifferences, writeTree, type Tree } from './tree.js';
+
+// The in-place agent's copy outlives the run in the workspace's cache entry (docs/workspaces.md), beside
+// the check copy. The agent is hostile: whatever it (or a process it left behind) did to its copy, the
+// next run's reset must give it exactly snapshot + candidate, and nothing done through the agent's copy
+// may reach the check copy or the cache's pack.
+const NUM_RUNS = Number(process.env.WORKSPACE_PROPERTY_RUNS ?? 10);
+
+function lay(spec: TreeSpec): { ws: string; lookalikes: string; scratch: string; cache: string; tree: Tree; remove: () => void } {
+  const { dir: base, remove } = tempBase(`agent-cache-${process.pid}`);
+  const ws = path.join(base, 'ws');
+  const outside = path.join(base, 'outside');
+  const lookalikes = path.join(base, 'lookalikes');
+  for (const dir of [ws, outside, lookalikes]) mkdirSync(dir);
+  chmodSync(ws, 0o755);
+  const tree = buildTree(spec, outside);
+  writeTree(ws, tree);
+  writeTree(outside, OUTSIDE);
+  const removeAll = (): void => {
+    // A hostile step may leave a folder without permissions: opened before removal.
+    for (const dir of [path.join(base, 'cache'), base]) if (existsSync(dir)) openUp(dir);
+    remove();
+  };
+  return { ws, lookalikes, scratch: path.join(base, 'scratch'), cache: path.join(base, 'cache'), tree, remove: removeAll };
+}
+
+function openUp(dir: string): void {
+  const info = lstatSync(dir);
+  if (!info.isDirectory()) return;
+  chmodSync(dir, 0o700);
+  for (const name of readdirSync(dir)) openUp(path.join(dir, name));
+}
+
+const simple = (): TreeSpec => ({
+  dirs: ['src', 'lib', 'lib/a'],
+  files: [
+    { dir: 0, name: 'x.txt', content: new TextEncoder().encode('top\n'), mode: 0o644 },
+    { dir: 1, name: 'y.js', content: new TextEncoder().encode('export {};\n'), mode: 0o644 },
+    { dir: 2, name: 'run.sh', content: new TextEncoder().encode('#!/bin/sh\n'), mode: 0o755 },
+    { dir: 3, name: 'deep.txt', content: new TextEncoder().encode('deep\n'), mode: 0o644 },
+  ],
+  links: [{ dir: 1, name: 'l1', to: { kind: 'file', pick: 0 } }],
+});
+
+type Laid = ReturnType<typeof lay>;
+
+const start = (laid: Laid, runId: string): Promise<RunWorkspace> =>
+  RunWorkspace.start({ runId, workspace: laid.ws, scratchDir: laid.scratch, cacheDir: laid.cache });
+
+/** The workspace as a snapshot of it now holds it. */
+const live = (laid: Laid): Tree => new Map([...readTree(laid.ws)].filter(([file]) => !alwaysIgnored(file)));
+
+describe('the in-place agent copy outlives the run in the cache entry', () => {
+  it('the next run resets the copy the last one left instead of writing it, to exactly snapshot + candidate', async () => {
+    const laid = lay(simple());
+    const entry = entryDirOf(laid.cache, laid.ws);
+    try {
+      const first = await start(laid, 'one');
+      let dir: string;
+      try {
+        dir = await first.agentCopy({ 'x.txt': 'first candidate\n' });
+        assert.equal(dir, path.join(entry, 'agent'));
+        writeFileSync(path.join(dir, 'src/y.js'), 'the agent edits\n');
+        writeFileSync(path.join(dir, 'made.txt'), 'made by the agent\n');
+        assert.deepEqual(await first.agentChanges(), { 'made.txt': 'made by the agent\n', 'src/y.js': 'the agent edits\n' });
+      } finally {
+        await first.dispose();
+      }
+      const untouched = lstatSync(path.join(dir, 'lib/a/deep.txt')).ino;
+      const second = await start(laid, 'two');
+      try {
+        const candidate = { 'lib/run.sh': '#!/bin/sh\nexit 0\n' };
+        assert.equal(await second.agentCopy(candidate), dir);
+        assert.deepEqual(treeDifferences(expectedCopy(laid.tree, candidate), readTree(dir)), []);
+        // Reset, not written afresh: an untouched file is the same file.
+        assert.equal(lstatSync(path.join(dir, 'lib/a/deep.txt')).ino, untouched);
+        assert.deepEqual(await second.agentChanges(), {});
+      } finally {
+        await second.dispose();
+      }
+      // A run that does not use the agent copy hands it on; the workspace changes meanwhile.
+      await (await start(laid, 'three')).dispose();
+      writeFileSync(path.join(laid.ws, 'lib/a/deep.txt'), 'changed in the workspace\n');
+      rmSync(path.join(laid.ws, 'x.txt'));
+      const fourth = await start(laid, 'four');
+      try {
+        assert.equal(await fourth.agentCopy({}), dir);
+        assert.deepEqual(treeDifferences(live(laid), readTree(dir)), []);
+        assert.deepEqual(await fourth.agentChanges(), {});
+      } finally {
+        await fourth.dispose();
+      }
+      // Without its state (a run killed while it held the entry), the copy is written afresh.
+      rmSync(path.join(entry, 'agent.json'));
+      writeFileSync(path.join(dir, 'planted.txt'), 'planted');
+      const fifth = await start(laid, 'five');
+      try {
+        await fifth.agentCopy({});
+        assert.deepEqual(treeDifferences(live(laid), readTree(dir)), []);
+      } finally {
+        await fifth.dispose();
+      }
+    } finally {
+      laid.remove();
+    }
+  });
+
+  it('undoes what a hostile agent planted: restored times, hard links into the check copy and the pack, chmods, symlinks in place of folders, FIFOs', async () => {
+    const laid = lay(simple());
+    const entry = entryDirOf(laid.cache, laid.ws);
+    const check = path.join(entry, 'copy');
+    try {
+      const first = await start(laid, 'one');
+      const agent = await first.agentCopy({});
+      await first.agentChanges();
+      await first.dispose();
+      const pack = path.join(entry, readdirSync(entry).find((name) => name.endsWith('.pack')) as string);
+      const packBytes = readFileSync(pack);
+      // The agent's leftovers, after its changes were read: a file rewritten with its old size and times.
+      modifySameSize(path.join(agent, 'x.txt'), new Uint8Array([7]), { exact: true });
+      // Its file replaced by a hard link to the check copy's (a write through it would reach the check copy).
+      rmSync(path.join(agent, 'src/y.js'));
+      linkSync(path.join(check, 'src/y.js'), path.join(agent, 'src/y.js'));
+      // A hard link to the cache's pack, as a new file.
+      linkSync(pack, path.join(agent, 'pack-link'));
+      // chmods of a file and a folder.
+      chmodSync(path.join(agent, 'lib/run.sh'), 0o4777);
+      chmodSync(path.join(agent, 'lib/a'), 0o777);
+      // A folder moved aside and a symlink to it in its place (its files keep their inodes), and one
+      // folder replaced by a symlink to the check copy's.
+      renameSync(path.join(agent, 'lib/a'), path.join(agent, 'moved'));
+      symlinkSync('../moved', path.join(agent, 'lib/a'));
+      rmSync(path.join(agent, 'src'), { recursive: true });
+      symlinkSync(path.join(check, 'src'), path.join(agent, 'src'));
+      // FIFOs: one in place of a file, one new.
+      rmSync(path.join(agent, 'lib/run.sh'));
+      mkfifo(path.join(agent, 'lib/run.sh'));
+      mkfifo(path.join(agent, 'fifo'));
+      const second = await start(laid, 'two');
+      try {
+        const candidate = { 'src/y.js': 'written by the reset\n', 'src/new/file.txt': 'new\n' };
+        assert.equal(await second.agentCopy(candidate), agent);
+        assert.deepEqual(treeDifferences(expectedCopy(laid.tree, candidate), readTree(agent)), []);
+        for (const file of ['x.txt', 'src/y.js', 'lib/a/deep.txt']) assert.equal(lstatSync(path.join(agent, file)).nlink, 1, file);
+        // Nothing reached the check copy or the pack through the agent's copy.
+        assert.deepEqual(treeDifferences(expectedCopy(laid.tree, {}), readTree(check)), []);
+        assert.deepEqual(readFileSync(pack), packBytes);
+        assert.deepEqual(await second.agentChanges(), {});
+        const { dir } = await second.checkCopy({ 'x.txt': 'checked\n' });
+        assert.deepEqual(treeDifferences(expectedCopy(laid.tree, { 'x.txt': 'checked\n' }), readTree(dir)), []);
+      } finally {
+        await second.dispose();
+      }
+    } finally {
+      laid.remove();
+    }
+  });
+
+  it('a copy with folders closed to the reset (a user but root cannot walk them) is written afresh', async () => {
+    const laid = lay(simple());
+    try {
+      const first = await start(laid, 'one');
+      const agent = await first.agentCopy({});
+      await first.dispose();
+      writeFileSync(path.join(agent, 'lib/a/hidden.txt'), 'hidden');
+      chmodSync(path.join(agent, 'lib/a'), 0o000);
+      chmodSync(agent, 0o300);
+      const second = await start(laid, 'two');
+      try {
+        await second.agentCopy({ 'x.txt': 'c\n' });
+        assert.deepEqual(treeDifferences(expectedCopy(laid.tree, { 'x.txt': 'c\n' }), readTree(agent)), []);
+      } finally {
+        await second.dispose();
+      }
+    } finally {
+      laid.remove();
+    }
+  });
+
+  it('a process the agent left behind: its writes through a kept descriptor show in the next changes, never in the check copy', async () => {
+    const laid = lay(simple());
+    const check = path.join(entryDirOf(laid.cache, laid.ws), 'copy');
+    try {
+      const first = await start(laid, 'one');
+      const agent = await first.agentCopy({});
+      const fd = openSync(path.join(agent, 'x.txt'), 'r+');
+      try {
+        await first.dispose();
+        const second = await start(laid, 'two');
+        try {
+          await second.agentCopy({});
+          writeSync(fd, 'TOP', 0);
+          assert.deepEqual(await second.agentChanges(), { 'x.txt': 'TOP\n' });
+          assert.equal(readFileSync(path.join(check, 'x.txt'), 'utf8'), 'top\n');
+          // The next reset undoes it.
+          await second.agentCopy({});
+          assert.deepEqual(treeDifferences(expectedCopy(laid.tree, {}), readTree(agent)), []);
+          // The descriptor now points at a file no longer in the copy.
+          writeSync(fd, 'NOP', 0);
+          assert.deepEqual(await second.agentChanges(), {});
+        } finally {
+          await second.dispose();
+        }
+      } finally {
+        closeSync(fd);
+      }
+    } finally {
+      laid.remove();
+    }
+  });
+
+  it('after random hostile changes to the agent copy and random edits of the workspace, the next run gives the agent exactly snapshot + candidate', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        treeSpec,
+        fc.array(checkAction, { minLength: 1, maxLength: 6 }),
+        fc.array(checkAction, { maxLength: 3 }),
+        fc.dictionary(fc.constantFrom('x.txt', 'n/new.txt', 'a.txt'), fc.option(fc.string({ maxLength: 8 }), { nil: null }), {
+          maxKeys: 2,
+        }),
+        async (spec, hostile, edits, candidate) => {
+          const laid = lay(spec);
+          const log: string[] = [];
+          try {
+            const first = await start(laid, 'one');
+            try {
+              const agent = await first.agentCopy({ 'fresh/n.txt': 'n' });
+              await first.agentChanges().catch(() => undefined);
+              hostile.forEach((action, index) => log.push(`agent: ${applyCheckAction(agent, laid.lookalikes, action, index)}`));
+            } finally {
+              await first.dispose();
+            }
+            edits.forEach((action, index) => log.push(`edit: ${applyCheckAction(laid.ws, laid.lookalikes, action, 100 + index)}`));
+            const second = await start(laid, 'two');
+            try {
+              // A candidate may only delete files the snapshot has.
+              const files = Object.fromEntries(
+                Object.entries(candidate).filter(
+                  ([file, content]) => content !== null || second.snapshot.manifest.get(file)?.type === 'file',
+                ),
+              );
+              if (second.candidateProblems(files).length > 0) return;
+              const agent = await second.agentCopy(files);
+              assert.deepEqual(treeDifferences(expectedCopy(live(laid), files), readTree(agent)), [], log.join('; '));
+              assert.deepEqual(await second.agentChanges(), {}, log.join('; '));
+            } finally {
+              await second.dispose();
+            }
+          } finally {
+            laid.remove();
+          }
+        },
+      ),
+      { numRuns: NUM_RUNS },
+    );
+  });
+});
+
+function mkfifo(file: string): void {
+  execFileSync('mkfifo', [file]);
+}
