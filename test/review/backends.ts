@@ -12,7 +12,9 @@ import { PostgresReviewQueue } from '../../src/review/postgres/postgres-review-q
 import type { ReviewQueue } from '../../src/review/review-queue.js';
 import { SqliteReviewQueue } from '../../src/review/sqlite/sqlite-review-queue.js';
 import { tempDir } from '../helpers/workspace.js';
-import { copyMigratedSqlite, PostgresSchemaPool } from './recycled-storage.js';
+import { REVIEW_MIGRATIONS } from '../../src/review/migrations.js';
+import { PostgresSchemaPool } from '../helpers/postgres-schema-pool.js';
+import { copyMigratedSqlite, migrateReviewSchema } from './recycled-storage.js';
 
 /** The PostgreSQL the suites run against (trust auth); commits skip the WAL flush, durability is not under test. */
 export const POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/test?options=-c%20synchronous_commit%3Doff';
@@ -164,7 +166,14 @@ const sqlite: ReviewBackend = {
   dropRecycled: async () => undefined,
 };
 
-const schemas = new PostgresSchemaPool({ connect: connectPostgres, name: freshSchema });
+/** Migrated review schemas, emptied between the cases that need only a queue. */
+const schemas = new PostgresSchemaPool({
+  connect: connectPostgres,
+  name: freshSchema,
+  migrate: migrateReviewSchema,
+  migrationsTable: 'review_migrations',
+  latestVersion: Math.max(...REVIEW_MIGRATIONS.map((migration) => migration.version)),
+});
 
 const postgres: ReviewBackend = {
   name: 'postgres',
