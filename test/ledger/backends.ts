@@ -7,6 +7,9 @@ import type { Ledger, StoredRecord } from '../../src/ledger/ledger.js';
 import { MemoryLedger } from '../../src/ledger/memory/memory-ledger.js';
 import { PostgresLedger } from '../../src/ledger/postgres/postgres-ledger.js';
 import { SqliteLedger } from '../../src/ledger/sqlite/sqlite-ledger.js';
+import { MIGRATIONS } from '../../src/ledger/migrations.js';
+import { PostgresSchemaPool } from '../helpers/postgres-schema-pool.js';
+import { sqliteTemplate } from '../helpers/sqlite-template.js';
 import { tempDir } from '../helpers/workspace.js';
 
 /**
@@ -64,15 +67,30 @@ export interface Storage {
   dispose(): Promise<void>;
 }
 
-export interface MemoryBackend {
+/** Opening a ledger on storage that other cases may have used before. */
+interface Recycling {
+  /**
+   * A ledger on storage in exactly the state a fresh open leaves it, without paying for the migrations:
+   * SQLite, a copy of a file migrated once per process; PostgreSQL, a migrated schema that earlier cases
+   * used and that was emptied since (test/ledger/recycled-storage.test.ts compares the two with fresh
+   * storage). For cases that test the ledger, not its migrations, a reopen or raw access.
+   */
+  openRecycled(): Promise<OpenedLedger>;
+  /** Deletes the storage kept for {@link openRecycled}; a later call makes new. */
+  dropRecycled(): Promise<void>;
+}
+
+export interface MemoryBackend extends Recycling {
   readonly name: 'memory';
   open(): Promise<OpenedLedger>;
 }
 
-export interface SqlBackend {
+export interface SqlBackend extends Recycling {
   readonly name: SqlBackendName;
   open(): Promise<OpenedSqlLedger>;
   storage(): Promise<Storage>;
+  /** {@link openRecycled}, with where the storage is, as {@link openLedgerAt} takes it. */
+  openRecycled(): Promise<OpenedLedger & { readonly location: string }>;
 }
 
 export type Backend = MemoryBackend | SqlBackend;
@@ -184,7 +202,7 @@ function postgresRaw(client: pg.Client, schema: string): RawAccess {
 }
 
 /** Connects to the suites' PostgreSQL, or fails saying what is missing: these suites skip nothing. */
-async function connectPostgres(): Promise<pg.Client> {
+export async function connectPostgres(): Promise<pg.Client> {
   const client = new pg.Client({ connectionString: POSTGRES_URL });
   try {
     await client.connect();
@@ -203,6 +221,8 @@ const memoryBackend: MemoryBackend = {
     const ledger = new MemoryLedger();
     return { ledger, close: () => ledger.close() };
   },
+  openRecycled: () => memoryBackend.open(),
+  dropRecycled: async () => undefined,
 };
 
 /** A new SQLite file in its own temporary folder. */
@@ -237,6 +257,18 @@ async function openOn(name: SqlBackendName, storage: Storage): Promise<Ledger> {
   }
 }
 
+/** A copy of a ledger file made once per process by the ledger's own open. */
+const copyMigratedSqlite = sqliteTemplate(async (file) => (await openLedgerAt('sqlite', file)).close());
+
+/** Ledger schemas migrated by the ledger's own open, emptied between the cases that need only a ledger. */
+const schemas = new PostgresSchemaPool({
+  connect: connectPostgres,
+  name: () => `redline_test_${process.pid}_${randomBytes(4).toString('hex')}`,
+  migrate: async (_admin, schema) => (await openLedgerAt('postgres', schema)).close(),
+  migrationsTable: 'redline_migrations',
+  latestVersion: Math.max(...MIGRATIONS.map((migration) => migration.version)),
+});
+
 const sqliteBackend: SqlBackend = {
   name: 'sqlite',
   storage: sqliteStorage,
@@ -256,6 +288,20 @@ const sqliteBackend: SqlBackend = {
       },
     };
   },
+  async openRecycled() {
+    const dir = await tempDir('redline-ledger-');
+    const location = path.join(dir, 'ledger.db');
+    try {
+      await copyMigratedSqlite(location);
+      const ledger = await openLedgerAt('sqlite', location);
+      return { ledger, location, close: () => ledger.close().finally(() => rm(dir, { recursive: true, force: true })) };
+    } catch (error) {
+      await rm(dir, { recursive: true, force: true });
+      throw error;
+    }
+  },
+  // The migrated file goes with the temporary folders when the process exits.
+  dropRecycled: async () => undefined,
 };
 
 const postgresBackend: SqlBackend = {
@@ -276,6 +322,18 @@ const postgresBackend: SqlBackend = {
       },
     };
   },
+  async openRecycled() {
+    const location = await schemas.acquire();
+    let ledger: Ledger;
+    try {
+      ledger = await openLedgerAt('postgres', location);
+    } catch (error) {
+      await schemas.release(location);
+      throw error;
+    }
+    return { ledger, location, close: () => ledger.close().finally(() => schemas.release(location)) };
+  },
+  dropRecycled: () => schemas.drain(),
 };
 
 export const sqlBackends: readonly SqlBackend[] = [sqliteBackend, postgresBackend];

@@ -12,6 +12,9 @@ import { PostgresReviewQueue } from '../../src/review/postgres/postgres-review-q
 import type { ReviewQueue } from '../../src/review/review-queue.js';
 import { SqliteReviewQueue } from '../../src/review/sqlite/sqlite-review-queue.js';
 import { tempDir } from '../helpers/workspace.js';
+import { REVIEW_MIGRATIONS } from '../../src/review/migrations.js';
+import { PostgresSchemaPool } from '../helpers/postgres-schema-pool.js';
+import { copyMigratedSqlite, migrateReviewSchema } from './recycled-storage.js';
 
 /** The PostgreSQL the suites run against (trust auth); commits skip the WAL flush, durability is not under test. */
 export const POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/test?options=-c%20synchronous_commit%3Doff';
@@ -38,9 +41,28 @@ export interface OpenedQueue {
   close(): Promise<void>;
 }
 
+/** A queue on storage other cases may have used before: see {@link ReviewBackend.openRecycled}. */
+export interface RecycledQueue {
+  readonly queue: ReviewQueue;
+  /** SQL backends: where the storage is, as `redline ledger verify --ledger` takes it. */
+  readonly location?: string;
+  /** Closes the queue and hands the storage back (SQLite: deletes its copy). */
+  close(): Promise<void>;
+}
+
 export interface ReviewBackend {
   readonly name: 'memory' | 'sqlite' | 'postgres';
+  /** A queue on fresh storage, created and migrated by this open. */
   open(options?: ReviewQueueOptions): Promise<OpenedQueue>;
+  /**
+   * A queue on storage in exactly the state a fresh open finds once it has migrated, without paying for
+   * the migrations: SQLite, a copy of a file migrated once per process; PostgreSQL, a migrated schema that
+   * earlier cases used and that was emptied since (test/review/recycled-storage.test.ts compares the two
+   * with fresh storage). For cases that test the queue, not its migrations, a reopen or its tables.
+   */
+  openRecycled(options?: ReviewQueueOptions): Promise<RecycledQueue>;
+  /** Deletes the storage kept for {@link openRecycled}; a later call makes new. */
+  dropRecycled(): Promise<void>;
   /** How many random sequences the backpressure property runs against this backend (each on fresh storage). */
   readonly propertyRuns: number;
 }
@@ -69,6 +91,8 @@ const memory: ReviewBackend = {
     const queue = new MemoryReviewQueue(options);
     return { queue, close: () => queue.close() };
   },
+  openRecycled: (options) => memory.open(options),
+  dropRecycled: async () => undefined,
 };
 
 /** Runs `statements` on a SQLite file over a connection of its own. */
@@ -122,7 +146,34 @@ const sqlite: ReviewBackend = {
       },
     };
   },
+  async openRecycled(options) {
+    const dir = await tempDir('redline-review-');
+    const file = path.join(dir, 'redline.db');
+    try {
+      await copyMigratedSqlite(file);
+      const queue = await SqliteReviewQueue.open({ database: file, synchronous: 'off', ...options });
+      return {
+        queue,
+        location: file,
+        close: () => queue.close().finally(() => rm(dir, { recursive: true, force: true })),
+      };
+    } catch (error) {
+      await rm(dir, { recursive: true, force: true });
+      throw error;
+    }
+  },
+  // The migrated file goes with the temporary folders when the process exits.
+  dropRecycled: async () => undefined,
 };
+
+/** Migrated review schemas, emptied between the cases that need only a queue. */
+const schemas = new PostgresSchemaPool({
+  connect: connectPostgres,
+  name: freshSchema,
+  migrate: migrateReviewSchema,
+  migrationsTable: 'review_migrations',
+  latestVersion: Math.max(...REVIEW_MIGRATIONS.map((migration) => migration.version)),
+});
 
 const postgres: ReviewBackend = {
   name: 'postgres',
@@ -173,6 +224,22 @@ const postgres: ReviewBackend = {
       throw error;
     }
   },
+  async openRecycled(options) {
+    const schema = await schemas.acquire();
+    let queue: ReviewQueue;
+    try {
+      queue = await PostgresReviewQueue.open({ connection: POSTGRES_URL, schema, ...options });
+    } catch (error) {
+      await schemas.release(schema);
+      throw error;
+    }
+    return {
+      queue,
+      location: `${POSTGRES_URL}&schema=${schema}`,
+      close: () => queue.close().finally(() => schemas.release(schema)),
+    };
+  },
+  dropRecycled: () => schemas.drain(),
 };
 
 /** Every backend of the `ReviewQueue` port; the contract suite runs against each. */

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { ModeChange } from '../../src/review/backpressure.js';
 import type { ReviewQueueOptions } from '../../src/review/config.js';
@@ -11,12 +11,33 @@ import { verifyStoredJournal } from '../../src/review/open-review-queue.js';
 import { keyPair } from '../ledger/signed-runs.js';
 import { ReviewError } from '../../src/review/review-error.js';
 import type { ReviewItem, ReviewQueue } from '../../src/review/review-queue.js';
-import type { OpenedQueue, ReviewBackend } from './backends.js';
+import type { OpenedQueue, RecycledQueue, ReviewBackend } from './backends.js';
 import { brief, testRuntime } from './fixtures.js';
 import { backpressureSequence, checkBackpressureSequence } from './property.js';
 
-/** Opens fresh storage with a test clock, hands it to `work` and always closes (and deletes) it. */
+/**
+ * Opens storage in the state a fresh open finds once it has migrated, with a test clock, hands it to
+ * `work` and always closes it: for cases that need only the queue.
+ */
 async function withQueue(
+  backend: ReviewBackend,
+  extra: ReviewQueueOptions,
+  work: (opened: RecycledQueue & { clock: ReturnType<typeof testRuntime> }) => Promise<void>,
+): Promise<void> {
+  const clock = testRuntime();
+  const opened = await backend.openRecycled(clock.options(extra));
+  try {
+    await work({ ...opened, clock });
+  } finally {
+    await opened.close();
+  }
+}
+
+/**
+ * Opens fresh storage with a test clock, hands it to `work` and always closes (and deletes) it: for cases
+ * that reopen the queue, open the ledger beside it, or reach its tables.
+ */
+async function withStorage(
   backend: ReviewBackend,
   extra: ReviewQueueOptions,
   work: (opened: OpenedQueue & { clock: ReturnType<typeof testRuntime> }) => Promise<void>,
@@ -65,21 +86,26 @@ function limitOpen(backend: ReviewBackend, limit: number): ReviewBackend {
     open -= 1;
     waiting.shift()?.();
   };
-  return {
-    name: backend.name,
-    propertyRuns: backend.propertyRuns,
-    async open(options) {
+  const limited =
+    <O extends { close(): Promise<void> }>(opening: (options?: ReviewQueueOptions) => Promise<O>) =>
+    async (options?: ReviewQueueOptions): Promise<O> => {
       if (open >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
       open += 1;
-      let opened: OpenedQueue;
+      let opened: O;
       try {
-        opened = await backend.open(options);
+        opened = await opening(options);
       } catch (error) {
         release();
         throw error;
       }
       return { ...opened, close: () => opened.close().finally(release) };
-    },
+    };
+  return {
+    name: backend.name,
+    propertyRuns: backend.propertyRuns,
+    open: limited((options) => backend.open(options)),
+    openRecycled: limited((options) => backend.openRecycled(options)),
+    dropRecycled: () => backend.dropRecycled(),
   };
 }
 
@@ -90,6 +116,7 @@ function limitOpen(backend: ReviewBackend, limit: number): ReviewBackend {
 export function reviewQueueContract(unlimited: ReviewBackend): void {
   const backend = limitOpen(unlimited, OPEN_AT_ONCE);
   describe(`ReviewQueue contract: ${backend.name}`, { concurrency: true }, () => {
+    after(() => backend.dropRecycled());
     describe('briefs', () => {
       it('stores a brief whole as an item, with tags, the clock’s time and a generated id', () =>
         withQueue(backend, {}, async ({ queue, clock }) => {
@@ -442,13 +469,13 @@ export function reviewQueueContract(unlimited: ReviewBackend): void {
       });
 
       it(`keeps its invariants over random enqueue, claim, verdict and clock sequences (${backend.propertyRuns} runs)`, async () => {
-        // Each sequence runs on fresh storage: OPEN_AT_ONCE series of random sequences (each its own seed) go side by side.
+        // Each sequence runs on storage as a fresh open leaves it: OPEN_AT_ONCE series of random sequences (each its own seed) go side by side.
         await Promise.all(
           Array.from({ length: OPEN_AT_ONCE }, () =>
             fc.assert(
               fc.asyncProperty(backpressureSequence(), async (sequence) => {
                 const clock = testRuntime();
-                const opened = await backend.open(clock.options({ backpressure: sequence.policy }));
+                const opened = await backend.openRecycled(clock.options({ backpressure: sequence.policy }));
                 try {
                   await checkBackpressureSequence(opened.queue, sequence, clock);
                 } finally {
@@ -787,7 +814,7 @@ export function reviewQueueContract(unlimited: ReviewBackend): void {
 
       it('signs every entry it appends with its signer, over the entry before it: a rewritten, stripped or re-signed entry fails naming it', () => {
         const key = keyPair('the ledger key');
-        return withQueue(backend, { ...TABLES_OPTIONS, signer: key.signer }, async ({ queue, location, tamper }) => {
+        return withStorage(backend, { ...TABLES_OPTIONS, signer: key.signer }, async ({ queue, location, tamper }) => {
           await populate(queue);
           const rows = await queue.journal();
           const required = { keys: [key.publicKey], require: true };
@@ -877,7 +904,7 @@ export function reviewQueueContract(unlimited: ReviewBackend): void {
 
       if (backend.name !== 'memory') {
         it('is append-only, and a changed, removed or added entry fails verification naming it', () =>
-          withQueue(backend, {}, async ({ queue, tamper }) => {
+          withStorage(backend, {}, async ({ queue, tamper }) => {
             const items = await enqueueAll(queue, [{ runId: 'a' }, { runId: 'b' }, { runId: 'c' }]);
             for (const item of items) await queue.verdict(item.id, approve);
             assert.equal((await queue.verifyJournal()).records, 4);
@@ -903,7 +930,7 @@ export function reviewQueueContract(unlimited: ReviewBackend): void {
           }));
 
         it('refuses to change or delete a journal entry through the database', () =>
-          withQueue(backend, {}, async ({ queue, raw }) => {
+          withStorage(backend, {}, async ({ queue, raw }) => {
             const [item] = await enqueueAll(queue, [{ runId: 'a' }]);
             await queue.verdict(item?.id ?? '', approve);
             const run = raw as NonNullable<typeof raw>;
@@ -920,7 +947,7 @@ export function reviewQueueContract(unlimited: ReviewBackend): void {
           }));
 
         it('refuses through the database what the queue never does to its tables, and goes on working', () =>
-          withQueue(backend, TABLES_OPTIONS, async ({ queue, raw }) => {
+          withStorage(backend, TABLES_OPTIONS, async ({ queue, raw }) => {
             await populate(queue);
             const run = raw as NonNullable<typeof raw>;
             const refusals: [string, RegExp][] = [
@@ -983,7 +1010,7 @@ export function reviewQueueContract(unlimited: ReviewBackend): void {
           }));
 
         it('checks its tables against the journal and names the first row that disagrees', () =>
-          withQueue(backend, TABLES_OPTIONS, async ({ queue, tamper }) => {
+          withStorage(backend, TABLES_OPTIONS, async ({ queue, tamper }) => {
             const journal = await populate(queue);
             const run = tamper as NonNullable<typeof tamper>;
             const [first, second] = journal.filter((entry) => entry.type === 'verdict');
@@ -1124,7 +1151,7 @@ export function reviewQueueContract(unlimited: ReviewBackend): void {
           }));
 
         it('settles the state under new settings at once: the mode the depth calls for, the limit within its bounds', () =>
-          withQueue(backend, { backpressure: { capacity: 10 }, tuner: { initial: 10 } }, async ({ queue, reopen }) => {
+          withStorage(backend, { backpressure: { capacity: 10 }, tuner: { initial: 10 } }, async ({ queue, reopen }) => {
             const open = reopen as NonNullable<typeof reopen>;
             await enqueueAll(
               queue,
@@ -1156,7 +1183,7 @@ export function reviewQueueContract(unlimited: ReviewBackend): void {
           }));
 
         it('refuses to open a database a newer redline migrated', () =>
-          withQueue(backend, {}, async ({ reopen, raw }) => {
+          withStorage(backend, {}, async ({ reopen, raw }) => {
             await (raw as NonNullable<typeof raw>)(
               "INSERT INTO review_migrations (version, name, applied_at) VALUES (99, 'from the future', 0)",
             );
@@ -1167,7 +1194,7 @@ export function reviewQueueContract(unlimited: ReviewBackend): void {
           }));
 
         it('makes every open queue follow settings another one stored', () =>
-          withQueue(backend, {}, async ({ queue, reopen }) => {
+          withStorage(backend, {}, async ({ queue, reopen }) => {
             await (reopen as NonNullable<typeof reopen>)({ backpressure: { capacity: 5 }, labels: ['missing_tests'] });
             const results = [];
             for (let n = 0; n < 8; n += 1) results.push(await queue.enqueue(brief(`r${n}`)));
@@ -1182,7 +1209,7 @@ export function reviewQueueContract(unlimited: ReviewBackend): void {
           }));
 
         it('stores its settings: a reopen without options keeps them, given options change them, journaled', () =>
-          withQueue(
+          withStorage(
             backend,
             { backpressure: { capacity: 7 }, labels: ['missing_tests'], tuner: { initial: 6 } },
             async ({ queue, reopen }) => {
@@ -1216,7 +1243,7 @@ export function reviewQueueContract(unlimited: ReviewBackend): void {
     if (backend.name !== 'memory') {
       describe('storage', () => {
         it('keeps items, mode, limit, logs and verdicts across a reopen', () =>
-          withQueue(backend, { backpressure: { capacity: 3 } }, async ({ queue, reopen }) => {
+          withStorage(backend, { backpressure: { capacity: 3 } }, async ({ queue, reopen }) => {
             const verdicts = [];
             for (let n = 0; n < 10; n += 1) {
               const { item } = await queue.enqueue(brief(`v${n}`));
@@ -1245,7 +1272,7 @@ export function reviewQueueContract(unlimited: ReviewBackend): void {
           }));
 
         it('lives beside the ledger in its file or schema, with its own migrations table', () =>
-          withQueue(backend, {}, async ({ queue, openLedger, tables }) => {
+          withStorage(backend, {}, async ({ queue, openLedger, tables }) => {
             const ledger = await (openLedger as NonNullable<typeof openLedger>)();
             await ledger.append({ runId: 'run-1', seq: 0, type: 'run.started', at: 1, data: { mission: { id: 'm', taskType: 't' } } });
             await queue.enqueue(brief('run-1'));

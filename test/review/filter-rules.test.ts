@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { verifyCommand } from '../../src/cli/ledger-command.js';
 import { proposeFilter } from '../../src/review/filter-proposal.js';
 import { filterMatch, ruleMatches } from '../../src/review/filter-rules.js';
@@ -8,7 +8,7 @@ import { ReviewError } from '../../src/review/review-error.js';
 import { briefItem } from '../../src/review/review-item.js';
 import type { ReviewItem } from '../../src/review/review-queue.js';
 import type { Brief } from '../../src/core/brief.js';
-import { backends } from './backends.js';
+import { backends, type OpenedQueue, type RecycledQueue } from './backends.js';
 import { brief, testRuntime } from './fixtures.js';
 
 const failing = (...codes: string[]): NonNullable<Brief['failing']> => [
@@ -68,7 +68,20 @@ describe('filter rules: matching', () => {
 
 for (const backend of backends) {
   describe(`filter rules: ${backend.name}`, () => {
-    async function withQueue(work: (opened: Awaited<ReturnType<typeof backend.open>>) => Promise<void>): Promise<void> {
+    after(() => backend.dropRecycled());
+
+    /** A queue on storage as a fresh open leaves it (recycled), for cases that need only the queue. */
+    async function withQueue(work: (opened: RecycledQueue) => Promise<void>): Promise<void> {
+      const opened = await backend.openRecycled(testRuntime().options());
+      try {
+        await work(opened);
+      } finally {
+        await opened.close();
+      }
+    }
+
+    /** A queue on fresh storage, for cases that reopen it, open the ledger beside it or reach its tables. */
+    async function withStorage(work: (opened: OpenedQueue) => Promise<void>): Promise<void> {
       const opened = await backend.open(testRuntime().options());
       try {
         await work(opened);
@@ -178,7 +191,7 @@ for (const backend of backends) {
 
     if (backend.name !== 'memory') {
       it('a rule added by another process is in force at once, the fast paths included', () =>
-        withQueue(async ({ queue, reopen }) => {
+        withStorage(async ({ queue, reopen }) => {
           const other = await (reopen as NonNullable<typeof reopen>)();
           assert.equal((await queue.enqueue(brief('a', { taskType: 'lint' }))).caught, undefined);
           await other.addFilterRule({ label: 'format_issue', match: { taskType: 'lint' }, by: 'bo' });
@@ -191,7 +204,7 @@ for (const backend of backends) {
         }));
 
       it('ledger verify passes the journaled rules and finds a rule slipped into the settings without a journal entry', () =>
-        withQueue(async ({ queue, location, tamper, openLedger }) => {
+        withStorage(async ({ queue, location, tamper, openLedger }) => {
           await (openLedger as NonNullable<typeof openLedger>)();
           const { rule } = await queue.addFilterRule({ label: 'unclear', match: { pattern: 'flaky' }, by: 'ana' });
           await queue.setFilterRule(rule.id, { enabled: false, by: 'ana' });

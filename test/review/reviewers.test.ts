@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, describe, test } from 'node:test';
-import { backends, type OpenedQueue } from './backends.js';
+import { backends, type OpenedQueue, type RecycledQueue } from './backends.js';
 import { brief } from './fixtures.js';
 
 const hash = (token: string): string => createHash('sha256').update(token).digest('hex');
@@ -9,12 +9,20 @@ const hash = (token: string): string => createHash('sha256').update(token).diges
 // The queue's reviewers (named, with the hash of their token) and sign-out, on every backend.
 for (const backend of backends) {
   describe(`reviewers and sign-out (${backend.name})`, () => {
-    const opened: OpenedQueue[] = [];
+    const opened: { close(): Promise<void> }[] = [];
     after(async () => {
       for (const storage of opened) await storage.close();
+      await backend.dropRecycled();
     });
+    /** Fresh storage, for a case that reopens the queue. */
     const open = async (now = () => 1_000): Promise<OpenedQueue> => {
       const storage = await backend.open({ _internal: { now } });
+      opened.push(storage);
+      return storage;
+    };
+    /** Storage as a fresh open leaves it (recycled), for a case that needs only the queue. */
+    const openRecycled = async (now = () => 1_000): Promise<RecycledQueue> => {
+      const storage = await backend.openRecycled({ _internal: { now } });
       opened.push(storage);
       return storage;
     };
@@ -36,14 +44,14 @@ for (const backend of backends) {
     });
 
     test('malformed names and hashes are refused', async () => {
-      const { queue } = await open();
+      const { queue } = await openRecycled();
       await assert.rejects(queue.addReviewer('', hash('x')), /Expected the reviewer to be a non-empty string/);
       await assert.rejects(queue.addReviewer('ada', 'plain-token'), /Expected a token hash of 64 hex digits, got "plain-token"/);
       await assert.rejects(queue.reviewerByToken('short'), /Expected a token hash/);
     });
 
     test("sign-out releases the reviewer's live claims, and only theirs", async () => {
-      const { queue } = await open();
+      const { queue } = await openRecycled();
       for (const runId of ['r1', 'r2', 'r3']) await queue.enqueue(brief(runId));
       const mine = await queue.claim('ada');
       const also = await queue.claim('ada');
