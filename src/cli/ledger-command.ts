@@ -108,7 +108,8 @@ function entrySignatureSummary(
 function whyBroken(result: RunVerification): string {
   if (result.firstBad !== undefined) return `record ${result.firstBad.seq} ${result.firstBad.problem} — ${result.firstBad.detail}`;
   if (result.signatureProblem !== undefined) return `seal signature — ${result.signatureProblem}`;
-  return result.recordProblem !== undefined ? `${result.recordProblem}` : `link — ${result.linkProblem}`;
+  if (result.recordProblem !== undefined) return result.recordProblem;
+  return result.linkProblem !== undefined ? `link — ${result.linkProblem}` : `derived data — ${result.summaryProblem}`;
 }
 
 /** The line `verify` prints for a run that does not verify. */

@@ -18,7 +18,7 @@ import type {
   TallyFilter,
   TaskPriors,
 } from './ledger.js';
-import type { LedgerStore } from './ledger-store.js';
+import type { LedgerStore, PageRead } from './ledger-store.js';
 import { StoredPriors } from './priors.js';
 import { TallyCache } from './tally-cache.js';
 import type { PriorsStore } from './priors-store.js';
@@ -109,15 +109,15 @@ export class ChainedLedger implements Ledger {
   }
 
   streamHistory(options: StreamOptions = {}): AsyncGenerator<StoredRun> {
-    return this.#stream(options, true);
+    return this.#stream(options, options.summaries === true ? 'summaries' : 'records');
   }
 
   async *streamRuns(options: StreamOptions = {}): AsyncGenerator<RunRow> {
-    for await (const { run } of this.#stream(options, false)) yield run;
+    for await (const { run } of this.#stream(options, 'runs')) yield run;
   }
 
   /** Keyset pages of the store's snapshot, one page held at a time. */
-  async *#stream(options: StreamOptions, withRecords: boolean): AsyncGenerator<StoredRun> {
+  async *#stream(options: StreamOptions, read: PageRead): AsyncGenerator<StoredRun> {
     const pageSize = pageSizeOf(options);
     const where = runConditions(options.filter);
     const reader = await this.#store.snapshot();
@@ -125,7 +125,7 @@ export class ChainedLedger implements Ledger {
     try {
       yield* keysetPages({
         pageSize,
-        page: (after, limit) => reader.page({ where, after, limit }, withRecords),
+        page: (after, limit) => reader.page({ where, after, limit }, read),
       });
     } catch (error) {
       failed = true;

@@ -1,4 +1,4 @@
-import type { Ledger, RunRow, StoredRecord, StoredRun, StreamOptions } from './ledger.js';
+import type { Ledger, RunRow, RunSummary, StoredRecord, StoredRun, StreamOptions } from './ledger.js';
 
 /** Runs a stream reads per round trip unless told otherwise. */
 export const DEFAULT_PAGE_SIZE = 64;
@@ -51,6 +51,8 @@ export interface PageKey {
 export interface RunPage {
   readonly runs: readonly RunRow[];
   readonly records: readonly StoredRecord[];
+  /** What the store derived at each run's seal, by run id, where it keeps it (the SQL stores, with records). */
+  readonly summaries?: ReadonlyMap<string, RunSummary>;
 }
 
 /**
@@ -67,11 +69,14 @@ export async function* keysetPages({
 }): AsyncGenerator<StoredRun> {
   let after: PageKey | undefined;
   for (;;) {
-    const { runs, records } = await page(after, pageSize);
+    const { runs, records, summaries } = await page(after, pageSize);
     if (runs.length === 0) return;
     const byRun = new Map<string, StoredRecord[]>(runs.map((run) => [run.runId, []]));
     for (const record of records) byRun.get(record.runId)?.push(record);
-    for (const run of runs) yield { run, records: byRun.get(run.runId) ?? [] };
+    for (const run of runs) {
+      const summary = summaries?.get(run.runId);
+      yield { run, records: byRun.get(run.runId) ?? [], ...(summary === undefined ? {} : { summary }) };
+    }
     const last = runs.at(-1) as RunRow;
     after = { startedAt: last.startedAt, runId: last.runId };
     // A short page is the last one: no need to ask for an empty one.

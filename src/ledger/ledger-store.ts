@@ -45,13 +45,19 @@ export interface LedgerStore {
 /** The fields of a new run's row; the rest follows from its records. */
 export type NewRun = Pick<RunRow, 'runId' | 'missionId' | 'taskType' | 'startedAt' | 'planHash' | 'resolves'>;
 
+/** What a page reads: the runs' rows alone, with their records, or with their records and derived summaries (what verify checks). */
+export type PageRead = 'runs' | 'records' | 'summaries';
+
 /**
  * Pages of runs read for one stream: each page's runs and records agree, and where the backend offers
  * it every page comes from the snapshot taken when the reader started. `end` releases it, after the last
  * page or a failure.
  */
 export interface PageReader {
-  /** Up to `limit` runs of the query with (when `withRecords`) their records, ordered by run, then `seq`. */
-  page(query: RunQuery & { readonly limit: number }, withRecords: boolean): Promise<RunPage>;
+  /**
+   * Up to `limit` runs of the query with, as `read` asks, their records (ordered by run, then `seq`) and
+   * the summaries the store derived at their seals, where it keeps them.
+   */
+  page(query: RunQuery & { readonly limit: number }, read: PageRead): Promise<RunPage>;
   end(failed: boolean): Promise<void>;
 }

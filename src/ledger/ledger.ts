@@ -120,10 +120,39 @@ export interface RunPageQuery {
   readonly limit: number;
 }
 
+/** An attempt the judge scored, as the summary keeps it for the judge's noise. */
+export interface AttemptScore {
+  readonly seq: number;
+  /** The candidate's content hash (the attempt summary's `candidateHash`). */
+  readonly candidate: string;
+  readonly score: number;
+}
+
+/**
+ * What the SQL ledgers derive from a sealed run's records as its seal goes in, for the tally
+ * (docs/ledger.md, "Derived columns"): never evidence, and checked against the records by `verifyLedger`
+ * (`summarizeRun` in run-summary.ts derives it in code).
+ */
+export interface RunSummary {
+  /** `run.started`'s guards; absent when the run is not tallied (not sealed, or record 0 is not `run.started`). */
+  readonly guards?: readonly string[];
+  /** The seal's shadow verdict. */
+  readonly shadow?: string;
+  /** The seal's spend in dollars. */
+  readonly costUsd?: number;
+  /** The tallied run's scored attempts, in `seq` order. */
+  readonly scores: readonly AttemptScore[];
+}
+
 /** A run's row and its records as stored, read in one snapshot. */
 export interface StoredRun {
   readonly run: RunRow;
   readonly records: readonly StoredRecord[];
+  /**
+   * What the store derived from the records at the seal for the tally, where it keeps it (the SQL stores'
+   * streams, asked with `summaries`): `verifyLedger` checks it against the records.
+   */
+  readonly summary?: RunSummary;
 }
 
 /** What a stream over the ledger's history reads. */
@@ -134,6 +163,8 @@ export interface StreamOptions {
    * @default 256
    */
   readonly pageSize?: number;
+  /** Each run with the summary the store derived at its seal, where it keeps one (what `verifyLedger` checks). */
+  readonly summaries?: boolean;
 }
 
 /** What the `adaptive` rule has learned about one task type (one entry of a {@link PriorsSnapshot}). */

@@ -9,6 +9,7 @@ export const MIGRATIONS = [
   { version: 4, name: 'records in a rowid table (SQLite; PostgreSQL unchanged)' },
   { version: 5, name: 'plan hash and resolved run per run, indexed for linked runs and same-plan refusals' },
   { version: 6, name: 'runs indexed by mission, outcome and task type in start order, for pages of runs' },
+  { version: 7, name: 'guards, shadow verdict and spend per sealed run and the scored attempts, derived at the seal for the tally' },
 ] as const;
 
 export type MigrationVersion = (typeof MIGRATIONS)[number]['version'];

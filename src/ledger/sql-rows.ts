@@ -1,6 +1,7 @@
 import { GENESIS } from '../core/hash-chain.js';
-import type { RunRow, StoredRecord } from './ledger.js';
+import type { AttemptScore, RunRow, RunSummary, StoredRecord } from './ledger.js';
 import type { NewRun } from './ledger-store.js';
+import { guardsOf } from './tally-rows.js';
 
 /** A `runs` row as either SQL backend returns it (SQLite: integers; PostgreSQL: BIGINT as text, BOOLEAN). */
 export interface RunDbRow {
@@ -16,6 +17,18 @@ export interface RunDbRow {
   stop_reason: string | null;
   plan_hash: string | null;
   resolves: string | null;
+  /** The summary the seal derived (summary-sql.ts): guards as JSON text, NULL when not tallied. */
+  guards: string | null;
+  shadow: string | null;
+  cost_usd: number | null;
+}
+
+/** A `scores` row: a tallied run's scored attempt. */
+export interface ScoreDbRow {
+  run_id: string;
+  seq: number;
+  candidate: string;
+  score: number;
 }
 
 /** A `records` row. */
@@ -65,3 +78,20 @@ export const runValues = (run: NewRun): unknown[] => [
 
 /** A record's parameters for `insertRecord` (sql-statements.ts). */
 export const recordValues = (row: StoredRecord): unknown[] => [row.runId, row.seq, row.type, row.body, row.prevHash, row.hash];
+
+/** Each run's summary from its row and its `scores` rows (ordered by run, then `seq`), for a page that `verifyLedger` reads. */
+export function toSummaries(rows: readonly RunDbRow[], scores: readonly ScoreDbRow[]): ReadonlyMap<string, RunSummary> {
+  const byRun = new Map<string, AttemptScore[]>(rows.map((row) => [row.run_id, []]));
+  for (const { run_id, seq, candidate, score } of scores) byRun.get(run_id)?.push({ seq, candidate, score: Number(score) });
+  return new Map(
+    rows.map((row) => [
+      row.run_id,
+      {
+        ...(row.guards === null ? {} : { guards: guardsOf(row.guards) }),
+        ...(row.shadow === null ? {} : { shadow: row.shadow }),
+        ...(row.cost_usd === null ? {} : { costUsd: Number(row.cost_usd) }),
+        scores: byRun.get(row.run_id) ?? [],
+      },
+    ]),
+  );
+}

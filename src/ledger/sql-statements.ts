@@ -6,7 +6,7 @@ import type { RunCondition, RunField, RunQuery } from './run-query.js';
  */
 export interface LedgerDialect {
   /** A ledger table's name as the statements write it: bare (SQLite) or in its schema (PostgreSQL). */
-  table(name: 'runs' | 'records'): string;
+  table(name: 'runs' | 'records' | 'scores'): string;
   /** The n-th parameter, from 1: `?` (SQLite) or `$n` (PostgreSQL). */
   param(n: number): string;
   /** The condition that a run is sealed (or not), as the `sealed` column stores it. */
@@ -60,7 +60,12 @@ function conditionsOf(dialect: LedgerDialect, where: readonly RunCondition[]) {
  * the triggers advance a run's row as its records go in, so a new run's row starts empty.
  */
 export function ledgerSql(dialect: LedgerDialect) {
-  const [runs, records] = [dialect.table('runs'), dialect.table('records')];
+  const [runs, records, scores] = [dialect.table('runs'), dialect.table('records'), dialect.table('scores')];
+  /** The sealed runs of `where` that the tally counts: those whose first record is `run.started` (summary-sql.ts). */
+  const tallied = (where: readonly RunCondition[]) => {
+    const { conditions, values } = conditionsOf(dialect, where);
+    return { filter: [dialect.sealed(true), 'guards IS NOT NULL', ...conditions].join(' AND '), values };
+  };
   const params = (count: number): string => Array.from({ length: count }, (_, index) => dialect.param(index + 1)).join(', ');
   return {
     insertRun: `INSERT INTO ${runs} (run_id, mission_id, task_type, started_at, last_hash, plan_hash, resolves, record_count) VALUES (${params(7)}, 0)`,
@@ -85,20 +90,16 @@ export function ledgerSql(dialect: LedgerDialect) {
       const page = limit === undefined ? '' : ` LIMIT ${param(limit)}`;
       return { sql: `SELECT * FROM ${runs}${filter} ORDER BY ${order}${page}`, params: values };
     },
+    /** The summaries' scored attempts of the named runs (`verifyLedger` compares them with the records). */
+    pageScores: `SELECT run_id, seq, candidate, score FROM ${scores} WHERE ${dialect.runIdIn(dialect.param(1))} ORDER BY run_id, seq`,
     /**
-     * The sealed runs of `where` counted by start day, outcome, stop reason, guards (`run.started`'s) and
-     * shadow verdict (the seal's), with their spend: one pass over the runs and two key look-ups each.
+     * The tallied runs of `where` counted by start day, outcome, stop reason, guards and shadow verdict, with
+     * their spend: columns the seal filled (docs/ledger.md, "Derived columns"), no record read.
      */
     tallyGroups(where: readonly RunCondition[]): SqlQuery {
-      const { conditions, values } = conditionsOf(dialect, where);
-      const sealedRuns = `SELECT * FROM ${runs} WHERE ${[dialect.sealed(true), ...conditions].join(' AND ')}`;
-      const sql = `SELECT r.started_at / ${DAY_MS} AS day, r.outcome AS outcome, r.stop_reason AS stop_reason,
-  ${dialect.jsonText('g.body', ['data', 'guards'])} AS guards, ${dialect.jsonText('s.body', ['data', 'shadow', 'verdict'])} AS shadow,
-  COUNT(*) AS runs, SUM(COALESCE(${dialect.jsonNumber('s.body', ['data', 'counters', 'costUsd'])}, 0)) AS cost_usd
-FROM (${sealedRuns}) r
-JOIN ${records} g ON g.run_id = r.run_id AND g.seq = 0 AND g.type = 'run.started'
-JOIN ${records} s ON s.run_id = r.run_id AND s.seq = r.record_count - 1 AND s.type = 'run.sealed'
-GROUP BY 1, 2, 3, 4, 5`;
+      const { filter, values } = tallied(where);
+      const sql = `SELECT started_at / ${DAY_MS} AS day, outcome, stop_reason, guards, shadow, COUNT(*) AS runs, SUM(COALESCE(cost_usd, 0)) AS cost_usd
+FROM ${runs} WHERE ${filter} GROUP BY 1, 2, 3, 4, 5`;
       return { sql, params: values };
     },
     /** How many sealed runs `where` matches. */
@@ -107,18 +108,19 @@ GROUP BY 1, 2, 3, 4, 5`;
       return { sql: `SELECT COUNT(*) AS n FROM ${runs} WHERE ${[dialect.sealed(true), ...conditions].join(' AND ')}`, params: values };
     },
     /**
-     * The spread of the judge's scores of candidates scored more than once in the sealed runs of `where`:
-     * per candidate Σs² − (Σs)²/n (its squared deviations), pooled.
+     * The spread of the judge's scores of candidates scored more than once in the tallied runs of `where`:
+     * per candidate Σs² − (Σs)²/n (its squared deviations), pooled. `scores` holds only tallied runs' attempts,
+     * so the whole ledger reads that table alone, in candidate order through its index.
      */
     scoreSpread(where: readonly RunCondition[]): SqlQuery {
-      const { conditions, values } = conditionsOf(dialect, where);
-      const sealedRuns = `SELECT run_id FROM ${runs} WHERE ${[dialect.sealed(true), ...conditions].join(' AND ')}`;
-      const scored = `SELECT ${dialect.jsonText('a.body', ['data', 'summary', 'candidateHash'])} AS candidate,
-    ${dialect.jsonNumber('a.body', ['data', 'summary', 'score'])} AS score
-  FROM (${sealedRuns}) r JOIN ${records} a ON a.run_id = r.run_id AND a.type = 'attempt'`;
+      const { filter, values } = tallied(where);
+      const scored =
+        where.length === 0
+          ? scores
+          : `(SELECT s.candidate, s.score FROM (SELECT run_id FROM ${runs} WHERE ${filter}) r JOIN ${scores} s ON s.run_id = r.run_id)`;
       const sql = `SELECT COUNT(*) AS candidates, COALESCE(SUM(n), 0) AS scores, COALESCE(SUM(m2), 0) AS m2 FROM (
   SELECT COUNT(*) AS n, SUM(score * score) - SUM(score) * SUM(score) / COUNT(*) AS m2
-  FROM (${scored}) scored WHERE candidate IS NOT NULL AND score IS NOT NULL GROUP BY candidate HAVING COUNT(*) > 1
+  FROM ${scored} scored GROUP BY candidate HAVING COUNT(*) > 1
 ) repeated`;
       return { sql, params: values };
     },

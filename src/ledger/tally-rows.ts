@@ -22,7 +22,7 @@ export interface SpreadDbRow {
 const DAY_MS = 86_400_000;
 
 /** Guard names from the stored JSON text: only a list of strings counts; anything else is no guards. */
-function guardsOf(text: string | null): readonly string[] {
+export function guardsOf(text: string | null): readonly string[] {
   if (text === null) return [];
   try {
     const value: unknown = JSON.parse(text);
@@ -34,12 +34,15 @@ function guardsOf(text: string | null): readonly string[] {
 
 /** The tally from its SQL rows. */
 export function toTally(groups: readonly TallyDbRow[], spread: SpreadDbRow | undefined): LedgerTally {
+  // A group per day and kind of ending: the few guard lists repeat, each parsed once.
+  const guards = new Map<string | null, readonly string[]>();
+  const guardsOfRow = (text: string | null): readonly string[] => guards.get(text) ?? guards.set(text, guardsOf(text)).get(text) ?? [];
   return {
     groups: groups.map((row) => ({
       day: Number(row.day) * DAY_MS,
       outcome: row.outcome ?? '',
       stopReason: row.stop_reason ?? '',
-      guards: guardsOf(row.guards),
+      guards: guardsOfRow(row.guards),
       ...(row.shadow === null ? {} : { shadow: String(row.shadow) }),
       runs: Number(row.runs),
       costUsd: Number(row.cost_usd ?? 0),

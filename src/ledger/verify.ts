@@ -3,6 +3,7 @@ import { RecordParseError } from '../errors/record-parse-error.js';
 import { streamHistory } from './history.js';
 import { parseRunRecord } from './run-records.js';
 import { linkProblem } from './run-link.js';
+import { summaryProblem } from './run-summary.js';
 import type { Ledger, RunRow, StoredRecord } from './ledger.js';
 import { checkSeal, type PublicKeyEntry, type SignatureCheck, type SignatureStatus } from './seal-signature.js';
 
@@ -23,6 +24,12 @@ export interface RunVerification {
   readonly linkProblem?: string;
   /** Why one of the run's records does not parse as its type (its chain verifies), when one does not (`verifyLedger`). */
   readonly recordProblem?: string;
+  /**
+   * Why what the ledger derived from the run's records (its row's outcome, verification and stop reason,
+   * the summary the reports tally) disagrees with them, when it does (`verifyLedger`): its chain verifies,
+   * the derived data does not.
+   */
+  readonly summaryProblem?: string;
 }
 
 /** How `verifyLedger` checks seal signatures. */
@@ -201,21 +208,25 @@ export async function verifyLedger(
   const otherKeys = new Set<string>();
   const problems: RunVerification[] = [];
   const stream = streamHistory(ledger, {
+    summaries: true,
     ...(runId === undefined ? {} : { filter: { runId } }),
     ...(pageSize === undefined ? {} : { pageSize }),
   });
-  for await (const { run, records } of stream) {
+  for await (const { run, records, summary } of stream) {
     const signed = verifySignedRun(run, records, signatures);
     // Every record must read back as its type; a linked run's link must name a sealed run that needed
-    // resolving: one look-up per linked run.
+    // resolving: one look-up per linked run; what the store derived must be what the records say.
     const unreadable = signed.ok ? recordProblem(records) : undefined;
     const link = signed.ok && unreadable === undefined ? await linkProblem(ledger, run, records) : undefined;
+    const derived = signed.ok && unreadable === undefined && link === undefined ? summaryProblem(run, records, summary) : undefined;
     const result: RunVerification =
       unreadable !== undefined
         ? { ...signed, ok: false, recordProblem: unreadable }
-        : link === undefined
-          ? signed
-          : { ...signed, ok: false, linkProblem: link };
+        : link !== undefined
+          ? { ...signed, ok: false, linkProblem: link }
+          : derived !== undefined
+            ? { ...signed, ok: false, summaryProblem: derived }
+            : signed;
     totals.runs += 1;
     totals.records += result.records;
     totals.bytes += result.bytes;

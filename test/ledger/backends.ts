@@ -20,6 +20,9 @@ export const POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/test?options=-c%
 
 export type SqlBackendName = 'sqlite' | 'postgres';
 
+/** A column of `runs` derived from the records that raw access may overwrite. */
+export type DerivedColumn = 'outcome' | 'guards' | 'shadow' | 'cost_usd';
+
 /** A column of `records` that raw access may overwrite. */
 export type RawColumn = 'body' | 'hash' | 'prev_hash';
 
@@ -33,6 +36,10 @@ export interface RawAccess {
   insert(row: StoredRecord): Promise<void>;
   updateColumn(runId: string, seq: number, column: RawColumn, value: string): Promise<void>;
   delete(runId: string, seq: number): Promise<void>;
+  /** Overwrites a column a seal derived on a run's row (guards off first: the row of a sealed run is final). */
+  updateRun(runId: string, column: DerivedColumn, value: string | number): Promise<void>;
+  /** Overwrites the score a seal copied from one attempt into `scores`. */
+  updateScore(runId: string, seq: number, score: number): Promise<void>;
   /** Exchanges every column of two rows but `run_id` and `seq`. */
   swap(runId: string, seqA: number, seqB: number): Promise<void>;
   /**
@@ -144,6 +151,16 @@ function sqliteRaw(db: Database.Database): RawAccess {
         1,
       );
     },
+    async updateRun(runId, column, value) {
+      expectChanged(`update of ${column}`, db.prepare(`UPDATE runs SET ${column} = ? WHERE run_id = ?`).run(value, runId).changes, 1);
+    },
+    async updateScore(runId, seq, score) {
+      expectChanged(
+        'update of a score',
+        db.prepare('UPDATE scores SET score = ? WHERE run_id = ? AND seq = ?').run(score, runId, seq).changes,
+        1,
+      );
+    },
     async delete(runId, seq) {
       expectChanged('delete', db.prepare('DELETE FROM records WHERE run_id = ? AND seq = ?').run(runId, seq).changes, 1);
     },
@@ -184,6 +201,10 @@ function postgresRaw(client: pg.Client, schema: string): RawAccess {
       ),
     updateColumn: (runId, seq, column, value) =>
       run(`update of ${column}`, `UPDATE ${table} SET ${column} = $1 WHERE run_id = $2 AND seq = $3`, [value, runId, seq], 1),
+    updateRun: (runId, column, value) =>
+      run(`update of ${column}`, `UPDATE "${schema}".runs SET ${column} = $1 WHERE run_id = $2`, [value, runId], 1),
+    updateScore: (runId, seq, score) =>
+      run('update of a score', `UPDATE "${schema}".scores SET score = $1 WHERE run_id = $2 AND seq = $3`, [score, runId, seq], 1),
     delete: (runId, seq) => run('delete', `DELETE FROM ${table} WHERE run_id = $1 AND seq = $2`, [runId, seq], 1),
     // One statement: `other` is read from the snapshot taken before the update, so the two rows trade places.
     swap: (runId, seqA, seqB) =>

@@ -122,9 +122,9 @@ export class MemoryLedgerStore implements LedgerStore {
   async snapshot(): Promise<PageReader> {
     const entries = this.#sorted().map(({ run, rows }) => ({ run, rows }));
     return {
-      async page(query, withRecords): Promise<RunPage> {
+      async page(query, read): Promise<RunPage> {
         const selected = select(entries, query);
-        const records = withRecords ? selected.flatMap(({ run, rows }) => rows.slice(0, run.recordCount)) : [];
+        const records = read !== 'runs' ? selected.flatMap(({ run, rows }) => rows.slice(0, run.recordCount)) : [];
         return { runs: selected.map((entry) => entry.run), records };
       },
       async end() {},

@@ -1,4 +1,6 @@
 import type { MigrationVersion } from '../migrations.js';
+import { summarySql } from '../summary-sql.js';
+import { postgresDialect } from './postgres-dialect.js';
 
 /**
  * PostgreSQL DDL per schema version. `S` is the ledger's schema, quoted; every name is qualified with it
@@ -104,4 +106,52 @@ CREATE INDEX runs_by_outcome ON ${S}.runs (outcome, started_at, run_id) WHERE ou
 DROP INDEX ${S}.runs_by_task_type;
 CREATE INDEX runs_by_task_type ON ${S}.runs (task_type, started_at, run_id);
 `,
+  // What the reports tally, derived as the seal goes in, and filled for runs sealed before (see the SQLite twin).
+  7: (S) => {
+    const summary = summarySql(postgresDialect(S));
+    const sealBody = `(SELECT body FROM ${S}.records s WHERE s.run_id = runs.run_id AND s.seq = runs.record_count - 1)`;
+    return `
+ALTER TABLE ${S}.runs ADD COLUMN guards TEXT;
+ALTER TABLE ${S}.runs ADD COLUMN shadow TEXT;
+ALTER TABLE ${S}.runs ADD COLUMN cost_usd DOUBLE PRECISION;
+CREATE TABLE ${S}.scores (
+  run_id     TEXT NOT NULL,
+  seq        INTEGER NOT NULL,
+  candidate  TEXT NOT NULL,
+  score      DOUBLE PRECISION NOT NULL,
+  PRIMARY KEY (run_id, seq)
+);
+CREATE INDEX scores_by_candidate ON ${S}.scores (candidate, score);
+
+CREATE OR REPLACE FUNCTION ${S}.records_after_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE sealing BOOLEAN := NEW.type = 'run.sealed';
+DECLARE data JSONB := CASE WHEN NEW.type = 'run.sealed' THEN (NEW.body::jsonb) -> 'data' END;
+BEGIN
+  UPDATE ${S}.runs SET
+    record_count = NEW.seq + 1,
+    last_hash = NEW.hash,
+    sealed = sealing,
+    outcome = data ->> 'outcome',
+    verification = data ->> 'verification',
+    stop_reason = data ->> 'stopReason',
+    guards = CASE WHEN sealing THEN ${summary.guards('NEW.run_id')} END,
+    shadow = CASE WHEN sealing THEN ${summary.shadow('NEW.body')} END,
+    cost_usd = CASE WHEN sealing THEN ${summary.costUsd('NEW.body')} END
+  WHERE run_id = NEW.run_id;
+  IF sealing THEN
+    ${summary.insertScores('r.run_id = NEW.run_id')};
+  END IF;
+  RETURN NULL;
+END $$;
+
+ALTER TABLE ${S}.runs DISABLE TRIGGER runs_refuse_change;
+UPDATE ${S}.runs SET
+  guards = ${summary.guards('runs.run_id')},
+  shadow = ${summary.shadow(sealBody)},
+  cost_usd = ${summary.costUsd(sealBody)}
+WHERE sealed;
+ALTER TABLE ${S}.runs ENABLE TRIGGER runs_refuse_change;
+${summary.insertScores('r.sealed')};
+`;
+  },
 };

@@ -4,20 +4,9 @@ import type { LedgerTally, RunRow, StoredRecord, StoredRun } from '../ledger.js'
 import type { LedgerStore, NewRun, PageReader } from '../ledger-store.js';
 import type { RunCondition, RunQuery } from '../run-query.js';
 import { ledgerSql, type LedgerDialect, type LedgerSql } from '../sql-statements.js';
-import { recordValues, runValues, toRun, toStored, type RecordDbRow, type RunDbRow } from '../sql-rows.js';
+import { postgresDialect } from './postgres-dialect.js';
+import { recordValues, runValues, toRun, toStored, toSummaries, type RecordDbRow, type RunDbRow, type ScoreDbRow } from '../sql-rows.js';
 import { toTally, type SpreadDbRow, type TallyDbRow } from '../tally-rows.js';
-
-/** The PostgreSQL spelling of the ledger's statements, on the tables of `schema` (quoted). */
-const postgresDialect = (schema: string): LedgerDialect => ({
-  table: (name) => `${schema}.${name}`,
-  param: (n) => `$${n}`,
-  sealed: (value) => (value ? 'sealed' : 'NOT sealed'),
-  runIdIn: (param) => `run_id = ANY(${param}::text[])`,
-  ids: (runIds) => runIds,
-  jsonText: (column, path) => `((${column})::jsonb #>> '{${path.join(',')}}')`,
-  jsonNumber: (column, path) =>
-    `(CASE WHEN jsonb_typeof((${column})::jsonb #> '{${path.join(',')}}') = 'number' THEN ((${column})::jsonb #>> '{${path.join(',')}}')::float8 END)`,
-});
 
 type Queryable = Pick<PgClient, 'query'>;
 
@@ -66,8 +55,8 @@ export class PostgresLedgerStore implements LedgerStore {
     });
   }
 
-  runs(query: RunQuery): Promise<readonly RunRow[]> {
-    return this.#runs(this.#pool, query);
+  async runs(query: RunQuery): Promise<readonly RunRow[]> {
+    return (await this.#runRows(this.#pool, query)).map(toRun);
   }
 
   async lastRecords(runIds: readonly string[]): Promise<readonly StoredRecord[]> {
@@ -108,11 +97,14 @@ export class PostgresLedgerStore implements LedgerStore {
       throw error;
     }
     return {
-      page: async (query, withRecords): Promise<RunPage> => {
-        const runs = await this.#runs(client, query);
-        if (!withRecords || runs.length === 0) return { runs, records: [] };
+      page: async (query, read): Promise<RunPage> => {
+        const rows = await this.#runRows(client, query);
+        const runs = rows.map(toRun);
+        if (read === 'runs' || runs.length === 0) return { runs, records: [] };
         const ids = this.#dialect.ids(runs.map((run) => run.runId));
-        return { runs, records: (await client.query<RecordDbRow>(this.#sql.pageRecords, [ids])).rows.map(toStored) };
+        const records = (await client.query<RecordDbRow>(this.#sql.pageRecords, [ids])).rows.map(toStored);
+        if (read === 'records') return { runs, records };
+        return { runs, records, summaries: toSummaries(rows, (await client.query<ScoreDbRow>(this.#sql.pageScores, [ids])).rows) };
       },
       async end(failed) {
         // Read only: ending it either way changes nothing; a connection whose query failed is not reused.
@@ -139,8 +131,8 @@ export class PostgresLedgerStore implements LedgerStore {
     return (await on.query<RecordDbRow>(this.#sql.selectRecords, [runId])).rows.map(toStored);
   }
 
-  async #runs(on: Queryable, query: RunQuery): Promise<RunRow[]> {
+  async #runRows(on: Queryable, query: RunQuery): Promise<RunDbRow[]> {
     const { sql, params } = this.#sql.runs(query);
-    return (await on.query<RunDbRow>(sql, params)).rows.map(toRun);
+    return (await on.query<RunDbRow>(sql, params)).rows;
   }
 }

@@ -1,4 +1,14 @@
 import type { MigrationVersion } from '../migrations.js';
+import { summarySql } from '../summary-sql.js';
+import { SQLITE_DIALECT } from './sqlite-dialect.js';
+
+const SUMMARY = summarySql(SQLITE_DIALECT);
+
+const REFUSE_CHANGE_AFTER_SEAL = `
+CREATE TRIGGER runs_refuse_change_after_seal BEFORE UPDATE ON runs
+WHEN OLD.sealed = 1
+BEGIN SELECT RAISE(ABORT, 'redline.ledger.sealed: a sealed run cannot change'); END;
+`;
 
 /**
  * The guards on `records`: refuse an insert into a sealed run or out of order, refuse any update or
@@ -71,10 +81,7 @@ CREATE TABLE records (
 ) WITHOUT ROWID;
 
 ${RECORD_TRIGGERS}
-CREATE TRIGGER runs_refuse_change_after_seal BEFORE UPDATE ON runs
-WHEN OLD.sealed = 1
-BEGIN SELECT RAISE(ABORT, 'redline.ledger.sealed: a sealed run cannot change'); END;
-
+${REFUSE_CHANGE_AFTER_SEAL}
 CREATE TRIGGER runs_refuse_delete BEFORE DELETE ON runs
 BEGIN SELECT RAISE(ABORT, 'redline.ledger.append_only: runs cannot be deleted'); END;
 `,
@@ -128,4 +135,50 @@ CREATE INDEX runs_by_task_type ON runs (task_type, started_at, run_id);
 CREATE INDEX runs_by_mission ON runs (mission_id, started_at, run_id);
 CREATE INDEX runs_by_outcome ON runs (outcome, started_at, run_id) WHERE outcome IS NOT NULL;
 `,
+  // What the reports tally, derived from the records as the seal goes in (docs/ledger.md, "Derived
+  // columns"): the guards, shadow verdict and spend on the run's row, the scored attempts in a narrow table
+  // (indexed by candidate for the judge's noise), so a tally is GROUP BY over columns and reads no JSON.
+  // Runs sealed before are filled here: the sealed-run guard stands down for that one UPDATE.
+  7: `
+ALTER TABLE runs ADD COLUMN guards TEXT;
+ALTER TABLE runs ADD COLUMN shadow TEXT;
+ALTER TABLE runs ADD COLUMN cost_usd REAL;
+CREATE TABLE scores (
+  run_id     TEXT NOT NULL,
+  seq        INTEGER NOT NULL,
+  candidate  TEXT NOT NULL,
+  score      REAL NOT NULL,
+  PRIMARY KEY (run_id, seq)
+) WITHOUT ROWID;
+CREATE INDEX scores_by_candidate ON scores (candidate, score);
+-- The tally's GROUP BY (sql-statements.ts, the same day expression) walks this index in group order and
+-- reads nothing else: no sort, no row look-up.
+CREATE INDEX runs_tally ON runs (sealed, started_at / 86400000, outcome, stop_reason, guards, shadow, cost_usd);
+
+DROP TRIGGER records_seal_run;
+CREATE TRIGGER records_seal_run AFTER INSERT ON records
+WHEN NEW.type = 'run.sealed'
+BEGIN
+  UPDATE runs SET
+    record_count = NEW.seq + 1,
+    last_hash = NEW.hash,
+    sealed = 1,
+    outcome = json_extract(NEW.body, '$.data.outcome'),
+    verification = json_extract(NEW.body, '$.data.verification'),
+    stop_reason = json_extract(NEW.body, '$.data.stopReason'),
+    guards = ${SUMMARY.guards('NEW.run_id')},
+    shadow = ${SUMMARY.shadow('NEW.body')},
+    cost_usd = ${SUMMARY.costUsd('NEW.body')}
+  WHERE run_id = NEW.run_id;
+  ${SUMMARY.insertScores('r.run_id = NEW.run_id')};
+END;
+
+DROP TRIGGER runs_refuse_change_after_seal;
+UPDATE runs SET
+  guards = ${SUMMARY.guards('runs.run_id')},
+  shadow = ${SUMMARY.shadow('(SELECT body FROM records s WHERE s.run_id = runs.run_id AND s.seq = runs.record_count - 1)')},
+  cost_usd = ${SUMMARY.costUsd('(SELECT body FROM records s WHERE s.run_id = runs.run_id AND s.seq = runs.record_count - 1)')}
+WHERE sealed = 1;
+${SUMMARY.insertScores('r.sealed = 1')};
+${REFUSE_CHANGE_AFTER_SEAL}`,
 };

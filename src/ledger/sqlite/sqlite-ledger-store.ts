@@ -1,24 +1,14 @@
 import type { SqliteDatabase, SqliteStatement } from '../../db/sqlite/sqlite-database.js';
 import type { RunPage } from '../history.js';
 import type { LedgerTally, RunRow, StoredRecord, StoredRun } from '../ledger.js';
-import type { LedgerStore, NewRun, PageReader } from '../ledger-store.js';
+import type { LedgerStore, NewRun, PageRead, PageReader } from '../ledger-store.js';
 import type { RunCondition, RunQuery } from '../run-query.js';
-import { ledgerSql, type LedgerDialect } from '../sql-statements.js';
-import { recordValues, runValues, toRun, toStored, type RecordDbRow, type RunDbRow } from '../sql-rows.js';
+import { ledgerSql } from '../sql-statements.js';
+import { recordValues, runValues, toRun, toStored, toSummaries, type RecordDbRow, type RunDbRow, type ScoreDbRow } from '../sql-rows.js';
 import { toTally, type SpreadDbRow, type TallyDbRow } from '../tally-rows.js';
+import { SQLITE_DIALECT } from './sqlite-dialect.js';
 
-const SQLITE: LedgerDialect = {
-  table: (name) => name,
-  param: () => '?',
-  sealed: (value) => `sealed = ${value ? 1 : 0}`,
-  runIdIn: (param) => `run_id IN (SELECT value FROM json_each(${param}))`,
-  ids: (runIds) => JSON.stringify(runIds),
-  jsonText: (column, path) => `json_extract(${column}, '$.${path.join('.')}')`,
-  jsonNumber: (column, path) =>
-    `(CASE WHEN json_type(${column}, '$.${path.join('.')}') IN ('integer', 'real') THEN json_extract(${column}, '$.${path.join('.')}') * 1.0 END)`,
-};
-
-const SQL = ledgerSql(SQLITE);
+const SQL = ledgerSql(SQLITE_DIALECT);
 
 /**
  * The SQLite ledger's rows, on one connection with its statements prepared once. better-sqlite3 answers
@@ -34,9 +24,10 @@ export class SqliteLedgerStore implements LedgerStore {
   readonly #latestSealed: SqliteStatement;
   readonly #pageRecords: SqliteStatement;
   readonly #lastRecords: SqliteStatement;
+  readonly #pageScores: SqliteStatement;
   readonly #insertRunTx: (run: NewRun, records: readonly StoredRecord[]) => void;
   readonly #readRunTx: (runId: string) => StoredRun | undefined;
-  readonly #pageTx: (query: RunQuery, withRecords: boolean) => RunPage;
+  readonly #pageTx: (query: RunQuery, read: PageRead) => RunPage;
   readonly #tallyTx: (where: readonly RunCondition[]) => LedgerTally;
 
   /** A store on a migrated database; `readOnly` when it was opened to read (see `snapshot`). */
@@ -50,6 +41,7 @@ export class SqliteLedgerStore implements LedgerStore {
     this.#latestSealed = db.prepare(SQL.latestSealed);
     this.#pageRecords = db.prepare(SQL.pageRecords);
     this.#lastRecords = db.prepare(SQL.lastRecords);
+    this.#pageScores = db.prepare(SQL.pageScores);
     this.#insertRunTx = db.transaction((run: NewRun, records: readonly StoredRecord[]) => {
       this.#insertRun.run(...runValues(run));
       for (const row of records) this.#insertRecord.run(...recordValues(row));
@@ -59,11 +51,14 @@ export class SqliteLedgerStore implements LedgerStore {
       const run = this.#run(runId);
       return run === undefined ? undefined : { run, records: this.#records(runId) };
     });
-    this.#pageTx = db.transaction((query: RunQuery, withRecords: boolean): RunPage => {
-      const runs = this.#runs(query);
-      if (!withRecords || runs.length === 0) return { runs, records: [] };
-      const ids = SQLITE.ids(runs.map((run) => run.runId));
-      return { runs, records: (this.#pageRecords.all(ids) as RecordDbRow[]).map(toStored) };
+    this.#pageTx = db.transaction((query: RunQuery, read: PageRead): RunPage => {
+      const rows = this.#runRows(query);
+      const runs = rows.map(toRun);
+      if (read === 'runs' || runs.length === 0) return { runs, records: [] };
+      const ids = SQLITE_DIALECT.ids(runs.map((run) => run.runId));
+      const records = (this.#pageRecords.all(ids) as RecordDbRow[]).map(toStored);
+      if (read === 'records') return { runs, records };
+      return { runs, records, summaries: toSummaries(rows, this.#pageScores.all(ids) as ScoreDbRow[]) };
     });
     // Both aggregates from one snapshot.
     this.#tallyTx = db.transaction((where: readonly RunCondition[]): LedgerTally => {
@@ -96,11 +91,11 @@ export class SqliteLedgerStore implements LedgerStore {
   }
 
   async runs(query: RunQuery): Promise<readonly RunRow[]> {
-    return this.#runs(query);
+    return this.#runRows(query).map(toRun);
   }
 
   async lastRecords(runIds: readonly string[]): Promise<readonly StoredRecord[]> {
-    return (this.#lastRecords.all(SQLITE.ids(runIds)) as RecordDbRow[]).map(toStored);
+    return (this.#lastRecords.all(SQLITE_DIALECT.ids(runIds)) as RecordDbRow[]).map(toStored);
   }
 
   async tally(where: readonly RunCondition[]): Promise<LedgerTally> {
@@ -128,7 +123,7 @@ export class SqliteLedgerStore implements LedgerStore {
     const held = this.#readOnly && !db.inTransaction;
     if (held) db.exec('BEGIN');
     return {
-      page: async (query, withRecords) => this.#pageTx(query, withRecords),
+      page: async (query, read) => this.#pageTx(query, read),
       async end() {
         if (held && db.inTransaction) db.exec('COMMIT');
       },
@@ -152,8 +147,8 @@ export class SqliteLedgerStore implements LedgerStore {
     return (this.#selectRecords.all(runId) as RecordDbRow[]).map(toStored);
   }
 
-  #runs(query: RunQuery): RunRow[] {
+  #runRows(query: RunQuery): RunDbRow[] {
     const { sql, params } = SQL.runs(query);
-    return (this.#db.prepare(sql).all(...params) as RunDbRow[]).map(toRun);
+    return this.#db.prepare(sql).all(...params) as RunDbRow[];
   }
 }
