@@ -15,6 +15,9 @@ const dumpOf = (backend: SqlBackend, location: string): Promise<Dump> | Dump =>
 async function fillEveryTable(ledger: Ledger): Promise<void> {
   await appendAll(ledger, story('sealed', { steps: 3 }));
   await appendAll(ledger, story('open', { sealed: false }));
+  // A sealed run with a scored attempt: the seal derives a row of the scores table from it.
+  const [started, attempt, sealed] = story('scored', { steps: 1 });
+  await appendAll(ledger, [started!, { ...attempt!, data: { ...attempt!.data, summary: { candidateHash: 'h1', score: 0.5 } } }, sealed!]);
   await ledger.learn('default', [0.5, 0.75]);
 }
 

@@ -190,7 +190,7 @@ describe('golden record streams', { concurrency: true }, () => {
     const records = await recorded(
       'wall-clock',
       {
-        mission: defineMission({ id: 'never', goal: 'g', budgets: { maxAttempts: 3, maxWallClock: 2000 } }),
+        mission: defineMission({ id: 'never', goal: 'g', budgets: { maxAttempts: 3, maxWallClock: 6000 } }),
         proposer: functionProposer(() => new Promise(() => {})),
       },
       scratch,
