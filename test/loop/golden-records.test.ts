@@ -182,10 +182,12 @@ describe('golden record streams', { concurrency: true }, () => {
     );
     await matchesGolden('runtime-error', records, { [scratch]: '<scratch>' });
   });
+});
 
+describe('golden record streams, timed', () => {
   it('a wall-clock stop while the proposer runs', async () => {
     // The budget is real time from the run's start: long enough that the first attempt has begun when it
-    // runs out, however loaded the machine (the scenarios run at once).
+    // runs out on a loaded machine. Alone, not beside the other scenarios: their work would delay this run's start.
     const scratch = await tempDir();
     const records = await recorded(
       'wall-clock',
