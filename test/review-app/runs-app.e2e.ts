@@ -177,15 +177,18 @@ describe('the runs pages in a browser', () => {
     await page.goto(`${server.url}/runs/${LIVE.runId}`);
     assert.equal(await page.locator('#outcome').textContent(), 'running');
     assert.equal(await page.locator('#live').count(), 1);
-    // The page dispatches `redline:updated` on its document after it swaps in a fresh render.
-    const updated = page.evaluate(
-      () =>
-        new Promise<void>((resolve) =>
-          (globalThis as unknown as { document: EventTarget }).document.addEventListener('redline:updated', () => resolve()),
-        ),
-    );
+    // The page dispatches `redline:updated` on its document after it swaps in a fresh render. The listener is
+    // in place before the first record is appended (an update it missed would leave nothing to wait for), and
+    // the wait for it has a timeout.
+    await page.evaluate(() => {
+      const page = globalThis as unknown as { document: EventTarget; redlineUpdates: number };
+      page.redlineUpdates = 0;
+      page.document.addEventListener('redline:updated', () => (page.redlineUpdates += 1));
+    });
     for (const record of restOfRun(LIVE, 6)) await ledger.append(record);
-    await updated;
+    await page.waitForFunction(() => (globalThis as unknown as { redlineUpdates: number }).redlineUpdates > 0, undefined, {
+      timeout: 30_000,
+    });
     await page.locator('#outcome', { hasText: 'complete' }).waitFor();
     assert.equal(await page.locator('#live').count(), 0);
     assert.equal(await page.locator('#seal').count(), 1);
