@@ -1,6 +1,8 @@
 import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import { Ajv, type ValidateFunction } from 'ajv';
+import type * as AjvModule from 'ajv';
+import type { ValidateFunction } from 'ajv';
 import { finding, type Check, type CheckContext } from '../core/check.js';
 import type { Finding, Stage } from '../core/finding.js';
 
@@ -18,6 +20,8 @@ export function jsonSchemaCheck({ name, schema, file, stage = 'fast', required =
   const check = { name, stage, tier: 'format' as const, required };
   let validate: ValidateFunction;
   try {
+    // Loaded on first use: a mission without a json-schema check does not pay for Ajv's modules at start.
+    const { Ajv } = createRequire(import.meta.url)('ajv') as typeof AjvModule;
     validate = new Ajv({ allErrors: true, strict: false }).compile(schema);
   } catch (error) {
     throw new TypeError(`Expected a valid JSON Schema for check "${name}", got one that does not compile: ${(error as Error).message}`, {

@@ -128,6 +128,13 @@ export class WorkCopy {
   /** Set when a reset failed halfway: the next one writes the copy afresh instead of trusting its stamps. */
   #broken = false;
 
+  /**
+   * What the last walk found the reset has to undo, kept for the next reset while nothing can have run in
+   * the copy since: set by the walk that ends a use of the copy (`changes` after an agent, `changedInputs`
+   * after each check), taken (and cleared) by the reset that hands it out again. A reset without it walks.
+   */
+  #known: Drift | undefined;
+
   private constructor(dir: string, snapshot: Snapshot, stamps: Map<string, Stamp>) {
     this.dir = dir;
     this.#snapshot = snapshot;
@@ -269,14 +276,17 @@ export class WorkCopy {
    * accepts, in path order (see `inputChanges`): what a check that ran in the copy may have seen instead
    * of snapshot + candidate. Only reads: the next reset still finds and undoes every change.
    */
-  changedInputs(isOutput: (file: string) => boolean): Promise<string[]> {
-    return inputChanges({
+  async changedInputs(isOutput: (file: string) => boolean): Promise<string[]> {
+    const { changed, drift } = await inputChanges({
       dir: this.dir,
       stamps: this.#stamps,
       settledAt: this.#settledAt,
       isOutput,
       holds: (file) => this.#stillHolds(file),
+      expected: (file) => this.#wanted(file) !== undefined,
     });
+    this.#known = drift;
+    return changed;
   }
 
   /** Whether `file` holds what it should, as the scan compares it: a single-named file's content and mode, a symlink's target. */
@@ -349,6 +359,7 @@ export class WorkCopy {
   async reset(files: CandidateFiles): Promise<ResetReport> {
     if (this.#broken) {
       // The stamps cannot be trusted after a failed reset: the copy is written afresh.
+      this.#known = undefined;
       this.#stamps.clear();
       for (const [file, stamp] of await fill(this.dir, this.#snapshot)) this.#stamps.set(file, stamp);
       this.#overlay = new Map();
@@ -363,7 +374,9 @@ export class WorkCopy {
   }
 
   async #resetFrom(files: CandidateFiles): Promise<ResetReport> {
-    const drift = await this.scan();
+    const known = this.#known;
+    this.#known = undefined;
+    const drift = known === undefined ? await this.scan() : { ...known, scanned: 0, hashed: 0 };
     const previous = this.#overlay;
     this.#overlay = this.#overlayOf(files);
     const targets = new Set<string>([...drift.changed, ...drift.extra, ...previous.keys(), ...this.#overlay.keys()]);
@@ -414,6 +427,7 @@ export class WorkCopy {
    */
   async changes({ maxBytes = Number.POSITIVE_INFINITY }: { maxBytes?: number } = {}): Promise<Record<string, string | null>> {
     const drift = await this.scan();
+    this.#known = drift;
     // A map: a file named like an Object member (`__proto__`) is a key like any other.
     const files = new Map<string, string | null>();
     const ignored = this.#snapshot.ignored;

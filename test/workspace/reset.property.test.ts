@@ -54,12 +54,16 @@ const proposal: fc.Arbitrary<Proposal> = fc.record({
 
 interface Step {
   readonly proposals: readonly Proposal[];
-  readonly actions: readonly CheckAction[];
+  /** The checks run on the copy: each one's actions, then `changedInputs`, as the loop asks after each check. */
+  readonly checks: readonly (readonly CheckAction[])[];
+  /** Whether the checks' `changedInputs` is asked at all (without it, the next reset walks the copy itself). */
+  readonly asked: boolean;
 }
 
 const step: fc.Arbitrary<Step> = fc.record({
   proposals: fc.array(proposal, { maxLength: 5 }),
-  actions: fc.array(checkAction, { maxLength: 6 }),
+  checks: fc.array(fc.array(checkAction, { maxLength: 6 }), { maxLength: 2 }),
+  asked: fc.boolean(),
 });
 
 /** The candidate entries a proposal stands for, on the snapshot `model`; none when the tree has nothing to aim at. */
@@ -159,7 +163,7 @@ describe('RunWorkspace.checkCopy: the copy holds exactly snapshot + candidate, w
         const log: string[] = [];
         try {
           let serial = 0;
-          for (const { proposals, actions } of [...steps, { proposals: [], actions: [] }]) {
+          for (const { proposals, checks, asked } of [...steps, { proposals: [], checks: [], asked: false }]) {
             // The candidate is built the way the loop builds it: a proposal is kept only if every path is accepted.
             let candidate: Record<string, string | null> = {};
             for (const item of proposals) {
@@ -181,7 +185,7 @@ describe('RunWorkspace.checkCopy: the copy holds exactly snapshot + candidate, w
             }
             const outsideBefore = readTree(laid.outside);
             const lookalikesBefore = readTree(laid.lookalikes);
-            const { dir } = await run.checkCopy(candidate);
+            const { dir, changedInputs } = await run.checkCopy(candidate);
             resets += 1;
             log.push(`checkCopy(${JSON.stringify(candidate)})`);
             const differences = treeDifferences(expectedCopy(laid.tree, candidate), readTree(dir));
@@ -197,7 +201,14 @@ describe('RunWorkspace.checkCopy: the copy holds exactly snapshot + candidate, w
               'the reset changed a look-alike outside the copy',
             );
             // The check runs right away: no pause after the reset (the racy-timestamp window).
-            for (const action of actions) log.push(applyCheckAction(dir, laid.lookalikes, action, (serial += 1)));
+            // The next reset undoes what the checks did, also when it takes what the last `changedInputs` found instead of walking.
+            for (const [index, actions] of checks.entries()) {
+              for (const action of actions) log.push(applyCheckAction(dir, laid.lookalikes, action, (serial += 1)));
+              if (asked) {
+                await changedInputs(() => false);
+                log.push(`changedInputs after check ${index + 1}`);
+              }
+            }
           }
           assert.deepEqual(treeDifferences(laid.tree, readTree(laid.ws)), [], 'the workspace changed');
         } finally {

@@ -1,19 +1,30 @@
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { createRequire } from 'node:module';
+import type * as Fxp from 'fast-xml-parser';
+import type { XMLParser } from 'fast-xml-parser';
 import { ReportParseError } from './report-parse-error.js';
 import type { ParsedReport, TestResult, TestStatus } from './test-result.js';
 
 /** An element as fast-xml-parser's `preserveOrder` mode gives it: `{ [tag]: children, ':@'?: attributes }`. */
 type XmlNode = Record<string, unknown>;
 
-const parser = new XMLParser({
-  preserveOrder: true,
-  ignoreAttributes: false,
-  attributeNamePrefix: '',
-  parseTagValue: false,
-  parseAttributeValue: false,
-  // Decodes numeric character references (`&#10;`), which reporters use for newlines in attributes.
-  htmlEntities: true,
-});
+/** fast-xml-parser, loaded with the first JUnit report: a run whose checks report otherwise does not pay for it at start. */
+let loaded: { parser: XMLParser; validate: typeof Fxp.XMLValidator.validate } | undefined;
+
+function loadXml(): NonNullable<typeof loaded> {
+  if (loaded !== undefined) return loaded;
+  const { XMLParser, XMLValidator } = createRequire(import.meta.url)('fast-xml-parser') as typeof Fxp;
+  const parser = new XMLParser({
+    preserveOrder: true,
+    ignoreAttributes: false,
+    attributeNamePrefix: '',
+    parseTagValue: false,
+    parseAttributeValue: false,
+    // Decodes numeric character references (`&#10;`), which reporters use for newlines in attributes.
+    htmlEntities: true,
+  });
+  loaded = { parser, validate: (text, options) => XMLValidator.validate(text, options) };
+  return loaded;
+}
 
 function tagOf(node: XmlNode): string | undefined {
   return Object.keys(node).find((key) => key !== ':@' && key !== '#text');
@@ -133,7 +144,8 @@ function collect(nodes: readonly XmlNode[], suites: readonly string[], suiteFile
  * // [{ name: 'adds', suite: 'math', status: 'pass' }]
  */
 export function parseJUnit(xml: string): ParsedReport {
-  const validation = XMLValidator.validate(xml);
+  const { parser, validate } = loadXml();
+  const validation = validate(xml);
   if (validation !== true) {
     const { msg, line } = validation.err;
     throw new ReportParseError({ format: 'junit', message: `not well-formed XML at line ${line}: ${msg}` });
