@@ -5,7 +5,8 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   const { VERSION } = await import('../dist/cli/version.js');
   process.stdout.write(`${VERSION}\n`);
 } else {
-  const { main } = await import('../dist/cli/main.js');
+  // The CLI bundled with its dependencies (scripts/bundle-cli.mjs): far fewer modules to load than dist/cli/.
+  const { main } = await import('../dist/cli-bundle/main.js');
   // A closed pipe (`redline ledger show … | head`) ends the output quietly, as other CLIs do.
   process.stdout.on('error', (error) => {
     if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);

@@ -16,6 +16,7 @@
 import { build } from 'esbuild';
 import { copyFile, mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { bundleCli } from './bundle-cli.mjs';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const OUT = path.join(ROOT, '.test-build');
@@ -72,6 +73,8 @@ await Promise.all(
     await copyFile(path.join(ROOT, file), path.join(OUT, file));
   }),
 );
+// The CLI a test spawns is the bundle bin/redline.js starts, made from the code under test.
+await bundleCli({ compiled: path.join(OUT, 'src'), root: OUT });
 
 // Groups are packed by cost: test/file-costs.json holds each file's CPU seconds as last measured
 // (REDLINE_FILE_TIMES=write rewrites it from a run's own times); a file it does not list counts as its
