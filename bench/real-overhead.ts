@@ -297,15 +297,25 @@ async function copyTime(dir: string, root: string): Promise<number> {
   return ms;
 }
 
+/**
+ * Writes back what earlier steps left in the page cache before a timed step: otherwise a step pays for the
+ * write-back of the one before it (generating the 250 MB tree, a first run's copies), by far the largest
+ * noise in these figures on this machine.
+ */
+function settle(): void {
+  execFileSync('sync');
+}
+
 /** `redline run` of the mission by the built CLI: wall ms from spawn to exit, and its per-attempt times. */
 async function redlineRun(
   subject: Subject,
   mission: string,
   ledger: string,
+  cacheDir: string,
 ): Promise<{ ms: number; perAttemptMs: number[]; phasesMs: Phases }> {
   const spawnedAt = Date.now();
   const { code, ms, output } = await sh(
-    `${JSON.stringify(process.execPath)} ${CLI} run ${mission} --json --ledger ${ledger}`,
+    `${JSON.stringify(process.execPath)} ${CLI} run ${mission} --json --ledger ${ledger} --cache-dir ${cacheDir}`,
     path.dirname(mission),
   );
   const line = output.split('\n').find((text) => text.startsWith('{"runId"'));
@@ -349,10 +359,14 @@ export async function realOverheadBench({
       const ledger = path.join(root, `ledger-${path.basename(subject.dir)}.db`);
       writeProposer(subject, proposer);
       writeMission(subject, mission, proposer);
+      const cacheDir = path.join(root, 'cache');
+      settle();
       const copyMs = await copyTime(subject.dir, root);
       for (let run = 1; run <= runs; run += 1) {
+        settle();
         const byHandMs = await byHand(subject, proposer);
-        const { ms: redlineMs, perAttemptMs, phasesMs } = await redlineRun(subject, mission, ledger);
+        settle();
+        const { ms: redlineMs, perAttemptMs, phasesMs } = await redlineRun(subject, mission, ledger, cacheDir);
         rows.push({
           subject: subject.name,
           files: subject.files,
