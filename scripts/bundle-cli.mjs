@@ -23,10 +23,10 @@ export async function bundleCli({ compiled = path.join(PACKAGE_ROOT, 'dist'), ro
   const bundled = new Set(Object.keys(manifest.dependencies ?? {}));
   bundled.delete('better-sqlite3');
   const external = [
+    ...Object.keys(manifest.dependencies ?? {}),
     ...Object.keys(manifest.peerDependencies ?? {}),
     ...Object.keys(manifest.optionalDependencies ?? {}),
     ...Object.keys(manifest.devDependencies ?? {}),
-    'better-sqlite3',
   ].filter((name) => !bundled.has(name));
   const outdir = path.join(compiled, 'cli-bundle');
   await rm(outdir, { recursive: true, force: true });

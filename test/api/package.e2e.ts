@@ -35,6 +35,16 @@ describe('the npm package', () => {
     for (const file of ['README.md', 'package.json', 'bin/redline.js', 'schema/mission.schema.json', 'examples/demo.json'])
       assert.ok(files.includes(file), file);
     for (const { mission } of demo) assert.ok(files.includes(mission), mission);
+    // What bin/redline.js imports, and every chunk of the CLI bundle it starts from (the unbundled dist/cli/ is left out).
+    const inCheckout = (file: string): string => readFileSync(path.join(CHECKOUT, file), 'utf8');
+    const started = [...inCheckout('bin/redline.js').matchAll(/import\('\.\.\/(dist\/[^']+)'\)/g)].map((match) => match[1] as string);
+    assert.deepEqual(started, ['dist/cli/version.js', 'dist/cli-bundle/main.js']);
+    const chunks = Object.keys(JSON.parse(inCheckout('dist/cli-bundle/chunks.json')) as Record<string, string[]>);
+    for (const file of [...started, ...chunks.map((chunk) => `dist/cli-bundle/${chunk}`)]) assert.ok(files.includes(file), file);
+    assert.deepEqual(
+      files.filter((file) => file.startsWith('dist/cli/') && !file.startsWith('dist/cli/version.')),
+      [],
+    );
     for (const doc of tree('docs').filter((file) => /\.(md|svg)$/.test(file))) assert.ok(files.includes(doc), doc);
     // The review app's screenshots stay in the repository (docs/review-app.md says so); the source maps point
     // at src/, which the package does not ship.
