@@ -78,14 +78,21 @@ function probe(launcher: PidNamespaceLauncher): Promise<string | undefined> {
     let status = '';
     child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     child.stdio[INIT_STATUS_FD]?.on('data', (chunk: Buffer) => (status += chunk.toString('utf8')));
-    const timer = setTimeout(() => {
-      stderr ||= `no answer within ${PROBE_TIMEOUT_MS} ms`;
-      try {
-        process.kill(-(child.pid as number), 'SIGKILL');
-      } catch {
-        // It ended meanwhile.
-      }
-    }, PROBE_TIMEOUT_MS);
+    // As in runProcess: an overdue timer waits for the rest of the loop's turn, so that a probe that ended
+    // while this process stalled is read as it ended, not as silent.
+    const timer = setTimeout(
+      () =>
+        setImmediate(() => {
+          if (child.exitCode !== null || child.signalCode !== null) return;
+          stderr ||= `no answer within ${PROBE_TIMEOUT_MS} ms`;
+          try {
+            process.kill(-(child.pid as number), 'SIGKILL');
+          } catch {
+            // It ended meanwhile.
+          }
+        }),
+      PROBE_TIMEOUT_MS,
+    );
     child.on('error', (error) => {
       clearTimeout(timer);
       resolve(error.message);

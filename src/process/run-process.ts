@@ -177,7 +177,16 @@ export async function runProcess(options: ProcessOptions): Promise<ProcessResult
       killed ??= why;
       endAll();
     };
-    const timer = setLongTimeout({ delayMs: options.timeoutMs, onTimeout: () => killAll('timeout') });
+    // A timer overdue after a stall of this process's event loop fires before the loop reads an exit that
+    // came during the stall: the kill waits for the rest of that turn, and a program found ended is not
+    // called timed out.
+    const timer = setLongTimeout({
+      delayMs: options.timeoutMs,
+      onTimeout: () =>
+        setImmediate(() => {
+          if (child.exitCode === null && child.signalCode === null) killAll('timeout');
+        }),
+    });
     const onAbort = (): void => killAll('aborted');
     if (options.signal?.aborted) queueMicrotask(onAbort);
     options.signal?.addEventListener('abort', onAbort, { once: true });

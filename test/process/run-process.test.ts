@@ -65,6 +65,32 @@ describe('runProcess without a PID namespace, and the processes a program leaves
     assert.ok(await ends(pid), `daemon ${pid} still runs`);
   });
 
+  it('does not call a program that ended while the event loop stalled timed out', async () => {
+    // The first output blocks this process (as a long synchronous step elsewhere in it would) until the
+    // program has exited, well past its 100 ms timeout: when the loop resumes, the overdue timer comes
+    // before the exit is read, and must not win.
+    const started = performance.now();
+    const stall = (chunk: Buffer): void => {
+      const pid = chunk.toString('utf8').trim();
+      const state = (): string => {
+        try {
+          return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] ?? '';
+        } catch {
+          return 'gone';
+        }
+      };
+      while ((state() !== 'Z' && state() !== 'gone') || performance.now() - started < 800)
+        if (performance.now() - started > 20_000) throw new Error(`program ${pid} did not exit within 20 s`);
+    };
+    const result = await run({
+      command: 'echo $$; sleep 0.3; exit 3',
+      cwd: await workdir(),
+      timeoutMs: 100,
+      onOutput: (_stream, chunk) => stall(chunk),
+    });
+    assert.deepEqual([result.exitCode, result.killed, result.stdout.trim() !== ''], [3, undefined, true]);
+  });
+
   it('ends the program and its daemon on abort', async () => {
     const cwd = await workdir();
     const controller = new AbortController();
