@@ -46,7 +46,7 @@ export interface Drift {
 
 /** What one reset did, for benchmarks and progress. */
 export interface ResetReport {
-  /** Paths compared by `lstat`. */
+  /** Paths compared by `lstat`: 0 when the reset took what the walk that ended the copy's last use found. */
   readonly scanned: number;
   /** Paths whose content had to be read because their stamp changed. */
   readonly hashed: number;
