@@ -5,6 +5,7 @@ import { barChart, type BarSeries } from './bar-chart.js';
 import { html, type Html } from './html.js';
 import { navTable } from './nav-table.js';
 import { reachChart } from './reach-chart.js';
+import { runFilterForm } from './run-filter-form.js';
 import { runsUrl, type ReportsFilter } from './run-urls.js';
 import { dollars } from './runs-page.js';
 
@@ -184,15 +185,7 @@ export function reportsPage({
   stopQuality: StopQualityReport;
 }): Html {
   return html`<h1>Reports</h1>
-    <form class="filters" method="get" action="/reports" aria-label="Filter the reports">
-      <label for="filter-mission">Mission <input id="filter-mission" name="missionId" value="${filter.missionId ?? ''}" size="18" /></label>
-      <label for="filter-task-type"
-        >Task type <input id="filter-task-type" name="taskType" value="${filter.taskType ?? ''}" size="12"
-      /></label>
-      <label for="filter-from">Started from <input id="filter-from" type="date" name="from" value="${filter.from ?? ''}" /></label>
-      <label for="filter-to">to <input id="filter-to" type="date" name="to" value="${filter.to ?? ''}" /></label>
-      <button type="submit">Filter</button>
-    </form>
+    ${runFilterForm({ action: '/reports', label: 'Filter the reports', filter, byOutcome: false })}
     <p class="keys"><a href="${runsUrl(filter)}" id="these-runs">These runs, one by one</a></p>
     ${
       stopQuality.all.runs === 0

@@ -1,9 +1,8 @@
-import { OUTCOMES } from '../core/outcome.js';
 import type { RunRow } from '../ledger/ledger.js';
 import { age } from './age.js';
 import { html, type Html } from './html.js';
 import { navTable } from './nav-table.js';
-import { option } from './select-option.js';
+import { runFilterForm } from './run-filter-form.js';
 import { short } from './short-text.js';
 import { reportsUrl, runsUrl, type RunsFilter } from './run-urls.js';
 
@@ -76,21 +75,7 @@ export function runsPage({
       <a href="${reportsUrl(filter)}" id="reports-of-runs">Reports of these runs</a>: outcomes, stop reasons and spend over time, stop
       quality
     </p>
-    <form class="filters" method="get" action="/runs" aria-label="Filter the runs">
-      <label for="filter-mission">Mission <input id="filter-mission" name="missionId" value="${filter.missionId ?? ''}" size="18" /></label>
-      <label for="filter-outcome"
-        >Outcome
-        <select id="filter-outcome" name="outcome">
-          ${option('', 'any', filter.outcome)}${OUTCOMES.map((value) => option(value, value, filter.outcome))}
-        </select></label
-      >
-      <label for="filter-task-type"
-        >Task type <input id="filter-task-type" name="taskType" value="${filter.taskType ?? ''}" size="12"
-      /></label>
-      <label for="filter-from">Started from <input id="filter-from" type="date" name="from" value="${filter.from ?? ''}" /></label>
-      <label for="filter-to">to <input id="filter-to" type="date" name="to" value="${filter.to ?? ''}" /></label>
-      <button type="submit">Filter</button>
-    </form>
+    ${runFilterForm({ action: '/runs', label: 'Filter the runs', filter, byOutcome: true })}
     ${
       runs.length === 0
         ? html`<p class="notice" id="empty">${paged ? 'No older runs match.' : 'No run matches.'}</p>`

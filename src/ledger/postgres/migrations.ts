@@ -3,6 +3,31 @@ import { summarySql } from '../summary-sql.js';
 import { postgresDialect } from './postgres-dialect.js';
 
 /**
+ * The body of `records_after_insert`: it advances the run row's head with each record and, as `run.sealed`
+ * goes in, seals the row with the seal's own fields; since version 7 also the `derived` summary: `columns`
+ * set on the row (NULL but for a seal), then one statement run on a seal.
+ */
+function recordsAfterInsertBody(S: string, derived?: { columns: readonly string[]; then: string }): string {
+  const sets = [
+    'record_count = NEW.seq + 1',
+    'last_hash = NEW.hash',
+    'sealed = sealing',
+    "outcome = data ->> 'outcome'",
+    "verification = data ->> 'verification'",
+    "stop_reason = data ->> 'stopReason'",
+    ...(derived?.columns ?? []),
+  ];
+  return `DECLARE sealing BOOLEAN := NEW.type = 'run.sealed';
+DECLARE data JSONB := CASE WHEN NEW.type = 'run.sealed' THEN (NEW.body::jsonb) -> 'data' END;
+BEGIN
+  UPDATE ${S}.runs SET
+    ${sets.join(',\n    ')}
+  WHERE run_id = NEW.run_id;${derived === undefined ? '' : `\n  IF sealing THEN\n    ${derived.then};\n  END IF;`}
+  RETURN NULL;
+END $$;`;
+}
+
+/**
  * PostgreSQL DDL per schema version. `S` is the ledger's schema, quoted; every name is qualified with it
  * so the triggers work whatever the session's `search_path`.
  */
@@ -47,19 +72,7 @@ BEGIN
 END $$;
 
 CREATE FUNCTION ${S}.records_after_insert() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE sealing BOOLEAN := NEW.type = 'run.sealed';
-DECLARE data JSONB := CASE WHEN NEW.type = 'run.sealed' THEN (NEW.body::jsonb) -> 'data' END;
-BEGIN
-  UPDATE ${S}.runs SET
-    record_count = NEW.seq + 1,
-    last_hash = NEW.hash,
-    sealed = sealing,
-    outcome = data ->> 'outcome',
-    verification = data ->> 'verification',
-    stop_reason = data ->> 'stopReason'
-  WHERE run_id = NEW.run_id;
-  RETURN NULL;
-END $$;
+${recordsAfterInsertBody(S)}
 
 CREATE FUNCTION ${S}.refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -124,25 +137,14 @@ CREATE TABLE ${S}.scores (
 CREATE INDEX scores_by_candidate ON ${S}.scores (candidate, score);
 
 CREATE OR REPLACE FUNCTION ${S}.records_after_insert() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE sealing BOOLEAN := NEW.type = 'run.sealed';
-DECLARE data JSONB := CASE WHEN NEW.type = 'run.sealed' THEN (NEW.body::jsonb) -> 'data' END;
-BEGIN
-  UPDATE ${S}.runs SET
-    record_count = NEW.seq + 1,
-    last_hash = NEW.hash,
-    sealed = sealing,
-    outcome = data ->> 'outcome',
-    verification = data ->> 'verification',
-    stop_reason = data ->> 'stopReason',
-    guards = CASE WHEN sealing THEN ${summary.guards('NEW.run_id')} END,
-    shadow = CASE WHEN sealing THEN ${summary.shadow('NEW.body')} END,
-    cost_usd = CASE WHEN sealing THEN ${summary.costUsd('NEW.body')} END
-  WHERE run_id = NEW.run_id;
-  IF sealing THEN
-    ${summary.insertScores('r.run_id = NEW.run_id')};
-  END IF;
-  RETURN NULL;
-END $$;
+${recordsAfterInsertBody(S, {
+  columns: [
+    `guards = CASE WHEN sealing THEN ${summary.guards('NEW.run_id')} END`,
+    `shadow = CASE WHEN sealing THEN ${summary.shadow('NEW.body')} END`,
+    `cost_usd = CASE WHEN sealing THEN ${summary.costUsd('NEW.body')} END`,
+  ],
+  then: summary.insertScores('r.run_id = NEW.run_id'),
+})}
 
 ALTER TABLE ${S}.runs DISABLE TRIGGER runs_refuse_change;
 UPDATE ${S}.runs SET

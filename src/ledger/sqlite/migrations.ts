@@ -11,6 +11,29 @@ BEGIN SELECT RAISE(ABORT, 'redline.ledger.sealed: a sealed run cannot change'); 
 `;
 
 /**
+ * The trigger that seals the run row as `run.sealed` goes in: the new head and the seal's own fields, and
+ * since version 7 the `derived` summary: `columns` set on the row, then one statement.
+ */
+function sealRunTrigger(derived?: { columns: readonly string[]; then: string }): string {
+  const sets = [
+    'record_count = NEW.seq + 1',
+    'last_hash = NEW.hash',
+    'sealed = 1',
+    "outcome = json_extract(NEW.body, '$.data.outcome')",
+    "verification = json_extract(NEW.body, '$.data.verification')",
+    "stop_reason = json_extract(NEW.body, '$.data.stopReason')",
+    ...(derived?.columns ?? []),
+  ];
+  return `CREATE TRIGGER records_seal_run AFTER INSERT ON records
+WHEN NEW.type = 'run.sealed'
+BEGIN
+  UPDATE runs SET
+    ${sets.join(',\n    ')}
+  WHERE run_id = NEW.run_id;${derived === undefined ? '' : `\n  ${derived.then};`}
+END;`;
+}
+
+/**
  * The guards on `records`: refuse an insert into a sealed run or out of order, refuse any update or
  * delete, and advance (or seal) the run row with the insert. Dropped with the table, so a migration that
  * rebuilds `records` creates them again.
@@ -32,18 +55,7 @@ BEGIN
   UPDATE runs SET record_count = NEW.seq + 1, last_hash = NEW.hash WHERE run_id = NEW.run_id;
 END;
 
-CREATE TRIGGER records_seal_run AFTER INSERT ON records
-WHEN NEW.type = 'run.sealed'
-BEGIN
-  UPDATE runs SET
-    record_count = NEW.seq + 1,
-    last_hash = NEW.hash,
-    sealed = 1,
-    outcome = json_extract(NEW.body, '$.data.outcome'),
-    verification = json_extract(NEW.body, '$.data.verification'),
-    stop_reason = json_extract(NEW.body, '$.data.stopReason')
-  WHERE run_id = NEW.run_id;
-END;
+${sealRunTrigger()}
 
 CREATE TRIGGER records_refuse_update BEFORE UPDATE ON records
 BEGIN SELECT RAISE(ABORT, 'redline.ledger.append_only: records cannot be changed'); END;
@@ -156,22 +168,14 @@ CREATE INDEX scores_by_candidate ON scores (candidate, score);
 CREATE INDEX runs_tally ON runs (sealed, started_at / 86400000, outcome, stop_reason, guards, shadow, cost_usd);
 
 DROP TRIGGER records_seal_run;
-CREATE TRIGGER records_seal_run AFTER INSERT ON records
-WHEN NEW.type = 'run.sealed'
-BEGIN
-  UPDATE runs SET
-    record_count = NEW.seq + 1,
-    last_hash = NEW.hash,
-    sealed = 1,
-    outcome = json_extract(NEW.body, '$.data.outcome'),
-    verification = json_extract(NEW.body, '$.data.verification'),
-    stop_reason = json_extract(NEW.body, '$.data.stopReason'),
-    guards = ${SUMMARY.guards('NEW.run_id')},
-    shadow = ${SUMMARY.shadow('NEW.body')},
-    cost_usd = ${SUMMARY.costUsd('NEW.body')}
-  WHERE run_id = NEW.run_id;
-  ${SUMMARY.insertScores('r.run_id = NEW.run_id')};
-END;
+${sealRunTrigger({
+  columns: [
+    `guards = ${SUMMARY.guards('NEW.run_id')}`,
+    `shadow = ${SUMMARY.shadow('NEW.body')}`,
+    `cost_usd = ${SUMMARY.costUsd('NEW.body')}`,
+  ],
+  then: SUMMARY.insertScores('r.run_id = NEW.run_id'),
+})}
 
 DROP TRIGGER runs_refuse_change_after_seal;
 UPDATE runs SET
