@@ -3,6 +3,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import { openSqliteFile, type SqliteDatabase } from '../../src/db/sqlite/sqlite-database.js';
 import type { Ledger, StoredRecord } from '../../src/ledger/ledger.js';
 import { MemoryLedger } from '../../src/ledger/memory/memory-ledger.js';
 import { PostgresLedger } from '../../src/ledger/postgres/postgres-ledger.js';
@@ -117,6 +118,35 @@ export function openLedgerAt(name: SqlBackendName, location: string): Promise<Le
   return name === 'sqlite'
     ? SqliteLedger.open({ database: location, synchronous: 'off' })
     : PostgresLedger.open({ connection: POSTGRES_URL, schema: location });
+}
+
+/** Direct SQL on storage no ledger has opened: the SQLite file, or a PostgreSQL client and the schema's quoted name. */
+export interface DirectWriters {
+  sqlite(db: SqliteDatabase): void;
+  postgres(client: pg.Client, quotedSchema: string): Promise<void>;
+}
+
+/**
+ * Writes the storage at `location` as an earlier release left it, over a connection of its own that is
+ * closed afterwards.
+ */
+export async function writeDirectly(name: SqlBackendName, location: string, writers: DirectWriters): Promise<void> {
+  if (name === 'sqlite') {
+    const db = await openSqliteFile(location);
+    try {
+      writers.sqlite(db);
+    } finally {
+      db.close();
+    }
+    return;
+  }
+  const client = new pg.Client({ connectionString: POSTGRES_URL });
+  await client.connect();
+  try {
+    await writers.postgres(client, `"${location}"`);
+  } finally {
+    await client.end();
+  }
 }
 
 /** The arguments test/fixtures/ledger/open-ledger-in.mjs takes to open the same ledger as {@link openLedgerAt}, in a plain node child. */

@@ -3,8 +3,6 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
-import pg from 'pg';
 import { AdaptivePriors } from '../../src/guards/adaptive-priors.js';
 import type { Ledger, TaskPriors } from '../../src/ledger/ledger.js';
 import { MIGRATIONS } from '../../src/ledger/migrations.js';
@@ -13,8 +11,8 @@ import { SQLITE_MIGRATIONS } from '../../src/ledger/sqlite/migrations.js';
 import {
   childLocationArgs,
   openLedgerAt,
-  POSTGRES_URL,
   withLedger,
+  writeDirectly,
   type Backend,
   type OpenedLedger,
   type SqlBackend,
@@ -68,31 +66,22 @@ async function learnFromProcesses(
 }
 
 /** Writes a ledger at schema version 1 only, as a release before the priors table left it. */
-async function createAtVersion1(name: SqlBackendName, location: string): Promise<void> {
-  if (name === 'sqlite') {
-    const db = new Database(location);
-    try {
+function createAtVersion1(name: SqlBackendName, location: string): Promise<void> {
+  return writeDirectly(name, location, {
+    sqlite(db) {
       db.exec('CREATE TABLE redline_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
       db.exec(SQLITE_MIGRATIONS[1]);
       db.prepare('INSERT INTO redline_migrations (version, name, applied_at) VALUES (1, ?, 0)').run(MIGRATIONS[0].name);
-    } finally {
-      db.close();
-    }
-    return;
-  }
-  const client = new pg.Client({ connectionString: POSTGRES_URL });
-  await client.connect();
-  try {
-    const S = `"${location}"`;
-    await client.query(`CREATE SCHEMA ${S}`);
-    await client.query(
-      `CREATE TABLE ${S}.redline_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`,
-    );
-    await client.query(POSTGRES_MIGRATIONS[1](S));
-    await client.query(`INSERT INTO ${S}.redline_migrations (version, name, applied_at) VALUES (1, $1, 0)`, [MIGRATIONS[0].name]);
-  } finally {
-    await client.end();
-  }
+    },
+    async postgres(client, S) {
+      await client.query(`CREATE SCHEMA ${S}`);
+      await client.query(
+        `CREATE TABLE ${S}.redline_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`,
+      );
+      await client.query(POSTGRES_MIGRATIONS[1](S));
+      await client.query(`INSERT INTO ${S}.redline_migrations (version, name, applied_at) VALUES (1, $1, 0)`, [MIGRATIONS[0].name]);
+    },
+  });
 }
 
 async function withStorage(backend: SqlBackend, work: (storage: Storage) => Promise<void>): Promise<void> {

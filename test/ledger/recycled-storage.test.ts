@@ -1,6 +1,5 @@
-import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
 import type { Ledger } from '../../src/ledger/ledger.js';
+import { recycledStorageSuite } from '../helpers/recycled-storage-suite.js';
 import { dumpPostgres, dumpSqlite, type Dump } from '../helpers/storage-dump.js';
 import { connectPostgres, openLedgerAt, sqlBackends, type SqlBackend } from './backends.js';
 import { appendAll, story } from './records.js';
@@ -21,41 +20,20 @@ async function fillEveryTable(ledger: Ledger): Promise<void> {
   await ledger.learn('default', [0.5, 0.75]);
 }
 
-for (const backend of sqlBackends) {
-  describe(`recycled ledger storage: ${backend.name}`, () => {
-    after(() => backend.dropRecycled());
-
-    it('opens as fresh storage opens, even after a case left a row in every table', async () => {
+for (const backend of sqlBackends)
+  recycledStorageSuite(`recycled ledger storage: ${backend.name}`, {
+    name: backend.name,
+    async freshDump() {
       const fresh = await backend.storage();
-      let expected: Dump;
       try {
         await (await openLedgerAt(backend.name, fresh.location)).close();
-        expected = await dumpOf(backend, fresh.location);
+        return await dumpOf(backend, fresh.location);
       } finally {
         await fresh.dispose();
       }
-
-      const used = await backend.openRecycled();
-      try {
-        await fillEveryTable(used.ledger);
-        const filled = (await dumpOf(backend, used.location)).rows as Record<string, unknown[]>;
-        assert.deepEqual(
-          Object.keys(filled).filter((table) => filled[table]?.length === 0),
-          [],
-          'every table holds a row before the storage goes back',
-        );
-      } finally {
-        await used.close();
-      }
-
-      const again = await backend.openRecycled();
-      try {
-        // PostgreSQL hands the emptied schema out again; SQLite copies the migrated file anew.
-        if (backend.name === 'postgres') assert.equal(again.location, used.location, 'the same schema, reused');
-        assert.deepEqual(await dumpOf(backend, again.location), expected);
-      } finally {
-        await again.close();
-      }
-    });
+    },
+    openRecycled: () => backend.openRecycled(),
+    dropRecycled: () => backend.dropRecycled(),
+    fill: ({ ledger }) => fillEveryTable(ledger),
+    dump: (location) => dumpOf(backend, location),
   });
-}

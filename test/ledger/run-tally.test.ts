@@ -5,103 +5,16 @@ import { MemoryLedger } from '../../src/ledger/memory/memory-ledger.js';
 import { ledgerTally, tallyRuns } from '../../src/ledger/run-tally.js';
 import { streamHistory } from '../../src/ledger/history.js';
 import { backends, withLedger } from './backends.js';
+import { appendRuns, DAY, DAY_0_RUNS, HOSTILE, rounded, STILL_RUNNING, T0, type TallyRun } from './tally-runs.js';
 
 // The tally the reports read: the SQL stores' aggregates must count exactly what reading every record
 // counts, on runs as the loop records them (guards, shadow verdicts, spend, repeated scores).
 
-const DAY = 86_400_000;
-const T0 = Date.parse('2026-11-02T00:00:00Z');
-/** Markup, a quote, a right-to-left override and a zero-width space: text a ledger may hold. */
-const HOSTILE = `x <b>"'</b> \u202eevil\u202c \u200b`;
+/** Records runs an hour into their day: the tally counts each on the day it started. */
+const record = (ledger: Ledger, ...runs: TallyRun[]): Promise<void> => appendRuns(ledger, runs, { offsetMs: 3_600_000 });
 
-const counters = (costUsd: number) => ({
-  attempts: 1,
-  inputTokens: 10,
-  outputTokens: 5,
-  costUsd,
-  elapsedMs: 1_000,
-  sinceProgress: 0,
-  failedRounds: 0,
-});
-
-const summary = (attempt: number, candidateHash: string, score?: number) => ({
-  attempt,
-  candidateHash,
-  signature: `s${attempt}`,
-  rejection: '',
-  ...(score === undefined ? {} : { score }),
-  failing: 0,
-  failed: false,
-  infraError: false,
-  progress: true,
-});
-
-interface Run {
-  readonly runId: string;
-  readonly day: number;
-  readonly taskType?: string;
-  readonly missionId?: string;
-  readonly guards?: readonly string[];
-  /** Scores by candidate, one attempt each. */
-  readonly scores?: readonly (readonly [string, number | undefined])[];
-  /** Left running when absent. */
-  readonly seal?: { outcome: string; stopReason: string; costUsd: number; shadow?: 'pass' | 'fail' | 'error' };
-}
-
-async function record(ledger: Ledger, run: Run): Promise<void> {
-  const at = T0 + run.day * DAY + 3_600_000;
-  const data = [
-    {
-      type: 'run.started',
-      data: {
-        mission: { id: run.missionId ?? 'm', taskType: run.taskType ?? 'fix' },
-        ...(run.guards === undefined ? {} : { guards: run.guards }),
-      },
-    },
-    ...(run.scores ?? []).map(([hash, score], index) => ({
-      type: 'attempt',
-      data: { attempt: index + 1, summary: summary(index + 1, hash, score), counters: counters(0) },
-    })),
-    ...(run.seal === undefined
-      ? []
-      : [
-          {
-            type: 'run.sealed',
-            data: {
-              outcome: run.seal.outcome,
-              verification: 'verified',
-              stopReason: run.seal.stopReason,
-              counters: counters(run.seal.costUsd),
-              ...(run.seal.shadow === undefined ? {} : { shadow: { verdict: run.seal.shadow, findings: [] } }),
-            },
-          },
-        ]),
-  ];
-  for (const [seq, { type, data: body }] of data.entries())
-    await ledger.append({ runId: run.runId, seq, type: type as 'attempt', at: at + seq, data: body });
-}
-
-const RUNS: readonly Run[] = [
-  // Day 0: two alike (one group), one blocked with a hostile stop reason and guard name.
-  {
-    runId: 'a',
-    day: 0,
-    guards: ['budget', 'threshold'],
-    scores: [
-      ['c1', 0.4],
-      ['c2', 0.8],
-    ],
-    seal: { outcome: 'complete', stopReason: 'threshold', costUsd: 0.25, shadow: 'pass' },
-  },
-  {
-    runId: 'b',
-    day: 0,
-    guards: ['budget', 'threshold'],
-    scores: [['c1', 0.6]],
-    seal: { outcome: 'complete', stopReason: 'threshold', costUsd: 0.5, shadow: 'pass' },
-  },
-  { runId: 'c', day: 0, missionId: HOSTILE, guards: [HOSTILE], seal: { outcome: 'blocked', stopReason: HOSTILE, costUsd: 0 } },
-  // Day 3: integer scores (1 and 0 of one candidate: their spread must not be rounded away), no guards named.
+const RUNS: readonly TallyRun[] = [
+  ...DAY_0_RUNS,
   {
     runId: 'd',
     day: 3,
@@ -120,17 +33,8 @@ const RUNS: readonly Run[] = [
     guards: ['confirm'],
     seal: { outcome: 'complete_noop', stopReason: 'baseline_passed', costUsd: 0.125, shadow: 'error' },
   },
-  { runId: 'f', day: 9, scores: [['c1', 0.2]] },
+  STILL_RUNNING,
 ];
-
-const order = (groups: readonly RunTally[]): RunTally[] =>
-  [...groups].sort((x, y) =>
-    JSON.stringify([x.day, x.stopReason, x.guards]).localeCompare(JSON.stringify([y.day, y.stopReason, y.guards])),
-  );
-const rounded = ({ groups, spread }: LedgerTally) => ({
-  groups: order(groups).map((group) => ({ ...group, costUsd: Number(group.costUsd.toFixed(9)) })),
-  spread: { ...spread, m2: Number(spread.m2.toFixed(9)) },
-});
 
 const EXPECTED: LedgerTally = {
   groups: [
@@ -157,7 +61,7 @@ describe('the ledger tally', () => {
       withLedger(
         () => backend.open(),
         async ({ ledger }) => {
-          for (const run of RUNS) await record(ledger, run);
+          await record(ledger, ...RUNS);
           const tally = await ledgerTally(ledger);
           assert.deepEqual(rounded(tally), rounded(EXPECTED));
           // The same as reading every record.
@@ -196,7 +100,7 @@ describe('the ledger tally', () => {
 
   it('streams and counts the history of a ledger without its own tally', async () => {
     const memory = new MemoryLedger();
-    for (const run of RUNS) await record(memory, run);
+    await record(memory, ...RUNS);
     // Another implementation of the port: every method but `tally`.
     const bare = new Proxy(memory, {
       get: (target, key) => {

@@ -1,5 +1,4 @@
-import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
+import { recycledStorageSuite } from '../helpers/recycled-storage-suite.js';
 import { dumpPostgres, dumpSqlite, type Dump } from '../helpers/storage-dump.js';
 import type { ReviewQueue } from '../../src/review/review-queue.js';
 import { backends, connectPostgres, POSTGRES_URL, type ReviewBackend } from './backends.js';
@@ -42,40 +41,19 @@ const dumpOf = (backend: ReviewBackend, location: string | undefined): Promise<D
     ? dumpSqlite(location ?? '')
     : dumpPostgres(new URL(location ?? POSTGRES_URL).searchParams.get('schema') ?? '', connectPostgres);
 
-for (const backend of backends.filter((each) => each.name !== 'memory')) {
-  describe(`recycled review storage: ${backend.name}`, () => {
-    after(() => backend.dropRecycled());
-
-    it('opens as fresh storage opens, even after a case left a row in every table', async () => {
+for (const backend of backends.filter((each) => each.name !== 'memory'))
+  recycledStorageSuite(`recycled review storage: ${backend.name}`, {
+    name: backend.name,
+    async freshDump() {
       const fresh = await backend.open(testRuntime().options(SETTINGS));
-      let expected: Dump;
       try {
-        expected = await dumpOf(backend, fresh.location);
+        return await dumpOf(backend, fresh.location);
       } finally {
         await fresh.close();
       }
-
-      const used = await backend.openRecycled(testRuntime().options(SETTINGS));
-      try {
-        await fillEveryTable(used.queue);
-        const filled = (await dumpOf(backend, used.location)).rows as Record<string, unknown[]>;
-        assert.deepEqual(
-          Object.keys(filled).filter((table) => filled[table]?.length === 0),
-          [],
-          'every table holds a row before the storage goes back',
-        );
-      } finally {
-        await used.close();
-      }
-
-      const again = await backend.openRecycled(testRuntime().options(SETTINGS));
-      try {
-        // PostgreSQL hands the emptied schema out again; SQLite copies the migrated file anew.
-        if (backend.name === 'postgres') assert.equal(again.location, used.location, 'the same schema, reused');
-        assert.deepEqual(await dumpOf(backend, again.location), expected);
-      } finally {
-        await again.close();
-      }
-    });
+    },
+    openRecycled: () => backend.openRecycled(testRuntime().options(SETTINGS)),
+    dropRecycled: () => backend.dropRecycled(),
+    fill: ({ queue }) => fillEveryTable(queue),
+    dump: (location) => dumpOf(backend, location),
   });
-}

@@ -3,10 +3,8 @@ import { execFileSync } from 'node:child_process';
 import {
   chmodSync,
   closeSync,
-  existsSync,
   linkSync,
   lstatSync,
-  mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
@@ -19,42 +17,17 @@ import {
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { RunWorkspace } from '../../src/workspace/run-workspace.js';
 import { entryDirOf } from '../../src/workspace/workspace-cache.js';
-import { buildTree, OUTSIDE, treeSpec, type TreeSpec } from './arbitraries.js';
+import { treeSpec, type TreeSpec } from './arbitraries.js';
 import { applyCheckAction, checkAction, modifySameSize } from './check-actions.js';
-import { alwaysIgnored, expectedCopy, readTree, tempBase, treeDifferences, writeTree, type Tree } from './tree.js';
+import { withLaidWorkspace, withRun, type LaidWorkspace, type LayOptions } from './laid-workspace.js';
+import { alwaysIgnored, expectedCopy, readTree, treeDifferences, type Tree } from './tree.js';
 
 // The in-place agent's copy outlives the run in the workspace's cache entry (docs/workspaces.md), beside
 // the check copy. The agent is hostile: whatever it (or a process it left behind) did to its copy, the
 // next run's reset must give it exactly snapshot + candidate, and nothing done through the agent's copy
 // may reach the check copy or the cache's pack.
 const NUM_RUNS = Number(process.env.WORKSPACE_PROPERTY_RUNS ?? 10);
-
-function lay(spec: TreeSpec): { ws: string; lookalikes: string; scratch: string; cache: string; tree: Tree; remove: () => void } {
-  const { dir: base, remove } = tempBase(`agent-cache-${process.pid}`);
-  const ws = path.join(base, 'ws');
-  const outside = path.join(base, 'outside');
-  const lookalikes = path.join(base, 'lookalikes');
-  for (const dir of [ws, outside, lookalikes]) mkdirSync(dir);
-  chmodSync(ws, 0o755);
-  const tree = buildTree(spec, outside);
-  writeTree(ws, tree);
-  writeTree(outside, OUTSIDE);
-  const removeAll = (): void => {
-    // A hostile step may leave a folder without permissions: opened before removal.
-    for (const dir of [path.join(base, 'cache'), base]) if (existsSync(dir)) openUp(dir);
-    remove();
-  };
-  return { ws, lookalikes, scratch: path.join(base, 'scratch'), cache: path.join(base, 'cache'), tree, remove: removeAll };
-}
-
-function openUp(dir: string): void {
-  const info = lstatSync(dir);
-  if (!info.isDirectory()) return;
-  chmodSync(dir, 0o700);
-  for (const name of readdirSync(dir)) openUp(path.join(dir, name));
-}
 
 const simple = (): TreeSpec => ({
   dirs: ['src', 'lib', 'lib/a'],
@@ -67,78 +40,60 @@ const simple = (): TreeSpec => ({
   links: [{ dir: 1, name: 'l1', to: { kind: 'file', pick: 0 } }],
 });
 
-type Laid = ReturnType<typeof lay>;
-
-const start = (laid: Laid, runId: string): Promise<RunWorkspace> =>
-  RunWorkspace.start({ runId, workspace: laid.ws, scratchDir: laid.scratch, cacheDir: laid.cache });
+/** A hostile step may leave a folder without permissions: removal opens it first. */
+const laying = (spec: TreeSpec): LayOptions => ({ prefix: `agent-cache-${process.pid}`, spec, closedFolders: true });
 
 /** The workspace as a snapshot of it now holds it. */
-const live = (laid: Laid): Tree => new Map([...readTree(laid.ws)].filter(([file]) => !alwaysIgnored(file)));
+const live = (laid: LaidWorkspace): Tree => new Map([...readTree(laid.ws)].filter(([file]) => !alwaysIgnored(file)));
 
 describe('the in-place agent copy outlives the run in the cache entry', () => {
-  it('the next run resets the copy the last one left instead of writing it, to exactly snapshot + candidate', async () => {
-    const laid = lay(simple());
-    const entry = entryDirOf(laid.cache, laid.ws);
-    try {
-      const first = await start(laid, 'one');
-      let dir: string;
-      try {
-        dir = await first.agentCopy({ 'x.txt': 'first candidate\n' });
+  it('the next run resets the copy the last one left instead of writing it, to exactly snapshot + candidate', () =>
+    withLaidWorkspace(laying(simple()), async (laid) => {
+      const entry = entryDirOf(laid.cache, laid.ws);
+      const dir = await withRun(laid, 'one', async (first) => {
+        const dir = await first.agentCopy({ 'x.txt': 'first candidate\n' });
         assert.equal(dir, path.join(entry, 'agent'));
         writeFileSync(path.join(dir, 'src/y.js'), 'the agent edits\n');
         writeFileSync(path.join(dir, 'made.txt'), 'made by the agent\n');
         assert.deepEqual(await first.agentChanges(), { 'made.txt': 'made by the agent\n', 'src/y.js': 'the agent edits\n' });
-      } finally {
-        await first.dispose();
-      }
+        return dir;
+      });
       const untouched = lstatSync(path.join(dir, 'lib/a/deep.txt')).ino;
-      const second = await start(laid, 'two');
-      try {
+      await withRun(laid, 'two', async (second) => {
         const candidate = { 'lib/run.sh': '#!/bin/sh\nexit 0\n' };
         assert.equal(await second.agentCopy(candidate), dir);
         assert.deepEqual(treeDifferences(expectedCopy(laid.tree, candidate), readTree(dir)), []);
         // Reset, not written afresh: an untouched file is the same file.
         assert.equal(lstatSync(path.join(dir, 'lib/a/deep.txt')).ino, untouched);
         assert.deepEqual(await second.agentChanges(), {});
-      } finally {
-        await second.dispose();
-      }
+      });
       // A run that does not use the agent copy hands it on; the workspace changes meanwhile.
-      await (await start(laid, 'three')).dispose();
+      await withRun(laid, 'three', async () => undefined);
       writeFileSync(path.join(laid.ws, 'lib/a/deep.txt'), 'changed in the workspace\n');
       rmSync(path.join(laid.ws, 'x.txt'));
-      const fourth = await start(laid, 'four');
-      try {
+      await withRun(laid, 'four', async (fourth) => {
         assert.equal(await fourth.agentCopy({}), dir);
         assert.deepEqual(treeDifferences(live(laid), readTree(dir)), []);
         assert.deepEqual(await fourth.agentChanges(), {});
-      } finally {
-        await fourth.dispose();
-      }
+      });
       // Without its state (a run killed while it held the entry), the copy is written afresh.
       rmSync(path.join(entry, 'agent.json'));
       writeFileSync(path.join(dir, 'planted.txt'), 'planted');
-      const fifth = await start(laid, 'five');
-      try {
+      await withRun(laid, 'five', async (fifth) => {
         await fifth.agentCopy({});
         assert.deepEqual(treeDifferences(live(laid), readTree(dir)), []);
-      } finally {
-        await fifth.dispose();
-      }
-    } finally {
-      laid.remove();
-    }
-  });
+      });
+    }));
 
-  it('undoes what a hostile agent planted: restored times, hard links into the check copy and the pack, chmods, symlinks in place of folders, FIFOs', async () => {
-    const laid = lay(simple());
-    const entry = entryDirOf(laid.cache, laid.ws);
-    const check = path.join(entry, 'copy');
-    try {
-      const first = await start(laid, 'one');
-      const agent = await first.agentCopy({});
-      await first.agentChanges();
-      await first.dispose();
+  it('undoes what a hostile agent planted: restored times, hard links into the check copy and the pack, chmods, symlinks in place of folders, FIFOs', () =>
+    withLaidWorkspace(laying(simple()), async (laid) => {
+      const entry = entryDirOf(laid.cache, laid.ws);
+      const check = path.join(entry, 'copy');
+      const agent = await withRun(laid, 'one', async (first) => {
+        const agent = await first.agentCopy({});
+        await first.agentChanges();
+        return agent;
+      });
       const pack = path.join(entry, readdirSync(entry).find((name) => name.endsWith('.pack')) as string);
       const packBytes = readFileSync(pack);
       // The agent's leftovers, after its changes were read: a file rewritten with its old size and times.
@@ -161,8 +116,7 @@ describe('the in-place agent copy outlives the run in the cache entry', () => {
       rmSync(path.join(agent, 'lib/run.sh'));
       mkfifo(path.join(agent, 'lib/run.sh'));
       mkfifo(path.join(agent, 'fifo'));
-      const second = await start(laid, 'two');
-      try {
+      await withRun(laid, 'two', async (second) => {
         const candidate = { 'src/y.js': 'written by the reset\n', 'src/new/file.txt': 'new\n' };
         assert.equal(await second.agentCopy(candidate), agent);
         assert.deepEqual(treeDifferences(expectedCopy(laid.tree, candidate), readTree(agent)), []);
@@ -173,46 +127,31 @@ describe('the in-place agent copy outlives the run in the cache entry', () => {
         assert.deepEqual(await second.agentChanges(), {});
         const { dir } = await second.checkCopy({ 'x.txt': 'checked\n' });
         assert.deepEqual(treeDifferences(expectedCopy(laid.tree, { 'x.txt': 'checked\n' }), readTree(dir)), []);
-      } finally {
-        await second.dispose();
-      }
-    } finally {
-      laid.remove();
-    }
-  });
+      });
+    }));
 
-  it('a copy with folders closed to the reset (a user but root cannot walk them) is written afresh', async () => {
-    const laid = lay(simple());
-    try {
-      const first = await start(laid, 'one');
-      const agent = await first.agentCopy({});
-      await first.dispose();
+  it('a copy with folders closed to the reset (a user but root cannot walk them) is written afresh', () =>
+    withLaidWorkspace(laying(simple()), async (laid) => {
+      const agent = await withRun(laid, 'one', (first) => first.agentCopy({}));
       writeFileSync(path.join(agent, 'lib/a/hidden.txt'), 'hidden');
       chmodSync(path.join(agent, 'lib/a'), 0o000);
       chmodSync(agent, 0o300);
-      const second = await start(laid, 'two');
-      try {
+      await withRun(laid, 'two', async (second) => {
         await second.agentCopy({ 'x.txt': 'c\n' });
         assert.deepEqual(treeDifferences(expectedCopy(laid.tree, { 'x.txt': 'c\n' }), readTree(agent)), []);
-      } finally {
-        await second.dispose();
-      }
-    } finally {
-      laid.remove();
-    }
-  });
+      });
+    }));
 
-  it('a process the agent left behind: its writes through a kept descriptor show in the next changes, never in the check copy', async () => {
-    const laid = lay(simple());
-    const check = path.join(entryDirOf(laid.cache, laid.ws), 'copy');
-    try {
-      const first = await start(laid, 'one');
-      const agent = await first.agentCopy({});
-      const fd = openSync(path.join(agent, 'x.txt'), 'r+');
+  it('a process the agent left behind: its writes through a kept descriptor show in the next changes, never in the check copy', () =>
+    withLaidWorkspace(laying(simple()), async (laid) => {
+      const check = path.join(entryDirOf(laid.cache, laid.ws), 'copy');
+      // The descriptor is opened while the first run holds the copy, and kept past its end.
+      const { agent, fd } = await withRun(laid, 'one', async (first) => {
+        const agent = await first.agentCopy({});
+        return { agent, fd: openSync(path.join(agent, 'x.txt'), 'r+') };
+      });
       try {
-        await first.dispose();
-        const second = await start(laid, 'two');
-        try {
+        await withRun(laid, 'two', async (second) => {
           await second.agentCopy({});
           writeSync(fd, 'TOP', 0);
           assert.deepEqual(await second.agentChanges(), { 'x.txt': 'TOP\n' });
@@ -223,16 +162,11 @@ describe('the in-place agent copy outlives the run in the cache entry', () => {
           // The descriptor now points at a file no longer in the copy.
           writeSync(fd, 'NOP', 0);
           assert.deepEqual(await second.agentChanges(), {});
-        } finally {
-          await second.dispose();
-        }
+        });
       } finally {
         closeSync(fd);
       }
-    } finally {
-      laid.remove();
-    }
-  });
+    }));
 
   it('after random hostile changes to the agent copy and random edits of the workspace, the next run gives the agent exactly snapshot + candidate', async () => {
     await fc.assert(
@@ -243,21 +177,16 @@ describe('the in-place agent copy outlives the run in the cache entry', () => {
         fc.dictionary(fc.constantFrom('x.txt', 'n/new.txt', 'a.txt'), fc.option(fc.string({ maxLength: 8 }), { nil: null }), {
           maxKeys: 2,
         }),
-        async (spec, hostile, edits, candidate) => {
-          const laid = lay(spec);
-          const log: string[] = [];
-          try {
-            const first = await start(laid, 'one');
-            try {
+        (spec, hostile, edits, candidate) =>
+          withLaidWorkspace(laying(spec), async (laid) => {
+            const log: string[] = [];
+            await withRun(laid, 'one', async (first) => {
               const agent = await first.agentCopy({ 'fresh/n.txt': 'n' });
               await first.agentChanges().catch(() => undefined);
               hostile.forEach((action, index) => log.push(`agent: ${applyCheckAction(agent, laid.lookalikes, action, index)}`));
-            } finally {
-              await first.dispose();
-            }
+            });
             edits.forEach((action, index) => log.push(`edit: ${applyCheckAction(laid.ws, laid.lookalikes, action, 100 + index)}`));
-            const second = await start(laid, 'two');
-            try {
+            await withRun(laid, 'two', async (second) => {
               // A candidate may only delete files the snapshot has.
               const files = Object.fromEntries(
                 Object.entries(candidate).filter(
@@ -268,13 +197,8 @@ describe('the in-place agent copy outlives the run in the cache entry', () => {
               const agent = await second.agentCopy(files);
               assert.deepEqual(treeDifferences(expectedCopy(live(laid), files), readTree(agent)), [], log.join('; '));
               assert.deepEqual(await second.agentChanges(), {}, log.join('; '));
-            } finally {
-              await second.dispose();
-            }
-          } finally {
-            laid.remove();
-          }
-        },
+            });
+          }),
       ),
       { numRuns: NUM_RUNS },
     );

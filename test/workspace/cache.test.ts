@@ -11,28 +11,17 @@ import { contentHash } from '../../src/workspace/manifest.js';
 import { takeSnapshot, type PreviousSnapshot } from '../../src/workspace/snapshot.js';
 import { stampOf } from '../../src/workspace/stamp.js';
 import { cacheEntries, entryDirOf, pruneCache } from '../../src/workspace/workspace-cache.js';
-import { buildTree, OUTSIDE, treeSpec, type TreeSpec } from './arbitraries.js';
+import { treeSpec, type TreeSpec } from './arbitraries.js';
 import { applyCheckAction, checkAction } from './check-actions.js';
-import { alwaysIgnored, expectedCopy, readTree, tempBase, treeDifferences, writeTree, type Tree } from './tree.js';
+import { startRun, withLaidWorkspace, withRun, type LayOptions } from './laid-workspace.js';
+import { alwaysIgnored, expectedCopy, readTree, tempBase, treeDifferences } from './tree.js';
 
 // Two runs on one workspace through a cache folder (docs/workspaces.md): the second snapshot is taken
 // against the first and the first run's copy is reset to it. More cases for a longer hunt:
 // WORKSPACE_PROPERTY_RUNS=200 node --import tsx --test test/workspace/cache.test.ts
 const NUM_RUNS = Number(process.env.WORKSPACE_PROPERTY_RUNS ?? 15);
 
-/** A workspace laid from `spec` beside the targets of its outward links, with a scratch and a cache folder under one temp base. */
-function lay(spec: TreeSpec): { ws: string; lookalikes: string; scratch: string; cache: string; tree: Tree; remove: () => void } {
-  const { dir: base, remove } = tempBase(`cache-${process.pid}`);
-  const ws = path.join(base, 'ws');
-  const outside = path.join(base, 'outside');
-  const lookalikes = path.join(base, 'lookalikes');
-  for (const dir of [ws, outside, lookalikes]) mkdirSync(dir);
-  chmodSync(ws, 0o755);
-  const tree = buildTree(spec, outside);
-  writeTree(ws, tree);
-  writeTree(outside, OUTSIDE);
-  return { ws, lookalikes, scratch: path.join(base, 'scratch'), cache: path.join(base, 'cache'), tree, remove };
-}
+const laying = (spec: TreeSpec): LayOptions => ({ prefix: `cache-${process.pid}`, spec });
 
 /** A snapshot of `ws` taken from scratch, without a cache: what a cached one must equal. */
 async function fromScratch(ws: string, scratch: string): Promise<{ hash: string; entries: string }> {
@@ -55,37 +44,31 @@ const simple = (): TreeSpec => ({
 });
 
 describe('RunWorkspace with a cache folder: the copy outlives the run', () => {
-  it('a second run on an unchanged workspace reuses the copy and hashes nothing', async () => {
-    const laid = lay(simple());
-    try {
-      const first = await RunWorkspace.start({ runId: 'one', workspace: laid.ws, scratchDir: laid.scratch, cacheDir: laid.cache });
-      assert.equal(first.report.copy, 'fresh');
-      assert.ok(first.report.hashed > 0);
-      await first.checkCopy({ 'src/y.js': 'changed\n', 'new.txt': 'n' });
-      await first.dispose();
+  it('a second run on an unchanged workspace reuses the copy and hashes nothing', () =>
+    withLaidWorkspace(laying(simple()), async (laid) => {
+      const firstHash = await withRun(laid, 'one', async (first) => {
+        assert.equal(first.report.copy, 'fresh');
+        assert.ok(first.report.hashed > 0);
+        await first.checkCopy({ 'src/y.js': 'changed\n', 'new.txt': 'n' });
+        return first.snapshot.hash;
+      });
       const recorded = path.join(entryDirOf(laid.cache, laid.ws), 'snapshot.json');
       const before = lstatSync(recorded).ino;
-      const second = await RunWorkspace.start({ runId: 'two', workspace: laid.ws, scratchDir: laid.scratch, cacheDir: laid.cache });
-      try {
+      await withRun(laid, 'two', async (second) => {
         // Nothing changed: the last snapshot's record stands, not rewritten.
         assert.equal(lstatSync(recorded).ino, before);
         // The first run's candidate is undone (two paths rewritten, one removed), nothing is read again.
         assert.deepEqual(second.report, { hashed: 0, copy: 'reused', restored: 2 });
-        assert.equal(second.snapshot.hash, first.snapshot.hash);
+        assert.equal(second.snapshot.hash, firstHash);
         const { dir } = await second.checkCopy({});
         assert.equal(dir, path.join(entryDirOf(laid.cache, laid.ws), 'copy'));
         assert.deepEqual(treeDifferences(expectedCopy(laid.tree, {}), readTree(dir)), []);
-      } finally {
-        await second.dispose();
-      }
+      });
       const [entry] = cacheEntries(laid.cache);
       assert.equal(entry?.workspace, laid.ws);
       assert.equal(entry?.inUse, false);
       assert.ok((entry?.bytes ?? 0) > 0);
-    } finally {
-      laid.remove();
-    }
-  });
+    }));
 
   it('after random edits of the workspace and a messy first run, the snapshot equals one taken from scratch and the copy holds it', async (t) => {
     let hashed = 0;
@@ -96,26 +79,21 @@ describe('RunWorkspace with a cache folder: the copy outlives the run', () => {
         fc.array(checkAction, { maxLength: 4 }),
         fc.array(checkAction, { minLength: 1, maxLength: 6 }),
         fc.boolean(),
-        async (spec, mess, edits, settle) => {
-          const laid = lay(spec);
-          const log: string[] = [];
-          try {
+        (spec, mess, edits, settle) =>
+          withLaidWorkspace(laying(spec), async (laid) => {
+            const log: string[] = [];
             // Laid a few clock ticks before the first snapshot, its files are not racily clean: the second
             // snapshot trusts their stamps. Else it reads them again.
             if (settle) await sleep(20);
-            const first = await RunWorkspace.start({ runId: 'one', workspace: laid.ws, scratchDir: laid.scratch, cacheDir: laid.cache });
-            try {
+            await withRun(laid, 'one', async (first) => {
               const { dir } = await first.checkCopy({ 'fresh/n.txt': 'n' });
               // A check leaves the copy messy; the next run must undo it.
               mess.forEach((action, index) => log.push(`check: ${applyCheckAction(dir, laid.lookalikes, action, index)}`));
-            } finally {
-              await first.dispose();
-            }
+            });
             // The workspace is edited at once (same clock tick as the first snapshot, often): files edited in
             // place with their times set back, deleted, created, chmodded, symlinks retargeted.
             edits.forEach((action, index) => log.push(`edit: ${applyCheckAction(laid.ws, laid.lookalikes, action, 100 + index)}`));
-            const second = await RunWorkspace.start({ runId: 'two', workspace: laid.ws, scratchDir: laid.scratch, cacheDir: laid.cache });
-            try {
+            await withRun(laid, 'two', async (second) => {
               const expected = await fromScratch(laid.ws, laid.scratch);
               assert.equal(second.snapshot.hash, expected.hash, log.join('; '));
               assert.equal(JSON.stringify([...second.snapshot.manifest].sort(([a], [b]) => (a < b ? -1 : 1))), expected.entries);
@@ -125,13 +103,8 @@ describe('RunWorkspace with a cache folder: the copy outlives the run', () => {
               const { dir } = await second.checkCopy({});
               const now = new Map([...readTree(laid.ws)].filter(([file]) => !alwaysIgnored(file)));
               assert.deepEqual(treeDifferences(now, readTree(dir)), [], log.join('; '));
-            } finally {
-              await second.dispose();
-            }
-          } finally {
-            laid.remove();
-          }
-        },
+            });
+          }),
       ),
       { numRuns: NUM_RUNS },
     );
@@ -139,21 +112,18 @@ describe('RunWorkspace with a cache folder: the copy outlives the run', () => {
     t.diagnostic(`${NUM_RUNS} cases: ${reused} reused the copy, ${hashed} files hashed by the second snapshots`);
   });
 
-  it('a cached copy changed between runs is repaired, and one whose state is missing, half-written or not its snapshot is rebuilt', async () => {
-    const laid = lay(simple());
-    const start = (runId: string): Promise<RunWorkspace> =>
-      RunWorkspace.start({ runId, workspace: laid.ws, scratchDir: laid.scratch, cacheDir: laid.cache });
-    const entry = entryDirOf(laid.cache, laid.ws);
-    const verify = async (run: RunWorkspace): Promise<void> => {
-      const { dir } = await run.checkCopy({});
-      assert.deepEqual(treeDifferences(expectedCopy(laid.tree, {}), readTree(dir)), []);
-    };
-    try {
-      await (await start('one')).dispose();
+  it('a cached copy changed between runs is repaired, and one whose state is missing, half-written or not its snapshot is rebuilt', () =>
+    withLaidWorkspace(laying(simple()), async (laid) => {
+      const entry = entryDirOf(laid.cache, laid.ws);
+      const verify = async (run: RunWorkspace): Promise<void> => {
+        const { dir } = await run.checkCopy({});
+        assert.deepEqual(treeDifferences(expectedCopy(laid.tree, {}), readTree(dir)), []);
+      };
+      await (await startRun(laid, 'one')).dispose();
       // Changed in place, same size, between runs: its stamp tells.
       writeFileSync(path.join(entry, 'copy/x.txt'), 'TOP\n');
       writeFileSync(path.join(entry, 'copy/planted.txt'), 'planted');
-      let run = await start('two');
+      let run = await startRun(laid, 'two');
       assert.equal(run.report.copy, 'reused');
       assert.equal(run.report.restored, 2);
       await verify(run);
@@ -162,7 +132,7 @@ describe('RunWorkspace with a cache folder: the copy outlives the run', () => {
       const state = readFileSync(path.join(entry, 'copy.json'), 'utf8');
       writeFileSync(path.join(entry, 'copy.json'), state.slice(0, state.length / 2));
       writeFileSync(path.join(entry, 'copy/x.txt'), 'TOP\n');
-      run = await start('three');
+      run = await startRun(laid, 'three');
       assert.equal(run.report.copy, 'rebuilt');
       await verify(run);
       await run.dispose();
@@ -171,7 +141,7 @@ describe('RunWorkspace with a cache folder: the copy outlives the run', () => {
         path.join(entry, 'copy.json'),
         readFileSync(path.join(entry, 'copy.json'), 'utf8').replace(/"snapshot":"[0-9a-f]+"/, '"snapshot":"0"'),
       );
-      run = await start('four');
+      run = await startRun(laid, 'four');
       assert.equal(run.report.copy, 'rebuilt');
       await verify(run);
       // A run killed while it held the entry leaves no state: the copy is not trusted.
@@ -181,22 +151,23 @@ describe('RunWorkspace with a cache folder: the copy outlives the run', () => {
       rmSync(path.join(entry, 'copy'), { recursive: true });
       const pack = readdirSync(entry).find((name) => name.endsWith('.pack')) as string;
       writeFileSync(path.join(entry, pack), Buffer.alloc(readFileSync(path.join(entry, pack)).length, 0x20));
-      await assert.rejects(start('five'), /damaged/);
-    } finally {
-      laid.remove();
-    }
-  });
+      await assert.rejects(startRun(laid, 'five'), /damaged/);
+    }));
 
-  it('a cached run kept for recovery resumes from its saved snapshot, which reads the cached pack, and the pack stays whole for the next run', async () => {
-    const laid = lay(simple());
-    const options = { workspace: laid.ws, scratchDir: laid.scratch, cacheDir: laid.cache };
-    try {
-      const kept = await RunWorkspace.start({ runId: 'kept', ...options });
+  it('a cached run kept for recovery resumes from its saved snapshot, which reads the cached pack, and the pack stays whole for the next run', () =>
+    withLaidWorkspace(laying(simple()), async (laid) => {
+      const kept = await startRun(laid, 'kept');
       await kept.close();
       // A later run appends to the pack what changed meanwhile.
       writeFileSync(path.join(laid.ws, 'src/new.txt'), 'new bytes');
-      await (await RunWorkspace.start({ runId: 'later', ...options })).dispose();
-      const resumed = await RunWorkspace.resume({ runId: 'kept', ...options, manifestHash: kept.snapshot.hash });
+      await (await startRun(laid, 'later')).dispose();
+      const resumed = await RunWorkspace.resume({
+        runId: 'kept',
+        workspace: laid.ws,
+        scratchDir: laid.scratch,
+        cacheDir: laid.cache,
+        manifestHash: kept.snapshot.hash,
+      });
       try {
         assert.equal(resumed.snapshot.hash, kept.snapshot.hash);
         const { dir } = await resumed.checkCopy({});
@@ -204,8 +175,7 @@ describe('RunWorkspace with a cache folder: the copy outlives the run', () => {
       } finally {
         await resumed.dispose();
       }
-      const next = await RunWorkspace.start({ runId: 'next', ...options });
-      try {
+      await withRun(laid, 'next', async (next) => {
         assert.equal(next.report.copy, 'reused');
         // src/new.txt is read again only when it was written in the same clock tick as the last walk began.
         assert.ok(next.report.hashed <= 1, String(next.report.hashed));
@@ -213,19 +183,13 @@ describe('RunWorkspace with a cache folder: the copy outlives the run', () => {
         assert.equal(readFileSync(path.join(dir, 'src/new.txt'), 'utf8'), 'new bytes');
         // Read back from the pack (checked against its hash): the resumed run left the later run's blobs alone.
         assert.equal(next.snapshot.text('src/new.txt'), 'new bytes');
-      } finally {
-        await next.dispose();
-      }
-    } finally {
-      laid.remove();
-    }
-  });
+      });
+    }));
 
-  it('two runs at once on one workspace: the second takes a fresh copy of its own', async () => {
-    const laid = lay(simple());
-    try {
-      const first = await RunWorkspace.start({ runId: 'one', workspace: laid.ws, scratchDir: laid.scratch, cacheDir: laid.cache });
-      const second = await RunWorkspace.start({ runId: 'two', workspace: laid.ws, scratchDir: laid.scratch, cacheDir: laid.cache });
+  it('two runs at once on one workspace: the second takes a fresh copy of its own', () =>
+    withLaidWorkspace(laying(simple()), async (laid) => {
+      const first = await startRun(laid, 'one');
+      const second = await startRun(laid, 'two');
       try {
         assert.equal(second.report.cache, 'busy');
         assert.equal(second.report.copy, 'fresh');
@@ -238,70 +202,50 @@ describe('RunWorkspace with a cache folder: the copy outlives the run', () => {
         await second.dispose();
         await first.dispose();
       }
-      const third = await RunWorkspace.start({ runId: 'three', workspace: laid.ws, scratchDir: laid.scratch, cacheDir: laid.cache });
+      const third = await startRun(laid, 'three');
       assert.equal(third.report.copy, 'reused');
       await third.dispose();
-    } finally {
-      laid.remove();
-    }
-  });
+    }));
 
-  it("refuses a cache folder others may write, or another user's, and plants nothing in the checks: a fresh copy instead", async () => {
-    const laid = lay(simple());
-    try {
+  it("refuses a cache folder others may write, or another user's, and plants nothing in the checks: a fresh copy instead", () =>
+    withLaidWorkspace(laying(simple()), async (laid) => {
       // Another user got there first, in a shared temporary directory: a planted copy whose recorded state would match.
-      const first = await RunWorkspace.start({ runId: 'one', workspace: laid.ws, scratchDir: laid.scratch, cacheDir: laid.cache });
-      await first.dispose();
+      await (await startRun(laid, 'one')).dispose();
       writeFileSync(path.join(entryDirOf(laid.cache, laid.ws), 'copy', 'x.txt'), 'planted\n');
       chmodSync(laid.cache, 0o777);
-      const open = await RunWorkspace.start({ runId: 'two', workspace: laid.ws, scratchDir: laid.scratch, cacheDir: laid.cache });
-      try {
+      await withRun(laid, 'two', async (open) => {
         assert.deepEqual([open.report.copy, open.report.cache], ['fresh', 'refused']);
         assert.equal(readFileSync(path.join((await open.checkCopy({})).dir, 'x.txt'), 'utf8'), 'top\n');
-      } finally {
-        await open.dispose();
-      }
+      });
       chmodSync(laid.cache, 0o700);
       if (process.getuid?.() === 0) {
         chownSync(entryDirOf(laid.cache, laid.ws), 4242, 4242);
-        const foreign = await RunWorkspace.start({ runId: 'three', workspace: laid.ws, scratchDir: laid.scratch, cacheDir: laid.cache });
+        const foreign = await startRun(laid, 'three');
         assert.equal(foreign.report.cache, 'refused');
         await foreign.dispose();
       }
-    } finally {
-      laid.remove();
-    }
-  });
+    }));
 
-  it('pruning frees the space and the next run starts afresh, its copy exact', async () => {
-    const laid = lay(simple());
-    try {
-      await (await RunWorkspace.start({ runId: 'one', workspace: laid.ws, scratchDir: laid.scratch, cacheDir: laid.cache })).dispose();
-      const held = await RunWorkspace.start({ runId: 'two', workspace: laid.ws, scratchDir: laid.scratch, cacheDir: laid.cache });
+  it('pruning frees the space and the next run starts afresh, its copy exact', () =>
+    withLaidWorkspace(laying(simple()), async (laid) => {
+      await (await startRun(laid, 'one')).dispose();
+      const held = await startRun(laid, 'two');
       assert.deepEqual(await pruneCache({ cacheDir: laid.cache, all: true }), [], 'an entry in use is kept');
       await held.dispose();
       const removed = await pruneCache({ cacheDir: laid.cache, all: true });
       assert.equal(removed.length, 1);
       assert.deepEqual(readdirSync(laid.cache), []);
-      const next = await RunWorkspace.start({ runId: 'three', workspace: laid.ws, scratchDir: laid.scratch, cacheDir: laid.cache });
-      try {
+      await withRun(laid, 'three', async (next) => {
         assert.equal(next.report.copy, 'fresh');
         assert.equal(next.snapshot.hash, (await fromScratch(laid.ws, laid.scratch)).hash);
         const { dir } = await next.checkCopy({});
         assert.deepEqual(treeDifferences(expectedCopy(laid.tree, {}), readTree(dir)), []);
-      } finally {
-        await next.dispose();
-      }
+      });
       // Over the cap, the entry goes when its run lets go of it.
       assert.equal(cacheEntries(laid.cache).length, 1);
-      await (
-        await RunWorkspace.start({ runId: 'four', workspace: laid.ws, scratchDir: laid.scratch, cacheDir: laid.cache, cacheMaxBytes: 1 })
-      ).dispose();
+      await (await startRun(laid, 'four', { cacheMaxBytes: 1 })).dispose();
       assert.equal(cacheEntries(laid.cache).length, 0);
-    } finally {
-      laid.remove();
-    }
-  });
+    }));
 });
 
 describe('takeSnapshot against a previous one', () => {

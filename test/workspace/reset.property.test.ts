@@ -6,8 +6,9 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { RunWorkspace } from '../../src/workspace/run-workspace.js';
-import { buildTree, OUTSIDE, pathsOf, pick, treeSpec, type TreeSpec } from './arbitraries.js';
+import { pathsOf, pick, treeSpec } from './arbitraries.js';
 import { applyCheckAction, checkAction, type CheckAction } from './check-actions.js';
+import { layWorkspace } from './laid-workspace.js';
 import { alwaysIgnored, expectedCopy, file, readTree, tempBase, treeDifferences, withoutIgnored, writeTree, type Tree } from './tree.js';
 
 // Each case lays a tree, snapshots it and resets the copy several times: 20 keep the suite quick, and every
@@ -128,28 +129,6 @@ function throughSnapshotSymlink(file: string, model: Tree): boolean {
   return false;
 }
 
-/** A workspace `ws` with `tree` in it, next to `outside` (the target of outward symlinks), under a new base. */
-function lay(spec: TreeSpec): {
-  base: string;
-  ws: string;
-  outside: string;
-  lookalikes: string;
-  scratch: string;
-  tree: Tree;
-  remove: () => void;
-} {
-  const { dir: base, remove } = tempBase('reset');
-  const ws = path.join(base, 'ws');
-  const outside = path.join(base, 'outside');
-  const lookalikes = path.join(base, 'lookalikes');
-  for (const dir of [ws, outside, lookalikes]) mkdirSync(dir);
-  chmodSync(ws, 0o755);
-  const tree = buildTree(spec, outside);
-  writeTree(ws, tree);
-  writeTree(outside, OUTSIDE);
-  return { base, ws, outside, lookalikes, scratch: path.join(base, 'scratch'), tree, remove };
-}
-
 describe('RunWorkspace.checkCopy: the copy holds exactly snapshot + candidate, whatever a check did to it', () => {
   it('after random candidates and messy checks, a full walk of the copy is the expected tree', async (t) => {
     const started = performance.now();
@@ -157,7 +136,7 @@ describe('RunWorkspace.checkCopy: the copy holds exactly snapshot + candidate, w
     let refusedSeen = 0;
     await fc.assert(
       fc.asyncProperty(treeSpec, fc.array(step, { minLength: 1, maxLength: 5 }), async (spec, steps) => {
-        const laid = lay(spec);
+        const laid = layWorkspace({ prefix: 'reset', spec });
         const model = withoutIgnored(laid.tree, alwaysIgnored);
         const run = await RunWorkspace.start({ runId: 'prop', workspace: laid.ws, scratchDir: laid.scratch });
         const log: string[] = [];
