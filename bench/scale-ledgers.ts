@@ -1,9 +1,8 @@
-// The generated ledgers bench/scale measures, cached under the system temp folder keyed by the run count
+// The generated ledgers bench/scale measures, cached in the benches' cache folder keyed by the run count
 // and the code version (a hash of src/ledger/ and of the generator), so that reruns skip the writing.
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import type { Ledger } from '../src/ledger/ledger.js';
@@ -11,10 +10,11 @@ import { PostgresLedger } from '../src/ledger/postgres/postgres-ledger.js';
 import { SqliteLedger } from '../src/ledger/sqlite/sqlite-ledger.js';
 import { keySigner } from '../src/ledger/signing-key.js';
 import type { Signer } from '../src/ledger/seal-signature.js';
+import { benchCache } from './real-overhead.js';
 import { scaleRun } from './scale-runs.js';
 
-/** Where the caches of every code version live: one folder per version, older ones removed. */
-export const CACHE_ROOT = path.join(os.tmpdir(), 'redline-bench-scale');
+/** Where the caches of every code version live (in the benches' cache folder): one folder per version, older ones removed. */
+export const CACHE_ROOT = path.join(benchCache(), 'scale');
 /** PostgreSQL schemas of the cache are named `redline_scale_<version>_<runs>`. */
 const SCHEMA_PREFIX = 'redline_scale_';
 /** Runs start a minute apart from here, so that start order is index order. */

@@ -1,5 +1,6 @@
 // Removes what test processes that were killed (an interrupted `npm test`, a crash test's child) could not
-// clean up themselves: their temporary directories (`<tmp>/redline-…-<pid>-XXXXXX`, test/helpers/workspace.ts)
+// clean up themselves: their temporary directories (`<tmp>/redline-…-<pid>-XXXXXX`, test/helpers/workspace.ts,
+// and a suite's own `redline-tests-<pid>-XXXXXX` from scripts/in-temp-dir.mjs, on /dev/shm or in <tmp>)
 // and their PostgreSQL schemas (`redline_…_<pid>[_<hex>][_jobs]` in the test database). Only those whose
 // process is gone: a suite running beside this one keeps its own. Run before each suite (package.json).
 import { readdir, rm } from 'node:fs/promises';
@@ -23,13 +24,17 @@ function gone(pid) {
 }
 
 let directories = 0;
-for (const name of await readdir(os.tmpdir())) {
-  const match = TEMPORARY.exec(name);
-  if (match === null || !gone(Number(match[1]))) continue;
-  await rm(path.join(os.tmpdir(), name), { recursive: true, force: true }).then(
-    () => (directories += 1),
-    () => undefined,
-  );
+// The suites' own temp folders (scripts/in-temp-dir.mjs) are made in the temporary directory or on /dev/shm.
+for (const base of new Set([os.tmpdir(), '/dev/shm'])) {
+  const names = await readdir(base).catch(() => []);
+  for (const name of names) {
+    const match = TEMPORARY.exec(name);
+    if (match === null || !gone(Number(match[1]))) continue;
+    await rm(path.join(base, name), { recursive: true, force: true }).then(
+      () => (directories += 1),
+      () => undefined,
+    );
+  }
 }
 
 let schemas = 0;
