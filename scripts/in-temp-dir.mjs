@@ -38,12 +38,20 @@ const child = spawn(command[0], command.slice(1), {
   env: { ...process.env, TMPDIR: dir, TMP: dir, TEMP: dir },
 });
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
+/** Removes the folder; a failure is said, and the command's own exit code is kept. */
+function removeDir() {
+  try {
+    rmSync(dir, { recursive: true, force: true });
+  } catch (error) {
+    process.stderr.write(`in-temp-dir: could not remove ${dir}: ${error.message}\n`);
+  }
+}
 child.on('error', (error) => {
   process.stderr.write(`in-temp-dir: ${command[0]}: ${error.message}\n`);
-  rmSync(dir, { recursive: true, force: true });
+  removeDir();
   process.exit(127);
 });
 child.on('exit', (code, signal) => {
-  rmSync(dir, { recursive: true, force: true });
+  removeDir();
   process.exit(code ?? (signal === null ? 1 : 128 + os.constants.signals[signal]));
 });

@@ -3,13 +3,16 @@
 // and a suite's own `redline-tests-<pid>-XXXXXX` from scripts/in-temp-dir.mjs, on /dev/shm or in <tmp>)
 // and their PostgreSQL schemas (`redline_…_<pid>[_<hex>][_jobs]` in the test database). Only those whose
 // process is gone: a suite running beside this one keeps its own. Run before each suite (package.json).
-import { readdir, rm } from 'node:fs/promises';
+import { lstat, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 
 const POSTGRES = 'postgres://postgres@127.0.0.1:5432/test';
 const TEMPORARY = /^redline-[a-z0-9-]+?-(\d+)-[A-Za-z0-9]{6}$/;
+// redline's own temporaries (src/process/process-temporary.ts), `redline-<kind>-<pid>-<host>-XXXXXX`, are
+// left to redline's own sweep: read with TEMPORARY, a host part of digits alone would pass for a pid.
+const PROCESS_TEMPORARY = /^redline-[a-z]+(?:-[a-z]+)*-\d+-[0-9a-f]{6}-[A-Za-z0-9]{6}$/;
 const SCHEMA = /^redline_[a-z_]+?_(\d+)(?:_[0-9a-f]{6,8})?(?:_jobs)?$/;
 
 /** Whether process `pid` is gone (one that cannot be signalled counts as running). */
@@ -29,7 +32,10 @@ for (const base of new Set([os.tmpdir(), '/dev/shm'])) {
   const names = await readdir(base).catch(() => []);
   for (const name of names) {
     const match = TEMPORARY.exec(name);
-    if (match === null || !gone(Number(match[1]))) continue;
+    if (match === null || PROCESS_TEMPORARY.test(name) || !gone(Number(match[1]))) continue;
+    // Only what this user made: a shared temporary directory holds other users' folders too.
+    const info = await lstat(path.join(base, name)).catch(() => undefined);
+    if (info === undefined || !info.isDirectory() || info.uid !== process.getuid?.()) continue;
     await rm(path.join(base, name), { recursive: true, force: true }).then(
       () => (directories += 1),
       () => undefined,

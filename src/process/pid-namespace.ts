@@ -83,8 +83,8 @@ function probe(launcher: PidNamespaceLauncher): Promise<string | undefined> {
     const timer = setTimeout(
       () =>
         setImmediate(() => {
-          if (child.exitCode !== null || child.signalCode !== null) return;
-          stderr ||= `no answer within ${PROBE_TIMEOUT_MS} ms`;
+          // Ended but its pipes still held (something it started): that group is ended too, without a complaint.
+          if (child.exitCode === null && child.signalCode === null) stderr ||= `no answer within ${PROBE_TIMEOUT_MS} ms`;
           try {
             process.kill(-(child.pid as number), 'SIGKILL');
           } catch {

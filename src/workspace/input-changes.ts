@@ -63,7 +63,7 @@ export async function inputChanges({ dir, stamps, settledAt, holds, expected, is
     const now = stampOf(info);
     if (stamp.kind === 'dir' && now.kind === 'dir' && now.ino === stamp.ino && now.mode === stamp.mode) {
       // Entries created or removed in it: those it should not hold are extra.
-      if (!sameStamp(now, stamp))
+      if (!sameStamp(now, stamp) || isRacy(stamp, settledAt))
         for (const name of readdirSync(pathIn(dir, file))) {
           const child = file === '' ? name : `${file}/${name}`;
           if (!expected(child)) extra.add(child);

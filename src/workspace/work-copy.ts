@@ -46,7 +46,7 @@ export interface Drift {
 
 /** What one reset did, for benchmarks and progress. */
 export interface ResetReport {
-  /** Paths compared by `lstat`: 0 when the reset took what the walk that ended the copy's last use found. */
+  /** Paths compared by `lstat`: only the directories when the reset took what the walk that ended the copy's last use found. */
   readonly scanned: number;
   /** Paths whose content had to be read because their stamp changed. */
   readonly hashed: number;
@@ -217,7 +217,7 @@ export class WorkCopy {
    * stamped just before the last reset ended (compared by content); a changed stamp with the same content
    * and mode is only re-stamped.
    */
-  async scan(): Promise<Drift & { readonly scanned: number; readonly hashed: number }> {
+  async scan({ dirsOnly = false }: { dirsOnly?: boolean } = {}): Promise<Drift & { readonly scanned: number; readonly hashed: number }> {
     const changed = new Set<string>();
     const extra = new Set<string>();
     let scanned = 0;
@@ -235,6 +235,7 @@ export class WorkCopy {
       }
     };
     for (const [file, stamp] of this.#stamps) {
+      if (dirsOnly && stamp.kind !== 'dir') continue;
       scanned += 1;
       if (scanned % (BATCH * 8) === 0) await yieldToLoop();
       const target = pathIn(this.dir, file);
@@ -277,6 +278,7 @@ export class WorkCopy {
    * of snapshot + candidate. Only reads: the next reset still finds and undoes every change.
    */
   async changedInputs(isOutput: (file: string) => boolean): Promise<string[]> {
+    this.#known = undefined;
     const { changed, drift } = await inputChanges({
       dir: this.dir,
       stamps: this.#stamps,
@@ -297,6 +299,42 @@ export class WorkCopy {
     if (wanted === undefined || info === undefined) return false;
     if (wanted.type === 'symlink') return info.isSymbolicLink() && readlinkSync(target) === wanted.target;
     return info.isFile() && info.nlink === 1 && (info.mode & 0o7777) === wanted.mode && this.#holds(target, wanted);
+  }
+
+  /**
+   * What the reset has to undo. The walk that ended the copy's last use (`#known`) is taken when there is
+   * one, its directories looked at again: anything run in the copy since (a check cut short, a process
+   * left behind) either created an entry, which changes its directory, and is found here, or changed an
+   * expected path, which the walk after the next use finds (its stamp stays the one taken before).
+   */
+  async #drift(): Promise<Drift & { readonly scanned: number; readonly hashed: number }> {
+    const known = this.#known;
+    this.#known = undefined;
+    if (known === undefined) return this.scan();
+    const dirs = await this.scan({ dirsOnly: true });
+    return {
+      changed: new Set([...known.changed, ...dirs.changed]),
+      extra: new Set([...known.extra, ...dirs.extra]),
+      scanned: dirs.scanned,
+      hashed: 0,
+    };
+  }
+
+  /** Stamps `dir` once it holds only entries the copy should hold there, removing any other. */
+  #settleDir(dir: string): void {
+    for (let tries = 0; tries < 8; tries += 1) {
+      const info = lstatOrNothing(path.join(this.dir, dir));
+      if (info === undefined || !info.isDirectory()) return;
+      const unexpected = readdirSync(path.join(this.dir, dir))
+        .map((name) => (dir === '' ? name : `${dir}/${name}`))
+        .filter((child) => this.#wanted(child) === undefined);
+      if (unexpected.length === 0) {
+        this.#stamps.set(dir, stampOf(info));
+        return;
+      }
+      for (const child of unexpected) removeInside(this.dir, child, { onObstacle: 'replace' });
+    }
+    throw new Error(`${path.join(this.dir, dir)} keeps getting entries it should not hold: something still writes in the copy`);
   }
 
   /** Every expected path strictly below `dir`. */
@@ -374,9 +412,7 @@ export class WorkCopy {
   }
 
   async #resetFrom(files: CandidateFiles): Promise<ResetReport> {
-    const known = this.#known;
-    this.#known = undefined;
-    const drift = known === undefined ? await this.scan() : { ...known, scanned: 0, hashed: 0 };
+    const drift = await this.#drift();
     const previous = this.#overlay;
     this.#overlay = this.#overlayOf(files);
     const targets = new Set<string>([...drift.changed, ...drift.extra, ...previous.keys(), ...this.#overlay.keys()]);
@@ -410,11 +446,9 @@ export class WorkCopy {
         if (at === '') break;
       }
     }
-    // Creating and removing entries changes their directories' times.
-    for (const dir of touchedDirs) {
-      const info = lstatOrNothing(path.join(this.dir, dir));
-      if (info !== undefined && this.#wanted(dir) !== undefined) this.#stamps.set(dir, stampOf(info));
-    }
+    // Creating and removing entries changes their directories' times: each is stamped again, after it was
+    // listed and found to hold only what it should (an entry created since the walk is removed, not hidden).
+    for (const dir of touchedDirs) if (this.#wanted(dir) !== undefined) this.#settleDir(dir);
     this.#settledAt = settledMark(this.dir);
     return { scanned: drift.scanned, hashed: drift.hashed, restored: ordered.length };
   }
@@ -426,6 +460,7 @@ export class WorkCopy {
    * not UTF-8), a RangeError when the changed files hold more than `maxBytes` (nothing more is read).
    */
   async changes({ maxBytes = Number.POSITIVE_INFINITY }: { maxBytes?: number } = {}): Promise<Record<string, string | null>> {
+    this.#known = undefined;
     const drift = await this.scan();
     this.#known = drift;
     // A map: a file named like an Object member (`__proto__`) is a key like any other.

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import { inputChanges } from '../../src/workspace/input-changes.js';
 import { RunWorkspace } from '../../src/workspace/run-workspace.js';
+import { stampOf } from '../../src/workspace/stamp.js';
 import { buildTree, OUTSIDE, treeSpec } from './arbitraries.js';
 import { applyCheckAction, checkAction, modifySameSize } from './check-actions.js';
 import { alwaysIgnored, expectedCopy, readTree, tempBase, withoutIgnored, writeTree, type Tree } from './tree.js';
@@ -105,5 +107,66 @@ describe('CheckCopy.changedInputs', () => {
       assert.deepEqual(await copy.changedInputs((file) => file === 'report.xml'), ['src/a.js', 'src/b.js']);
       assert.deepEqual(await copy.changedInputs(nothingDeclared), ['report.xml', 'src/a.js', 'src/b.js']);
     });
+  });
+
+  it('hands out the next copy without what was created after the walk that ended its last use, and names what was changed then', async () => {
+    await withRun({ 'src/a.py': 'a\n', 'test/test_a.py': 't\n' }, async (run) => {
+      const copy = await run.checkCopy({ 'src/a.py': 'fixed\n' });
+      const handedOut = readTree(copy.dir);
+      writeFileSync(path.join(copy.dir, 'src/a.py'), 'rewritten by the check\n');
+      assert.deepEqual(await copy.changedInputs(nothingDeclared), ['src/a.py']);
+      // After that walk (a check cut short, a process left behind): entries created where the reset writes
+      // and where it does not, and an expected path changed.
+      writeFileSync(path.join(copy.dir, 'src/conftest.py'), 'planted\n');
+      writeFileSync(path.join(copy.dir, 'conftest.py'), 'planted\n');
+      mkdirSync(path.join(copy.dir, 'test/deep'));
+      writeFileSync(path.join(copy.dir, 'test/deep/conftest.py'), 'planted\n');
+      writeFileSync(path.join(copy.dir, 'test/test_a.py'), 'changed after the walk\n');
+      const again = await run.checkCopy({ 'src/a.py': 'fixed\n' });
+      for (const file of ['src/conftest.py', 'conftest.py', 'test/deep']) assert.equal(existsSync(path.join(again.dir, file)), false, file);
+      assert.deepEqual(readdirSync(path.join(again.dir, 'src')), ['a.py']);
+      // A check on that copy counts for nothing, and the reset after it restores the file.
+      assert.deepEqual(await again.changedInputs(nothingDeclared), ['test/test_a.py']);
+      const third = await run.checkCopy({ 'src/a.py': 'fixed\n' });
+      assert.deepEqual(await third.changedInputs(nothingDeclared), []);
+      assert.deepEqual(readTree(third.dir), handedOut);
+    });
+  });
+});
+
+describe('inputChanges', () => {
+  it('lists a directory whose stamp could be shared by a later write, so an entry created in the same clock tick is found', async () => {
+    const { dir: base, remove } = tempBase('inputs-racy');
+    try {
+      mkdirSync(path.join(base, 'src'));
+      writeFileSync(path.join(base, 'src/planted.py'), 'planted\n');
+      // The stamps taken after the entry was made: as if the reset's stamp and the write shared a tick.
+      const stamps = new Map([
+        ['', stampOf(lstatSync(base))],
+        ['src', stampOf(lstatSync(path.join(base, 'src')))],
+      ]);
+      const settledAt = Math.max(...[...stamps.values()].map((stamp) => Math.max(stamp.mtimeMs, stamp.ctimeMs)));
+      const found = await inputChanges({
+        dir: base,
+        stamps,
+        settledAt,
+        holds: () => true,
+        expected: (file) => stamps.has(file),
+        isOutput: nothingDeclared,
+      });
+      assert.deepEqual(found.changed, []);
+      assert.deepEqual([...found.drift.extra], ['src/planted.py']);
+      const older = await inputChanges({
+        dir: base,
+        stamps,
+        settledAt: settledAt + 1000,
+        holds: () => true,
+        expected: (file) => stamps.has(file),
+        isOutput: nothingDeclared,
+      });
+      assert.deepEqual([...older.drift.extra], [], 'a stamp older than the settling is trusted');
+    } finally {
+      remove();
+    }
   });
 });
