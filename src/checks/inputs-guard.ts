@@ -32,12 +32,14 @@ function voided(check: Check, changed: readonly string[], findings: readonly Fin
  * the copy changed since the reset — other than the declared `outputs` of this check and of the checks
  * that ran before it in the set — its findings are replaced by one `error` finding `check.inputs_changed`
  * naming the paths. A later check is thereby judged on what it saw: an earlier check's declared outputs
- * do not void it, any other change does, whenever it happened.
+ * do not void it, any other change does, whenever it happened. A check that does not read the copy
+ * (`readsCopy: false`) is taken as it is, without comparing.
  */
 export function inputsGuard(changedInputs: ChangedInputs): (check: Check, findings: readonly Finding[]) => Promise<readonly Finding[]> {
   const declared: string[] = [];
   return async (check, findings) => {
     declared.push(...(check.outputs ?? []));
+    if (check.readsCopy === false) return findings;
     const isOutput = declared.length === 0 ? () => false : picomatch([...declared], { dot: true });
     const changed = await changedInputs(isOutput);
     return changed.length === 0 ? findings : [voided(check, changed, findings)];

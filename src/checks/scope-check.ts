@@ -16,6 +16,7 @@ export function scopeCheck(scope: readonly string[]): Check {
   const check = { name: SCOPE_CHECK, stage: 'fast' as const, tier: 'format' as const, required: true };
   return {
     ...check,
+    readsCopy: false,
     async run({ candidate }: CheckContext): Promise<Finding[]> {
       const outside = candidate.footprint.filter((file) => !inScope(file));
       if (outside.length === 0) return [finding(check, 'pass', [], `${candidate.footprint.length} path(s) within scope`)];

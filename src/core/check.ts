@@ -40,6 +40,13 @@ export interface Check {
    * @example ['coverage/**', 'test/__snapshots__/*.snap']
    */
   readonly outputs?: readonly string[];
+  /**
+   * Whether the check reads its copy's files. One that looks only at the candidate (its paths, its text)
+   * says false: nothing it could see there can change, so the copy is not compared after it (the
+   * comparison after the next check that reads files covers the time since the reset all the same).
+   * @default true
+   */
+  readonly readsCopy?: boolean;
   run(context: CheckContext): Promise<readonly Finding[]>;
 }
 

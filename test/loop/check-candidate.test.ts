@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
 import { after, describe, it } from 'node:test';
 import { commandCheck } from '../../src/checks/command-check.js';
+import { scopeCheck } from '../../src/checks/scope-check.js';
 import { applyProposal, Baseline, EMPTY_CANDIDATE, type Candidate } from '../../src/core/candidate.js';
 import type { Check } from '../../src/core/check.js';
 import { checkCandidate } from '../../src/loop/check-candidate.js';
@@ -29,11 +30,28 @@ const demand = (name: string, command: string, outputs?: readonly string[]): Che
 });
 
 /** Runs `checks` on `candidate` in a fresh run's check copy, as an attempt does. */
-async function check(checks: readonly Check[], candidate: (baseline: Baseline) => Candidate = () => EMPTY_CANDIDATE) {
+async function check(
+  checks: readonly Check[],
+  candidate: (baseline: Baseline) => Candidate = () => EMPTY_CANDIDATE,
+  comparisons: string[] = [],
+) {
   const workspace = await tempWorkspace(FILES);
   const scratchDir = await tempWorkspace({});
   dirs.push(workspace, scratchDir);
-  const files = await RunWorkspace.start({ runId: 'check', workspace, scratchDir });
+  const started = await RunWorkspace.start({ runId: 'check', workspace, scratchDir });
+  // The copy as the attempt gets it, each comparison with the reset counted.
+  const files = Object.assign(Object.create(started) as RunWorkspace, {
+    checkCopy: async (given: Parameters<RunWorkspace['checkCopy']>[0]) => {
+      const copy = await started.checkCopy(given);
+      return {
+        ...copy,
+        changedInputs: (isOutput: (file: string) => boolean) => {
+          comparisons.push('compared');
+          return copy.changedInputs(isOutput);
+        },
+      };
+    },
+  });
   try {
     const proposed = candidate(new Baseline((file) => files.snapshot.text(file)));
     const { findings } = await checkCandidate({
@@ -44,11 +62,35 @@ async function check(checks: readonly Check[], candidate: (baseline: Baseline) =
     });
     return findings.map((item) => ({ check: item.check, status: item.status, reasonCodes: item.reasonCodes, message: item.message }));
   } finally {
-    await files.dispose();
+    await started.dispose();
   }
 }
 
 describe('checkCandidate: a check whose inputs changed while it ran', () => {
+  it('compares the copy after each check that reads it, not after the scope check, and a later check still sees a change made before it', async () => {
+    const comparisons: string[] = [];
+    const findings = await check(
+      [
+        scopeCheck(['src/**']),
+        demand('tamper', "printf 'tampered\\n' > test/add.test.js"),
+        scopeCheck(['src/**']),
+        demand('after', 'true'),
+      ],
+      undefined,
+      comparisons,
+    );
+    assert.deepEqual(
+      findings.map((item) => [item.check, item.status, item.reasonCodes.join()]),
+      [
+        ['scope', 'pass', ''],
+        ['tamper', 'error', 'check.inputs_changed'],
+        ['scope', 'pass', ''],
+        ['after', 'error', 'check.inputs_changed'],
+      ],
+    );
+    assert.equal(comparisons.length, 2, 'after tamper and after');
+  });
+
   it('counts for nothing when its command rewrites a snapshot file mid-run: one check.inputs_changed error naming it', async () => {
     const [found] = await check([demand('tests', "sleep 0.05; printf 'assert.ok(true);\\n' > test/add.test.js; sleep 0.05")]);
     assert.deepEqual([found?.status, found?.reasonCodes], ['error', ['check.inputs_changed']]);
