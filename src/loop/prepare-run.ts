@@ -111,6 +111,8 @@ export async function prepareRun(options: RunMissionOptions, runId: string, resu
       : resume?.manifestHash === undefined
         ? await startWorkspace(mission, workspaceOptions)
         : await RunWorkspace.resume({ ...workspaceOptions, manifestHash: resume.manifestHash });
+  // An agent edits a copy of its own: a new run's is brought to the snapshot while the baseline's checks run.
+  if (files !== undefined && resume === undefined && proposer.identity?.kind === 'agent') files.agentCopyAhead({});
   const snapshotMs = now() - startedAt - restored.state.counters.elapsedMs;
   const proposerWorkspace: ProposerWorkspace | undefined =
     files === undefined

@@ -188,6 +188,12 @@ function sameEntry(a: ManifestEntry | undefined, b: ManifestEntry | undefined): 
  * copy its checks run in (reset to snapshot + candidate before each check set), the private copy an
  * in-place agent works in, and the comparison of the live workspace with the snapshot at the seal.
  */
+/** Whether two sets of candidate files hold the same paths with the same content (or deletion). */
+function sameFiles(a: CandidateFiles, b: CandidateFiles): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((file) => Object.hasOwn(b, file) && a[file] === b[file]);
+}
+
 export class RunWorkspace {
   readonly runDir: string;
   readonly snapshot: Snapshot & { readonly pack: BlobPack };
@@ -210,6 +216,11 @@ export class RunWorkspace {
    * so a reset that a stopped run no longer waits for cannot write into a directory being removed.
    */
   #busy: Promise<unknown> = Promise.resolve();
+  /**
+   * The agent copy to bring ahead of its first use (see {@link agentCopyAhead}): `wanted` until the next
+   * check copy is handed out, then `ready` once it holds snapshot + those files and nothing used it since.
+   */
+  #ahead: { readonly files: CandidateFiles; state: 'wanted' | 'ready' } | undefined;
 
   private constructor(
     runDir: string,
@@ -417,11 +428,46 @@ export class RunWorkspace {
    * check saw what it was meant to.
    */
   checkCopy(files: CandidateFiles): Promise<CheckCopy> {
-    return this.#serially(async () => {
+    const copy = this.#serially(async (): Promise<CheckCopy> => {
       const report = await this.#check.reset(files);
       const check = this.#check;
       return { dir: check.dir, report, changedInputs: (isOutput) => this.#serially(() => check.changedInputs(isOutput)) };
     });
+    const ahead = this.#ahead;
+    if (ahead?.state === 'wanted')
+      // Right behind the reset, so while the checks run; what comes after them waits for it.
+      void this.#serially(async () => {
+        // After the turn in which the checks start their programs, not before.
+        await new Promise((resolve) => setImmediate(resolve));
+        if (this.#ahead !== ahead) return;
+        try {
+          await this.#prepareAgent(ahead.files);
+          ahead.state = 'ready';
+        } catch {
+          // The agent's first use prepares its copy again, and meets the problem itself.
+          this.#ahead = undefined;
+        }
+      });
+    return copy;
+  }
+
+  /**
+   * Asks for the agent's copy to be brought to snapshot + `files` while the next check set runs (the
+   * baseline's, before the agent's first attempt), in the time the run otherwise waits for the checks:
+   * an {@link agentCopy} with the same files then takes it as it is. Another request prepares it as always.
+   */
+  agentCopyAhead(files: CandidateFiles): void {
+    if (this.#agent === undefined) this.#ahead = { files, state: 'wanted' };
+  }
+
+  async #prepareAgent(files: CandidateFiles): Promise<void> {
+    if (this.#agent === undefined) {
+      const { dir, left } = this.#agentStart;
+      if (left === undefined) {
+        this.#agent = await WorkCopy.materialize(dir, this.snapshot);
+        await this.#agent.reset(files);
+      } else this.#agent = (await reuseCopy(left, this.snapshot, files)).copy;
+    } else await this.#agent.reset(files);
   }
 
   /**
@@ -430,20 +476,17 @@ export class RunWorkspace {
    */
   agentCopy(files: CandidateFiles): Promise<string> {
     return this.#serially(async () => {
-      if (this.#agent === undefined) {
-        const { dir, left } = this.#agentStart;
-        if (left === undefined) {
-          this.#agent = await WorkCopy.materialize(dir, this.snapshot);
-          await this.#agent.reset(files);
-        } else this.#agent = (await reuseCopy(left, this.snapshot, files)).copy;
-      } else await this.#agent.reset(files);
-      return this.#agent.dir;
+      const ahead = this.#ahead;
+      this.#ahead = undefined;
+      if (!(ahead?.state === 'ready' && this.#agent !== undefined && sameFiles(ahead.files, files))) await this.#prepareAgent(files);
+      return (this.#agent as WorkCopy).dir;
     });
   }
 
   /** What the agent changed in its copy since {@link agentCopy}, as candidate files on top of the ones it got. */
   agentChanges(options: { readonly maxBytes?: number } = {}): Promise<Record<string, string | null>> {
     return this.#serially(async () => {
+      this.#ahead = undefined;
       if (this.#agent === undefined) throw new TypeError('Expected the agent copy to be prepared first, got none');
       return this.#agent.changes(options);
     });

@@ -205,6 +205,42 @@ describe('the in-place agent copy outlives the run in the cache entry', () => {
   });
 });
 
+describe('the agent copy brought ahead of its first use', () => {
+  it('is written while the first check set runs, and the agent takes it as it is when it asks for the same files', () =>
+    withLaidWorkspace(laying(simple()), async (laid) => {
+      await withRun(laid, 'ahead', async (run) => {
+        const agentDir = path.join(entryDirOf(laid.cache, laid.ws), 'agent');
+        run.agentCopyAhead({});
+        const copy = await run.checkCopy({});
+        // The comparison after the checks waits for every copy operation before it, the agent's included.
+        assert.deepEqual(await copy.changedInputs(() => false), []);
+        assert.equal(treeDifferences(readTree(agentDir), live(laid)).length, 0, 'ready before the agent asks for it');
+        const marker = path.join(agentDir, 'src/y.js');
+        const stamp = lstatSync(marker);
+        assert.equal(await run.agentCopy({}), agentDir);
+        assert.equal(lstatSync(marker).ctimeMs, stamp.ctimeMs, 'taken as it is');
+        writeFileSync(marker, 'the agent edits\n');
+        assert.deepEqual(await run.agentChanges(), { 'src/y.js': 'the agent edits\n' });
+        // Later requests reset it as always.
+        run.agentCopyAhead({});
+        const next = await run.agentCopy({ 'x.txt': 'candidate\n' });
+        assert.deepEqual(treeDifferences(readTree(next), expectedCopy(live(laid), { 'x.txt': 'candidate\n' })), []);
+      });
+    }));
+
+  it('is prepared again when the agent asks for other files', () =>
+    withLaidWorkspace(laying(simple()), async (laid) => {
+      await withRun(laid, 'other', async (run) => {
+        run.agentCopyAhead({});
+        const copy = await run.checkCopy({});
+        await copy.changedInputs(() => false);
+        const dir = await run.agentCopy({ 'x.txt': 'other\n', 'src/y.js': null });
+        assert.deepEqual(treeDifferences(readTree(dir), expectedCopy(live(laid), { 'x.txt': 'other\n', 'src/y.js': null })), []);
+        assert.deepEqual(await run.agentChanges(), {});
+      });
+    }));
+});
+
 function mkfifo(file: string): void {
   execFileSync('mkfifo', [file]);
 }
