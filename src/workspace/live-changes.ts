@@ -4,7 +4,7 @@ import path from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { pathIn } from './path-in.js';
 import type { Snapshot } from './snapshot.js';
-import { lstatOrNothing, sameStamp, stampOf } from './stamp.js';
+import { isRacy, lstatOrNothing, sameStamp, stampOf, type Stamp } from './stamp.js';
 
 const BATCH = 1024;
 
@@ -27,58 +27,84 @@ function hashOf(target: string, buffer: Buffer): string | undefined {
 
 /**
  * The paths where the live workspace no longer matches the snapshot (changed, created or deleted),
- * sorted; ignored paths do not count. Files whose `lstat` stamp is as it was when the snapshot read
- * them are not read again.
+ * sorted; ignored paths do not count. One `lstat` per snapshot path, compared with the stamp the snapshot
+ * took: a file or symlink whose stamp is unchanged is not read again; a directory is listed (for created
+ * entries) only when its stamp changed, or could be shared by a change in the clock tick in which the
+ * snapshot's walk began (every directory, when that time is not known).
  */
 export async function liveChanges(snapshot: Snapshot): Promise<string[]> {
+  const { workspace, manifest, live, ignored, startedAt } = snapshot;
   const changed = new Set<string>();
-  const seen = new Set<string>();
   const buffer = Buffer.allocUnsafe(1 << 20);
-  const dirs: string[] = [''];
   let handled = 0;
-  for (let dir = dirs.pop(); dir !== undefined; dir = dirs.pop()) {
+  const pace = async (): Promise<void> => {
+    handled += 1;
+    if (handled % BATCH === 0) await yieldToLoop();
+  };
+  /** Every entry of `dir` the snapshot does not hold, and what lies below those that are directories. */
+  const created = async (dir: string): Promise<void> => {
     let names: string[];
     try {
-      names = readdirSync(dir === '' ? snapshot.workspace : path.join(snapshot.workspace, dir));
+      names = readdirSync(dir === '' ? workspace : path.join(workspace, dir));
     } catch {
-      continue;
+      return;
     }
     for (const name of names) {
       const file = dir === '' ? name : `${dir}/${name}`;
-      if (snapshot.ignored(file)) continue;
-      seen.add(file);
-      handled += 1;
-      if (handled % BATCH === 0) await yieldToLoop();
-      const target = pathIn(snapshot.workspace, file);
-      const info = lstatOrNothing(target);
-      const entry = snapshot.manifest.get(file);
+      if (ignored(file) || manifest.has(file)) continue;
+      await pace();
+      const info = lstatOrNothing(pathIn(workspace, file));
       // A name that is not UTF-8 reads back with U+FFFD and cannot be found under it: reported, so that
       // callers refuse it instead of leaving it out unseen.
       if (info === undefined && name.includes('\uFFFD')) changed.add(file);
       // Sockets, FIFOs and devices are never part of a snapshot.
       if (info === undefined || !(info.isFile() || info.isDirectory() || info.isSymbolicLink())) continue;
-      if (info.isDirectory()) {
-        dirs.push(file);
-        if (entry?.type !== 'dir' || (info.mode & 0o7777) !== entry.mode) changed.add(file);
-        continue;
-      }
-      if (entry === undefined) {
-        changed.add(file);
-        continue;
-      }
-      if (info.isSymbolicLink()) {
-        if (entry.type !== 'symlink' || readlinkSync(target) !== entry.target) changed.add(file);
-        continue;
-      }
-      if (entry.type !== 'file') {
-        changed.add(file);
-        continue;
-      }
-      const before = snapshot.live.get(file);
-      if (before !== undefined && sameStamp(before, stampOf(info))) continue;
-      if (info.size !== entry.size || (info.mode & 0o7777) !== entry.mode || hashOf(target, buffer) !== entry.hash) changed.add(file);
+      changed.add(file);
+      if (info.isDirectory()) await created(file);
     }
+  };
+  const rootInfo = lstatOrNothing(workspace);
+  const rootBefore = live.get('');
+  if (rootInfo?.isDirectory() && (rootBefore === undefined || listed(stampOf(rootInfo), rootBefore, startedAt))) await created('');
+  // Directories of the snapshot that are no longer directories: what the snapshot held below them is gone
+  // (never looked up through what replaced them, which may be a symlink to anywhere).
+  const gone = new Set<string>();
+  for (const [file, entry] of manifest) {
+    await pace();
+    const slash = file.lastIndexOf('/');
+    if (slash !== -1 && gone.has(file.slice(0, slash))) {
+      changed.add(file);
+      if (entry.type === 'dir') gone.add(file);
+      continue;
+    }
+    const target = pathIn(workspace, file);
+    const info = lstatOrNothing(target);
+    if (entry.type === 'dir' && !info?.isDirectory()) gone.add(file);
+    if (info === undefined) {
+      changed.add(file);
+      continue;
+    }
+    const before = live.get(file);
+    if (info.isDirectory()) {
+      if (entry.type !== 'dir' || (info.mode & 0o7777) !== entry.mode) changed.add(file);
+      if (entry.type !== 'dir' || before === undefined || listed(stampOf(info), before, startedAt)) await created(file);
+      continue;
+    }
+    if (info.isSymbolicLink()) {
+      if (entry.type !== 'symlink' || readlinkSync(target) !== entry.target) changed.add(file);
+      continue;
+    }
+    if (!info.isFile() || entry.type !== 'file') {
+      changed.add(file);
+      continue;
+    }
+    if (before !== undefined && sameStamp(before, stampOf(info))) continue;
+    if (info.size !== entry.size || (info.mode & 0o7777) !== entry.mode || hashOf(target, buffer) !== entry.hash) changed.add(file);
   }
-  for (const file of snapshot.manifest.keys()) if (!seen.has(file)) changed.add(file);
   return [...changed].sort();
+}
+
+/** Whether a directory has to be listed: its stamp changed, or was taken where a later change could share it. */
+function listed(now: Stamp, before: Stamp, startedAt: number | undefined): boolean {
+  return !sameStamp(now, before) || startedAt === undefined || isRacy(before, startedAt);
 }

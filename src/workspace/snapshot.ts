@@ -47,6 +47,11 @@ export interface Snapshot {
   text(file: string): string | null;
   /** What `lstat` said of each path of the live workspace when it was read (to find later changes cheaply). */
   readonly live: ReadonlyMap<string, Stamp>;
+  /**
+   * The file system's clock when the walk that took `live` began: a stamp at or after it could be shared
+   * by a change right after it was taken. Unknown (undefined) for a snapshot read back from a run directory.
+   */
+  readonly startedAt?: number | undefined;
 }
 
 /** What taking a snapshot produced besides the snapshot: the first copy, with the stamps of its paths. */
@@ -79,6 +84,7 @@ class PackedSnapshot implements Snapshot {
   readonly ignored: IgnoreRule;
   readonly rootMode: number;
   readonly live: ReadonlyMap<string, Stamp>;
+  readonly startedAt: number | undefined;
   readonly pack: BlobPack;
 
   constructor(fields: {
@@ -87,9 +93,11 @@ class PackedSnapshot implements Snapshot {
     ignored: IgnoreRule;
     rootMode: number;
     live: ReadonlyMap<string, Stamp>;
+    startedAt?: number;
     pack: BlobPack;
     hash?: string;
   }) {
+    this.startedAt = fields.startedAt;
     this.workspace = fields.workspace;
     this.rootMode = fields.rootMode;
     this.manifest = fields.manifest;
@@ -307,7 +315,7 @@ export async function takeSnapshot({
     pack.close();
     throw error;
   }
-  return { snapshot: new PackedSnapshot({ workspace, manifest, ignored, rootMode, live, pack }), copyStamps, hashed, startedAt };
+  return { snapshot: new PackedSnapshot({ workspace, manifest, ignored, rootMode, live, startedAt, pack }), copyStamps, hashed, startedAt };
 }
 
 /** The file system's own clock now, read from the times of `marker` (written for it). */

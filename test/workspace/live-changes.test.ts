@@ -1,10 +1,20 @@
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import fc from 'fast-check';
+import { liveChanges } from '../../src/workspace/live-changes.js';
 import { RunWorkspace } from '../../src/workspace/run-workspace.js';
-import { modifySameSize } from './check-actions.js';
-import { dir, type Entry, file, tempBase, type Tree, writeTree } from './tree.js';
+import type { Snapshot } from '../../src/workspace/snapshot.js';
+import { stampOf } from '../../src/workspace/stamp.js';
+import { treeSpec } from './arbitraries.js';
+import { applyCheckAction, checkAction, modifySameSize } from './check-actions.js';
+import { withLaidWorkspace, withRun } from './laid-workspace.js';
+import { alwaysIgnored, dir, type Entry, file, readTree, tempBase, type Tree, withoutIgnored, writeTree } from './tree.js';
+
+// More cases: WORKSPACE_PROPERTY_RUNS=500 node --import tsx --test test/workspace/live-changes.test.ts
+const NUM_RUNS = Number(process.env.WORKSPACE_PROPERTY_RUNS ?? 20);
 
 const ORIGINAL: Tree = new Map<string, Entry>([
   ['src', dir],
@@ -108,5 +118,64 @@ describe('RunWorkspace.liveChanges: where the live workspace no longer matches t
     await live.agentCopy({});
     // The scratch directory existed when the snapshot was taken (start creates the run directory first); its content is redline's own.
     assert.deepEqual(await live.liveChanges(), []);
+  });
+});
+
+/** The paths where two trees differ (content, mode, kind or target), either way, sorted. */
+function differingPaths(before: Tree, after: Tree): string[] {
+  const files = new Set([...before.keys(), ...after.keys()]);
+  return [...files].filter((file) => JSON.stringify(before.get(file)) !== JSON.stringify(after.get(file))).sort();
+}
+
+describe('liveChanges after random edits', () => {
+  it('names exactly the paths where the workspace differs from the snapshot, whether edited in the clock tick of the walk or later', async (t) => {
+    let named = 0;
+    await fc.assert(
+      fc.asyncProperty(treeSpec, fc.array(checkAction, { minLength: 1, maxLength: 6 }), fc.boolean(), (spec, edits, settle) =>
+        withLaidWorkspace({ prefix: `live-${process.pid}`, spec }, async (laid) => {
+          const before = withoutIgnored(readTree(laid.ws), alwaysIgnored);
+          await withRun(laid, 'live', async (run) => {
+            // Edited at once (often the tick the walk began in: directories are listed), or some ticks later.
+            if (settle) await sleep(20);
+            const log = edits.map((action, index) => applyCheckAction(laid.ws, laid.lookalikes, action, index));
+            const expected = differingPaths(before, withoutIgnored(readTree(laid.ws), alwaysIgnored));
+            assert.deepEqual(await run.liveChanges(), expected, log.join('; '));
+            named += expected.length;
+          });
+        }),
+      ),
+      { numRuns: NUM_RUNS },
+    );
+    t.diagnostic(`${NUM_RUNS} cases, ${named} paths named`);
+  });
+
+  it('lists a directory whose stamp could be shared by a later change, and trusts one stamped before the walk began', async () => {
+    const { dir: base, remove } = tempBase('live-racy');
+    try {
+      mkdirSync(path.join(base, 'src'));
+      writeFileSync(path.join(base, 'src/planted.py'), 'planted\n');
+      // Stamps taken after the entry was made: as if the walk's stamp and the write shared a clock tick.
+      const live = new Map([
+        ['', stampOf(lstatSync(base))],
+        ['src', stampOf(lstatSync(path.join(base, 'src')))],
+      ]);
+      const at = Math.max(...[...live.values()].map((stamp) => Math.max(stamp.mtimeMs, stamp.ctimeMs)));
+      const snapshot = (startedAt: number | undefined): Snapshot => ({
+        workspace: base,
+        manifest: new Map([['src', { type: 'dir', mode: lstatSync(path.join(base, 'src')).mode & 0o7777 }]]),
+        hash: '',
+        ignored: () => false,
+        rootMode: lstatSync(base).mode & 0o7777,
+        live,
+        startedAt,
+        blob: () => Buffer.alloc(0),
+        text: () => null,
+      });
+      assert.deepEqual(await liveChanges(snapshot(at)), ['src/planted.py']);
+      assert.deepEqual(await liveChanges(snapshot(undefined)), ['src/planted.py'], 'unknown start: every directory is listed');
+      assert.deepEqual(await liveChanges(snapshot(at + 1000)), [], 'a stamp taken before the walk began is trusted');
+    } finally {
+      remove();
+    }
   });
 });
