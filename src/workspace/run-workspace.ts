@@ -12,7 +12,8 @@ import { RECORDED, REMOVING, thisOwner } from './sweep.js';
 import { WorkCopy, type CandidateFiles, type ResetReport } from './work-copy.js';
 import type { Manifest, ManifestEntry } from './manifest.js';
 import { sameStamp, type Stamp } from './stamp.js';
-import { CacheEntry, DEFAULT_CACHE_MAX_BYTES, pruneCache, type CopyState } from './workspace-cache.js';
+import { stampColumns } from './state-columns.js';
+import { CacheEntry, DEFAULT_CACHE_MAX_BYTES, pruneCache, type CachedCopy, type CopyState } from './workspace-cache.js';
 
 export interface RunWorkspaceOptions {
   readonly runId: string;
@@ -88,10 +89,10 @@ interface LeftCopy {
 }
 
 /** A cached copy's state, taken over for `snapshot` (`before` is the snapshot the state was recorded for). */
-function leftCopy(dir: string, before: Manifest, state: CopyState, snapshot: Snapshot): LeftCopy {
+function leftCopy(dir: string, before: Manifest, state: CachedCopy, snapshot: Snapshot): LeftCopy {
   return {
     dir,
-    stamps: new Map(state.stamps),
+    stamps: state.stamps,
     settledAt: state.settledAt,
     holds: copyDifferences(before, state.overlay, snapshot.manifest),
   };
@@ -534,7 +535,15 @@ export class RunWorkspace {
   async #releaseCache(): Promise<void> {
     if (this.#cache === undefined) return;
     const stated = (state: ReturnType<WorkCopy['state']>): CopyState | undefined =>
-      state === undefined ? undefined : { version: 1, snapshot: this.snapshot.hash, ...state };
+      state === undefined
+        ? undefined
+        : {
+            version: 2,
+            snapshot: this.snapshot.hash,
+            settledAt: state.settledAt,
+            stamps: stampColumns(state.stamps),
+            overlay: state.overlay,
+          };
     const { left } = this.#agentStart;
     // An agent copy this run did not use is handed on as the last run left it, its differences from this snapshot as its overlay.
     const agent =

@@ -22,6 +22,17 @@ import path from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { BlobPack, type BlobSlot } from './blob-pack.js';
 import { pathIn } from './path-in.js';
+import {
+  manifestColumns,
+  manifestFrom,
+  slotColumns,
+  slotsFrom,
+  stampColumns,
+  stampsFrom,
+  type ManifestColumns,
+  type SlotColumns,
+  type StampColumns,
+} from './state-columns.js';
 import { CopyWriter } from './copy-writer.js';
 import type { IgnoreRule } from './ignore.js';
 import { contentHash, manifestHash, type Manifest, type ManifestEntry } from './manifest.js';
@@ -345,14 +356,15 @@ function unchanged(
   return sameStamp(now, before) ? { entry, live: now } : undefined;
 }
 
+/** What `snapshot.json` holds, its maps stored as columns (a cache entry's file, linked into a run directory, holds more). */
 interface StoredSnapshot {
-  readonly version: 1;
+  readonly version: 2;
   readonly workspace: string;
   readonly hash: string;
   readonly rootMode: number;
-  readonly entries: [string, ManifestEntry][];
-  readonly blobs: [string, BlobSlot][];
-  readonly live: [string, Stamp][];
+  readonly entries: ManifestColumns;
+  readonly blobs: SlotColumns;
+  readonly live: StampColumns;
   /** The pack's file, when it is not the one beside this file (a cached snapshot's). */
   readonly pack?: string;
 }
@@ -360,13 +372,13 @@ interface StoredSnapshot {
 /** Writes what {@link loadSnapshot} needs to rebuild a snapshot (for a resumed run). */
 export function saveSnapshot(snapshot: Snapshot & { readonly pack: BlobPack }, file: string): void {
   const stored: StoredSnapshot = {
-    version: 1,
+    version: 2,
     workspace: snapshot.workspace,
     hash: snapshot.hash,
     rootMode: snapshot.rootMode,
-    entries: [...snapshot.manifest],
-    blobs: [...snapshot.pack.slots()],
-    live: [...snapshot.live],
+    entries: manifestColumns(snapshot.manifest),
+    blobs: slotColumns(snapshot.pack.slots()),
+    live: stampColumns(snapshot.live),
     ...(path.dirname(snapshot.pack.file) === path.dirname(file) ? {} : { pack: snapshot.pack.file }),
   };
   snapshot.pack.sync();
@@ -377,7 +389,7 @@ export function saveSnapshot(snapshot: Snapshot & { readonly pack: BlobPack }, f
 
 /**
  * A snapshot saved by {@link saveSnapshot}, checked against the hash the run recorded: undefined (with
- * why) when it is missing, unreadable, or not the recorded one.
+ * why) when it is missing, unreadable (damaged, or written by another version), or not the recorded one.
  */
 export function loadSnapshot(
   file: string,
@@ -385,31 +397,54 @@ export function loadSnapshot(
   expectedHash: string,
   ignored: IgnoreRule,
 ): { snapshot: Snapshot & { readonly pack: BlobPack } } | { missing: string } {
-  let stored: StoredSnapshot;
+  let stored: unknown;
   try {
-    stored = JSON.parse(readFileSync(file, 'utf8')) as StoredSnapshot;
+    stored = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
     return { missing: `${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
   }
-  const manifest = new Map(stored.entries);
-  if (stored.version !== 1 || manifestHash(manifest) !== expectedHash) return { missing: `${file} is not the snapshot the run recorded` };
+  const read = readStoredSnapshot(stored);
+  if (typeof read === 'string') return { missing: `${file} cannot be read (${read})` };
+  if (manifestHash(read.manifest) !== expectedHash) return { missing: `${file} is not the snapshot the run recorded` };
+  const packPath = read.pack ?? packFile;
   let pack: BlobPack;
   try {
-    pack = BlobPack.open(stored.pack ?? packFile, stored.blobs);
+    pack = BlobPack.open(packPath, read.slots);
   } catch (error) {
-    return {
-      missing: `${stored.pack ?? packFile} cannot be opened (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
-    };
+    return { missing: `${packPath} cannot be opened (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
   }
   return {
     snapshot: new PackedSnapshot({
-      workspace: stored.workspace,
-      manifest,
+      workspace: read.workspace,
+      manifest: read.manifest,
       ignored,
-      rootMode: stored.rootMode,
-      live: new Map(stored.live),
+      rootMode: read.rootMode,
+      live: read.live,
       pack,
       hash: expectedHash,
     }),
   };
+}
+
+/** The fields of a parsed `snapshot.json` with its maps, or why they cannot be used. */
+function readStoredSnapshot(stored: unknown):
+  | {
+      workspace: string;
+      rootMode: number;
+      pack: string | undefined;
+      manifest: Map<string, ManifestEntry>;
+      slots: Map<string, BlobSlot>;
+      live: Map<string, Stamp>;
+    }
+  | string {
+  if (typeof stored !== 'object' || stored === null || Array.isArray(stored)) return 'not an object';
+  const { version, workspace, rootMode, pack, entries, blobs, live } = stored as Record<string, unknown>;
+  if (version !== 2) return `written in another format, version ${JSON.stringify(version)}: this redline reads version 2`;
+  if (typeof workspace !== 'string' || typeof rootMode !== 'number' || (pack !== undefined && typeof pack !== 'string'))
+    return 'its workspace, root mode or pack is missing or not of its type';
+  try {
+    return { workspace, rootMode, pack, manifest: manifestFrom(entries), slots: slotsFrom(blobs), live: stampsFrom(live) };
+  } catch (error) {
+    return (error as Error).message;
+  }
 }

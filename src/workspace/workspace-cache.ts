@@ -23,6 +23,17 @@ import type { ManifestEntry } from './manifest.js';
 import { removeTree } from './safe-fs.js';
 import type { PreviousSnapshot } from './snapshot.js';
 import type { Stamp } from './stamp.js';
+import {
+  manifestColumns,
+  manifestFrom,
+  slotColumns,
+  slotsFrom,
+  stampColumns,
+  stampsFrom,
+  type ManifestColumns,
+  type SlotColumns,
+  type StampColumns,
+} from './state-columns.js';
 import { thisOwner, type RunDirectoryOwner } from './sweep.js';
 
 // The work copies that outlive a run (docs/workspaces.md): per workspace, the last snapshot's manifest and
@@ -46,29 +57,36 @@ export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env, tmp = tmpd
   return path.join(path.resolve(env.REDLINE_SCRATCH ?? tmp), 'redline-cache');
 }
 
-/** What the last snapshot of a workspace left in its entry (`snapshot.json`). */
+/** What the last snapshot of a workspace left in its entry (`snapshot.json`), its maps stored as columns. */
 interface StoredState {
-  readonly version: 1;
+  readonly version: 2;
   readonly workspace: string;
   readonly hash: string;
   readonly rootMode: number;
   readonly startedAt: number;
   /** The pack's file (read by its name in the entry; a run directory's link to this file reads it by its path). */
   readonly pack: string;
-  readonly entries: [string, ManifestEntry][];
-  readonly blobs: [string, BlobSlot][];
-  readonly live: [string, Stamp][];
+  readonly entries: ManifestColumns;
+  readonly blobs: SlotColumns;
+  readonly live: StampColumns;
 }
 
 /** What a copy held when its run let go of it (`copy.json`, `agent.json`): removed while a run holds the entry. */
 export interface CopyState {
-  readonly version: 1;
+  readonly version: 2;
   /** The hash of the snapshot the copy was reset from. */
   readonly snapshot: string;
   /** The file system's clock when its last reset ended. */
   readonly settledAt: number;
-  readonly stamps: [string, Stamp][];
+  readonly stamps: StampColumns;
   /** What the copy held on top of that snapshot (the last candidate, without its text): null deletes. */
+  readonly overlay: [string, ManifestEntry | null][];
+}
+
+/** A copy's state as {@link CacheEntry.load} hands it on: read back, checked, and recorded for the snapshot loaded. */
+export interface CachedCopy {
+  readonly settledAt: number;
+  readonly stamps: Map<string, Stamp>;
   readonly overlay: [string, ManifestEntry | null][];
 }
 
@@ -89,9 +107,9 @@ export interface CachedSnapshot {
   readonly pack: BlobPack;
   readonly previous: PreviousSnapshot & { readonly hash: string; readonly rootMode: number };
   /** The check copy's state when its last run let go of it, when it can be trusted as a start. */
-  readonly copy: CopyState | undefined;
+  readonly copy: CachedCopy | undefined;
   /** The same for the in-place agent's copy. */
-  readonly agent: CopyState | undefined;
+  readonly agent: CachedCopy | undefined;
 }
 
 /** Whether the process a lock names may still hold it: alive on this host, or on another host (unknowable). */
@@ -108,6 +126,68 @@ export function ownerAlive({ host, pid }: RunDirectoryOwner): boolean {
 function readJson<T>(file: string): T | undefined {
   try {
     return JSON.parse(readFileSync(file, 'utf8')) as T;
+  } catch {
+    return undefined;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The snapshot an entry's `snapshot.json` records, or undefined when it records none this version can use (another version's, damaged, another workspace's). */
+function storedSnapshot(
+  value: unknown,
+  workspace: string,
+):
+  | (Omit<StoredState, 'version' | 'workspace' | 'entries' | 'blobs' | 'live'> & {
+      manifest: Map<string, ManifestEntry>;
+      slots: Map<string, BlobSlot>;
+      live: Map<string, Stamp>;
+    })
+  | undefined {
+  if (!isRecord(value) || value.version !== 2 || value.workspace !== workspace) return undefined;
+  const { hash, rootMode, startedAt, pack } = value;
+  if (typeof hash !== 'string' || typeof pack !== 'string' || typeof rootMode !== 'number' || typeof startedAt !== 'number')
+    return undefined;
+  try {
+    return {
+      hash,
+      rootMode,
+      startedAt,
+      pack,
+      manifest: manifestFrom(value.entries),
+      slots: slotsFrom(value.blobs),
+      live: stampsFrom(value.live),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a stored overlay is a list of paths with what the copy held there (an entry, or null). */
+function isOverlay(value: unknown): value is [string, ManifestEntry | null][] {
+  return (
+    Array.isArray(value) &&
+    value.every((item: unknown) => {
+      if (!Array.isArray(item) || item.length !== 2 || typeof item[0] !== 'string') return false;
+      const entry: unknown = item[1];
+      if (entry === null) return true;
+      if (!isRecord(entry)) return false;
+      if (entry.type === 'symlink') return typeof entry.target === 'string';
+      if (entry.type === 'dir') return typeof entry.mode === 'number';
+      return entry.type === 'file' && typeof entry.mode === 'number' && typeof entry.size === 'number' && typeof entry.hash === 'string';
+    })
+  );
+}
+
+/** A copy's stored state when it reads well and was recorded for the snapshot `hash`, else undefined (not trusted). */
+function cachedCopy(value: unknown, hash: string): CachedCopy | undefined {
+  if (!isRecord(value) || value.version !== 2 || value.snapshot !== hash) return undefined;
+  const { settledAt, overlay } = value;
+  if (typeof settledAt !== 'number' || !isOverlay(overlay)) return undefined;
+  try {
+    return { settledAt, stamps: stampsFrom(value.stamps), overlay };
   } catch {
     return undefined;
   }
@@ -221,24 +301,24 @@ export class CacheEntry {
 
   /**
    * What the entry's last snapshot left, or undefined when nothing usable is there (first run, another
-   * version, a missing or oversized pack): then the caller starts the entry afresh with {@link reset}.
+   * version, a damaged record, a missing or oversized pack): then the caller starts the entry afresh
+   * with {@link reset}.
    * The copies' states are removed as they are read: until the run lets go, a crash leaves copies that
    * the next run does not trust.
    */
   load(): CachedSnapshot | undefined {
-    const taken = (name: string): CopyState | undefined => {
+    const taken = (name: string): unknown => {
       const file = path.join(this.dir, name);
-      const state = readJson<CopyState>(file);
+      const state = readJson<unknown>(file);
       rmSync(file, { force: true });
       return state;
     };
     const copy = taken('copy.json');
     const agent = taken('agent.json');
-    const state = readJson<StoredState>(path.join(this.dir, 'snapshot.json'));
-    if (state?.version !== 1 || state.workspace !== this.workspace) return undefined;
-    const manifest = new Map(state.entries);
+    const state = storedSnapshot(readJson<unknown>(path.join(this.dir, 'snapshot.json')), this.workspace);
+    if (state === undefined) return undefined;
+    const { manifest, slots } = state;
     let named = 0;
-    const slots = new Map(state.blobs);
     for (const entry of manifest.values()) if (entry.type === 'file') named += slots.get(entry.hash)?.size ?? 0;
     let pack: BlobPack;
     try {
@@ -248,11 +328,11 @@ export class CacheEntry {
     } catch {
       return undefined;
     }
-    const trusted = (copyState: CopyState | undefined, dir: string): CopyState | undefined =>
-      copyState?.version === 1 && copyState.snapshot === state.hash && existsSync(dir) ? copyState : undefined;
+    const trusted = (stored: unknown, dir: string): CachedCopy | undefined =>
+      existsSync(dir) ? cachedCopy(stored, state.hash) : undefined;
     return {
       pack,
-      previous: { manifest, live: new Map(state.live), startedAt: state.startedAt, hash: state.hash, rootMode: state.rootMode },
+      previous: { manifest, live: state.live, startedAt: state.startedAt, hash: state.hash, rootMode: state.rootMode },
       copy: trusted(copy, this.copyDir),
       agent: trusted(agent, this.agentDir),
     };
@@ -278,15 +358,15 @@ export class CacheEntry {
   }): void {
     fields.pack.sync();
     const state: StoredState = {
-      version: 1,
+      version: 2,
       workspace: this.workspace,
       hash: fields.hash,
       rootMode: fields.rootMode,
       startedAt: fields.startedAt,
       pack: fields.pack.file,
-      entries: [...fields.manifest],
-      blobs: [...fields.pack.slots()],
-      live: [...fields.live],
+      entries: manifestColumns(fields.manifest),
+      blobs: slotColumns(fields.pack.slots()),
+      live: stampColumns(fields.live),
     };
     writeJson(path.join(this.dir, 'snapshot.json'), state);
   }

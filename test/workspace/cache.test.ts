@@ -10,6 +10,7 @@ import { BlobPack } from '../../src/workspace/blob-pack.js';
 import { contentHash } from '../../src/workspace/manifest.js';
 import { takeSnapshot, type PreviousSnapshot } from '../../src/workspace/snapshot.js';
 import { stampOf } from '../../src/workspace/stamp.js';
+import { manifestFrom, slotsFrom, stampsFrom } from '../../src/workspace/state-columns.js';
 import { cacheEntries, entryDirOf, pruneCache } from '../../src/workspace/workspace-cache.js';
 import { treeSpec, type TreeSpec } from './arbitraries.js';
 import { applyCheckAction, checkAction } from './check-actions.js';
@@ -152,6 +153,44 @@ describe('RunWorkspace with a cache folder: the copy outlives the run', () => {
       const pack = readdirSync(entry).find((name) => name.endsWith('.pack')) as string;
       writeFileSync(path.join(entry, pack), Buffer.alloc(readFileSync(path.join(entry, pack)).length, 0x20));
       await assert.rejects(startRun(laid, 'five'), /damaged/);
+    }));
+
+  it('state files an earlier version wrote (maps as pairs, version 1) are not trusted: the copy is rebuilt, or all is taken afresh, and the snapshot equals one from scratch', () =>
+    withLaidWorkspace(laying(simple()), async (laid) => {
+      const entry = entryDirOf(laid.cache, laid.ws);
+      /** Rewrites a state file as version 1 wrote it: its maps as arrays of pairs. */
+      const asVersionOne = (name: string, maps: Record<string, (value: unknown) => Map<string, unknown>>): void => {
+        const state = JSON.parse(readFileSync(path.join(entry, name), 'utf8')) as Record<string, unknown>;
+        for (const [field, read] of Object.entries(maps)) state[field] = [...read(state[field])];
+        writeFileSync(path.join(entry, name), JSON.stringify({ ...state, version: 1 }));
+      };
+      const verify = async (run: RunWorkspace): Promise<void> => {
+        assert.equal(run.snapshot.hash, (await fromScratch(laid.ws, laid.scratch)).hash);
+        const { dir } = await run.checkCopy({});
+        assert.deepEqual(treeDifferences(expectedCopy(laid.tree, {}), readTree(dir)), []);
+      };
+      await (await startRun(laid, 'one')).dispose();
+      // The copy's state only: the snapshot is used, the copy written again from it.
+      asVersionOne('copy.json', { stamps: stampsFrom });
+      await withRun(laid, 'two', async (run) => {
+        assert.deepEqual(run.report, { hashed: 0, copy: 'rebuilt' });
+        await verify(run);
+      });
+      // The snapshot's record: nothing of the entry is used, every file is read again.
+      asVersionOne('snapshot.json', { entries: manifestFrom, blobs: slotsFrom, live: stampsFrom });
+      await withRun(laid, 'three', async (run) => {
+        assert.deepEqual(run.report, {
+          hashed: [...run.snapshot.manifest.values()].filter((e) => e.type === 'file').length,
+          copy: 'fresh',
+        });
+        await verify(run);
+      });
+      // Written anew in this version's form, the entry serves the next run again.
+      assert.equal((JSON.parse(readFileSync(path.join(entry, 'snapshot.json'), 'utf8')) as { version: number }).version, 2);
+      await withRun(laid, 'four', async (run) => {
+        assert.deepEqual(run.report, { hashed: 0, copy: 'reused', restored: 0 });
+        await verify(run);
+      });
     }));
 
   it('a cached run kept for recovery resumes from its saved snapshot, which reads the cached pack, and the pack stays whole for the next run', () =>
