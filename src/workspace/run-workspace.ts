@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, realpathSync, renameSync, rmSync, writeFileSync 
 import os from 'node:os';
 import path from 'node:path';
 import { SnapshotGoneError } from '../errors/snapshot-gone-error.js';
-import { ignoreRule, type IgnoreRule } from './ignore.js';
+import { ALWAYS_IGNORED, ignoreRule, type IgnoreRule } from './ignore.js';
 import { liveChanges } from './live-changes.js';
 import { candidatePathProblem, foldedName } from './path-rules.js';
 import { loadSnapshot, saveSnapshot, takeSnapshot, type Snapshot } from './snapshot.js';
@@ -142,16 +142,20 @@ function inside(workspace: string, dir: string): string | undefined {
 }
 
 /** The ignored set, with the run directories and the cache folder added when they lie inside the workspace. */
-function ignoredFor(workspace: string, runDir: string, globs: readonly string[], cacheDir?: string): IgnoreRule {
+function ignoredFor(workspace: string, runDir: string, globs: readonly string[], cacheDir?: string): IgnoreRule & { key: string } {
   const rule = ignoreRule(globs);
   const scratch = inside(workspace, path.dirname(path.dirname(runDir)));
   const own = [
     ...(scratch === undefined ? [] : [scratch === '' ? 'redline-runs' : `${scratch}/redline-runs`]),
     ...(cacheDir === undefined ? [] : [inside(workspace, cacheDir)].filter((dir) => dir !== undefined)),
   ];
-  if (own.length === 0) return rule;
+  // Two rules with the same key leave out the same paths (see `PreviousSnapshot.ignore`).
+  const key = JSON.stringify([ALWAYS_IGNORED, globs, own]);
+  if (own.length === 0) return Object.assign((file: string) => rule(file), { key });
   // The cache folder being the workspace itself would leave nothing to snapshot: refused where it is chosen.
-  return (file) => rule(file) || own.some((dir) => dir === '' || file === dir || file.startsWith(`${dir}/`));
+  return Object.assign((file: string) => rule(file) || own.some((dir) => dir === '' || file === dir || file.startsWith(`${dir}/`)), {
+    key,
+  });
 }
 
 /** Where the copy differs from the snapshot: what it held (`before` with `overlay` on top) wherever `after` differs. */
@@ -300,7 +304,7 @@ export class RunWorkspace {
   }: {
     workspace: string;
     runDir: string;
-    ignored: IgnoreRule;
+    ignored: IgnoreRule & { key: string };
     entry: CacheEntry;
     maxBytes: number;
     foldsNames: boolean | undefined;
@@ -316,7 +320,7 @@ export class RunWorkspace {
         runDir,
         pack,
         clock,
-        ...(cached === undefined ? { copyDir: entry.copyDir } : { previous: cached.previous }),
+        ...(cached === undefined ? { copyDir: entry.copyDir } : { previous: cached.previous, ignoreKey: ignored.key }),
       });
       const { snapshot } = taken;
       // A workspace found exactly as the last snapshot left it (nothing read, every stamp the same) keeps
@@ -325,9 +329,10 @@ export class RunWorkspace {
         cached === undefined ||
         taken.hashed > 0 ||
         snapshot.hash !== cached.previous.hash ||
+        cached.previous.ignore !== ignored.key ||
         !sameStamps(snapshot.live, cached.previous.live)
       )
-        entry.saveSnapshot({ ...snapshot, startedAt: taken.startedAt });
+        entry.saveSnapshot({ ...snapshot, startedAt: taken.startedAt, ignore: ignored.key });
       let check: WorkCopy;
       let report: SnapshotReport;
       let agent: LeftCopy | undefined;

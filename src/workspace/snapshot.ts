@@ -16,6 +16,7 @@ import {
   writeFileSync,
   writeSync,
   lstatSync,
+  type Dirent,
 } from 'node:fs';
 import { WorkspaceUnreadableError } from '../errors/workspace-unreadable-error.js';
 import path from 'node:path';
@@ -72,6 +73,8 @@ export interface TakenSnapshot {
   readonly copyStamps: Map<string, Stamp>;
   /** Files whose bytes were read and hashed (the others were known from the previous snapshot). */
   readonly hashed: number;
+  /** Folders read with `readdir` (the others were known, unchanged, from the previous snapshot). */
+  readonly listed: number;
   /** The file system's clock when the walk began: a later snapshot re-reads files stamped at or after it. */
   readonly startedAt: number;
 }
@@ -86,6 +89,11 @@ export interface PreviousSnapshot {
   readonly live: ReadonlyMap<string, Stamp>;
   /** {@link TakenSnapshot.startedAt} of that snapshot. */
   readonly startedAt: number;
+  /**
+   * What it left out, as a key of the ignore rule it was taken with: with the same key, a folder whose stamp
+   * is what it was then holds exactly the entries it held then, and is not listed again.
+   */
+  readonly ignore?: string;
 }
 
 class PackedSnapshot implements Snapshot {
@@ -201,6 +209,30 @@ function captureFile(
   }
 }
 
+/** A folder's entry as the walk needs it: its name and what it is. */
+interface Listed {
+  readonly name: string;
+  readonly kind: 'file' | 'dir' | 'symlink' | 'other';
+}
+
+function listed(item: Dirent): Listed {
+  const kind = item.isDirectory() ? 'dir' : item.isSymbolicLink() ? 'symlink' : item.isFile() ? 'file' : 'other';
+  return { name: item.name, kind };
+}
+
+/** The entries of each folder of a previous snapshot ('' is the workspace), as the walk lists them. */
+function heldEntries(previous: PreviousSnapshot): Map<string, Listed[]> {
+  const held = new Map<string, Listed[]>();
+  for (const [file, entry] of previous.manifest) {
+    const slash = file.lastIndexOf('/');
+    const dir = slash === -1 ? '' : file.slice(0, slash);
+    let entries = held.get(dir);
+    if (entries === undefined) held.set(dir, (entries = []));
+    entries.push({ name: slash === -1 ? file : file.slice(slash + 1), kind: entry.type });
+  }
+  return held;
+}
+
 /**
  * Records the workspace as a content-addressed manifest and stores its bytes in a blob pack under
  * `runDir`, in one pass that also writes the run's first isolated copy (`copyDir`, which must not exist).
@@ -213,10 +245,13 @@ export async function takeSnapshot({
   copyDir,
   pack: given,
   previous,
+  ignoreKey,
   clock,
 }: {
   workspace: string;
   ignored: IgnoreRule;
+  /** A key of `ignored` (see `PreviousSnapshot.ignore`): without it every folder is listed. */
+  ignoreKey?: string;
   /** Where the pack (`blobs.pack`) is created, unless `pack` is given. */
   runDir: string;
   copyDir?: string;
@@ -250,24 +285,41 @@ export async function takeSnapshot({
   const unreadable: string[] = [];
   // Small files of the copy are created on a second thread while this one reads, hashes and packs.
   const writer = copyDir === undefined ? undefined : new CopyWriter({ umask, pack: pack.file, stamps: copyStamps });
+  // A folder whose stamp is what it was at the previous snapshot (taken with the same ignore rule) holds
+  // what it held then: creating, removing or renaming an entry changes its folder's times.
+  const held = previous !== undefined && ignoreKey !== undefined && previous.ignore === ignoreKey ? heldEntries(previous) : undefined;
+  let listedFolders = 0;
+  const listing = (dir: string): readonly Listed[] => {
+    const before = previous?.live.get(dir);
+    const now = dir === '' ? stampOf(rootInfo) : live.get(dir);
+    if (
+      held !== undefined &&
+      before !== undefined &&
+      now !== undefined &&
+      sameStamp(now, before) &&
+      !isRacy(before, previous?.startedAt ?? 0)
+    )
+      return held.get(dir) ?? [];
+    listedFolders += 1;
+    return readdirSync(dir === '' ? workspace : path.join(workspace, dir), { withFileTypes: true }).map(listed);
+  };
   let handled = 0;
   try {
     for (let next = dirs.pop(); next !== undefined; next = dirs.pop()) {
       const dir = next;
-      const entries = readdirSync(dir === '' ? workspace : path.join(workspace, dir), { withFileTypes: true });
-      for (const item of entries) {
+      for (const item of listing(dir)) {
         const file = dir === '' ? item.name : `${dir}/${item.name}`;
         if (ignored(file)) continue;
         const source = pathIn(workspace, file);
         const copy = copyDir === undefined ? undefined : pathIn(copyDir, file);
-        if (item.isDirectory()) {
+        if (item.kind === 'dir') {
           const info = lstatSync(source);
           const mode = info.mode & 0o7777;
           manifest.set(file, { type: 'dir', mode });
           live.set(file, stampOf(info));
           if (copy !== undefined) makeDir(copy, mode);
           dirs.push(file);
-        } else if (item.isSymbolicLink()) {
+        } else if (item.kind === 'symlink') {
           const target = readlinkSync(source);
           manifest.set(file, { type: 'symlink', target });
           live.set(file, stampOf(lstatSync(source)));
@@ -275,7 +327,7 @@ export async function takeSnapshot({
             symlinkSync(target, copy);
             copyStamps.set(file, stampOf(lstatSync(copy)));
           }
-        } else if (item.isFile()) {
+        } else if (item.kind === 'file') {
           const known = previous === undefined ? undefined : unchanged(source, file, previous, pack);
           if (known !== undefined) {
             manifest.set(file, known.entry);
@@ -326,7 +378,13 @@ export async function takeSnapshot({
     pack.close();
     throw error;
   }
-  return { snapshot: new PackedSnapshot({ workspace, manifest, ignored, rootMode, live, startedAt, pack }), copyStamps, hashed, startedAt };
+  return {
+    snapshot: new PackedSnapshot({ workspace, manifest, ignored, rootMode, live, startedAt, pack }),
+    copyStamps,
+    hashed,
+    listed: listedFolders,
+    startedAt,
+  };
 }
 
 /** The file system's own clock now, read from the times of `marker` (written for it). */

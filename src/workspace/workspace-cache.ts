@@ -69,6 +69,8 @@ interface StoredState {
   readonly entries: ManifestColumns;
   readonly blobs: SlotColumns;
   readonly live: StampColumns;
+  /** What the snapshot left out (see `PreviousSnapshot.ignore`). */
+  readonly ignore?: string;
 }
 
 /** What a copy held when its run let go of it (`copy.json`, `agent.json`): removed while a run holds the entry. */
@@ -147,7 +149,7 @@ function storedSnapshot(
     })
   | undefined {
   if (!isRecord(value) || value.version !== 2 || value.workspace !== workspace) return undefined;
-  const { hash, rootMode, startedAt, pack } = value;
+  const { hash, rootMode, startedAt, pack, ignore } = value;
   if (typeof hash !== 'string' || typeof pack !== 'string' || typeof rootMode !== 'number' || typeof startedAt !== 'number')
     return undefined;
   try {
@@ -156,6 +158,7 @@ function storedSnapshot(
       rootMode,
       startedAt,
       pack,
+      ...(typeof ignore === 'string' ? { ignore } : {}),
       manifest: manifestFrom(value.entries),
       slots: slotsFrom(value.blobs),
       live: stampsFrom(value.live),
@@ -332,7 +335,14 @@ export class CacheEntry {
       existsSync(dir) ? cachedCopy(stored, state.hash) : undefined;
     return {
       pack,
-      previous: { manifest, live: state.live, startedAt: state.startedAt, hash: state.hash, rootMode: state.rootMode },
+      previous: {
+        manifest,
+        live: state.live,
+        startedAt: state.startedAt,
+        hash: state.hash,
+        rootMode: state.rootMode,
+        ...(state.ignore === undefined ? {} : { ignore: state.ignore }),
+      },
       copy: trusted(copy, this.copyDir),
       agent: trusted(agent, this.agentDir),
     };
@@ -355,6 +365,7 @@ export class CacheEntry {
     pack: BlobPack;
     manifest: ReadonlyMap<string, ManifestEntry>;
     live: ReadonlyMap<string, Stamp>;
+    ignore: string;
   }): void {
     fields.pack.sync();
     const state: StoredState = {
@@ -367,6 +378,7 @@ export class CacheEntry {
       entries: manifestColumns(fields.manifest),
       blobs: slotColumns(fields.pack.slots()),
       live: stampColumns(fields.live),
+      ignore: fields.ignore,
     };
     writeJson(path.join(this.dir, 'snapshot.json'), state);
   }

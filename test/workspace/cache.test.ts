@@ -317,4 +317,54 @@ describe('takeSnapshot against a previous one', () => {
       remove();
     }
   });
+
+  it('lists only folders whose stamp changed, and every folder when the ignore rule is another one', async () => {
+    const { dir: base, remove } = tempBase(`listed-${process.pid}`);
+    try {
+      const ws = path.join(base, 'ws');
+      const runDir = path.join(base, 'run');
+      for (const dir of ['src/deep', 'dist', 'docs']) mkdirSync(path.join(ws, dir), { recursive: true });
+      mkdirSync(runDir);
+      for (const file of ['src/a.js', 'src/deep/b.js', 'dist/app.js', 'docs/c.md']) writeFileSync(path.join(ws, file), file);
+      const pack = BlobPack.create(path.join(runDir, 'cache.pack'));
+      const rule = (globs: string[]) => ignoreRule(globs);
+      const take = (previous: PreviousSnapshot | undefined, globs: string[], ignoreKey: string) =>
+        takeSnapshot({ workspace: ws, ignored: rule(globs), runDir, pack, ignoreKey, ...(previous === undefined ? {} : { previous }) });
+      const asPrevious = (taken: Awaited<ReturnType<typeof take>>, ignore: string): PreviousSnapshot => ({
+        manifest: taken.snapshot.manifest,
+        live: taken.snapshot.live,
+        startedAt: taken.startedAt,
+        ignore,
+      });
+      // Some clock ticks later: the folders' stamps are older than the walk's start, so trusted next time.
+      await sleep(30);
+      const first = await take(undefined, ['dist'], 'no-dist');
+      assert.equal(first.listed, 4, 'the workspace, src, src/deep and docs');
+      const same = await take(asPrevious(first, 'no-dist'), ['dist'], 'no-dist');
+      assert.equal(same.listed, 0);
+      assert.equal(same.snapshot.hash, first.snapshot.hash);
+      writeFileSync(path.join(ws, 'src/deep/new.js'), 'new');
+      rmSync(path.join(ws, 'docs/c.md'));
+      const edited = await take(asPrevious(same, 'no-dist'), ['dist'], 'no-dist');
+      assert.equal(edited.listed, 2, 'src/deep and docs');
+      assert.deepEqual([...edited.snapshot.manifest.keys()].sort(), [
+        'docs',
+        'src',
+        'src/a.js',
+        'src/deep',
+        'src/deep/b.js',
+        'src/deep/new.js',
+      ]);
+      // Another rule: dist is no longer left out, and every folder is read again.
+      const other = await take(asPrevious(edited, 'no-dist'), [], 'nothing');
+      assert.equal(other.listed, 5);
+      assert.ok(other.snapshot.manifest.has('dist/app.js'));
+      const scratch = await takeSnapshot({ workspace: ws, ignored: ignoreRule(), runDir: path.join(base, 'run') });
+      assert.equal(other.snapshot.hash, scratch.snapshot.hash);
+      scratch.snapshot.pack.close();
+      pack.close();
+    } finally {
+      remove();
+    }
+  });
 });
