@@ -102,14 +102,19 @@ function leftCopy(dir: string, before: Manifest, state: CachedCopy, snapshot: Sn
  * Takes over a cached copy and resets it to snapshot + `files`; when that fails (a copy left in a state
  * the reset cannot undo), writes it afresh from the snapshot. `restored` is undefined when written afresh.
  */
-async function reuseCopy(left: LeftCopy, snapshot: Snapshot, files: CandidateFiles): Promise<{ copy: WorkCopy; restored?: number }> {
+async function reuseCopy(
+  left: LeftCopy,
+  snapshot: Snapshot,
+  files: CandidateFiles,
+  { handOut }: { handOut: boolean },
+): Promise<{ copy: WorkCopy; restored?: number }> {
   const copy = WorkCopy.resume({ ...left, snapshot });
   try {
-    const { restored } = await copy.reset(files);
+    const { restored } = await copy.reset(files, { handOut });
     return { copy, restored };
   } catch {
     // A failed reset leaves the copy marked broken: the next one writes it afresh.
-    await copy.reset(files);
+    await copy.reset(files, { handOut });
     return { copy };
   }
 }
@@ -193,12 +198,6 @@ function sameEntry(a: ManifestEntry | undefined, b: ManifestEntry | undefined): 
  * copy its checks run in (reset to snapshot + candidate before each check set), the private copy an
  * in-place agent works in, and the comparison of the live workspace with the snapshot at the seal.
  */
-/** Whether two sets of candidate files hold the same paths with the same content (or deletion). */
-function sameFiles(a: CandidateFiles, b: CandidateFiles): boolean {
-  const keys = Object.keys(a);
-  return keys.length === Object.keys(b).length && keys.every((file) => Object.hasOwn(b, file) && a[file] === b[file]);
-}
-
 export class RunWorkspace {
   readonly runDir: string;
   readonly snapshot: Snapshot & { readonly pack: BlobPack };
@@ -221,11 +220,8 @@ export class RunWorkspace {
    * so a reset that a stopped run no longer waits for cannot write into a directory being removed.
    */
   #busy: Promise<unknown> = Promise.resolve();
-  /**
-   * The agent copy to bring ahead of its first use (see {@link agentCopyAhead}): `wanted` until the next
-   * check copy is handed out, then `ready` once it holds snapshot + those files and nothing used it since.
-   */
-  #ahead: { readonly files: CandidateFiles; state: 'wanted' | 'ready' } | undefined;
+  /** The files the agent copy is to be brought to ahead of its first use (see {@link agentCopyAhead}). */
+  #ahead: CandidateFiles | undefined;
 
   private constructor(
     runDir: string,
@@ -344,7 +340,7 @@ export class RunWorkspace {
         const reused =
           cached.copy === undefined || sameRoot === false
             ? undefined
-            : await reuseCopy(leftCopy(entry.copyDir, cached.previous.manifest, cached.copy, snapshot), snapshot, {});
+            : await reuseCopy(leftCopy(entry.copyDir, cached.previous.manifest, cached.copy, snapshot), snapshot, {}, { handOut: false });
         check = reused?.copy ?? (await WorkCopy.materialize(entry.copyDir, snapshot));
         report =
           reused?.restored === undefined
@@ -440,40 +436,36 @@ export class RunWorkspace {
       return { dir: check.dir, report, changedInputs: (isOutput) => this.#serially(() => check.changedInputs(isOutput)) };
     });
     const ahead = this.#ahead;
-    if (ahead?.state === 'wanted')
+    this.#ahead = undefined;
+    if (ahead !== undefined)
       // Right behind the reset, so while the checks run; what comes after them waits for it.
       void this.#serially(async () => {
         // After the turn in which the checks start their programs, not before.
         await new Promise((resolve) => setImmediate(resolve));
-        if (this.#ahead !== ahead) return;
-        try {
-          await this.#prepareAgent(ahead.files);
-          ahead.state = 'ready';
-        } catch {
-          // The agent's first use prepares its copy again, and meets the problem itself.
-          this.#ahead = undefined;
-        }
+        if (this.#agent !== undefined) return;
+        // A failure here is met again, and reported, when the agent asks for its copy.
+        await this.#prepareAgent(ahead, { handOut: false }).catch(() => undefined);
       });
     return copy;
   }
 
   /**
-   * Asks for the agent's copy to be brought to snapshot + `files` while the next check set runs (the
-   * baseline's, before the agent's first attempt), in the time the run otherwise waits for the checks:
-   * an {@link agentCopy} with the same files then takes it as it is. Another request prepares it as always.
+   * Asks for the agent's copy to be written, or the one an earlier run left to be walked and reset, while
+   * the next check set runs (the baseline's, before the agent's first attempt), in the time the run
+   * otherwise waits for the checks: {@link agentCopy} then only looks at its folders before handing it out.
    */
   agentCopyAhead(files: CandidateFiles): void {
-    if (this.#agent === undefined) this.#ahead = { files, state: 'wanted' };
+    if (this.#agent === undefined) this.#ahead = files;
   }
 
-  async #prepareAgent(files: CandidateFiles): Promise<void> {
+  async #prepareAgent(files: CandidateFiles, options: { handOut: boolean }): Promise<void> {
     if (this.#agent === undefined) {
       const { dir, left } = this.#agentStart;
       if (left === undefined) {
         this.#agent = await WorkCopy.materialize(dir, this.snapshot);
-        await this.#agent.reset(files);
-      } else this.#agent = (await reuseCopy(left, this.snapshot, files)).copy;
-    } else await this.#agent.reset(files);
+        await this.#agent.reset(files, options);
+      } else this.#agent = (await reuseCopy(left, this.snapshot, files, options)).copy;
+    } else await this.#agent.reset(files, options);
   }
 
   /**
@@ -482,9 +474,8 @@ export class RunWorkspace {
    */
   agentCopy(files: CandidateFiles): Promise<string> {
     return this.#serially(async () => {
-      const ahead = this.#ahead;
       this.#ahead = undefined;
-      if (!(ahead?.state === 'ready' && this.#agent !== undefined && sameFiles(ahead.files, files))) await this.#prepareAgent(files);
+      await this.#prepareAgent(files, { handOut: true });
       return (this.#agent as WorkCopy).dir;
     });
   }

@@ -129,11 +129,13 @@ export class WorkCopy {
   #broken = false;
 
   /**
-   * What the last walk found the reset has to undo, kept for the next reset while nothing can have run in
-   * the copy since: set by the walk that ends a use of the copy (`changes` after an agent, `changedInputs`
-   * after each check), taken (and cleared) by the reset that hands it out again. A reset without it walks.
+   * What the next reset has to undo, while nothing can have run in the copy since it was found: set by the
+   * walk that ends a use of the copy (`changes` after an agent, `changedInputs` after each check), and to
+   * nothing when the copy was written or reset without being handed out (see {@link reset}); cleared when
+   * the copy is handed out for use. A reset without it walks every path: the first one of a copy an earlier
+   * run left ({@link resume}), and any after a use that no walk ended.
    */
-  #known: Drift | undefined;
+  #known: Drift | undefined = { changed: new Set(), extra: new Set() };
 
   private constructor(dir: string, snapshot: Snapshot, stamps: Map<string, Stamp>) {
     this.dir = dir;
@@ -169,6 +171,7 @@ export class WorkCopy {
     const copy = new WorkCopy(dir, snapshot, stamps);
     copy.#settledAt = settledAt;
     copy.#overlay = holds;
+    copy.#known = undefined;
     return copy;
   }
 
@@ -392,9 +395,11 @@ export class WorkCopy {
 
   /**
    * Brings the copy to exactly snapshot + `files`: undoes whatever was done to it since the last reset
-   * (by checks, by an agent) and swaps the previous candidate's files for these.
+   * (by checks, by an agent) and swaps the previous candidate's files for these. `handOut: false` says
+   * the copy is not used before the next reset, which then need not walk it again (a run's start readies
+   * the copy an earlier run left before the first check set resets it for use).
    */
-  async reset(files: CandidateFiles): Promise<ResetReport> {
+  async reset(files: CandidateFiles, { handOut = true }: { handOut?: boolean } = {}): Promise<ResetReport> {
     if (this.#broken) {
       // The stamps cannot be trusted after a failed reset: the copy is written afresh.
       this.#known = undefined;
@@ -404,7 +409,10 @@ export class WorkCopy {
       this.#broken = false;
     }
     try {
-      return await this.#resetFrom(files);
+      const report = await this.#resetFrom(files);
+      // Handed out, the copy is used (checks, an agent): only the walk that ends that use says what to undo.
+      this.#known = handOut ? undefined : { changed: new Set(), extra: new Set() };
+      return report;
     } catch (error) {
       this.#broken = true;
       throw error;
