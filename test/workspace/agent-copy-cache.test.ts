@@ -206,7 +206,7 @@ describe('the in-place agent copy outlives the run in the cache entry', () => {
 });
 
 describe('the agent copy brought ahead of its first use', () => {
-  it('is written while the first check set runs, and the agent takes it as it is when it asks for the same files', () =>
+  it("is written while the first check set runs, and the agent's first request only looks at its folders", () =>
     withLaidWorkspace(laying(simple()), async (laid) => {
       await withRun(laid, 'ahead', async (run) => {
         const agentDir = path.join(entryDirOf(laid.cache, laid.ws), 'agent');
@@ -217,8 +217,12 @@ describe('the agent copy brought ahead of its first use', () => {
         assert.equal(treeDifferences(readTree(agentDir), live(laid)).length, 0, 'ready before the agent asks for it');
         const marker = path.join(agentDir, 'src/y.js');
         const stamp = lstatSync(marker);
+        // Entries created in the meantime are found through their folders and removed.
+        writeFileSync(path.join(agentDir, 'planted.txt'), 'planted');
+        writeFileSync(path.join(agentDir, 'lib/a/planted.txt'), 'planted');
         assert.equal(await run.agentCopy({}), agentDir);
-        assert.equal(lstatSync(marker).ctimeMs, stamp.ctimeMs, 'taken as it is');
+        assert.equal(treeDifferences(readTree(agentDir), live(laid)).length, 0, 'what was planted is gone');
+        assert.equal(lstatSync(marker).ctimeMs, stamp.ctimeMs, 'not written again');
         writeFileSync(marker, 'the agent edits\n');
         assert.deepEqual(await run.agentChanges(), { 'src/y.js': 'the agent edits\n' });
         // Later requests reset it as always.
@@ -228,7 +232,7 @@ describe('the agent copy brought ahead of its first use', () => {
       });
     }));
 
-  it('is prepared again when the agent asks for other files', () =>
+  it('holds exactly snapshot + candidate when the agent asks for other files', () =>
     withLaidWorkspace(laying(simple()), async (laid) => {
       await withRun(laid, 'other', async (run) => {
         run.agentCopyAhead({});
