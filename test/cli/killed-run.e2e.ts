@@ -47,7 +47,16 @@ async function killRedlineMidAttempt(env: NodeJS.ProcessEnv): Promise<{ sleep: s
 const runDirectoriesOf = (pid: number): string[] => {
   const root = path.join(tmpdir(), 'redline-runs');
   if (!existsSync(root)) return [];
-  return readdirSync(root).filter((name) => readFileSync(path.join(root, name, 'owner.json'), 'utf8').includes(`"pid":${pid}`));
+  // Other suites' runs come and go in the same folder meanwhile: one without its owner file yet, or being
+  // removed, is not this process's.
+  const owner = (name: string): string => {
+    try {
+      return readFileSync(path.join(root, name, 'owner.json'), 'utf8');
+    } catch {
+      return '';
+    }
+  };
+  return readdirSync(root).filter((name) => owner(name).includes(`"pid":${pid}`));
 };
 
 /** The temporary directories process `pid` made in the temp folder (the agent's files, its programs' TMPDIR). */
