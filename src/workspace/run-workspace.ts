@@ -222,6 +222,8 @@ export class RunWorkspace {
   #busy: Promise<unknown> = Promise.resolve();
   /** The files the agent copy is to be brought to ahead of its first use (see {@link agentCopyAhead}). */
   #ahead: CandidateFiles | undefined;
+  /** Whether {@link agentCopy} handed the agent's copy out (a copy readied ahead is not yet the agent's). */
+  #agentHandedOut = false;
 
   private constructor(
     runDir: string,
@@ -444,7 +446,8 @@ export class RunWorkspace {
         await new Promise((resolve) => setImmediate(resolve));
         if (this.#agent !== undefined) return;
         // A failure here is met again, and reported, when the agent asks for its copy.
-        await this.#prepareAgent(ahead, { handOut: false }).catch(() => undefined);
+        // Handed out later, after a walk of every path: what anything did to it meanwhile is undone then.
+        await this.#prepareAgent(ahead, { handOut: true }).catch(() => undefined);
       });
     return copy;
   }
@@ -452,7 +455,8 @@ export class RunWorkspace {
   /**
    * Asks for the agent's copy to be written, or the one an earlier run left to be walked and reset, while
    * the next check set runs (the baseline's, before the agent's first attempt), in the time the run
-   * otherwise waits for the checks: {@link agentCopy} then only looks at its folders before handing it out.
+   * otherwise waits for the checks: {@link agentCopy} then walks it (one `lstat` per path) and finds
+   * nothing left to write unless something changed it meanwhile, which it undoes.
    */
   agentCopyAhead(files: CandidateFiles): void {
     if (this.#agent === undefined) this.#ahead = files;
@@ -476,6 +480,7 @@ export class RunWorkspace {
     return this.#serially(async () => {
       this.#ahead = undefined;
       await this.#prepareAgent(files, { handOut: true });
+      this.#agentHandedOut = true;
       return (this.#agent as WorkCopy).dir;
     });
   }
@@ -484,7 +489,7 @@ export class RunWorkspace {
   agentChanges(options: { readonly maxBytes?: number } = {}): Promise<Record<string, string | null>> {
     return this.#serially(async () => {
       this.#ahead = undefined;
-      if (this.#agent === undefined) throw new TypeError('Expected the agent copy to be prepared first, got none');
+      if (this.#agent === undefined || !this.#agentHandedOut) throw new TypeError('Expected the agent copy to be prepared first, got none');
       return this.#agent.changes(options);
     });
   }

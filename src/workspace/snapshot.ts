@@ -314,6 +314,8 @@ export async function takeSnapshot({
         const copy = copyDir === undefined ? undefined : pathIn(copyDir, file);
         if (item.kind === 'dir') {
           const info = lstatSync(source);
+          // Replaced since it was listed (by a symlink, to anywhere): never listed through; the snapshot fails, naming it.
+          if (!info.isDirectory()) throw new WorkspaceUnreadableError(workspace, [`${file} (changed while the snapshot was taken)`]);
           const mode = info.mode & 0o7777;
           manifest.set(file, { type: 'dir', mode });
           live.set(file, stampOf(info));

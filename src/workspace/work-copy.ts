@@ -168,7 +168,8 @@ export class WorkCopy {
     settledAt: number;
     holds: Map<string, ManifestEntry | null>;
   }): WorkCopy {
-    const copy = new WorkCopy(dir, snapshot, stamps);
+    // A copy of its own: a reset that fails clears them, and the caller may try again from the left ones.
+    const copy = new WorkCopy(dir, snapshot, new Map(stamps));
     copy.#settledAt = settledAt;
     copy.#overlay = holds;
     copy.#known = undefined;
@@ -238,7 +239,9 @@ export class WorkCopy {
       }
     };
     for (const [file, stamp] of this.#stamps) {
-      if (dirsOnly && stamp.kind !== 'dir') continue;
+      // A path stamped in the clock tick the copy was settled in could be rewritten without its stamp
+      // changing: compared by content even when only the folders are looked at.
+      if (dirsOnly && stamp.kind !== 'dir' && !isRacy(stamp, this.#settledAt)) continue;
       scanned += 1;
       if (scanned % (BATCH * 8) === 0) await yieldToLoop();
       const target = pathIn(this.dir, file);

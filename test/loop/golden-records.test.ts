@@ -21,9 +21,10 @@ import { tempWorkspace } from '../helpers/workspace.js';
 // paths of this checkout and what hashes them are masked. REDLINE_GOLDEN=write rewrites the files.
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const GOLDEN = path.join(ROOT, 'test/fixtures/loop-records');
-// `hashed` counts the files a reset had to hash because their times changed: it depends on the clock.
+// `hashed` counts the files a reset had to hash because their times changed, `scanned` the paths it looked
+// at, which include those stamped in the clock tick the copy was last settled in: both depend on the clock.
 // `pidNamespace` depends on the machine, as the owner does.
-const TIMING = new Set(['at', 'durationMs', 'elapsedMs', 'snapshotMs', 'resetMs', 'hashed', 'pid', 'host', 'pidNamespace']);
+const TIMING = new Set(['at', 'durationMs', 'elapsedMs', 'snapshotMs', 'resetMs', 'hashed', 'scanned', 'pid', 'host', 'pidNamespace']);
 const NOW = 1_767_225_600_000;
 /** The fixed clock and the run id `golden-<name>`. */
 const fixed = (name: string) => ({ now: () => NOW, generateId: () => `golden-${name}` });

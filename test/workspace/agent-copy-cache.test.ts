@@ -206,7 +206,7 @@ describe('the in-place agent copy outlives the run in the cache entry', () => {
 });
 
 describe('the agent copy brought ahead of its first use', () => {
-  it("is written while the first check set runs, and the agent's first request only looks at its folders", () =>
+  it('is written while the first check set runs, and what was done to it meanwhile is undone when the agent asks for it', () =>
     withLaidWorkspace(laying(simple()), async (laid) => {
       await withRun(laid, 'ahead', async (run) => {
         const agentDir = path.join(entryDirOf(laid.cache, laid.ws), 'agent');
@@ -217,11 +217,14 @@ describe('the agent copy brought ahead of its first use', () => {
         assert.equal(treeDifferences(readTree(agentDir), live(laid)).length, 0, 'ready before the agent asks for it');
         const marker = path.join(agentDir, 'src/y.js');
         const stamp = lstatSync(marker);
-        // Entries created in the meantime are found through their folders and removed.
+        // What anything did to it in the meantime is undone when it is handed out: entries created, a file
+        // rewritten or removed.
         writeFileSync(path.join(agentDir, 'planted.txt'), 'planted');
         writeFileSync(path.join(agentDir, 'lib/a/planted.txt'), 'planted');
+        writeFileSync(path.join(agentDir, 'x.txt'), 'TOP\n');
+        rmSync(path.join(agentDir, 'lib/a/deep.txt'));
         assert.equal(await run.agentCopy({}), agentDir);
-        assert.equal(treeDifferences(readTree(agentDir), live(laid)).length, 0, 'what was planted is gone');
+        assert.deepEqual(treeDifferences(readTree(agentDir), live(laid)), [], 'what was done meanwhile is undone');
         assert.equal(lstatSync(marker).ctimeMs, stamp.ctimeMs, 'not written again');
         writeFileSync(marker, 'the agent edits\n');
         assert.deepEqual(await run.agentChanges(), { 'src/y.js': 'the agent edits\n' });
