@@ -35,6 +35,7 @@ import {
   type StampColumns,
 } from './state-columns.js';
 import { CopyWriter } from './copy-writer.js';
+import { settledFolderStamp } from './settled-folder.js';
 import type { IgnoreRule } from './ignore.js';
 import { contentHash, manifestHash, type Manifest, type ManifestEntry } from './manifest.js';
 import { isRacy, lstatOrNothing, processUmask, sameStamp, stampOf, type Stamp } from './stamp.js';
@@ -365,14 +366,16 @@ export async function takeSnapshot({
     await writer?.finish();
     if (unreadable.length > 0) throw new WorkspaceUnreadableError(workspace, unreadable);
     // Directory times change while entries are created in them: moded and stamped once everything is written.
+    // Each is listed before it is stamped: nothing created in it meanwhile hides behind the stamp.
     if (copyDir !== undefined) {
+      const expected = (file: string): boolean => manifest.has(file);
       for (const [file, entry] of manifest) {
         if (entry.type !== 'dir') continue;
         if ((entry.mode & 0o700) !== 0o700) chmodSync(path.join(copyDir, file), entry.mode);
-        copyStamps.set(file, stampOf(lstatSync(path.join(copyDir, file))));
+        copyStamps.set(file, settledFolderStamp(copyDir, file, expected) ?? stampOf(lstatSync(path.join(copyDir, file))));
       }
       if ((rootMode & 0o700) !== 0o700) chmodSync(copyDir, rootMode);
-      copyStamps.set('', stampOf(lstatSync(copyDir)));
+      copyStamps.set('', settledFolderStamp(copyDir, '', expected) ?? stampOf(lstatSync(copyDir)));
     }
     live.set('', stampOf(rootInfo));
   } catch (error) {

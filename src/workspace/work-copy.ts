@@ -19,6 +19,7 @@ import { inputChanges } from './input-changes.js';
 import { contentHash, type ManifestEntry } from './manifest.js';
 import { mkdirInside, readNoFollow, removeInside, removeTree, symlinkInside, writeInside } from './safe-fs.js';
 import { pathIn } from './path-in.js';
+import { settledFolderStamp } from './settled-folder.js';
 import type { Snapshot } from './snapshot.js';
 import { isRacy, lstatOrNothing, processUmask, sameStamp, stampOf, type Stamp } from './stamp.js';
 
@@ -99,13 +100,15 @@ async function fill(dir: string, snapshot: Snapshot): Promise<Map<string, Stamp>
     handled += 1;
     if (handled % BATCH === 0) await yieldToLoop();
   }
+  // Each folder is listed before it is stamped: nothing created in it meanwhile hides behind the stamp.
+  const expected = (file: string): boolean => snapshot.manifest.has(file);
   for (const [file, entry] of snapshot.manifest) {
     if (entry.type !== 'dir') continue;
     if ((entry.mode & 0o700) !== 0o700) chmodSync(path.join(dir, file), entry.mode);
-    stamps.set(file, stampOf(lstatSync(path.join(dir, file))));
+    stamps.set(file, settledFolderStamp(dir, file, expected) ?? stampOf(lstatSync(path.join(dir, file))));
   }
   chmodSync(dir, snapshot.rootMode);
-  stamps.set('', stampOf(lstatSync(dir)));
+  stamps.set('', settledFolderStamp(dir, '', expected) ?? stampOf(lstatSync(dir)));
   return stamps;
 }
 
@@ -328,19 +331,8 @@ export class WorkCopy {
 
   /** Stamps `dir` once it holds only entries the copy should hold there, removing any other. */
   #settleDir(dir: string): void {
-    for (let tries = 0; tries < 8; tries += 1) {
-      const info = lstatOrNothing(path.join(this.dir, dir));
-      if (info === undefined || !info.isDirectory()) return;
-      const unexpected = readdirSync(path.join(this.dir, dir))
-        .map((name) => (dir === '' ? name : `${dir}/${name}`))
-        .filter((child) => this.#wanted(child) === undefined);
-      if (unexpected.length === 0) {
-        this.#stamps.set(dir, stampOf(info));
-        return;
-      }
-      for (const child of unexpected) removeInside(this.dir, child, { onObstacle: 'replace' });
-    }
-    throw new Error(`${path.join(this.dir, dir)} keeps getting entries it should not hold: something still writes in the copy`);
+    const stamp = settledFolderStamp(this.dir, dir, (child) => this.#wanted(child) !== undefined);
+    if (stamp !== undefined) this.#stamps.set(dir, stamp);
   }
 
   /** Every expected path strictly below `dir`. */

@@ -1,0 +1,27 @@
+import { readdirSync } from 'node:fs';
+import { pathIn } from './path-in.js';
+import { removeInside } from './safe-fs.js';
+import { lstatOrNothing, stampOf, type Stamp } from './stamp.js';
+
+/** Listings of one folder before {@link settledFolderStamp} gives up on a folder that keeps filling. */
+const TRIES = 8;
+
+/**
+ * The stamp of folder `dir` ('' is the root) of the copy at `root`, taken once it holds only the entries
+ * `expected` accepts: anything else (created by a process left behind, or one that watched the copy being
+ * written) is removed first, so that the stamp, which a later walk trusts, cannot hide it. The stamp is
+ * taken before the listing that found the folder clean: an entry created after it changes the folder's
+ * times. Undefined when no folder is there; throws when it keeps getting entries it should not hold.
+ */
+export function settledFolderStamp(root: string, dir: string, expected: (file: string) => boolean): Stamp | undefined {
+  for (let tries = 0; tries < TRIES; tries += 1) {
+    const info = lstatOrNothing(pathIn(root, dir));
+    if (info === undefined || !info.isDirectory()) return undefined;
+    const unexpected = readdirSync(pathIn(root, dir))
+      .map((name) => (dir === '' ? name : `${dir}/${name}`))
+      .filter((child) => !expected(child));
+    if (unexpected.length === 0) return stampOf(info);
+    for (const child of unexpected) removeInside(root, child, { onObstacle: 'replace' });
+  }
+  throw new Error(`${pathIn(root, dir)} keeps getting entries it should not hold: something still writes in the copy`);
+}
