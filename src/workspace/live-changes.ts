@@ -99,7 +99,7 @@ export async function liveChanges(snapshot: Snapshot): Promise<string[]> {
       continue;
     }
     // A stamp taken in the clock tick the walk began in could be shared by a later write: read again.
-    if (before !== undefined && sameStamp(before, stampOf(info)) && startedAt !== undefined && !isRacy(before, startedAt)) continue;
+    if (before !== undefined && sameStamp(before, stampOf(info)) && (startedAt === undefined || !isRacy(before, startedAt))) continue;
     if (info.size !== entry.size || (info.mode & 0o7777) !== entry.mode || hashOf(target, buffer) !== entry.hash) changed.add(file);
   }
   return [...changed].sort();

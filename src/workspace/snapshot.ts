@@ -62,7 +62,8 @@ export interface Snapshot {
   readonly live: ReadonlyMap<string, Stamp>;
   /**
    * The file system's clock when the walk that took `live` began: a stamp at or after it could be shared
-   * by a change right after it was taken. Unknown (undefined) for a snapshot read back from a run directory.
+   * by a change right after it was taken. Unknown (undefined) for a snapshot read back from a run directory,
+   * and when that clock was read on another file system than the workspace's.
    */
   readonly startedAt?: number | undefined;
 }
@@ -275,6 +276,9 @@ export async function takeSnapshot({
   let hashed = 0;
   const rootInfo = lstatSync(workspace);
   const rootMode = rootInfo.mode & 0o7777;
+  // Folder times are trusted against the clock only when it is read on the workspace's own file system:
+  // another one may keep coarser times (whole seconds), or another clock.
+  const clockHere = lstatSync(clock ?? path.join(runDir, 'clock')).dev === rootInfo.dev;
   const umask = processUmask();
   // Directories are made writable to be filled and get their own mode once full (see below); a mode
   // the umask would strip is set explicitly, so the copy has exactly the snapshot's modes.
@@ -288,7 +292,8 @@ export async function takeSnapshot({
   const writer = copyDir === undefined ? undefined : new CopyWriter({ umask, pack: pack.file, stamps: copyStamps });
   // A folder whose stamp is what it was at the previous snapshot (taken with the same ignore rule) holds
   // what it held then: creating, removing or renaming an entry changes its folder's times.
-  const held = previous !== undefined && ignoreKey !== undefined && previous.ignore === ignoreKey ? heldEntries(previous) : undefined;
+  const held =
+    clockHere && previous !== undefined && ignoreKey !== undefined && previous.ignore === ignoreKey ? heldEntries(previous) : undefined;
   let listedFolders = 0;
   const listing = (dir: string): readonly Listed[] => {
     const before = previous?.live.get(dir);
@@ -384,7 +389,7 @@ export async function takeSnapshot({
     throw error;
   }
   return {
-    snapshot: new PackedSnapshot({ workspace, manifest, ignored, rootMode, live, startedAt, pack }),
+    snapshot: new PackedSnapshot({ workspace, manifest, ignored, rootMode, live, ...(clockHere ? { startedAt } : {}), pack }),
     copyStamps,
     hashed,
     listed: listedFolders,

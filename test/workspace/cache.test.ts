@@ -1,5 +1,16 @@
 import assert from 'node:assert/strict';
-import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -314,6 +325,36 @@ describe('takeSnapshot against a previous one', () => {
       assert.deepEqual(settled.snapshot.manifest.get('a.txt'), first.snapshot.manifest.get('a.txt'));
       pack.close();
     } finally {
+      remove();
+    }
+  });
+
+  it('lists every folder when its clock is read on another file system than the workspace', async (t) => {
+    const { dir: base, remove } = tempBase(`other-fs-${process.pid}`);
+    const elsewhere = mkdtempSync(path.join(lstatSync('/dev/shm').dev === lstatSync(base).dev ? '/var/tmp' : '/dev/shm', 'redline-clock-'));
+    try {
+      if (lstatSync(elsewhere).dev === lstatSync(base).dev) return t.skip('no second file system here');
+      const ws = path.join(base, 'ws');
+      for (const dir of ['src/deep', 'docs']) mkdirSync(path.join(ws, dir), { recursive: true });
+      writeFileSync(path.join(ws, 'src/deep/b.js'), 'b');
+      await sleep(30);
+      const pack = BlobPack.create(path.join(elsewhere, 'cache.pack'));
+      const take = (previous?: PreviousSnapshot) =>
+        takeSnapshot({
+          workspace: ws,
+          ignored: ignoreRule(),
+          runDir: elsewhere,
+          pack,
+          ignoreKey: 'k',
+          ...(previous === undefined ? {} : { previous }),
+        });
+      const first = await take();
+      const again = await take({ manifest: first.snapshot.manifest, live: first.snapshot.live, startedAt: first.startedAt, ignore: 'k' });
+      assert.equal(again.listed, 4, 'the workspace, src, src/deep and docs');
+      assert.equal(again.snapshot.startedAt, undefined, 'the live comparison at the seal lists every folder too');
+      pack.close();
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
       remove();
     }
   });
