@@ -154,8 +154,9 @@ function ignoredFor(workspace: string, runDir: string, globs: readonly string[],
     ...(scratch === undefined ? [] : [scratch === '' ? 'redline-runs' : `${scratch}/redline-runs`]),
     ...(cacheDir === undefined ? [] : [inside(workspace, cacheDir)].filter((dir) => dir !== undefined)),
   ];
-  // Two rules with the same key leave out the same paths (see `PreviousSnapshot.ignore`).
-  const key = JSON.stringify([ALWAYS_IGNORED, globs, own]);
+  // Two rules with the same key leave out the same paths (see `PreviousSnapshot.ignore`); the first part
+  // names how globs are matched, and changes with it.
+  const key = JSON.stringify(['ignore-rule-1', ALWAYS_IGNORED, globs, own]);
   if (own.length === 0) return Object.assign((file: string) => rule(file), { key });
   // The cache folder being the workspace itself would leave nothing to snapshot: refused where it is chosen.
   return Object.assign((file: string) => rule(file) || own.some((dir) => dir === '' || file === dir || file.startsWith(`${dir}/`)), {
