@@ -157,11 +157,9 @@ function ignoredFor(workspace: string, runDir: string, globs: readonly string[],
   // Two rules with the same key leave out the same paths (see `PreviousSnapshot.ignore`); the first part
   // names how globs are matched, and changes with it.
   const key = JSON.stringify(['ignore-rule-1', ALWAYS_IGNORED, globs, own]);
-  if (own.length === 0) return Object.assign((file: string) => rule(file), { key });
   // The cache folder being the workspace itself would leave nothing to snapshot: refused where it is chosen.
-  return Object.assign((file: string) => rule(file) || own.some((dir) => dir === '' || file === dir || file.startsWith(`${dir}/`)), {
-    key,
-  });
+  const ownIgnored = (file: string): boolean => own.some((dir) => dir === '' || file === dir || file.startsWith(`${dir}/`));
+  return Object.assign(own.length === 0 ? (file: string) => rule(file) : (file: string) => rule(file) || ownIgnored(file), { key });
 }
 
 /** Where the copy differs from the snapshot: what it held (`before` with `overlay` on top) wherever `after` differs. */

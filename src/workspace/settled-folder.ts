@@ -1,4 +1,5 @@
-import { readdirSync } from 'node:fs';
+import { chmodSync, lstatSync, readdirSync } from 'node:fs';
+import type { Manifest } from './manifest.js';
 import { pathIn } from './path-in.js';
 import { removeInside } from './safe-fs.js';
 import { lstatOrNothing, stampOf, type Stamp } from './stamp.js';
@@ -24,4 +25,19 @@ export function settledFolderStamp(root: string, dir: string, expected: (file: s
     for (const child of unexpected) removeInside(root, child, { onObstacle: 'replace' });
   }
   throw new Error(`${pathIn(root, dir)} keeps getting entries it should not hold: something still writes in the copy`);
+}
+
+/**
+ * Finishes the folders of a copy just written from `manifest` (kept writable while it was filled): each
+ * gets its own mode, then its stamp once it holds only what it should (see {@link settledFolderStamp}),
+ * the root last, with `rootMode`. The stamps go into `stamps`.
+ */
+export function settleWrittenFolders(root: string, manifest: Manifest, rootMode: number, stamps: Map<string, Stamp>): void {
+  const expected = (file: string): boolean => manifest.has(file);
+  const settle = (dir: string, mode: number): void => {
+    if ((mode & 0o700) !== 0o700) chmodSync(pathIn(root, dir), mode);
+    stamps.set(dir, settledFolderStamp(root, dir, expected) ?? stampOf(lstatSync(pathIn(root, dir))));
+  };
+  for (const [file, entry] of manifest) if (entry.type === 'dir') settle(file, entry.mode);
+  settle('', rootMode);
 }

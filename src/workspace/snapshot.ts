@@ -35,7 +35,7 @@ import {
   type StampColumns,
 } from './state-columns.js';
 import { CopyWriter } from './copy-writer.js';
-import { settledFolderStamp } from './settled-folder.js';
+import { settleWrittenFolders } from './settled-folder.js';
 import type { IgnoreRule } from './ignore.js';
 import { contentHash, manifestHash, type Manifest, type ManifestEntry } from './manifest.js';
 import { isRacy, lstatOrNothing, processUmask, sameStamp, stampOf, type Stamp } from './stamp.js';
@@ -371,17 +371,7 @@ export async function takeSnapshot({
     await writer?.finish();
     if (unreadable.length > 0) throw new WorkspaceUnreadableError(workspace, unreadable);
     // Directory times change while entries are created in them: moded and stamped once everything is written.
-    // Each is listed before it is stamped: nothing created in it meanwhile hides behind the stamp.
-    if (copyDir !== undefined) {
-      const expected = (file: string): boolean => manifest.has(file);
-      for (const [file, entry] of manifest) {
-        if (entry.type !== 'dir') continue;
-        if ((entry.mode & 0o700) !== 0o700) chmodSync(path.join(copyDir, file), entry.mode);
-        copyStamps.set(file, settledFolderStamp(copyDir, file, expected) ?? stampOf(lstatSync(path.join(copyDir, file))));
-      }
-      if ((rootMode & 0o700) !== 0o700) chmodSync(copyDir, rootMode);
-      copyStamps.set('', settledFolderStamp(copyDir, '', expected) ?? stampOf(lstatSync(copyDir)));
-    }
+    if (copyDir !== undefined) settleWrittenFolders(copyDir, manifest, rootMode, copyStamps);
     live.set('', stampOf(rootInfo));
   } catch (error) {
     await writer?.finish().catch(() => undefined);
@@ -440,13 +430,7 @@ interface StoredSnapshot {
 /** Writes what {@link loadSnapshot} needs to rebuild a snapshot (for a resumed run). */
 export function saveSnapshot(snapshot: Snapshot & { readonly pack: BlobPack }, file: string): void {
   const stored: StoredSnapshot = {
-    version: 2,
-    workspace: snapshot.workspace,
-    hash: snapshot.hash,
-    rootMode: snapshot.rootMode,
-    entries: manifestColumns(snapshot.manifest),
-    blobs: slotColumns(snapshot.pack.slots()),
-    live: stampColumns(snapshot.live),
+    ...storedSnapshot(snapshot),
     ...(path.dirname(snapshot.pack.file) === path.dirname(file) ? {} : { pack: snapshot.pack.file }),
   };
   snapshot.pack.sync();
@@ -494,10 +478,34 @@ export function loadSnapshot(
   };
 }
 
-/** The fields of a parsed `snapshot.json` with its maps, or why they cannot be used. */
-function readStoredSnapshot(stored: unknown):
+/**
+ * What every `snapshot.json` holds of a snapshot (a cache entry's adds its own fields): its workspace,
+ * hash and root mode, and its maps as columns.
+ */
+export function storedSnapshot(snapshot: {
+  readonly workspace: string;
+  readonly hash: string;
+  readonly rootMode: number;
+  readonly manifest: ReadonlyMap<string, ManifestEntry>;
+  readonly live: ReadonlyMap<string, Stamp>;
+  readonly pack: BlobPack;
+}): Omit<StoredSnapshot, 'pack'> {
+  return {
+    version: 2,
+    workspace: snapshot.workspace,
+    hash: snapshot.hash,
+    rootMode: snapshot.rootMode,
+    entries: manifestColumns(snapshot.manifest),
+    blobs: slotColumns(snapshot.pack.slots()),
+    live: stampColumns(snapshot.live),
+  };
+}
+
+/** The fields of a parsed `snapshot.json` that {@link storedSnapshot} wrote, with its maps, or why they cannot be used. */
+export function readStoredSnapshot(stored: unknown):
   | {
       workspace: string;
+      hash: string;
       rootMode: number;
       pack: string | undefined;
       manifest: Map<string, ManifestEntry>;
@@ -506,12 +514,17 @@ function readStoredSnapshot(stored: unknown):
     }
   | string {
   if (typeof stored !== 'object' || stored === null || Array.isArray(stored)) return 'not an object';
-  const { version, workspace, rootMode, pack, entries, blobs, live } = stored as Record<string, unknown>;
+  const { version, workspace, hash, rootMode, pack, entries, blobs, live } = stored as Record<string, unknown>;
   if (version !== 2) return `written in another format, version ${JSON.stringify(version)}: this redline reads version 2`;
-  if (typeof workspace !== 'string' || typeof rootMode !== 'number' || (pack !== undefined && typeof pack !== 'string'))
-    return 'its workspace, root mode or pack is missing or not of its type';
+  if (
+    typeof workspace !== 'string' ||
+    typeof hash !== 'string' ||
+    typeof rootMode !== 'number' ||
+    (pack !== undefined && typeof pack !== 'string')
+  )
+    return 'its workspace, hash, root mode or pack is missing or not of its type';
   try {
-    return { workspace, rootMode, pack, manifest: manifestFrom(entries), slots: slotsFrom(blobs), live: stampsFrom(live) };
+    return { workspace, hash, rootMode, pack, manifest: manifestFrom(entries), slots: slotsFrom(blobs), live: stampsFrom(live) };
   } catch (error) {
     return (error as Error).message;
   }

@@ -19,7 +19,7 @@ import { inputChanges } from './input-changes.js';
 import { contentHash, type ManifestEntry } from './manifest.js';
 import { mkdirInside, readNoFollow, removeInside, removeTree, symlinkInside, writeInside } from './safe-fs.js';
 import { pathIn } from './path-in.js';
-import { settledFolderStamp } from './settled-folder.js';
+import { settledFolderStamp, settleWrittenFolders } from './settled-folder.js';
 import type { Snapshot } from './snapshot.js';
 import { isRacy, lstatOrNothing, processUmask, sameStamp, stampOf, type Stamp } from './stamp.js';
 
@@ -44,6 +44,9 @@ export interface Drift {
   /** Paths that should not exist (created by a check or an agent), topmost only. */
   readonly extra: ReadonlySet<string>;
 }
+
+/** The drift of a copy nothing was done to since it was written or reset. */
+const NOTHING_TO_UNDO: Drift = Object.freeze({ changed: new Set<string>(), extra: new Set<string>() });
 
 /** What one reset did, for benchmarks and progress. */
 export interface ResetReport {
@@ -100,15 +103,7 @@ async function fill(dir: string, snapshot: Snapshot): Promise<Map<string, Stamp>
     handled += 1;
     if (handled % BATCH === 0) await yieldToLoop();
   }
-  // Each folder is listed before it is stamped: nothing created in it meanwhile hides behind the stamp.
-  const expected = (file: string): boolean => snapshot.manifest.has(file);
-  for (const [file, entry] of snapshot.manifest) {
-    if (entry.type !== 'dir') continue;
-    if ((entry.mode & 0o700) !== 0o700) chmodSync(path.join(dir, file), entry.mode);
-    stamps.set(file, settledFolderStamp(dir, file, expected) ?? stampOf(lstatSync(path.join(dir, file))));
-  }
-  chmodSync(dir, snapshot.rootMode);
-  stamps.set('', settledFolderStamp(dir, '', expected) ?? stampOf(lstatSync(dir)));
+  settleWrittenFolders(dir, snapshot.manifest, snapshot.rootMode, stamps);
   return stamps;
 }
 
@@ -138,7 +133,7 @@ export class WorkCopy {
    * the copy is handed out for use. A reset without it walks every path: the first one of a copy an earlier
    * run left ({@link resume}), and any after a use that no walk ended.
    */
-  #known: Drift | undefined = { changed: new Set(), extra: new Set() };
+  #known: Drift | undefined = NOTHING_TO_UNDO;
 
   private constructor(dir: string, snapshot: Snapshot, stamps: Map<string, Stamp>) {
     this.dir = dir;
@@ -406,7 +401,7 @@ export class WorkCopy {
     try {
       const report = await this.#resetFrom(files);
       // Handed out, the copy is used (checks, an agent): only the walk that ends that use says what to undo.
-      this.#known = handOut ? undefined : { changed: new Set(), extra: new Set() };
+      this.#known = handOut ? undefined : NOTHING_TO_UNDO;
       return report;
     } catch (error) {
       this.#broken = true;

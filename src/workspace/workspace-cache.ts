@@ -18,22 +18,12 @@ import {
 } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
-import { BlobPack, type BlobSlot } from './blob-pack.js';
+import { BlobPack } from './blob-pack.js';
 import type { ManifestEntry } from './manifest.js';
 import { removeTree } from './safe-fs.js';
-import type { PreviousSnapshot } from './snapshot.js';
+import { readStoredSnapshot, storedSnapshot, type PreviousSnapshot } from './snapshot.js';
 import type { Stamp } from './stamp.js';
-import {
-  manifestColumns,
-  manifestFrom,
-  slotColumns,
-  slotsFrom,
-  stampColumns,
-  stampsFrom,
-  type ManifestColumns,
-  type SlotColumns,
-  type StampColumns,
-} from './state-columns.js';
+import { stampsFrom, type ManifestColumns, type SlotColumns, type StampColumns } from './state-columns.js';
 import { thisOwner, type RunDirectoryOwner } from './sweep.js';
 
 // The work copies that outlive a run (docs/workspaces.md): per workspace, the last snapshot's manifest and
@@ -138,34 +128,15 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** The snapshot an entry's `snapshot.json` records, or undefined when it records none this version can use (another version's, damaged, another workspace's). */
-function storedSnapshot(
+function storedState(
   value: unknown,
   workspace: string,
-):
-  | (Omit<StoredState, 'version' | 'workspace' | 'entries' | 'blobs' | 'live'> & {
-      manifest: Map<string, ManifestEntry>;
-      slots: Map<string, BlobSlot>;
-      live: Map<string, Stamp>;
-    })
-  | undefined {
-  if (!isRecord(value) || value.version !== 2 || value.workspace !== workspace) return undefined;
-  const { hash, rootMode, startedAt, pack, ignore } = value;
-  if (typeof hash !== 'string' || typeof pack !== 'string' || typeof rootMode !== 'number' || typeof startedAt !== 'number')
-    return undefined;
-  try {
-    return {
-      hash,
-      rootMode,
-      startedAt,
-      pack,
-      ...(typeof ignore === 'string' ? { ignore } : {}),
-      manifest: manifestFrom(value.entries),
-      slots: slotsFrom(value.blobs),
-      live: stampsFrom(value.live),
-    };
-  } catch {
-    return undefined;
-  }
+): (Exclude<ReturnType<typeof readStoredSnapshot>, string> & { pack: string; startedAt: number; ignore?: string }) | undefined {
+  const read = readStoredSnapshot(value);
+  if (typeof read === 'string' || read.workspace !== workspace || read.pack === undefined) return undefined;
+  const { startedAt, ignore } = value as Record<string, unknown>;
+  if (typeof startedAt !== 'number') return undefined;
+  return { ...read, pack: read.pack, startedAt, ...(typeof ignore === 'string' ? { ignore } : {}) };
 }
 
 /** Whether a stored overlay is a list of paths with what the copy held there (an entry, or null). */
@@ -318,7 +289,7 @@ export class CacheEntry {
     };
     const copy = taken('copy.json');
     const agent = taken('agent.json');
-    const state = storedSnapshot(readJson<unknown>(path.join(this.dir, 'snapshot.json')), this.workspace);
+    const state = storedState(readJson<unknown>(path.join(this.dir, 'snapshot.json')), this.workspace);
     if (state === undefined) return undefined;
     const { manifest, slots } = state;
     let named = 0;
@@ -369,15 +340,9 @@ export class CacheEntry {
   }): void {
     fields.pack.sync();
     const state: StoredState = {
-      version: 2,
-      workspace: this.workspace,
-      hash: fields.hash,
-      rootMode: fields.rootMode,
+      ...storedSnapshot({ ...fields, workspace: this.workspace }),
       startedAt: fields.startedAt,
       pack: fields.pack.file,
-      entries: manifestColumns(fields.manifest),
-      blobs: slotColumns(fields.pack.slots()),
-      live: stampColumns(fields.live),
       ignore: fields.ignore,
     };
     writeJson(path.join(this.dir, 'snapshot.json'), state);
