@@ -5,12 +5,20 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   const { VERSION } = await import('../dist/cli/version.js');
   process.stdout.write(`${VERSION}\n`);
 } else {
-  // The CLI bundled with its dependencies (scripts/bundle-cli.mjs): far fewer modules to load than dist/cli/.
-  const { main } = await import('../dist/cli-bundle/main.js');
+  // The CLI bundled with its dependencies into one file (scripts/bundle-cli.mjs), compiled with a code cache.
+  const { startBundle } = await import('../dist/cli/start-bundle.js');
+  const { fileURLToPath } = await import('node:url');
+  const { bundle, save } = startBundle({
+    dir: fileURLToPath(new globalThis.URL('../dist/cli-bundle/', import.meta.url)),
+    command: args[0],
+    importer: (specifier) => import(specifier),
+  });
+  // What the command compiled is kept for the next start, once, when there was no cache to use.
+  process.once('exit', save);
   // A closed pipe (`redline ledger show … | head`) ends the output quietly, as other CLIs do.
   process.stdout.on('error', (error) => {
     if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
     throw error;
   });
-  process.exitCode = await main(args);
+  process.exitCode = await bundle.main(args);
 }

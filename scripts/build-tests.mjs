@@ -74,7 +74,7 @@ await Promise.all(
   }),
 );
 // The CLI a test spawns is the bundle bin/redline.js starts, made from the code under test.
-await bundleCli({ compiled: path.join(OUT, 'src'), root: OUT });
+await bundleCli({ compiled: path.join(OUT, 'src'), root: OUT, recordInits: true });
 
 // Groups are packed by cost: test/file-costs.json holds each file's CPU seconds as last measured
 // (REDLINE_FILE_TIMES=write rewrites it from a run's own times); a file it does not list counts as its

@@ -35,7 +35,8 @@ const base = memory && memoryUsable() ? MEMORY : os.tmpdir();
 const dir = mkdtempSync(path.join(base, `redline-tests-${process.pid}-`));
 const child = spawn(command[0], command.slice(1), {
   stdio: 'inherit',
-  env: { ...process.env, TMPDIR: dir, TMP: dir, TEMP: dir },
+  // The CLI's code cache too (src/cli/start-bundle.ts): shared by the command's processes, never the user's.
+  env: { REDLINE_CODE_CACHE: path.join(dir, 'code-cache'), ...process.env, TMPDIR: dir, TMP: dir, TEMP: dir },
 });
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
 /** Removes the folder; a failure is said, and the command's own exit code is kept. */

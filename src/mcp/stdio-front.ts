@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import type { Readable, Writable } from 'node:stream';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -27,14 +28,16 @@ export const SERVER_INFO = Object.freeze({ name: 'redline', version: '0.1.0' });
 export const SDK = { packageName: '@modelcontextprotocol/sdk', purpose: 'serve redline mcp' } as const;
 
 /**
- * Refuses to start without the SDK, before the front answers anything: it is resolved, not loaded.
+ * Refuses to start without the SDK, before the front answers anything: it is resolved, not loaded (the
+ * SDK ships CommonJS too, so `require`'s resolution finds it wherever `import` would; it also works in
+ * the CLI bundle, a CommonJS script).
  * @throws {MissingPeerError} when `@modelcontextprotocol/sdk` is not installed.
  */
 export function assertSdkInstalled(): void {
   try {
-    import.meta.resolve(`${SDK.packageName}/server/index.js`);
+    createRequire(import.meta.url).resolve(`${SDK.packageName}/server/index.js`);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND') throw new MissingPeerError({ ...SDK, cause: error });
+    if ((error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND') throw new MissingPeerError({ ...SDK, cause: error });
     throw error;
   }
 }

@@ -35,14 +35,13 @@ describe('the npm package', () => {
     for (const file of ['README.md', 'package.json', 'bin/redline.js', 'schema/mission.schema.json', 'examples/demo.json'])
       assert.ok(files.includes(file), file);
     for (const { mission } of demo) assert.ok(files.includes(mission), mission);
-    // What bin/redline.js imports, and every chunk of the CLI bundle it starts from (the unbundled dist/cli/ is left out).
+    // What bin/redline.js imports, and the CLI bundle it starts (the unbundled dist/cli/ is left out).
     const inCheckout = (file: string): string => readFileSync(path.join(CHECKOUT, file), 'utf8');
     const started = [...inCheckout('bin/redline.js').matchAll(/import\('\.\.\/(dist\/[^']+)'\)/g)].map((match) => match[1] as string);
-    assert.deepEqual(started, ['dist/cli/version.js', 'dist/cli-bundle/main.js']);
-    const chunks = Object.keys(JSON.parse(inCheckout('dist/cli-bundle/chunks.json')) as Record<string, string[]>);
-    for (const file of [...started, ...chunks.map((chunk) => `dist/cli-bundle/${chunk}`)]) assert.ok(files.includes(file), file);
+    assert.deepEqual(started, ['dist/cli/version.js', 'dist/cli/start-bundle.js']);
+    for (const file of [...started, 'dist/cli-bundle/main.cjs', 'dist/cli-bundle/bundle.json']) assert.ok(files.includes(file), file);
     assert.deepEqual(
-      files.filter((file) => file.startsWith('dist/cli/') && !file.startsWith('dist/cli/version.')),
+      files.filter((file) => file.startsWith('dist/cli/') && !/^dist\/cli\/(version|start-bundle)\./.test(file)),
       [],
     );
     for (const doc of tree('docs').filter((file) => /\.(md|svg)$/.test(file))) assert.ok(files.includes(doc), doc);

@@ -5,7 +5,6 @@ import { describe, it } from 'node:test';
 import { SqliteLedger } from '../../src/ledger/sqlite/sqlite-ledger.js';
 import { answerMission } from '../helpers/answer-mission.js';
 import { tempWorkspace } from '../helpers/workspace.js';
-import { modulesBehind } from '../helpers/bundle-modules.js';
 import { redline, ROOT, spawnRedline } from './redline.js';
 
 // Runs the CLI in-process as a user would type it; the built CLI is spawned only where the process
@@ -22,7 +21,7 @@ async function modulesLoaded(args: readonly string[]): Promise<string[]> {
   const file = path.join(await tempWorkspace({}), 'loads.txt');
   const result = spawnRedline(args, { env: { ...process.env, REDLINE_TEST_LOADS: file }, node: ['--import', LOADS] });
   assert.equal(result.code, 0, result.stderr);
-  return modulesBehind((await readFile(file, 'utf8')).trim().split('\n'));
+  return (await readFile(file, 'utf8')).trim().split('\n');
 }
 
 describe('redline CLI', () => {

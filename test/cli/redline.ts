@@ -20,6 +20,8 @@ const BIN = path.join(ROOT, 'bin/redline.js');
 if (process.env.REDLINE_CACHE === undefined) {
   const cache = mkdtempSync(path.join(os.tmpdir(), `redline-cache-${process.pid}-`));
   process.env.REDLINE_CACHE = cache;
+  // The built CLI's code cache as well, when the suite's runner (scripts/in-temp-dir.mjs) gave none.
+  process.env.REDLINE_CODE_CACHE ??= path.join(cache, 'code-cache');
   process.once('exit', () => rmSync(cache, { recursive: true, force: true }));
 }
 
