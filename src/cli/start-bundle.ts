@@ -87,7 +87,8 @@ function cacheName(hash: string, command: string | undefined): string {
  */
 export function startBundle({ dir, command, importer, env = process.env }: StartBundleOptions): StartedBundle {
   const file = path.join(dir, 'main.cjs');
-  const source = readFileSync(file, 'utf8');
+  // ASCII throughout (scripts/bundle-cli.mjs): one byte a character.
+  const source = readFileSync(file, 'latin1');
   const { hash } = JSON.parse(readFileSync(path.join(dir, 'bundle.json'), 'utf8')) as { hash: string };
   const folder = codeCacheDir(env);
   const cacheFile = folder === undefined ? undefined : path.join(folder, cacheName(hash, command));
