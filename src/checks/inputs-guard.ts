@@ -4,7 +4,7 @@ import type { Finding } from '../core/finding.js';
 import { statusOf } from './check-span.js';
 
 /** The reason code of a check whose inputs changed while it ran. */
-const INPUTS_CHANGED = 'check.inputs_changed';
+export const INPUTS_CHANGED = 'check.inputs_changed';
 
 /** Paths a `check.inputs_changed` message names; the rest are counted. */
 const NAMED = 10;

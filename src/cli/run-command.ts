@@ -354,6 +354,8 @@ export async function runMissionFile({
   if (options.json !== true) progress(`mission ${clean(mission.id)}: ${clean(mission.goal.split('\n')[0] ?? '')}`);
   const cacheDir =
     options.cache === false ? undefined : options.cacheDir === undefined ? defaultCacheDir() : path.resolve(options.cacheDir);
+  // The seal as this run appended it: its handoff is what the summary tells of the queue.
+  let seal: RunRecord | undefined;
   const result = await runMission({
     mission,
     ledger,
@@ -370,14 +372,14 @@ export async function runMissionFile({
     ...(options.planLabel === undefined ? {} : { planLabel: options.planLabel }),
     ...(judge === undefined ? {} : { judge }),
     onRecord: (record) => {
+      if (record.type === 'run.sealed') seal = record;
       // The link and a forced plan are said on stderr even with --json: they change what the run means.
       if (record.type === 'run.started') for (const line of linkLines(record)) progress(line);
       const line = options.json === true ? undefined : attemptLine(record);
       if (line !== undefined) progress(line);
     },
   });
-  const seal = handoff === undefined ? undefined : (await ledger.records(result.runId)).at(-1);
-  const sealed = seal?.type === 'run.sealed' ? seal.data.handoff : undefined;
+  const sealed = handoff !== undefined && seal?.type === 'run.sealed' ? seal.data.handoff : undefined;
   // On the default route a verified run needed no review: its summary says nothing of the queue.
   const handed = review === 'default' && sealed !== undefined && 'reason' in sealed && sealed.reason === 'verified' ? undefined : sealed;
   // A deferred queue this run's seal opened was created for it (of runs sharing it, the first to need it).

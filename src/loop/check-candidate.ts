@@ -6,6 +6,7 @@ import { NO_TRACE, type TraceSpan } from '../telemetry/trace-span.js';
 import type { RunWorkspace } from '../workspace/run-workspace.js';
 import { raceSignal } from '../run/abort.js';
 import { runChecks, skipAll } from '../checks/run-checks.js';
+import { INPUTS_CHANGED } from '../checks/inputs-guard.js';
 import { inCheckSpan } from '../checks/check-span.js';
 
 /** The findings of a check set, and what resetting the check copy for it cost (with a workspace). */
@@ -62,5 +63,10 @@ export async function checkCandidate({
   const copy = await files.checkCopy(candidate.files);
   const isolation = { resetMs: Math.round(performance.now() - resetStarted), ...copy.report };
   const run = runChecks(checks, { ...full, dir: copy.dir }, { now, trace, changedInputs: copy.changedInputs });
-  return { findings: await raceSignal(run, context.signal), isolation };
+  const findings = await raceSignal(run, context.signal);
+  if (copy.verified || !findings.some((item) => item.reasonCodes.includes(INPUTS_CHANGED))) return { findings, isolation };
+  // Every path is compared now (the walk after the checks): the reset undoes what changed, whenever it did.
+  const again = await files.checkCopy(candidate.files, { verify: true });
+  const rerun = runChecks(checks, { ...full, dir: again.dir }, { now, trace, changedInputs: again.changedInputs });
+  return { findings: await raceSignal(rerun, context.signal), isolation: { ...isolation, rerun: 1 } };
 }

@@ -93,6 +93,9 @@ function shadowAtSeal(context: RunContext, { attempt, candidate }: UnderWay): Pr
     },
     ...(files === undefined
       ? {}
-      : { copy: () => files.checkCopy(candidate.files), scope: context.checks.find((item) => item.name === SCOPE_CHECK) as Check }),
+      : {
+          copy: () => files.checkCopy(candidate.files, { verify: true }),
+          scope: context.checks.find((item) => item.name === SCOPE_CHECK) as Check,
+        }),
   });
 }

@@ -9,7 +9,7 @@ import { loadSnapshot, saveSnapshot, takeSnapshot, type Snapshot } from './snaps
 import type { BlobPack } from './blob-pack.js';
 import { removeTree } from './safe-fs.js';
 import { RECORDED, REMOVING, thisOwner } from './sweep.js';
-import { WorkCopy, type CandidateFiles, type ResetReport } from './work-copy.js';
+import { WorkCopy, type CandidateFiles, type Drift, type ResetReport } from './work-copy.js';
 import type { Manifest, ManifestEntry } from './manifest.js';
 import { sameStamp, type Stamp } from './stamp.js';
 import { stampColumns } from './state-columns.js';
@@ -65,6 +65,12 @@ export interface CheckCopy {
   readonly report: ResetReport;
   /** The copy's snapshot and candidate paths that changed since the reset, except those `isOutput` accepts, in path order. */
   readonly changedInputs: (isOutput: (file: string) => boolean) => Promise<string[]>;
+  /**
+   * False when the copy was taken over from the last run and its paths were not all compared yet (a look
+   * at its folders only, see `WorkCopy.verified`): a path changed between the runs is then found only by
+   * `changedInputs`, after the checks, and their result must not count.
+   */
+  readonly verified: boolean;
 }
 
 /** The directory every run's directory is in: `<scratchDir>/redline-runs`. */
@@ -86,6 +92,8 @@ interface LeftCopy {
   readonly settledAt: number;
   /** Where it holds something other than this run's snapshot, and what (null: nothing). */
   readonly holds: Map<string, ManifestEntry | null>;
+  /** What the walk that ended its last use found, when nothing ran in it since (kept for the check copy only). */
+  readonly known?: Drift | undefined;
 }
 
 /** A cached copy's state, taken over for `snapshot` (`before` is the snapshot the state was recorded for). */
@@ -95,6 +103,7 @@ function leftCopy(dir: string, before: Manifest, state: CachedCopy, snapshot: Sn
     stamps: state.stamps,
     settledAt: state.settledAt,
     holds: copyDifferences(before, state.overlay, snapshot.manifest),
+    known: state.known,
   };
 }
 
@@ -428,13 +437,20 @@ export class RunWorkspace {
   /**
    * The check copy, reset to exactly snapshot + `files`, and how to ask which of those paths changed since
    * (`changedInputs`, see {@link WorkCopy.changedInputs}): asked after each check, it tells whether the
-   * check saw what it was meant to.
+   * check saw what it was meant to. The copy an earlier run left is readied at the start by a look at its
+   * folders only (`verified` false) unless `verify` asks for every path to be compared first.
    */
-  checkCopy(files: CandidateFiles): Promise<CheckCopy> {
+  checkCopy(files: CandidateFiles, { verify = false }: { verify?: boolean } = {}): Promise<CheckCopy> {
     const copy = this.#serially(async (): Promise<CheckCopy> => {
+      if (verify && !this.#check.verified) this.#check.forgetKnown();
       const report = await this.#check.reset(files);
       const check = this.#check;
-      return { dir: check.dir, report, changedInputs: (isOutput) => this.#serially(() => check.changedInputs(isOutput)) };
+      return {
+        dir: check.dir,
+        report,
+        changedInputs: (isOutput) => this.#serially(() => check.changedInputs(isOutput)),
+        verified: check.verified,
+      };
     });
     const ahead = this.#ahead;
     this.#ahead = undefined;
@@ -534,7 +550,10 @@ export class RunWorkspace {
   /** Hands the cache entry back (with the copies' states, for the next run), then keeps the cache within its cap. */
   async #releaseCache(): Promise<void> {
     if (this.#cache === undefined) return;
-    const stated = (state: ReturnType<WorkCopy['state']>): CopyState | undefined =>
+    // The check copy's state keeps what the walk after its last check found: the next run readies it by a
+    // look at its folders, and the walk after its first check set compares every path (`checkCopy`). The
+    // agent's copy is handed out, and an agent's leftovers could change it after its last walk: walked in full.
+    const stated = (state: ReturnType<WorkCopy['state']>, { keepKnown }: { keepKnown: boolean }): CopyState | undefined =>
       state === undefined
         ? undefined
         : {
@@ -543,20 +562,26 @@ export class RunWorkspace {
             settledAt: state.settledAt,
             stamps: stampColumns(state.stamps),
             overlay: state.overlay,
+            ...(!keepKnown || state.known === undefined
+              ? {}
+              : { known: { changed: [...state.known.changed], extra: [...state.known.extra] } }),
           };
     const { left } = this.#agentStart;
     // An agent copy this run did not use is handed on as the last run left it, its differences from this snapshot as its overlay.
     const agent =
       this.#agent !== undefined
-        ? stated(this.#agent.state())
+        ? stated(this.#agent.state(), { keepKnown: false })
         : left === undefined
           ? undefined
-          : stated({ stamps: [...left.stamps], settledAt: left.settledAt, overlay: [...left.holds] });
+          : stated(
+              { stamps: [...left.stamps], settledAt: left.settledAt, overlay: [...left.holds], known: undefined },
+              { keepKnown: false },
+            );
     let fileBytes = 0;
     for (const entry of this.snapshot.manifest.values()) if (entry.type === 'file') fileBytes += entry.size;
     const { entry, maxBytes } = this.#cache;
     entry.release({
-      copy: stated(this.#check.state()),
+      copy: stated(this.#check.state(), { keepKnown: true }),
       agent,
       bytes: this.snapshot.pack.size + fileBytes * (agent === undefined ? 1 : 2),
       entries: this.snapshot.manifest.size,

@@ -135,6 +135,13 @@ export class WorkCopy {
    */
   #known: Drift | undefined = NOTHING_TO_UNDO;
 
+  /**
+   * False from {@link resume} with the walk that ended the earlier run's last use until a walk compares
+   * every expected path again: until then, a path changed between the runs (its stamp is no longer the one
+   * taken) is found only by the walk after the copy's next use (see {@link verified}).
+   */
+  #verified = true;
+
   private constructor(dir: string, snapshot: Snapshot, stamps: Map<string, Stamp>) {
     this.dir = dir;
     this.#snapshot = snapshot;
@@ -151,7 +158,9 @@ export class WorkCopy {
    * Takes over a copy an earlier run left (see `CacheEntry`): `stamps` and `settledAt` are what its last
    * reset took, and `holds` says, for each path where it should hold something other than `snapshot`,
    * what it should hold there (null: nothing). The next reset then rewrites those paths and, as always,
-   * whatever was changed in the copy since its stamps were taken.
+   * whatever was changed in the copy since its stamps were taken: found by a walk of every path, or, with
+   * `known` (what the walk that ended the earlier run's last use of the copy found), by a look at its
+   * folders only. Such a copy is not {@link verified} until a walk compares every path again.
    */
   static resume({
     dir,
@@ -159,34 +168,55 @@ export class WorkCopy {
     stamps,
     settledAt,
     holds,
+    known,
   }: {
     dir: string;
     snapshot: Snapshot;
     stamps: Map<string, Stamp>;
     settledAt: number;
     holds: Map<string, ManifestEntry | null>;
+    known?: Drift | undefined;
   }): WorkCopy {
     // A copy of its own: a reset that fails clears them, and the caller may try again from the left ones.
     const copy = new WorkCopy(dir, snapshot, new Map(stamps));
     copy.#settledAt = settledAt;
     copy.#overlay = holds;
-    copy.#known = undefined;
+    copy.#known = known;
+    copy.#verified = known === undefined;
     return copy;
+  }
+
+  /**
+   * Whether every expected path was compared with its stamp since the copy was taken over: false after a
+   * {@link resume} with the earlier run's last walk, until the next walk of every path (a reset after
+   * {@link forgetKnown}, `changedInputs`, `changes`). A check run in a copy not verified sees any path
+   * changed between the runs; the walk after it finds every such path (`changedInputs`), and a caller
+   * that needs the check's result then runs it again.
+   */
+  get verified(): boolean {
+    return this.#verified;
+  }
+
+  /** Makes the next reset walk every path, as if nothing were known of the copy's last use. */
+  forgetKnown(): void {
+    this.#known = undefined;
   }
 
   /**
    * What a later run needs to take the copy over ({@link resume}): its stamps, when its last reset
    * settled, and what the current candidate puts on the snapshot (without the text); undefined when a
-   * reset failed and the stamps cannot be trusted.
+   * reset failed and the stamps cannot be trusted. `known` is what the walk that ended its last use found,
+   * when nothing ran in it since (see {@link resume}).
    */
-  state(): { stamps: [string, Stamp][]; settledAt: number; overlay: [string, ManifestEntry | null][] } | undefined {
+  state():
+    { stamps: [string, Stamp][]; settledAt: number; overlay: [string, ManifestEntry | null][]; known: Drift | undefined } | undefined {
     if (this.#broken) return undefined;
     const overlay: [string, ManifestEntry | null][] = [];
     for (const [file, wanted] of this.#overlay) {
       if (wanted === null || wanted.type !== 'file') overlay.push([file, wanted]);
       else overlay.push([file, { type: 'file', mode: wanted.mode, size: wanted.size, hash: wanted.hash }]);
     }
-    return { stamps: [...this.#stamps], settledAt: this.#settledAt, overlay };
+    return { stamps: [...this.#stamps], settledAt: this.#settledAt, overlay, known: this.#known };
   }
 
   /** Writes a fresh copy of the snapshot from its blobs into `dir` (removed first if present). */
@@ -273,6 +303,7 @@ export class WorkCopy {
         else changed.add(file);
       } else changed.add(file);
     }
+    if (!dirsOnly) this.#verified = true;
     return { changed, extra, scanned, hashed };
   }
 
@@ -292,6 +323,7 @@ export class WorkCopy {
       expected: (file) => this.#wanted(file) !== undefined,
     });
     this.#known = drift;
+    this.#verified = true;
     return changed;
   }
 
@@ -397,6 +429,7 @@ export class WorkCopy {
       for (const [file, stamp] of await fill(this.dir, this.#snapshot)) this.#stamps.set(file, stamp);
       this.#overlay = new Map();
       this.#broken = false;
+      this.#verified = true;
     }
     try {
       const report = await this.#resetFrom(files);

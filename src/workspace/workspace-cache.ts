@@ -23,6 +23,7 @@ import type { ManifestEntry } from './manifest.js';
 import { removeTree } from './safe-fs.js';
 import { readStoredSnapshot, storedSnapshot, type PreviousSnapshot } from './snapshot.js';
 import type { Stamp } from './stamp.js';
+import type { Drift } from './work-copy.js';
 import { stampsFrom, type ManifestColumns, type SlotColumns, type StampColumns } from './state-columns.js';
 import { thisOwner, type RunDirectoryOwner } from './sweep.js';
 
@@ -73,6 +74,11 @@ export interface CopyState {
   readonly stamps: StampColumns;
   /** What the copy held on top of that snapshot (the last candidate, without its text): null deletes. */
   readonly overlay: [string, ManifestEntry | null][];
+  /**
+   * What the walk that ended the copy's last use found to undo (changed expected paths, entries it should
+   * not hold), when nothing ran in it since: the next run then looks at its folders only (`WorkCopy.resume`).
+   */
+  readonly known?: { readonly changed: string[]; readonly extra: string[] };
 }
 
 /** A copy's state as {@link CacheEntry.load} hands it on: read back, checked, and recorded for the snapshot loaded. */
@@ -80,6 +86,7 @@ export interface CachedCopy {
   readonly settledAt: number;
   readonly stamps: Map<string, Stamp>;
   readonly overlay: [string, ManifestEntry | null][];
+  readonly known?: Drift;
 }
 
 /** What `cache status` says of one entry (`entry.json`, plus what the entry is doing). */
@@ -155,13 +162,31 @@ function isOverlay(value: unknown): value is [string, ManifestEntry | null][] {
   );
 }
 
+/** A relative path as a copy names its entries: no empty, `.` or `..` component, no leading slash. */
+function isCopyPath(value: unknown): value is string {
+  return typeof value === 'string' && value !== '' && value.split('/').every((part) => part !== '' && part !== '.' && part !== '..');
+}
+
+/** A stored `known`: undefined when absent, null when it does not read as one (the state is then not trusted). */
+function knownDrift(value: unknown): Drift | undefined | null {
+  if (value === undefined) return undefined;
+  if (!isRecord(value)) return null;
+  const { changed, extra } = value;
+  // '' (the copy's root) may be changed, never extra.
+  const paths = (list: unknown, root: boolean): list is string[] =>
+    Array.isArray(list) && list.every((file) => isCopyPath(file) || (root && file === ''));
+  if (!paths(changed, true) || !paths(extra, false)) return null;
+  return { changed: new Set(changed), extra: new Set(extra) };
+}
+
 /** A copy's stored state when it reads well and was recorded for the snapshot `hash`, else undefined (not trusted). */
 function cachedCopy(value: unknown, hash: string): CachedCopy | undefined {
   if (!isRecord(value) || value.version !== 2 || value.snapshot !== hash) return undefined;
   const { settledAt, overlay } = value;
-  if (typeof settledAt !== 'number' || !isOverlay(overlay)) return undefined;
+  const known = knownDrift(value.known);
+  if (typeof settledAt !== 'number' || !isOverlay(overlay) || known === null) return undefined;
   try {
-    return { settledAt, stamps: stampsFrom(value.stamps), overlay };
+    return { settledAt, stamps: stampsFrom(value.stamps), overlay, ...(known === undefined ? {} : { known }) };
   } catch {
     return undefined;
   }

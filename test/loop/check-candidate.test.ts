@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
+import { realpathSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, it } from 'node:test';
 import { commandCheck } from '../../src/checks/command-check.js';
 import { scopeCheck } from '../../src/checks/scope-check.js';
@@ -7,6 +10,7 @@ import { applyProposal, Baseline, EMPTY_CANDIDATE, type Candidate } from '../../
 import type { Check } from '../../src/core/check.js';
 import { checkCandidate } from '../../src/loop/check-candidate.js';
 import { RunWorkspace } from '../../src/workspace/run-workspace.js';
+import { entryDirOf } from '../../src/workspace/workspace-cache.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
 // Each check of a set is judged on what it saw: one whose snapshot or candidate paths changed while it
@@ -142,5 +146,40 @@ describe('checkCandidate: a check whose inputs changed while it ran', () => {
         ['after', 'error', 'check.inputs_changed'],
       ],
     );
+  });
+
+  it('runs a set again when the copy an earlier run left was changed between the runs: the result is the snapshot’s, the rerun recorded', async () => {
+    const workspace = await tempWorkspace(FILES);
+    const scratchDir = await tempWorkspace({});
+    const cacheDir = await tempWorkspace({});
+    dirs.push(workspace, scratchDir, cacheDir);
+    const attempt = async (runId: string, checks: readonly Check[]) => {
+      const files = await RunWorkspace.start({ runId, workspace, scratchDir, cacheDir });
+      try {
+        const checked = await checkCandidate({
+          checks,
+          candidate: EMPTY_CANDIDATE,
+          context: { goal: 'g', attempt: 0, signal: new AbortController().signal },
+          files,
+        });
+        return checked;
+      } finally {
+        await files.dispose();
+      }
+    };
+    // The test reads the file it tests: it passes only on the snapshot's bytes.
+    const reads = [demand('reads', "grep -q 'a - b' src/add.js")];
+    await attempt('one', reads);
+    await sleep(20);
+    const second = await attempt('two', reads);
+    assert.deepEqual([second.findings[0]?.status, second.isolation?.rerun], ['pass', undefined]);
+    // Between the runs, a process rewrites the file in the copy the runs share.
+    writeFileSync(path.join(entryDirOf(cacheDir, realpathSync(workspace)), 'copy', 'src/add.js'), 'export const add = (a, b) => a + b;\n');
+    const third = await attempt('three', reads);
+    assert.deepEqual(
+      third.findings.map((item) => [item.check, item.status, item.reasonCodes.join()]),
+      [['reads', 'pass', '']],
+    );
+    assert.equal(third.isolation?.rerun, 1);
   });
 });

@@ -9,6 +9,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
@@ -164,6 +165,50 @@ describe('RunWorkspace with a cache folder: the copy outlives the run', () => {
       const pack = readdirSync(entry).find((name) => name.endsWith('.pack')) as string;
       writeFileSync(path.join(entry, pack), Buffer.alloc(readFileSync(path.join(entry, pack)).length, 0x20));
       await assert.rejects(startRun(laid, 'five'), /damaged/);
+    }));
+
+  it('a second run readies the check copy by its folders, and a file changed between runs is found by the walk after its first use, then undone', () =>
+    withLaidWorkspace(laying(simple()), async (laid) => {
+      const entry = entryDirOf(laid.cache, laid.ws);
+      // Two runs, a few clock ticks apart, and a check set in the second (the walk after it is kept): the
+      // copy's stamps are then older than its last reset, so a later write cannot hide behind them.
+      await withRun(laid, 'one', async () => undefined);
+      await sleep(20);
+      await withRun(laid, 'two', async (second) => {
+        const copy = await second.checkCopy({ 'x.txt': 'candidate\n' });
+        assert.equal(copy.verified, false, 'readied by a look at its folders: nothing ran in it since the first run');
+        assert.deepEqual(await copy.changedInputs(() => false), []);
+      });
+      const state = JSON.parse(readFileSync(path.join(entry, 'copy.json'), 'utf8')) as { known?: unknown };
+      assert.deepEqual(state.known, { changed: [], extra: [] });
+      // Between the runs: a file rewritten with its size and times kept, a file planted.
+      const { atime, mtime } = lstatSync(path.join(entry, 'copy/src/y.js'));
+      writeFileSync(path.join(entry, 'copy/src/y.js'), 'export {}!\n');
+      utimesSync(path.join(entry, 'copy/src/y.js'), atime, mtime);
+      writeFileSync(path.join(entry, 'copy/lib/a/planted.txt'), 'planted');
+      await withRun(laid, 'three', async (third) => {
+        assert.equal(third.report.copy, 'reused');
+        const copy = await third.checkCopy({});
+        // The planted file is gone (its folder's stamp changed); the rewritten file is not compared yet.
+        assert.equal(copy.verified, false);
+        assert.equal(existsSync(path.join(copy.dir, 'lib/a/planted.txt')), false);
+        assert.equal(readFileSync(path.join(copy.dir, 'src/y.js'), 'utf8'), 'export {}!\n');
+        // The walk after the copy's use finds it, whoever changed it and whenever.
+        assert.deepEqual(await copy.changedInputs(() => false), ['src/y.js']);
+        const again = await third.checkCopy({});
+        assert.equal(again.verified, true);
+        assert.deepEqual(treeDifferences(expectedCopy(laid.tree, {}), readTree(again.dir)), []);
+      });
+      // A copy handed out and not walked after: its state keeps nothing known, and the next run walks it all.
+      await withRun(laid, 'four', async (fourth) => {
+        await fourth.checkCopy({});
+      });
+      assert.equal((JSON.parse(readFileSync(path.join(entry, 'copy.json'), 'utf8')) as { known?: unknown }).known, undefined);
+      await withRun(laid, 'five', async (fifth) => assert.equal((await fifth.checkCopy({})).verified, true));
+      // What the walk found, stored with a path that leaves the copy: the state is not trusted, the copy rebuilt.
+      const stored = JSON.parse(readFileSync(path.join(entry, 'copy.json'), 'utf8')) as Record<string, unknown>;
+      writeFileSync(path.join(entry, 'copy.json'), JSON.stringify({ ...stored, known: { changed: ['../outside'], extra: [] } }));
+      await withRun(laid, 'six', async (sixth) => assert.equal(sixth.report.copy, 'rebuilt'));
     }));
 
   it('state files an earlier version wrote (maps as pairs, version 1) are not trusted: the copy is rebuilt, or all is taken afresh, and the snapshot equals one from scratch', () =>
