@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { pathIn } from './path-in.js';
-import { isRacy, lstatOrNothing, sameStamp, stampOf, type Stamp } from './stamp.js';
+import { isRacy, sameStamp, stampAt, type Stamp } from './stamp.js';
 
 /** `lstat` calls between two turns of the event loop. */
 const BATCH = 4096;
@@ -55,12 +55,11 @@ export async function inputChanges({ dir, stamps, settledAt, holds, expected, is
   for (const [file, stamp] of stamps) {
     compared += 1;
     if (compared % BATCH === 0) await yieldToLoop();
-    const info = lstatOrNothing(pathIn(dir, file));
-    if (info === undefined) {
+    const now = stampAt(pathIn(dir, file));
+    if (now === undefined) {
       note(file);
       continue;
     }
-    const now = stampOf(info);
     if (stamp.kind === 'dir' && now.kind === 'dir' && now.ino === stamp.ino && now.mode === stamp.mode) {
       // Entries created or removed in it: those it should not hold are extra.
       if (!sameStamp(now, stamp) || isRacy(stamp, settledAt))

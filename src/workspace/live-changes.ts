@@ -4,7 +4,7 @@ import path from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { pathIn } from './path-in.js';
 import type { Snapshot } from './snapshot.js';
-import { isRacy, lstatOrNothing, sameStamp, stampOf, type Stamp } from './stamp.js';
+import { isRacy, lstatOrNothing, sameStamp, stampAt, stampOf, type Stamp } from './stamp.js';
 
 const BATCH = 1024;
 
@@ -78,29 +78,29 @@ export async function liveChanges(snapshot: Snapshot): Promise<string[]> {
       continue;
     }
     const target = pathIn(workspace, file);
-    const info = lstatOrNothing(target);
-    if (entry.type === 'dir' && !info?.isDirectory()) gone.add(file);
-    if (info === undefined) {
+    const now = stampAt(target);
+    if (entry.type === 'dir' && now?.kind !== 'dir') gone.add(file);
+    if (now === undefined) {
       changed.add(file);
       continue;
     }
     const before = live.get(file);
-    if (info.isDirectory()) {
-      if (entry.type !== 'dir' || (info.mode & 0o7777) !== entry.mode) changed.add(file);
-      if (entry.type !== 'dir' || before === undefined || listed(stampOf(info), before, startedAt)) await created(file);
+    if (now.kind === 'dir') {
+      if (entry.type !== 'dir' || now.mode !== entry.mode) changed.add(file);
+      if (entry.type !== 'dir' || before === undefined || listed(now, before, startedAt)) await created(file);
       continue;
     }
-    if (info.isSymbolicLink()) {
+    if (now.kind === 'symlink') {
       if (entry.type !== 'symlink' || readlinkSync(target) !== entry.target) changed.add(file);
       continue;
     }
-    if (!info.isFile() || entry.type !== 'file') {
+    if (now.kind !== 'file' || entry.type !== 'file') {
       changed.add(file);
       continue;
     }
     // A stamp taken in the clock tick the walk began in could be shared by a later write: read again.
-    if (before !== undefined && sameStamp(before, stampOf(info)) && (startedAt === undefined || !isRacy(before, startedAt))) continue;
-    if (info.size !== entry.size || (info.mode & 0o7777) !== entry.mode || hashOf(target, buffer) !== entry.hash) changed.add(file);
+    if (before !== undefined && sameStamp(before, now) && (startedAt === undefined || !isRacy(before, startedAt))) continue;
+    if (now.size !== entry.size || now.mode !== entry.mode || hashOf(target, buffer) !== entry.hash) changed.add(file);
   }
   return [...changed].sort();
 }

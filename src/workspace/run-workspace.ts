@@ -92,7 +92,7 @@ interface LeftCopy {
   readonly settledAt: number;
   /** Where it holds something other than this run's snapshot, and what (null: nothing). */
   readonly holds: Map<string, ManifestEntry | null>;
-  /** What the walk that ended its last use found, when nothing ran in it since (kept for the check copy only). */
+  /** What the walk that ended its last use found, when nothing ran in it since. */
   readonly known?: Drift | undefined;
 }
 
@@ -495,6 +495,13 @@ export class RunWorkspace {
     return this.#serially(async () => {
       this.#ahead = undefined;
       await this.#prepareAgent(files, { handOut: true });
+      // Taken over by a look at its folders (the walk that ended the last run's use kept with its state): the
+      // agent gets it only after every path is compared, as an agent's leftovers could have changed any.
+      const agent = this.#agent as WorkCopy;
+      if (!agent.verified) {
+        agent.forgetKnown();
+        await agent.reset(files, { handOut: true });
+      }
       this.#agentHandedOut = true;
       return (this.#agent as WorkCopy).dir;
     });
@@ -550,10 +557,10 @@ export class RunWorkspace {
   /** Hands the cache entry back (with the copies' states, for the next run), then keeps the cache within its cap. */
   async #releaseCache(): Promise<void> {
     if (this.#cache === undefined) return;
-    // The check copy's state keeps what the walk after its last check found: the next run readies it by a
-    // look at its folders, and the walk after its first check set compares every path (`checkCopy`). The
-    // agent's copy is handed out, and an agent's leftovers could change it after its last walk: walked in full.
-    const stated = (state: ReturnType<WorkCopy['state']>, { keepKnown }: { keepKnown: boolean }): CopyState | undefined =>
+    // A copy's state keeps what the walk that ended its last use found: the next run readies it by a look at
+    // its folders. The check copy's paths are all compared by the walk after its first check set
+    // (`checkCopy`), the agent's before it is handed out (`agentCopy`).
+    const stated = (state: ReturnType<WorkCopy['state']>): CopyState | undefined =>
       state === undefined
         ? undefined
         : {
@@ -562,26 +569,21 @@ export class RunWorkspace {
             settledAt: state.settledAt,
             stamps: stampColumns(state.stamps),
             overlay: state.overlay,
-            ...(!keepKnown || state.known === undefined
-              ? {}
-              : { known: { changed: [...state.known.changed], extra: [...state.known.extra] } }),
+            ...(state.known === undefined ? {} : { known: { changed: [...state.known.changed], extra: [...state.known.extra] } }),
           };
     const { left } = this.#agentStart;
     // An agent copy this run did not use is handed on as the last run left it, its differences from this snapshot as its overlay.
     const agent =
       this.#agent !== undefined
-        ? stated(this.#agent.state(), { keepKnown: false })
+        ? stated(this.#agent.state())
         : left === undefined
           ? undefined
-          : stated(
-              { stamps: [...left.stamps], settledAt: left.settledAt, overlay: [...left.holds], known: undefined },
-              { keepKnown: false },
-            );
+          : stated({ stamps: [...left.stamps], settledAt: left.settledAt, overlay: [...left.holds], known: left.known });
     let fileBytes = 0;
     for (const entry of this.snapshot.manifest.values()) if (entry.type === 'file') fileBytes += entry.size;
     const { entry, maxBytes } = this.#cache;
     entry.release({
-      copy: stated(this.#check.state(), { keepKnown: true }),
+      copy: stated(this.#check.state()),
       agent,
       bytes: this.snapshot.pack.size + fileBytes * (agent === undefined ? 1 : 2),
       entries: this.snapshot.manifest.size,

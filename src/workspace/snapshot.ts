@@ -38,7 +38,7 @@ import { CopyWriter } from './copy-writer.js';
 import { settleWrittenFolders } from './settled-folder.js';
 import type { IgnoreRule } from './ignore.js';
 import { contentHash, manifestHash, type Manifest, type ManifestEntry } from './manifest.js';
-import { isRacy, lstatOrNothing, processUmask, sameStamp, stampOf, type Stamp } from './stamp.js';
+import { isRacy, processUmask, sameStamp, stampAt, stampOf, type Stamp } from './stamp.js';
 
 /** Entries handled between two turns of the event loop, so that timers and other runs go on meanwhile. */
 const BATCH = 256;
@@ -319,12 +319,12 @@ export async function takeSnapshot({
         const source = pathIn(workspace, file);
         const copy = copyDir === undefined ? undefined : pathIn(copyDir, file);
         if (item.kind === 'dir') {
-          const info = lstatSync(source);
-          // Replaced since it was listed (by a symlink, to anywhere): never listed through; the snapshot fails, naming it.
-          if (!info.isDirectory()) throw new WorkspaceUnreadableError(workspace, [`${file} (changed while the snapshot was taken)`]);
-          const mode = info.mode & 0o7777;
+          const stamp = stampAt(source);
+          // Replaced since it was listed (by a symlink, to anywhere), or gone: never listed through; the snapshot fails, naming it.
+          if (stamp?.kind !== 'dir') throw new WorkspaceUnreadableError(workspace, [`${file} (changed while the snapshot was taken)`]);
+          const { mode } = stamp;
           manifest.set(file, { type: 'dir', mode });
-          live.set(file, stampOf(info));
+          live.set(file, stamp);
           if (copy !== undefined) makeDir(copy, mode);
           dirs.push(file);
         } else if (item.kind === 'symlink') {
@@ -408,10 +408,8 @@ function unchanged(
   const before = previous.live.get(file);
   const entry = previous.manifest.get(file);
   if (before === undefined || entry?.type !== 'file' || isRacy(before, previous.startedAt) || !pack.has(entry.hash)) return undefined;
-  const info = lstatOrNothing(source);
-  if (info === undefined) return undefined;
-  const now = stampOf(info);
-  return sameStamp(now, before) ? { entry, live: now } : undefined;
+  const now = stampAt(source);
+  return now !== undefined && sameStamp(now, before) ? { entry, live: now } : undefined;
 }
 
 /** What `snapshot.json` holds, its maps stored as columns (a cache entry's file, linked into a run directory, holds more). */

@@ -21,7 +21,7 @@ import { mkdirInside, readNoFollow, removeInside, removeTree, symlinkInside, wri
 import { pathIn } from './path-in.js';
 import { settledFolderStamp, settleWrittenFolders } from './settled-folder.js';
 import type { Snapshot } from './snapshot.js';
-import { isRacy, lstatOrNothing, processUmask, sameStamp, stampOf, type Stamp } from './stamp.js';
+import { isRacy, lstatOrNothing, processUmask, sameStamp, stampAt, stampOf, type Stamp } from './stamp.js';
 
 const BATCH = 512;
 
@@ -273,12 +273,11 @@ export class WorkCopy {
       scanned += 1;
       if (scanned % (BATCH * 8) === 0) await yieldToLoop();
       const target = pathIn(this.dir, file);
-      const info = lstatOrNothing(target);
-      if (info === undefined) {
+      const now = stampAt(target);
+      if (now === undefined) {
         changed.add(file);
         continue;
       }
-      const now = stampOf(info);
       if (sameStamp(now, stamp) && !isRacy(stamp, this.#settledAt)) continue;
       const wanted = this.#wanted(file) as Wanted;
       if (now.kind !== stamp.kind) {
@@ -291,7 +290,7 @@ export class WorkCopy {
         else this.#stamps.set(file, now);
       } else if (now.kind === 'file') {
         // A hard link may lead outside the copy: redline's own files have exactly one name.
-        if (info.nlink !== 1) {
+        if (lstatOrNothing(target)?.nlink !== 1) {
           changed.add(file);
           continue;
         }
