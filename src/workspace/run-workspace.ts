@@ -96,13 +96,16 @@ interface LeftCopy {
   readonly known?: Drift | undefined;
 }
 
-/** A cached copy's state, taken over for `snapshot` (`before` is the snapshot the state was recorded for). */
-function leftCopy(dir: string, before: Manifest, state: CachedCopy, snapshot: Snapshot): LeftCopy {
+/**
+ * A cached copy's state, taken over for `snapshot` (`before` is the snapshot the state was recorded for,
+ * `sameManifest` whether its manifest is the snapshot's).
+ */
+function leftCopy(dir: string, before: Manifest, state: CachedCopy, snapshot: Snapshot, sameManifest: boolean): LeftCopy {
   return {
     dir,
     stamps: state.stamps,
     settledAt: state.settledAt,
-    holds: copyDifferences(before, state.overlay, snapshot.manifest),
+    holds: copyDifferences(before, state.overlay, snapshot.manifest, sameManifest),
     known: state.known,
   };
 }
@@ -171,17 +174,23 @@ function ignoredFor(workspace: string, runDir: string, globs: readonly string[],
   return Object.assign(own.length === 0 ? (file: string) => rule(file) : (file: string) => rule(file) || ownIgnored(file), { key });
 }
 
-/** Where the copy differs from the snapshot: what it held (`before` with `overlay` on top) wherever `after` differs. */
+/**
+ * Where the copy differs from the snapshot: what it held (`before` with `overlay` on top) wherever `after`
+ * differs. With `sameManifest` (`before` is `after`: the workspace's manifest hash did not change), only
+ * the overlay is compared.
+ */
 function copyDifferences(
   before: Manifest,
   overlay: readonly (readonly [string, ManifestEntry | null])[],
   after: Manifest,
+  sameManifest: boolean,
 ): Map<string, ManifestEntry | null> {
-  const held = new Map<string, ManifestEntry | null>(before);
-  for (const [file, entry] of overlay) held.set(file, entry);
+  const overlaid = new Map<string, ManifestEntry | null>(overlay);
   const differences = new Map<string, ManifestEntry | null>();
-  for (const [file, entry] of held) if (!sameEntry(entry ?? undefined, after.get(file))) differences.set(file, entry);
-  for (const file of after.keys()) if (!held.has(file)) differences.set(file, null);
+  for (const [file, entry] of overlaid) if (!sameEntry(entry ?? undefined, after.get(file))) differences.set(file, entry);
+  if (sameManifest) return differences;
+  for (const [file, entry] of before) if (!overlaid.has(file) && !sameEntry(entry, after.get(file))) differences.set(file, entry);
+  for (const file of after.keys()) if (!before.has(file) && !overlaid.has(file)) differences.set(file, null);
   return differences;
 }
 
@@ -215,7 +224,8 @@ export class RunWorkspace {
    * Where the agent's copy is written on first use, and the copy an earlier run left there (cached): until
    * then, what is handed back to the cache if the run never uses it.
    */
-  readonly #agentStart: { readonly dir: string; readonly left?: LeftCopy };
+  /** The agent's copy's folder and, with a cache, the copy the last run left there (its state read when first asked for). */
+  readonly #agentStart: { readonly dir: string; readonly left?: () => LeftCopy | undefined };
   /** How the snapshot and check copy were had. */
   readonly report: SnapshotReport;
   /** The workspace's cache entry, held while the run goes on, and the cache's size cap. */
@@ -239,7 +249,7 @@ export class RunWorkspace {
     check: WorkCopy,
     foldsNames: boolean | undefined,
     report: SnapshotReport,
-    cache?: { readonly entry: CacheEntry; readonly maxBytes: number; readonly agent?: LeftCopy },
+    cache?: { readonly entry: CacheEntry; readonly maxBytes: number; readonly agent?: () => LeftCopy | undefined },
   ) {
     this.runDir = runDir;
     this.snapshot = snapshot;
@@ -341,8 +351,9 @@ export class RunWorkspace {
         entry.saveSnapshot({ ...snapshot, startedAt: taken.startedAt, ignore: ignored.key });
       let check: WorkCopy;
       let report: SnapshotReport;
-      let agent: LeftCopy | undefined;
+      let agent: (() => LeftCopy | undefined) | undefined;
       const sameRoot = cached?.previous.rootMode === snapshot.rootMode;
+      const sameManifest = snapshot.hash === cached?.previous.hash;
       if (cached === undefined) {
         check = WorkCopy.adopt(entry.copyDir, snapshot, taken.copyStamps);
         report = { hashed: taken.hashed, copy: 'fresh' };
@@ -350,13 +361,31 @@ export class RunWorkspace {
         const reused =
           cached.copy === undefined || sameRoot === false
             ? undefined
-            : await reuseCopy(leftCopy(entry.copyDir, cached.previous.manifest, cached.copy, snapshot), snapshot, {}, { handOut: false });
+            : await reuseCopy(
+                leftCopy(entry.copyDir, cached.previous.manifest, cached.copy, snapshot, sameManifest),
+                snapshot,
+                {},
+                {
+                  handOut: false,
+                },
+              );
         check = reused?.copy ?? (await WorkCopy.materialize(entry.copyDir, snapshot));
         report =
           reused?.restored === undefined
             ? { hashed: taken.hashed, copy: 'rebuilt' }
             : { hashed: taken.hashed, copy: 'reused', restored: reused.restored };
-        if (cached.agent !== undefined && sameRoot) agent = leftCopy(entry.agentDir, cached.previous.manifest, cached.agent, snapshot);
+        // The agent's copy is readied later (while the baseline's checks run): its state is read then.
+        if (sameRoot) {
+          const { previous, agent: agentState } = cached;
+          let left: LeftCopy | undefined | null = null;
+          agent = () => {
+            if (left === null) {
+              const state = agentState();
+              left = state === undefined ? undefined : leftCopy(entry.agentDir, previous.manifest, state, snapshot, sameManifest);
+            }
+            return left;
+          };
+        }
       }
       entry.linkSnapshot(path.join(runDir, 'snapshot.json'));
       return new RunWorkspace(runDir, snapshot, check, foldsNames, report, { entry, maxBytes, ...(agent === undefined ? {} : { agent }) });
@@ -479,7 +508,8 @@ export class RunWorkspace {
 
   async #prepareAgent(files: CandidateFiles, options: { handOut: boolean }): Promise<void> {
     if (this.#agent === undefined) {
-      const { dir, left } = this.#agentStart;
+      const { dir } = this.#agentStart;
+      const left = this.#agentStart.left?.();
       if (left === undefined) {
         this.#agent = await WorkCopy.materialize(dir, this.snapshot);
         await this.#agent.reset(files, options);
@@ -571,7 +601,7 @@ export class RunWorkspace {
             overlay: state.overlay,
             ...(state.known === undefined ? {} : { known: { changed: [...state.known.changed], extra: [...state.known.extra] } }),
           };
-    const { left } = this.#agentStart;
+    const left = this.#agentStart.left?.();
     // An agent copy this run did not use is handed on as the last run left it, its differences from this snapshot as its overlay.
     const agent =
       this.#agent !== undefined

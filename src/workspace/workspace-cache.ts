@@ -107,8 +107,8 @@ export interface CachedSnapshot {
   readonly previous: PreviousSnapshot & { readonly hash: string; readonly rootMode: number };
   /** The check copy's state when its last run let go of it, when it can be trusted as a start. */
   readonly copy: CachedCopy | undefined;
-  /** The same for the in-place agent's copy. */
-  readonly agent: CachedCopy | undefined;
+  /** The same for the in-place agent's copy, read when first asked for (its file is taken when the entry is loaded). */
+  readonly agent: () => CachedCopy | undefined;
 }
 
 /** Whether the process a lock names may still hold it: alive on this host, or on another host (unknowable). */
@@ -306,14 +306,26 @@ export class CacheEntry {
    * the next run does not trust.
    */
   load(): CachedSnapshot | undefined {
-    const taken = (name: string): unknown => {
+    const taken = (name: string): string | undefined => {
       const file = path.join(this.dir, name);
-      const state = readJson<unknown>(file);
+      let text: string | undefined;
+      try {
+        text = readFileSync(file, 'utf8');
+      } catch {
+        text = undefined;
+      }
       rmSync(file, { force: true });
-      return state;
+      return text;
     };
-    const copy = taken('copy.json');
-    const agent = taken('agent.json');
+    const parsed = (text: string | undefined): unknown => {
+      try {
+        return text === undefined ? undefined : (JSON.parse(text) as unknown);
+      } catch {
+        return undefined;
+      }
+    };
+    const copy = parsed(taken('copy.json'));
+    const agentText = taken('agent.json');
     const state = storedState(readJson<unknown>(path.join(this.dir, 'snapshot.json')), this.workspace);
     if (state === undefined) return undefined;
     const { manifest, slots } = state;
@@ -340,7 +352,7 @@ export class CacheEntry {
         ...(state.ignore === undefined ? {} : { ignore: state.ignore }),
       },
       copy: trusted(copy, this.copyDir),
-      agent: trusted(agent, this.agentDir),
+      agent: () => trusted(parsed(agentText), this.agentDir),
     };
   }
 
