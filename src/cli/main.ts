@@ -40,6 +40,7 @@ function program(setCode: (code: number) => void, output: Output): Command {
   const done = (code: number): void => setCode(code);
   /** Before a command that runs programs: the one note when they run without a PID namespace here. */
   const notePidNamespace = async (): Promise<void> => (await import('./pid-namespace-note.js')).notePidNamespace(output);
+  let noted: Promise<void> = Promise.resolve();
 
   cli
     .command('run')
@@ -111,14 +112,23 @@ function program(setCode: (code: number) => void, output: Output): Command {
       'after',
       '\n--agent codex|claude|qwen|gemini is a preset: that CLI (on PATH, else the tested version in ~/.cache/redline-agents/<package>@<version>)\nwith a tested command line for running outside and under sandbox: bwrap; --model, --base-url, --api-key-env and --agent-arg pass\nthrough (an --agent-arg naming a permission option of the preset replaces it); an endpoint out of reach or a refused key blocks\nthe run (environment); its plan is the preset, model and arguments, not the endpoint (docs/agents.md). Any other --agent is a\nshell command line.\nThe workspace is only read: each run snapshots it into $REDLINE_SCRATCH (default: the temp directory)/redline-runs/<run>/\nand checks every candidate in a copy of that snapshot; changes made to the workspace meanwhile are reported, never checked.\nThe cache folder keeps the last snapshot and check copy of each workspace: the next run hashes only files whose stat changed\nand resets the copy; a second run on the same workspace meanwhile takes a fresh copy (`redline cache status|prune`).\nUnsealed runs of this mission whose process (on this host) is gone are recovered first (resumed, or sealed crashed);\nother unsealed runs are counted and left to `redline ledger recover`.\nEach run records its plan hash (mission + proposer identity). After a run of this mission sealed by oscillation,\nreject_repeat, no_progress or human_gate, rerunning the same plan is refused (exit 2): change the plan (another\nproposer, model, prompt or --plan-label) and link the new run with --resolves <run>, or pass --force-same-plan.\nThe identity of a command leaves out its environment assignments and puts placeholders for loopback ports and temporary\npaths (docs/ledger.md#linked-runs-and-plans); secrets in commands are recorded as *** (docs/agents.md).\nWith several mission files, every file is loaded first (one bad file refuses them all), then up to --concurrency\nruns go at once in this process against one connection per ledger; each line a run prints starts with [mission id].\nExit codes: 0 complete or complete_noop, 1 blocked or failed_with_evidence, 2 usage or mission-file error or a refused plan or link\n(with several files: the worst of the runs).',
     )
-    .hook('preAction', notePidNamespace)
-    .action(async (files: string[], options) =>
+    // The probe (a program started in a namespace) runs while the run's modules load; its note still
+    // comes before anything the run says.
+    .hook('preAction', () => {
+      noted = notePidNamespace();
+      // Awaited by the action; a failure before that is not left unhandled meanwhile.
+      noted.catch(() => undefined);
+    })
+    .action(async (files: string[], options) => {
+      const single = files.length === 1 && options.concurrency === undefined;
+      const command = single ? await import('./run-command.js') : await import('./run-many-command.js');
+      await noted;
       done(
-        files.length === 1 && options.concurrency === undefined
-          ? await (await import('./run-command.js')).runCommand(files[0] as string, options, output)
-          : await (await import('./run-many-command.js')).runManyCommand(files, options, output),
-      ),
-    );
+        'runCommand' in command
+          ? await command.runCommand(files[0] as string, options, output)
+          : await command.runManyCommand(files, options, output),
+      );
+    });
 
   cli
     .command('init')

@@ -51,6 +51,15 @@ describe('redline run and PID namespaces', () => {
       assert.deepEqual(notes, [
         `note: programs run without a PID namespace here (${reason}); outside sandbox: bwrap, a process that clears its environment can outlive its attempt, and a killed redline leaves what it started running`,
       ]);
+      // Found while the run's modules load, and still said before anything the run says.
+      const spoken = await redline(['run', await answerMission(await tempWorkspace({}), 'answer'), '--proposer', `sh ${AGENT}`]);
+      assert.deepEqual(
+        spoken.stderr
+          .split('\n')
+          .slice(0, 2)
+          .map((line) => line.split(' ')[0]),
+        ['note:', 'mission'],
+      );
     } finally {
       delete process.env[PID_NAMESPACE_VARIABLE];
     }
