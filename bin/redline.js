@@ -13,8 +13,12 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
     command: args[0],
     importer: (specifier) => import(specifier),
   });
-  // What the command compiled is kept for the next start, once, when there was no cache to use.
-  process.once('exit', save);
+  // What the command compiled is kept for the next start, once, when there was no cache to use: after it
+  // did its work (not its help, not a usage error), so that the cache holds what the command runs.
+  const help = args.includes('--help') || args.includes('-h') || args[0] === 'help';
+  process.once('exit', (code) => {
+    if (!help && (code === 0 || code === 1)) save();
+  });
   // A closed pipe (`redline ledger show … | head`) ends the output quietly, as other CLIs do.
   process.stdout.on('error', (error) => {
     if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);

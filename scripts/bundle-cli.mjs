@@ -16,6 +16,7 @@ import { createHash } from 'node:crypto';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { Script } from 'node:vm';
 
 const PACKAGE_ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -79,6 +80,8 @@ export async function bundleCli({ compiled = path.join(PACKAGE_ROOT, 'dist'), ro
     const atLoad = `for (const file of ${JSON.stringify(eager)}) ${RECORD}?.(require('node:path').resolve(__dirname, '../..', file));\n`;
     code = code.replace(ESM_WRAPPER, `${atLoad}${RECORDING_ESM_WRAPPER}`);
   }
+  // What the loader compiles, compiled once here: a bundle that does not parse fails the build, not a user's command.
+  new Script(`(function (exports, require, module, __filename, __dirname, ${IMPORT_PARAMETER}) {${code}\n})`, { filename: outfile });
   await writeFile(outfile, code);
   const info = { hash: createHash('sha256').update(code).digest('hex'), eager };
   await writeFile(path.join(outdir, 'bundle.json'), `${JSON.stringify(info, null, 1)}\n`);
@@ -123,6 +126,13 @@ function asciiOnly(code, outfile, root) {
       throw new Error(
         `bundle-cli: ${path.relative(root, outfile)} reads a template raw on a line outside ASCII: ${line.trim().slice(0, 120)}`,
       );
+  // A line separator ends a comment where its escape would not; an escaped surrogate pair is no identifier:
+  // neither occurs in the bundle, and the build fails rather than guess.
+  const unsafe = /[\u2028\u2029\ud800-\udfff]/.exec(code);
+  if (unsafe !== null)
+    throw new Error(
+      `bundle-cli: ${path.relative(root, outfile)} holds U+${unsafe[0].charCodeAt(0).toString(16).toUpperCase()}, which it cannot escape safely`,
+    );
   // An escaped character (`\\·`) would become an escaped backslash and text: refused too.
   const escaped = /\\[\u0080-\uffff]/.exec(code);
   if (escaped !== null) throw new Error(`bundle-cli: ${path.relative(root, outfile)} escapes a character outside ASCII: ${escaped[0]}`);

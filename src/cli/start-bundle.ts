@@ -1,4 +1,18 @@
-import { closeSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync, type Stats } from 'node:fs';
+import { isAscii } from 'node:buffer';
+import { createHash } from 'node:crypto';
+import {
+  closeSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  type Stats,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -71,10 +85,35 @@ function lstatOrNothing(file: string): Stats | undefined {
   }
 }
 
-/** The cache's name: the bundle's content hash, the command, Node.js and the architecture. */
-function cacheName(hash: string, command: string | undefined): string {
+/**
+ * The cache's name: the build (the bundle's content hash as the build recorded it, and the file as it is
+ * now: size, times, inode, so that a bundle changed since in place is another build), the command,
+ * Node.js and the architecture. V8 itself only checks the source's length.
+ */
+function cacheName(hash: string, bundle: Stats, command: string | undefined): string {
   const name = command !== undefined && /^[a-z][a-z-]{0,23}$/.test(command) ? command : 'other';
-  return `${hash.slice(0, 16)}-${name}-${process.version}-${process.arch}.bin`;
+  const build = createHash('sha256')
+    .update(`${hash}\0${bundle.size}\0${bundle.mtimeMs}\0${bundle.ctimeMs}\0${bundle.ino}`)
+    .digest('hex')
+    .slice(0, 16);
+  return `${build}-${name}-${process.version}-${process.arch}.bin`;
+}
+
+/** The build's content hash from `bundle.json`, or undefined when it cannot be read (then no cache is used). */
+function buildHash(dir: string): string | undefined {
+  try {
+    const { hash } = JSON.parse(readFileSync(path.join(dir, 'bundle.json'), 'utf8')) as { hash?: unknown };
+    return typeof hash === 'string' && /^[0-9a-f]{64}$/.test(hash) ? hash : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The code cache file of the bundle in `dir` for `command`, or undefined when none is used. */
+export function codeCacheFile(dir: string, command: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const hash = buildHash(dir);
+  const folder = hash === undefined ? undefined : codeCacheDir(env);
+  return folder === undefined ? undefined : path.join(folder, cacheName(hash as string, statSync(path.join(dir, 'main.cjs')), command));
 }
 
 /**
@@ -87,11 +126,11 @@ function cacheName(hash: string, command: string | undefined): string {
  */
 export function startBundle({ dir, command, importer, env = process.env }: StartBundleOptions): StartedBundle {
   const file = path.join(dir, 'main.cjs');
-  // ASCII throughout (scripts/bundle-cli.mjs): one byte a character.
-  const source = readFileSync(file, 'latin1');
-  const { hash } = JSON.parse(readFileSync(path.join(dir, 'bundle.json'), 'utf8')) as { hash: string };
-  const folder = codeCacheDir(env);
-  const cacheFile = folder === undefined ? undefined : path.join(folder, cacheName(hash, command));
+  const bytes = readFileSync(file);
+  // ASCII throughout as the build writes it (scripts/bundle-cli.mjs): then read as one byte a character.
+  const source = bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8');
+  const cacheFile = codeCacheFile(dir, command, env);
+  const folder = cacheFile === undefined ? undefined : path.dirname(cacheFile);
   const cachedData = cacheFile === undefined ? undefined : readCache(folder as string, cacheFile);
   // The bundle is a CommonJS module's body; a sixth parameter hands it the caller's import().
   const script = new Script(`(function (exports, require, module, __filename, __dirname, __redlineImport) {${source}\n})`, {
@@ -129,7 +168,7 @@ function writeCache(folder: string, cacheFile: string, script: Script): void {
     const temp = `${cacheFile}.${process.pid}.tmp`;
     const fd = openSync(temp, 'wx', 0o600);
     try {
-      writeSync(fd, data);
+      writeFileSync(fd, data);
     } finally {
       closeSync(fd);
     }

@@ -1,9 +1,11 @@
+import picomatch from 'picomatch';
 import type { Candidate } from '../core/candidate.js';
 import type { Check, CheckContext } from '../core/check.js';
 import type { Finding } from '../core/finding.js';
 import { SCOPE_CHECK } from '../checks/scope-check.js';
 import { NO_TRACE, type TraceSpan } from '../telemetry/trace-span.js';
-import type { RunWorkspace } from '../workspace/run-workspace.js';
+import type { CheckCopy, RunWorkspace } from '../workspace/run-workspace.js';
+import type { InventoryChannel, TestInventory } from '../core/test-inventory.js';
 import { raceSignal } from '../run/abort.js';
 import { runChecks, skipAll } from '../checks/run-checks.js';
 import { INPUTS_CHANGED } from '../checks/inputs-guard.js';
@@ -60,13 +62,37 @@ export async function checkCandidate({
     };
   // Not raced with the signal: a reset is bounded by the tree's size, and a stopped run disposes the copy after it.
   const resetStarted = performance.now();
-  const copy = await files.checkCopy(candidate.files);
+  const declared = checks.flatMap((check) => check.outputs ?? []);
+  const outputs = declared.length === 0 ? undefined : picomatch(declared, { dot: true });
+  const copy = await files.checkCopy(candidate.files, outputs === undefined ? {} : { outputs });
   const isolation = { resetMs: Math.round(performance.now() - resetStarted), ...copy.report };
-  const run = runChecks(checks, { ...full, dir: copy.dir }, { now, trace, changedInputs: copy.changedInputs });
-  const findings = await raceSignal(run, context.signal);
-  if (copy.verified || !findings.some((item) => item.reasonCodes.includes(INPUTS_CHANGED))) return { findings, isolation };
+  // In a copy not verified, what the test-runner checks hand in is kept only if the set's result counts.
+  const held = copy.verified || full.inventory === undefined ? undefined : heldChannel(full.inventory);
+  const inCopy = (dir: string, changedInputs: CheckCopy['changedInputs'], inventory = full.inventory) =>
+    runChecks(checks, { ...full, dir, ...(inventory === undefined ? {} : { inventory }) }, { now, trace, changedInputs });
+  const findings = await raceSignal(inCopy(copy.dir, copy.changedInputs, held?.channel), context.signal);
+  // A copy not verified may hold a path changed between the runs (its declared outputs were compared
+  // before): the walk after a check finds it, and voids the check.
+  const stale = !copy.verified && findings.some((item) => item.reasonCodes.includes(INPUTS_CHANGED));
+  if (!stale) {
+    held?.commit();
+    files.checkSetEnded();
+    return { findings, isolation };
+  }
   // Every path is compared now (the walk after the checks): the reset undoes what changed, whenever it did.
   const again = await files.checkCopy(candidate.files, { verify: true });
-  const rerun = runChecks(checks, { ...full, dir: again.dir }, { now, trace, changedInputs: again.changedInputs });
-  return { findings: await raceSignal(rerun, context.signal), isolation: { ...isolation, rerun: 1 } };
+  const rerun = await raceSignal(inCopy(again.dir, again.changedInputs), context.signal);
+  files.checkSetEnded();
+  return { findings: rerun, isolation: { ...isolation, rerun: 1, rerunRestored: again.report.restored } };
+}
+
+/** An inventory channel whose records reach `channel` only on `commit`. */
+function heldChannel(channel: InventoryChannel): { readonly channel: InventoryChannel; commit(): void } {
+  const records: [string, TestInventory][] = [];
+  return {
+    channel: { baseline: (check) => channel.baseline(check), record: (check, inventory) => void records.push([check, inventory]) },
+    commit: () => {
+      for (const [check, inventory] of records) channel.record(check, inventory);
+    },
+  };
 }

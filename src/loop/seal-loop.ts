@@ -79,9 +79,9 @@ export async function sealLoop(
  * The shadow checks on the candidate the loop stopped on (the baseline when it made none), in the check
  * copy. Only the caller's signal stops them: a run cut off by its wall-clock budget still gets its verdict.
  */
-function shadowAtSeal(context: RunContext, { attempt, candidate }: UnderWay): Promise<ShadowResult> {
+async function shadowAtSeal(context: RunContext, { attempt, candidate }: UnderWay): Promise<ShadowResult> {
   const { files, sandbox, options } = context;
-  return runShadow({
+  const result = await runShadow({
     checks: context.shadowChecks,
     now: context.now,
     context: {
@@ -98,4 +98,7 @@ function shadowAtSeal(context: RunContext, { attempt, candidate }: UnderWay): Pr
           scope: context.checks.find((item) => item.name === SCOPE_CHECK) as Check,
         }),
   });
+  // Its checks ended: the walk after them may go on with the check copy's state.
+  files?.checkSetEnded();
+  return result;
 }

@@ -224,6 +224,9 @@ export class RunWorkspace {
    * Where the agent's copy is written on first use, and the copy an earlier run left there (cached): until
    * then, what is handed back to the cache if the run never uses it.
    */
+  /** Whether checks may still run in the check copy: set when it is handed out, cleared by {@link checkSetEnded}. */
+  #checkSetOpen = false;
+
   /** The agent's copy's folder and, with a cache, the copy the last run left there (its state read when first asked for). */
   readonly #agentStart: { readonly dir: string; readonly left?: () => LeftCopy | undefined };
   /** How the snapshot and check copy were had. */
@@ -467,13 +470,22 @@ export class RunWorkspace {
    * The check copy, reset to exactly snapshot + `files`, and how to ask which of those paths changed since
    * (`changedInputs`, see {@link WorkCopy.changedInputs}): asked after each check, it tells whether the
    * check saw what it was meant to. The copy an earlier run left is readied at the start by a look at its
-   * folders only (`verified` false) unless `verify` asks for every path to be compared first.
+   * folders only (`verified` false) unless `verify` asks for every path to be compared first; the paths
+   * `outputs` accepts (the checks' declared outputs, which the comparison after them leaves out) are then
+   * compared before the checks run.
    */
-  checkCopy(files: CandidateFiles, { verify = false }: { verify?: boolean } = {}): Promise<CheckCopy> {
+  checkCopy(
+    files: CandidateFiles,
+    { verify = false, outputs }: { verify?: boolean; outputs?: (file: string) => boolean } = {},
+  ): Promise<CheckCopy> {
     const copy = this.#serially(async (): Promise<CheckCopy> => {
       if (verify && !this.#check.verified) this.#check.forgetKnown();
+      // Paths the checks declare they rewrite are left out of the comparison after them: compared before.
+      else if (outputs !== undefined && !this.#check.verified) this.#check.compareSome(outputs);
       const report = await this.#check.reset(files);
       const check = this.#check;
+      // In use until the caller says its checks ended: a walk found while one may still run is not handed on.
+      this.#checkSetOpen = true;
       return {
         dir: check.dir,
         report,
@@ -494,6 +506,15 @@ export class RunWorkspace {
         await this.#prepareAgent(ahead, { handOut: true }).catch(() => undefined);
       });
     return copy;
+  }
+
+  /**
+   * Says that the checks of the set the last {@link checkCopy} was for all ended (none of their programs
+   * runs): only then is the walk after the last of them handed on to the next run with the copy's state.
+   * A set cut short (the run stopped) leaves the next run to walk the copy in full.
+   */
+  checkSetEnded(): void {
+    this.#checkSetOpen = false;
   }
 
   /**
@@ -612,8 +633,9 @@ export class RunWorkspace {
     let fileBytes = 0;
     for (const entry of this.snapshot.manifest.values()) if (entry.type === 'file') fileBytes += entry.size;
     const { entry, maxBytes } = this.#cache;
+    const check = this.#check.state();
     entry.release({
-      copy: stated(this.#check.state()),
+      copy: stated(check === undefined || !this.#checkSetOpen ? check : { ...check, known: undefined }),
       agent,
       bytes: this.snapshot.pack.size + fileBytes * (agent === undefined ? 1 : 2),
       entries: this.snapshot.manifest.size,

@@ -69,7 +69,7 @@ function stampFromValues(values: Float64Array): Stamp {
  */
 function lstatBinding(): LstatValues | undefined {
   const options = `${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`;
-  if (options.includes('--pending-deprecation') || process.env.NODE_PENDING_DEPRECATION === '1') return undefined;
+  if (/--pending[-_]deprecation/.test(options) || process.env.NODE_PENDING_DEPRECATION === '1') return undefined;
   try {
     const binding = (process as unknown as { binding: (name: string) => Record<string, unknown> }).binding('fs');
     const lstat = binding.lstat;
@@ -91,7 +91,8 @@ let binding: LstatValues | undefined | null = null;
 /** The stamp of a path, or undefined when nothing is there (as {@link lstatOrNothing}); the hot loops' `lstat`. */
 export function stampAt(target: string): Stamp | undefined {
   if (binding === null) binding = lstatBinding();
-  if (binding === undefined) {
+  // A NUL would end the path where the binding reads it; lstatSync refuses such a path, as it should.
+  if (binding === undefined || target.includes('\0')) {
     const info = lstatOrNothing(target);
     return info === undefined ? undefined : stampOf(info);
   }

@@ -197,6 +197,28 @@ export class WorkCopy {
     return this.#verified;
   }
 
+  /**
+   * Compares the expected paths `match` accepts with their stamps, as a walk of every path would, so that
+   * the next reset also undoes what changed among them (a copy not {@link verified}: a check's declared
+   * outputs, which no walk after it would judge). Nothing to do when the next reset walks every path anyway.
+   */
+  compareSome(match: (file: string) => boolean): void {
+    const known = this.#known;
+    if (known === undefined) return;
+    const changed = new Set(known.changed);
+    for (const [file, stamp] of this.#stamps) {
+      if (file === '' || !match(file)) continue;
+      const now = stampAt(pathIn(this.dir, file));
+      if (
+        now === undefined ||
+        !sameStamp(now, stamp) ||
+        (isRacy(stamp, this.#settledAt) && stamp.kind !== 'dir' && !this.#stillHolds(file))
+      )
+        changed.add(file);
+    }
+    this.#known = { changed, extra: known.extra };
+  }
+
   /** Makes the next reset walk every path, as if nothing were known of the copy's last use. */
   forgetKnown(): void {
     this.#known = undefined;

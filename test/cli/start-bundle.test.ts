@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { chmodSync, chownSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { codeCacheDir, startBundle } from '../../src/cli/start-bundle.js';
+import { codeCacheDir, codeCacheFile, startBundle } from '../../src/cli/start-bundle.js';
 import { tempDir } from '../helpers/workspace.js';
 import { spawnRedline } from './redline.js';
 
@@ -34,7 +34,7 @@ describe('startBundle (the CLI bundle with a code cache)', () => {
     first.save();
     // The folder is made private, the file too; named after the build, the command and Node.js.
     assert.equal(statSync(cache).mode & 0o777, 0o700);
-    assert.equal(path.basename(first.cacheFile as string), `abababababababab-run-${process.version}-${process.arch}.bin`);
+    assert.match(path.basename(first.cacheFile as string), new RegExp(`^[0-9a-f]{16}-run-${process.version}-${process.arch}\\.bin$`));
     assert.equal(statSync(first.cacheFile as string).mode & 0o777, 0o600);
     const second = start(dir, cache);
     assert.equal(second.cache, 'used');
@@ -46,29 +46,29 @@ describe('startBundle (the CLI bundle with a code cache)', () => {
     assert.equal(statSync(second.cacheFile as string).mtimeMs, 0);
     assert.ok(written > 0);
     // Each command keeps its own; an argument that is no command name shares one.
-    assert.equal(
-      path.basename(start(dir, cache, '--help').cacheFile as string),
-      `abababababababab-other-${process.version}-${process.arch}.bin`,
-    );
-    assert.equal(
-      path.basename(start(dir, cache, '../../x').cacheFile as string),
-      `abababababababab-other-${process.version}-${process.arch}.bin`,
-    );
+    const other = codeCacheFile(dir, 'other', { REDLINE_CODE_CACHE: cache }) as string;
+    assert.match(other, new RegExp(`-other-${process.version}-${process.arch}\\.bin$`));
+    assert.notEqual(other, first.cacheFile);
+    assert.equal(start(dir, cache, '--help').cacheFile, other);
+    assert.equal(start(dir, cache, '../../x').cacheFile, other);
   });
 
   it('refuses a damaged cache, or one of another build, and writes it anew', async () => {
     // Sources this process never compiled: V8 would take a compiled one from its own memory, cache or not.
     const dir = await fakeBundle(`exports.main = async (argv) => argv.length; // ${process.hrtime.bigint()}`);
     const cache = await tempDir('redline-code-cache-');
-    const file = path.join(cache, `abababababababab-run-${process.version}-${process.arch}.bin`);
+    const file = codeCacheFile(dir, 'run', { REDLINE_CODE_CACHE: cache }) as string;
     writeFileSync(file, 'not a code cache', { mode: 0o600 });
     const damaged = start(dir, cache);
     assert.equal(damaged.cache, 'rejected');
     assert.equal(await damaged.bundle.main(['x']), 1);
     damaged.save();
     assert.ok(statSync(file).size > 100, 'written anew');
-    // Another build's code under the same name (its source differs): V8 refuses the cache.
+    // Another build: a cache of its own. Given the first build's cache under its name, V8 refuses it.
     writeFileSync(path.join(dir, 'main.cjs'), `exports.main = async () => 42; // another build ${process.hrtime.bigint()}\n`);
+    const otherFile = codeCacheFile(dir, 'run', { REDLINE_CODE_CACHE: cache }) as string;
+    assert.notEqual(otherFile, file);
+    copyFileSync(file, otherFile);
     const other = start(dir, cache);
     assert.equal(other.cache, 'rejected');
     assert.equal(await other.bundle.main([]), 42);
@@ -109,7 +109,7 @@ describe('startBundle (the CLI bundle with a code cache)', () => {
     start(dir, cache).save();
     const left = readdirSync(cache).sort();
     assert.equal(left.length, 16);
-    assert.ok(left.includes(`abababababababab-run-${process.version}-${process.arch}.bin`));
+    assert.ok(left.includes(path.basename(codeCacheFile(dir, 'run', { REDLINE_CODE_CACHE: cache }) as string)));
     assert.ok(!left.includes('killed.bin.123.tmp'));
     assert.ok(!left.includes('old-0.bin') && left.includes('old-19.bin'));
     for (const setting of ['off', '0']) {
@@ -127,21 +127,43 @@ describe('startBundle (the CLI bundle with a code cache)', () => {
     assert.equal(codeCacheDir({ REDLINE_CODE_CACHE: 'off', XDG_CACHE_HOME: '/xdg' }), undefined);
   });
 
-  it('the built CLI writes its cache on the first start and uses it on the next', async () => {
+  it('the built CLI writes its cache after a command did its work, not after its help, and uses it on the next start', async () => {
     const cache = path.join(await tempDir('redline-code-cache-'), 'cache');
+    const status = ['cache', 'status', '--cache-dir', path.join(cache, '..', 'no-cache-here')];
     const env = { ...process.env, REDLINE_CODE_CACHE: cache };
-    const first = spawnRedline(['--help'], { env });
+    const help = spawnRedline(['cache', 'status', '--help'], { env });
+    assert.equal(help.code, 0, help.stderr);
+    assert.equal(existsSync(cache), false, 'help alone writes no cache');
+    const first = spawnRedline(status, { env });
     assert.equal(first.code, 0, first.stderr);
     const [name] = readdirSync(cache);
-    assert.match(name ?? '', new RegExp(`^[0-9a-f]{16}-other-${process.version}-${process.arch}\\.bin$`));
+    assert.match(name ?? '', new RegExp(`^[0-9a-f]{16}-cache-${process.version}-${process.arch}\\.bin$`));
     const file = path.join(cache, name as string);
     utimesSync(file, new Date(0), new Date(0));
-    const second = spawnRedline(['--help'], { env });
+    const second = spawnRedline(status, { env });
     assert.deepEqual([second.code, second.stdout], [0, first.stdout]);
     assert.equal(statSync(file).mtimeMs, 0, 'used, not written again');
     writeFileSync(file, 'damaged');
-    const third = spawnRedline(['--help'], { env });
+    const third = spawnRedline(status, { env });
     assert.deepEqual([third.code, third.stdout], [0, first.stdout]);
     assert.ok(statSync(file).size > 1000, 'written anew');
+  });
+
+  it('a bundle changed in place, at the same length, is another build: its code is compiled, not taken from the cache', async () => {
+    const dir = await fakeBundle(`exports.main = async () => 'right'; // ${process.hrtime.bigint()}`);
+    const cache = await tempDir('redline-code-cache-');
+    const first = start(dir, cache);
+    assert.equal(await first.bundle.main([]), 'right');
+    first.save();
+    const file = path.join(dir, 'main.cjs');
+    writeFileSync(file, readFileSync(file, 'utf8').replace("'right'", "'wrong'"));
+    const changed = start(dir, cache);
+    assert.notEqual(changed.cacheFile, first.cacheFile);
+    assert.equal(changed.cache, 'none');
+    assert.equal(await changed.bundle.main([]), 'wrong');
+    // Without a readable bundle.json there is no build to name a cache after: none is used, the CLI runs.
+    writeFileSync(path.join(dir, 'bundle.json'), '{');
+    const unnamed = start(dir, cache);
+    assert.deepEqual([unnamed.cache, unnamed.cacheFile, await unnamed.bundle.main([])], ['off', undefined, 'wrong']);
   });
 });

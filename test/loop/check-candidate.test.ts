@@ -45,6 +45,7 @@ async function check(
   const started = await RunWorkspace.start({ runId: 'check', workspace, scratchDir });
   // The copy as the attempt gets it, each comparison with the reset counted.
   const files = Object.assign(Object.create(started) as RunWorkspace, {
+    checkSetEnded: () => started.checkSetEnded(),
     checkCopy: async (given: Parameters<RunWorkspace['checkCopy']>[0]) => {
       const copy = await started.checkCopy(given);
       return {
@@ -149,37 +150,61 @@ describe('checkCandidate: a check whose inputs changed while it ran', () => {
   });
 
   it('runs a set again when the copy an earlier run left was changed between the runs: the result is the snapshot’s, the rerun recorded', async () => {
-    const workspace = await tempWorkspace(FILES);
-    const scratchDir = await tempWorkspace({});
-    const cacheDir = await tempWorkspace({});
-    dirs.push(workspace, scratchDir, cacheDir);
-    const attempt = async (runId: string, checks: readonly Check[]) => {
-      const files = await RunWorkspace.start({ runId, workspace, scratchDir, cacheDir });
-      try {
-        const checked = await checkCandidate({
-          checks,
-          candidate: EMPTY_CANDIDATE,
-          context: { goal: 'g', attempt: 0, signal: new AbortController().signal },
-          files,
-        });
-        return checked;
-      } finally {
-        await files.dispose();
-      }
-    };
+    const run = await cachedRuns();
     // The test reads the file it tests: it passes only on the snapshot's bytes.
     const reads = [demand('reads', "grep -q 'a - b' src/add.js")];
-    await attempt('one', reads);
+    await run('one', reads);
     await sleep(20);
-    const second = await attempt('two', reads);
+    const second = await run('two', reads);
     assert.deepEqual([second.findings[0]?.status, second.isolation?.rerun], ['pass', undefined]);
     // Between the runs, a process rewrites the file in the copy the runs share.
-    writeFileSync(path.join(entryDirOf(cacheDir, realpathSync(workspace)), 'copy', 'src/add.js'), 'export const add = (a, b) => a + b;\n');
-    const third = await attempt('three', reads);
+    writeFileSync(path.join(run.copy, 'src/add.js'), 'export const add = (a, b) => a + b;\n');
+    const third = await run('three', reads);
     assert.deepEqual(
       third.findings.map((item) => [item.check, item.status, item.reasonCodes.join()]),
       [['reads', 'pass', '']],
     );
-    assert.equal(third.isolation?.rerun, 1);
+    assert.deepEqual([third.isolation?.rerun, third.isolation?.rerunRestored], [1, 1]);
+  });
+
+  it('compares the declared outputs before a set runs in a copy an earlier run left: one changed between the runs is undone first', async () => {
+    const run = await cachedRuns();
+    // The check reads its tracked report, declared as its output (it may write it, this time it does not):
+    // a stale report must not pass it, and the walk after the check leaves declared outputs out.
+    const readsReport = [demand('report', 'grep -q tracked report.txt', ['report.txt'])];
+    await run('one', readsReport);
+    await sleep(20);
+    assert.equal((await run('two', readsReport)).findings[0]?.status, 'pass');
+    writeFileSync(path.join(run.copy, 'report.txt'), 'stale\n');
+    const third = await run('three', readsReport);
+    assert.deepEqual(
+      third.findings.map((item) => [item.check, item.status]),
+      [['report', 'pass']],
+    );
+    // Undone by the reset before the set, not found after it.
+    assert.deepEqual([third.isolation?.restored, third.isolation?.rerun], [1, undefined]);
   });
 });
+
+/** Runs of one workspace with a cache folder: each starts a run, checks the empty candidate, and ends it. */
+async function cachedRuns() {
+  const workspace = await tempWorkspace(FILES);
+  const scratchDir = await tempWorkspace({});
+  const cacheDir = await tempWorkspace({});
+  dirs.push(workspace, scratchDir, cacheDir);
+  const run = async (runId: string, checks: readonly Check[]) => {
+    const files = await RunWorkspace.start({ runId, workspace, scratchDir, cacheDir });
+    try {
+      return await checkCandidate({
+        checks,
+        candidate: EMPTY_CANDIDATE,
+        context: { goal: 'g', attempt: 0, signal: new AbortController().signal },
+        files,
+      });
+    } finally {
+      await files.dispose();
+    }
+  };
+  // The check copy the runs share.
+  return Object.assign(run, { copy: path.join(entryDirOf(cacheDir, realpathSync(workspace)), 'copy') });
+}

@@ -178,6 +178,7 @@ describe('RunWorkspace with a cache folder: the copy outlives the run', () => {
         const copy = await second.checkCopy({ 'x.txt': 'candidate\n' });
         assert.equal(copy.verified, false, 'readied by a look at its folders: nothing ran in it since the first run');
         assert.deepEqual(await copy.changedInputs(() => false), []);
+        second.checkSetEnded();
       });
       const state = JSON.parse(readFileSync(path.join(entry, 'copy.json'), 'utf8')) as { known?: unknown };
       assert.deepEqual(state.known, { changed: [], extra: [] });
@@ -198,6 +199,15 @@ describe('RunWorkspace with a cache folder: the copy outlives the run', () => {
         const again = await third.checkCopy({});
         assert.equal(again.verified, true);
         assert.deepEqual(treeDifferences(expectedCopy(laid.tree, {}), readTree(again.dir)), []);
+        // A set stopped while a check of it may still run: the walk after the check before is not handed on.
+        assert.deepEqual(await again.changedInputs(() => false), []);
+      });
+      assert.equal((JSON.parse(readFileSync(path.join(entry, 'copy.json'), 'utf8')) as { known?: unknown }).known, undefined);
+      await withRun(laid, 'three-b', async (run) => {
+        const copy = await run.checkCopy({});
+        assert.equal(copy.verified, true, 'walked in full');
+        await copy.changedInputs(() => false);
+        run.checkSetEnded();
       });
       // A copy handed out and not walked after: its state keeps nothing known, and the next run walks it all.
       await withRun(laid, 'four', async (fourth) => {

@@ -27,6 +27,8 @@ describe('stampAt (the walks’ lstat)', () => {
     assert.equal(stampAt(path.join(dir, 'gone')), undefined);
     assert.equal(stampAt(path.join(dir, 'file.txt', 'below')), undefined);
     assert.equal(stampAt(path.join(dir, 'x'.repeat(300))), undefined);
+    // A path with a NUL is refused, as lstatSync refuses it (the binding would read up to the NUL).
+    assert.throws(() => stampAt(`${path.join(dir, 'file.txt')}\0x`), { code: 'ERR_INVALID_ARG_VALUE' });
     // Any other failure is thrown, as lstatSync throws it.
     chmodSync(path.join(dir, 'folder'), 0o000);
     if (process.getuid?.() !== 0) assert.throws(() => stampAt(path.join(dir, 'folder', 'x')), { code: 'EACCES' });
