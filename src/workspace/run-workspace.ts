@@ -118,15 +118,15 @@ async function reuseCopy(
   left: LeftCopy,
   snapshot: Snapshot,
   files: CandidateFiles,
-  { handOut }: { handOut: boolean },
+  options: { handOut: boolean; verify?: boolean },
 ): Promise<{ copy: WorkCopy; restored?: number }> {
   const copy = WorkCopy.resume({ ...left, snapshot });
   try {
-    const { restored } = await copy.reset(files, { handOut });
+    const { restored } = await copy.reset(files, options);
     return { copy, restored };
   } catch {
     // A failed reset leaves the copy marked broken: the next one writes it afresh.
-    await copy.reset(files, { handOut });
+    await copy.reset(files, options);
     return { copy };
   }
 }
@@ -479,10 +479,9 @@ export class RunWorkspace {
     { verify = false, outputs }: { verify?: boolean; outputs?: (file: string) => boolean } = {},
   ): Promise<CheckCopy> {
     const copy = this.#serially(async (): Promise<CheckCopy> => {
-      if (verify && !this.#check.verified) this.#check.forgetKnown();
       // Paths the checks declare they rewrite are left out of the comparison after them: compared before.
-      else if (outputs !== undefined && !this.#check.verified) this.#check.compareSome(outputs);
-      const report = await this.#check.reset(files);
+      if (!verify && outputs !== undefined && !this.#check.verified) this.#check.compareSome(outputs);
+      const report = await this.#check.reset(files, { verify });
       const check = this.#check;
       // In use until the caller says its checks ended: a walk found while one may still run is not handed on.
       this.#checkSetOpen = true;
@@ -527,7 +526,7 @@ export class RunWorkspace {
     if (this.#agent === undefined) this.#ahead = files;
   }
 
-  async #prepareAgent(files: CandidateFiles, options: { handOut: boolean }): Promise<void> {
+  async #prepareAgent(files: CandidateFiles, options: { handOut: boolean; verify?: boolean }): Promise<void> {
     if (this.#agent === undefined) {
       const { dir } = this.#agentStart;
       const left = this.#agentStart.left?.();
@@ -545,14 +544,9 @@ export class RunWorkspace {
   agentCopy(files: CandidateFiles): Promise<string> {
     return this.#serially(async () => {
       this.#ahead = undefined;
-      await this.#prepareAgent(files, { handOut: true });
-      // Taken over by a look at its folders (the walk that ended the last run's use kept with its state): the
-      // agent gets it only after every path is compared, as an agent's leftovers could have changed any.
-      const agent = this.#agent as WorkCopy;
-      if (!agent.verified) {
-        agent.forgetKnown();
-        await agent.reset(files, { handOut: true });
-      }
+      // A copy taken over by a look at its folders (the walk that ended the last run's use kept with its
+      // state) is walked in full first: an agent's leftovers could have changed any path.
+      await this.#prepareAgent(files, { handOut: true, verify: true });
       this.#agentHandedOut = true;
       return (this.#agent as WorkCopy).dir;
     });

@@ -188,8 +188,8 @@ export class WorkCopy {
 
   /**
    * Whether every expected path was compared with its stamp since the copy was taken over: false after a
-   * {@link resume} with the earlier run's last walk, until the next walk of every path (a reset after
-   * {@link forgetKnown}, `changedInputs`, `changes`). A check run in a copy not verified sees any path
+   * {@link resume} with the earlier run's last walk, until the next walk of every path (a reset with
+   * `verify`, `changedInputs`, `changes`). A check run in a copy not verified sees any path
    * changed between the runs; the walk after it finds every such path (`changedInputs`), and a caller
    * that needs the check's result then runs it again.
    */
@@ -217,11 +217,6 @@ export class WorkCopy {
         changed.add(file);
     }
     this.#known = { changed, extra: known.extra };
-  }
-
-  /** Makes the next reset walk every path, as if nothing were known of the copy's last use. */
-  forgetKnown(): void {
-    this.#known = undefined;
   }
 
   /**
@@ -440,9 +435,14 @@ export class WorkCopy {
    * Brings the copy to exactly snapshot + `files`: undoes whatever was done to it since the last reset
    * (by checks, by an agent) and swaps the previous candidate's files for these. `handOut: false` says
    * the copy is not used before the next reset, which then need not walk it again (a run's start readies
-   * the copy an earlier run left before the first check set resets it for use).
+   * the copy an earlier run left before the first check set resets it for use). `verify` makes a copy not
+   * {@link verified} walked in full now, instead of by a look at its folders.
    */
-  async reset(files: CandidateFiles, { handOut = true }: { handOut?: boolean } = {}): Promise<ResetReport> {
+  async reset(
+    files: CandidateFiles,
+    { handOut = true, verify = false }: { handOut?: boolean; verify?: boolean } = {},
+  ): Promise<ResetReport> {
+    if (verify && !this.#verified) this.#known = undefined;
     if (this.#broken) {
       // The stamps cannot be trusted after a failed reset: the copy is written afresh.
       this.#known = undefined;
