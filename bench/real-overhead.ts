@@ -17,7 +17,7 @@ export function benchCache(): string {
 }
 
 /** A repository with a seeded bug, the command that tests it and the line a scripted proposer rewrites. */
-interface Subject {
+export interface Subject {
   readonly name: string;
   /** Files in the repository (node_modules included), for the table. */
   readonly files: number;
@@ -139,7 +139,7 @@ const countFiles = (dir: string): number =>
   Number(execFileSync('sh', ['-c', 'find . -type f | wc -l'], { cwd: dir, encoding: 'utf8' }).trim());
 
 /** A copy of the cached qs with `+` no longer decoded as a space: tape's parse tests fail. */
-function qsSubject(cached: string, root: string): Subject {
+export function qsSubject(cached: string, root: string): Subject {
   const dir = path.join(root, 'qs');
   execFileSync('cp', ['-a', cached, dir]);
   const right = "    var strWithoutPlus = str.replace(/\\+/g, ' ');";
@@ -158,7 +158,7 @@ function qsSubject(cached: string, root: string): Subject {
 }
 
 /** The generated tree (sources and node_modules) with a small module, its TAP test and a seeded bug. */
-function treeSubject(size: TreeSize, root: string): Subject {
+export function treeSubject(size: TreeSize, root: string): Subject {
   const dir = path.join(root, 'tree');
   generate(dir, size);
   rmSync(path.join(dir, '.git'), { recursive: true, force: true });
@@ -206,7 +206,7 @@ function seed(subject: Pick<Subject, 'dir' | 'file' | 'seeded'>, from: string): 
 }
 
 /** The scripted proposer: rewrites the seeded line, wrongly at attempt 1 and rightly from attempt 2 (`$REDLINE_ATTEMPT`). */
-function writeProposer(subject: Subject, file: string): void {
+export function writeProposer(subject: Subject, file: string): void {
   const lines = [subject.seeded, subject.wrong, subject.right];
   writeFileSync(
     file,
@@ -223,7 +223,7 @@ function writeProposer(subject: Subject, file: string): void {
   );
 }
 
-function writeMission(subject: Subject, file: string, proposer: string): void {
+export function writeMission(subject: Subject, file: string, proposer: string): void {
   const mission = {
     id: `real-overhead-${path.basename(subject.dir)}`,
     goal: 'Decode + as a space again.',

@@ -37,7 +37,7 @@ import {
 import { CopyWriter } from './copy-writer.js';
 import { settleWrittenFolders } from './settled-folder.js';
 import type { IgnoreRule } from './ignore.js';
-import { contentHash, manifestHash, type Manifest, type ManifestEntry } from './manifest.js';
+import { contentHash, manifestHash, sameManifest, type Manifest, type ManifestEntry } from './manifest.js';
 import { isRacy, processUmask, sameStamp, stampAt, stampOf, type Stamp } from './stamp.js';
 
 /** Entries handled between two turns of the event loop, so that timers and other runs go on meanwhile. */
@@ -96,6 +96,8 @@ export interface PreviousSnapshot {
    * is what it was then holds exactly the entries it held then, and is not listed again.
    */
   readonly ignore?: string;
+  /** Its {@link manifestHash}: the new snapshot's too when nothing was read and its manifest is entry for entry the same. */
+  readonly hash?: string;
 }
 
 class PackedSnapshot implements Snapshot {
@@ -378,8 +380,19 @@ export async function takeSnapshot({
     pack.close();
     throw error;
   }
+  // A workspace as the previous snapshot found it has its manifest hash already (a pass over every path's text saved).
+  const hash = previous?.hash !== undefined && hashed === 0 && sameManifest(manifest, previous.manifest) ? previous.hash : undefined;
   return {
-    snapshot: new PackedSnapshot({ workspace, manifest, ignored, rootMode, live, ...(clockHere ? { startedAt } : {}), pack }),
+    snapshot: new PackedSnapshot({
+      workspace,
+      manifest,
+      ignored,
+      rootMode,
+      live,
+      ...(clockHere ? { startedAt } : {}),
+      pack,
+      ...(hash === undefined ? {} : { hash }),
+    }),
     copyStamps,
     hashed,
     listed: listedFolders,
