@@ -16,7 +16,9 @@ import {
   writeFileSync,
   writeSync,
   lstatSync,
+  rmSync,
   type Dirent,
+  type Stats,
 } from 'node:fs';
 import { WorkspaceUnreadableError } from '../errors/workspace-unreadable-error.js';
 import path from 'node:path';
@@ -35,6 +37,7 @@ import {
   type StampColumns,
 } from './state-columns.js';
 import { CopyWriter } from './copy-writer.js';
+import { FileCloner } from './file-cloner.js';
 import { settleWrittenFolders } from './settled-folder.js';
 import type { IgnoreRule } from './ignore.js';
 import { contentHash, manifestHash, sameManifest, type Manifest, type ManifestEntry } from './manifest.js';
@@ -79,6 +82,8 @@ export interface TakenSnapshot {
   readonly listed: number;
   /** The file system's clock when the walk began: a later snapshot re-reads files stamped at or after it. */
   readonly startedAt: number;
+  /** Large files of the copy cloned (sharing the workspace file's blocks) instead of written. */
+  readonly cloned: number;
 }
 
 /**
@@ -156,6 +161,7 @@ function captureFile(
   pack: BlobPack,
   buffer: Buffer,
   umask: number,
+  cloning?: { cloner: FileCloner; startedAt: number },
 ):
   | { entry: Extract<ManifestEntry, { type: 'file' }>; live: Stamp; copied?: Stamp; small?: Buffer; packOffset?: number }
   | { unreadable: string }
@@ -187,7 +193,15 @@ function captureFile(
       const packOffset = pack.reserve(hash, first);
       return { entry, live: stampOf(info), small: bytes, ...(packOffset === undefined ? {} : { packOffset }) };
     }
-    const output = copy === undefined ? undefined : openSync(copy, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
+    // A large file's copy is cloned where the file system can, when its stamp shows no write during the walk
+    // (a later write, before the read below ends, changes it: compared then).
+    const cloned =
+      copy !== undefined &&
+      cloning?.cloner.usable === true &&
+      !isRacy(stampOf(info), cloning.startedAt) &&
+      cloning.cloner.clone(input, copy);
+    const output =
+      copy === undefined || cloned ? undefined : openSync(copy, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
     try {
       if (output !== undefined && (mode & umask) !== 0) fchmodSync(output, mode);
       const digest = createHash('sha256');
@@ -200,16 +214,46 @@ function captureFile(
       }
       const hash = digest.digest('hex');
       pack.commit(hash);
-      return {
-        entry: { type: 'file', mode, size, hash },
-        live: stampOf(info),
-        ...(output === undefined ? {} : { copied: stampOf(fstatSync(output)) }),
-      };
+      const entry = { type: 'file' as const, mode, size, hash };
+      if (cloned && copy !== undefined) return { entry, live: stampOf(info), copied: confirmedClone(input, info, copy, entry, pack) };
+      return { entry, live: stampOf(info), ...(output === undefined ? {} : { copied: stampOf(fstatSync(output)) }) };
     } finally {
       if (output !== undefined) closeSync(output);
     }
   } finally {
     closeSync(input);
+  }
+}
+
+/**
+ * The stamp of a cloned copy once it is known to hold exactly what was read and hashed: the file's stamp
+ * is the one it had before the clone (so nothing wrote it from before the clone to the end of the read),
+ * and the clone has its size and mode. Otherwise the clone is replaced by the bytes the pack now holds.
+ */
+export function confirmedClone(
+  input: number,
+  before: Stats,
+  copy: string,
+  entry: Extract<ManifestEntry, { type: 'file' }>,
+  pack: BlobPack,
+): Stamp {
+  const clone = lstatSync(copy);
+  if (
+    sameStamp(stampOf(fstatSync(input)), stampOf(before)) &&
+    clone.isFile() &&
+    clone.size === entry.size &&
+    (clone.mode & 0o7777) === entry.mode
+  )
+    return stampOf(clone);
+  rmSync(copy, { force: true });
+  const output = openSync(copy, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, entry.mode);
+  try {
+    fchmodSync(output, entry.mode);
+    for (const bytes of pack.chunks(entry.hash, CHUNK))
+      for (let done = 0; done < bytes.length;) done += writeSync(output, bytes, done, bytes.length - done);
+    return stampOf(fstatSync(output));
+  } finally {
+    closeSync(output);
   }
 }
 
@@ -290,6 +334,9 @@ export async function takeSnapshot({
   };
   if (copyDir !== undefined) makeDir(copyDir, rootMode);
   const unreadable: string[] = [];
+  // Large files of the copy are cloned where the file system can (see FileCloner).
+  // The walk's start is a time on the workspace's own clock only when read on its file system (see clockHere).
+  const cloning = copyDir === undefined || !clockHere ? undefined : { cloner: new FileCloner(), startedAt };
   // Small files of the copy are created on a second thread while this one reads, hashes and packs.
   const writer = copyDir === undefined ? undefined : new CopyWriter({ umask, pack: pack.file, stamps: copyStamps });
   // A folder whose stamp is what it was at the previous snapshot (taken with the same ignore rule) holds
@@ -347,7 +394,7 @@ export async function takeSnapshot({
             continue;
           }
           hashed += 1;
-          const captured = captureFile(source, copy, pack, buffer, umask);
+          const captured = captureFile(source, copy, pack, buffer, umask, cloning);
           if (captured === undefined) continue;
           if ('unreadable' in captured) {
             unreadable.push(`${file} (${captured.unreadable})`);
@@ -397,6 +444,7 @@ export async function takeSnapshot({
     hashed,
     listed: listedFolders,
     startedAt,
+    cloned: cloning?.cloner.cloned ?? 0,
   };
 }
 

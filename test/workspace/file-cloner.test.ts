@@ -1,0 +1,171 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import {
+  appendFileSync,
+  chmodSync,
+  closeSync,
+  existsSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import path from 'node:path';
+import { describe, it, type TestContext } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { BlobPack } from '../../src/workspace/blob-pack.js';
+import { FileCloner } from '../../src/workspace/file-cloner.js';
+import { ignoreRule } from '../../src/workspace/ignore.js';
+import { contentHash } from '../../src/workspace/manifest.js';
+import { confirmedClone, takeSnapshot } from '../../src/workspace/snapshot.js';
+import { tempBase } from './tree.js';
+
+/** Runs `body` in a folder on a small XFS file system with reflinks (a loop mount), or skips where this machine cannot mount one. */
+async function onXfs(t: TestContext, body: (dir: string) => Promise<void>): Promise<void> {
+  const { dir: base, remove } = tempBase(`xfs-${process.pid}`);
+  const image = path.join(base, 'xfs.img');
+  const mount = path.join(base, 'mnt');
+  let mounted = false;
+  try {
+    if (process.getuid?.() !== 0 || !['/usr/sbin/mkfs.xfs', '/sbin/mkfs.xfs'].some((tool) => existsSync(tool)))
+      return t.skip('needs root and mkfs.xfs (xfsprogs) for a loop-mounted XFS');
+    // 300 MiB: XFS's smallest with reflinks and its log.
+    closeSync(openSync(image, 'w'));
+    execFileSync('truncate', ['-s', '300M', image]);
+    execFileSync('mkfs.xfs', ['-q', '-m', 'reflink=1', image]);
+    mkdirSync(mount);
+    try {
+      execFileSync('mount', ['-o', 'loop', image, mount], { stdio: 'pipe' });
+    } catch (error) {
+      return t.skip(`no loop mount here: ${String((error as Error).message).split('\n')[0]}`);
+    }
+    mounted = true;
+    await body(mount);
+  } finally {
+    if (mounted) execFileSync('umount', [mount]);
+    remove();
+  }
+}
+
+/** A workspace with a large file (over the snapshot's 1 MiB read buffer), a small one and a folder. */
+function layWorkspace(ws: string): Buffer {
+  const large = randomBytes(3 * 1024 * 1024 + 17);
+  mkdirSync(path.join(ws, 'assets'), { recursive: true });
+  writeFileSync(path.join(ws, 'assets/large.bin'), large);
+  chmodSync(path.join(ws, 'assets/large.bin'), 0o640);
+  writeFileSync(path.join(ws, 'small.txt'), 'small');
+  return large;
+}
+
+describe('a large file of the first copy is cloned where the file system shares blocks', () => {
+  it('is cloned on XFS with reflinks, exact in bytes and mode, and the pack holds its bytes', (t) =>
+    onXfs(t, async (dir) => {
+      const ws = path.join(dir, 'ws');
+      const runDir = path.join(dir, 'run');
+      mkdirSync(runDir);
+      const large = layWorkspace(ws);
+      // Older than the walk's start: a stamp no later write can share.
+      await sleep(30);
+      const taken = await takeSnapshot({ workspace: ws, ignored: ignoreRule(), runDir, copyDir: path.join(runDir, 'check') });
+      try {
+        assert.equal(taken.cloned, 1);
+        const copy = path.join(runDir, 'check/assets/large.bin');
+        assert.deepEqual(readFileSync(copy), large);
+        assert.equal(fstatMode(copy), 0o640);
+        assert.deepEqual(taken.snapshot.manifest.get('assets/large.bin'), {
+          type: 'file',
+          mode: 0o640,
+          size: large.length,
+          hash: contentHash(large),
+        });
+        assert.deepEqual(taken.snapshot.blob(contentHash(large)), large);
+        assert.deepEqual(taken.copyStamps.get('assets/large.bin')?.size, large.length);
+      } finally {
+        taken.snapshot.pack.close();
+      }
+    }));
+
+  it('is written, not cloned, when its stamp is not older than the walk', (t) =>
+    onXfs(t, async (dir) => {
+      const ws = path.join(dir, 'ws');
+      const runDir = path.join(dir, 'run');
+      mkdirSync(runDir);
+      const large = layWorkspace(ws);
+      // A stamp at or after the walk's start could be shared by a later write in the same clock tick.
+      const future = new Date(Date.now() + 3_600_000);
+      utimesSync(path.join(ws, 'assets/large.bin'), future, future);
+      const taken = await takeSnapshot({ workspace: ws, ignored: ignoreRule(), runDir, copyDir: path.join(runDir, 'check') });
+      try {
+        assert.equal(taken.cloned, 0);
+        assert.deepEqual(readFileSync(path.join(runDir, 'check/assets/large.bin')), large);
+      } finally {
+        taken.snapshot.pack.close();
+      }
+    }));
+
+  it('replaces a clone by the bytes read and hashed when the file changed after it was first looked at', (t) =>
+    onXfs(t, async (dir) => {
+      const source = path.join(dir, 'source.bin');
+      const original = randomBytes(2 * 1024 * 1024);
+      writeFileSync(source, original);
+      chmodSync(source, 0o600);
+      const pack = BlobPack.create(path.join(dir, 'blobs.pack'));
+      const input = openSync(source, 'r');
+      try {
+        const before = fstatSync(input);
+        // What was read and hashed: the original bytes. The file changes before it is cloned.
+        pack.append(original);
+        pack.commit(contentHash(original));
+        await sleep(20);
+        appendFileSync(source, 'written meanwhile');
+        const copy = path.join(dir, 'copy.bin');
+        assert.equal(new FileCloner().clone(input, copy), true);
+        assert.equal(readFileSync(copy).length, original.length + 'written meanwhile'.length, 'the clone took the later bytes');
+        const entry = { type: 'file' as const, mode: 0o600, size: original.length, hash: contentHash(original) };
+        const stamp = confirmedClone(input, before, copy, entry, pack);
+        assert.deepEqual(readFileSync(copy), original, 'the copy holds what was hashed');
+        assert.equal(stamp.size, original.length);
+        assert.equal(fstatMode(copy), 0o600);
+      } finally {
+        closeSync(input);
+        pack.close();
+      }
+    }));
+
+  it('falls back to writing where the file system cannot clone, leaving nothing of the failed clone', async () => {
+    const { dir, remove } = tempBase(`no-clone-${process.pid}`);
+    try {
+      const ws = path.join(dir, 'ws');
+      const runDir = path.join(dir, 'run');
+      mkdirSync(runDir);
+      const large = layWorkspace(ws);
+      await sleep(30);
+      const taken = await takeSnapshot({ workspace: ws, ignored: ignoreRule(), runDir, copyDir: path.join(runDir, 'check') });
+      try {
+        const copy = path.join(runDir, 'check/assets/large.bin');
+        assert.deepEqual(readFileSync(copy), large);
+        assert.equal(fstatMode(copy), 0o640);
+        assert.deepEqual(readdirSync(path.join(runDir, 'check/assets')), ['large.bin']);
+        // This test's temp folder is tmpfs or ext4 here, which cannot clone; elsewhere the clone is exact too.
+        assert.ok(taken.cloned <= 1);
+      } finally {
+        taken.snapshot.pack.close();
+      }
+    } finally {
+      remove();
+    }
+  });
+});
+
+function fstatMode(file: string): number {
+  const fd = openSync(file, 'r');
+  try {
+    return fstatSync(fd).mode & 0o7777;
+  } finally {
+    closeSync(fd);
+  }
+}
