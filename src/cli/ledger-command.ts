@@ -243,14 +243,13 @@ function linkStory({ plan, resolves, samePlanForced: forced }: StartedData): str
   ];
 }
 
-/** The lines of one record, for people. */
-/** How a run's snapshot and check copy were had (runs recorded before this was recorded say nothing). */
 /** Why a run took a fresh copy although a cache folder was set (`run.started.workspace.cache`). */
 const CACHE_NOT_USED: Readonly<Record<string, string>> = {
   busy: ' (cache in use by another run)',
   refused: " (cache folder refused: another user's, or writable by others)",
 };
 
+/** How a run's snapshot and check copy were had (runs recorded before this was recorded say nothing). */
 function snapshotHow(workspace: NonNullable<StartedData['workspace']>): string {
   const hashed = workspace.hashed === undefined ? '' : `, ${workspace.hashed} hashed`;
   const copy =
@@ -260,10 +259,11 @@ function snapshotHow(workspace: NonNullable<StartedData['workspace']>): string {
         ? `, copy reused (${workspace.restored ?? 0} path${workspace.restored === 1 ? '' : 's'} restored)`
         : workspace.copy === 'rebuilt'
           ? ', cached copy rebuilt'
-          : `, fresh copy${CACHE_NOT_USED[workspace.cache ?? ''] ?? ''}`;
+          : `, fresh copy${workspace.cloned === undefined ? '' : ` (${workspace.cloned} large file${workspace.cloned === 1 ? '' : 's'} cloned)`}${CACHE_NOT_USED[workspace.cache ?? ''] ?? ''}`;
   return `${hashed}${copy}`;
 }
 
+/** The lines of one record, for people. */
 function recordStory(record: RunRecord): string[] {
   switch (record.type) {
     case 'run.started': {

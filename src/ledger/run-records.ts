@@ -111,6 +111,8 @@ const startedShape = {
       /** How the check copy was had: written with the snapshot, the cached one reset, or the cached one rewritten. */
       copy: opt(z.enum(['fresh', 'reused', 'rebuilt'])),
       restored: opt(z.number()),
+      /** Large files of a fresh copy cloned from the workspace instead of written (reflinks). */
+      cloned: opt(z.number()),
       cache: opt(z.enum(['busy', 'refused'])),
       linksOutside: opt(z.looseObject({ count: z.number(), paths: strings })),
     }),

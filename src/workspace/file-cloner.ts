@@ -1,4 +1,5 @@
-import { constants, copyFileSync, rmSync } from 'node:fs';
+import { closeSync, constants, copyFileSync, fstatSync, openSync, rmSync } from 'node:fs';
+import { isRacy, sameStamp, stampOf, type Stamp } from './stamp.js';
 
 /**
  * Clones open files into a copy where the file system shares blocks between files (reflinks: btrfs, XFS
@@ -35,6 +36,30 @@ export class FileCloner {
       // Something at `target` before is not ours to remove; a file the failed clone created is.
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') rmSync(target, { force: true });
       return false;
+    }
+  }
+  /**
+   * Clones the file at `source` to `target` (which must not exist) when its stamp is `expected`, older than
+   * `settled` (no later write can share it), both before and after the clone: the clone then holds the
+   * bytes the file held when that stamp was taken. False, with nothing left at `target`, otherwise.
+   */
+  cloneUnchanged(source: string, target: string, expected: Stamp, settled: number): boolean {
+    if (!this.#usable || isRacy(expected, settled)) return false;
+    let fd: number;
+    try {
+      // O_NOFOLLOW: a file swapped for a symlink is not followed.
+      fd = openSync(source, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    } catch {
+      return false;
+    }
+    try {
+      if (!sameStamp(stampOf(fstatSync(fd)), expected) || !this.clone(fd, target)) return false;
+      if (sameStamp(stampOf(fstatSync(fd)), expected)) return true;
+      this.#cloned -= 1;
+      rmSync(target, { force: true });
+      return false;
+    } finally {
+      closeSync(fd);
     }
   }
 }

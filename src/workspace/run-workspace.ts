@@ -51,6 +51,8 @@ export interface SnapshotReport {
    */
   readonly copy: 'fresh' | 'reused' | 'rebuilt';
   readonly restored?: number;
+  /** Large files of a fresh copy cloned (sharing the workspace file's blocks) instead of written; absent when none. */
+  readonly cloned?: number;
   /**
    * Why the cache was not used, the run taking a fresh snapshot and copy: `busy`, another run held the
    * workspace's entry; `refused`, the cache folder is not this user's alone (another user's, or writable by others).
@@ -210,6 +212,11 @@ function sameEntry(a: ManifestEntry | undefined, b: ManifestEntry | undefined): 
   return b.type === 'symlink' && a.target === b.target;
 }
 
+/** The report's `cloned`, when the snapshot cloned any file of the copy. */
+function cloned({ cloned: count }: { readonly cloned: number }): { cloned?: number } {
+  return count > 0 ? { cloned: count } : {};
+}
+
 /**
  * Everything a run does with files: the snapshot of the workspace taken when it starts, the isolated
  * copy its checks run in (reset to snapshot + candidate before each check set), the private copy an
@@ -303,7 +310,7 @@ export class RunWorkspace {
         taken.snapshot,
         WorkCopy.adopt(path.join(runDir, 'check'), taken.snapshot, taken.copyStamps),
         _internal?.foldsNames,
-        { hashed: taken.hashed, copy: 'fresh', ...(entry === undefined ? {} : { cache: entry }) },
+        { hashed: taken.hashed, copy: 'fresh', ...cloned(taken), ...(entry === undefined ? {} : { cache: entry }) },
       );
     } catch (error) {
       taken?.snapshot.pack.close();
@@ -359,7 +366,7 @@ export class RunWorkspace {
       const sameManifest = snapshot.hash === cached?.previous.hash;
       if (cached === undefined) {
         check = WorkCopy.adopt(entry.copyDir, snapshot, taken.copyStamps);
-        report = { hashed: taken.hashed, copy: 'fresh' };
+        report = { hashed: taken.hashed, copy: 'fresh', ...cloned(taken) };
       } else {
         const reused =
           cached.copy === undefined || sameRoot === false

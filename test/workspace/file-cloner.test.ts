@@ -22,6 +22,8 @@ import { FileCloner } from '../../src/workspace/file-cloner.js';
 import { ignoreRule } from '../../src/workspace/ignore.js';
 import { contentHash } from '../../src/workspace/manifest.js';
 import { confirmedClone, takeSnapshot } from '../../src/workspace/snapshot.js';
+import { WorkCopy } from '../../src/workspace/work-copy.js';
+import { redline } from '../cli/redline.js';
 import { tempBase } from './tree.js';
 
 /** Runs `body` in a folder on a small XFS file system with reflinks (a loop mount), or skips where this machine cannot mount one. */
@@ -159,6 +161,82 @@ describe('a large file of the first copy is cloned where the file system shares 
       remove();
     }
   });
+});
+
+describe('redline run on a file system that clones', () => {
+  it('says in the run story how many large files its fresh copy cloned, and the run verifies', (t) =>
+    onXfs(t, async (dir) => {
+      const ws = path.join(dir, 'ws');
+      layWorkspace(ws);
+      writeFileSync(path.join(ws, 'check.js'), "console.log('TAP version 13\\n1..1\\nok 1 - large file there');\n");
+      await sleep(30);
+      const mission = path.join(dir, 'mission.json');
+      writeFileSync(
+        mission,
+        JSON.stringify({
+          id: 'clones',
+          goal: 'nothing to change',
+          workspace: ws,
+          checks: [{ name: 'tests', kind: 'test-runner', format: 'tap', command: 'node check.js' }],
+        }),
+      );
+      const db = path.join(dir, 'ledger.db');
+      const run = await redline([
+        'run',
+        mission,
+        '--proposer',
+        'true',
+        '--ledger',
+        db,
+        '--no-review',
+        '--cache-dir',
+        path.join(dir, 'cache'),
+        '--json',
+      ]);
+      assert.equal(run.code, 0, run.stderr);
+      const { runId, outcome } = JSON.parse(run.stdout.trim()) as { runId: string; outcome: string };
+      assert.equal(outcome, 'complete_noop');
+      const show = await redline(['ledger', 'show', runId, '--ledger', db]);
+      assert.match(show.stdout, /^ {2}snapshot .*: 4 entries, 3 hashed, fresh copy \(1 large file cloned\), taken in \d+ ms$/m);
+    }));
+});
+
+/** Whether every extent of `file` shares its blocks with another file (filefrag's `shared` flag). */
+function shared(file: string): boolean {
+  const extents = execFileSync('filefrag', ['-v', file], { encoding: 'utf8' })
+    .split('\n')
+    .filter((line) => /^\s*\d+:/.test(line));
+  return extents.length > 0 && extents.every((line) => line.includes('shared'));
+}
+
+describe('a large file of a copy written from the snapshot is cloned from the live workspace where it is unchanged', () => {
+  it('clones what the live workspace still holds as the snapshot read it, and writes from the pack what changed since', (t) =>
+    onXfs(t, async (dir) => {
+      const ws = path.join(dir, 'ws');
+      const runDir = path.join(dir, 'run');
+      mkdirSync(runDir);
+      const large = layWorkspace(ws);
+      const other = randomBytes(2 * 1024 * 1024);
+      writeFileSync(path.join(ws, 'assets/other.bin'), other);
+      await sleep(30);
+      const pack = BlobPack.create(path.join(runDir, 'cache.pack'));
+      const { snapshot } = await takeSnapshot({ workspace: ws, ignored: ignoreRule(), runDir, pack });
+      try {
+        // Rewritten in the live workspace since, same size: the copy must still hold the snapshot's bytes.
+        writeFileSync(path.join(ws, 'assets/other.bin'), randomBytes(other.length));
+        const copy = await WorkCopy.materialize(path.join(dir, 'copy'), snapshot);
+        assert.deepEqual(readFileSync(path.join(copy.dir, 'assets/large.bin')), large);
+        assert.equal(fstatMode(path.join(copy.dir, 'assets/large.bin')), 0o640);
+        assert.equal(shared(path.join(copy.dir, 'assets/large.bin')), true, 'cloned');
+        assert.deepEqual(readFileSync(path.join(copy.dir, 'assets/other.bin')), other);
+        assert.equal(shared(path.join(copy.dir, 'assets/other.bin')), false, 'written from the pack');
+        assert.equal(readFileSync(path.join(copy.dir, 'small.txt'), 'utf8'), 'small');
+        // Its stamps are the copy's own: nothing to restore on the next reset.
+        assert.equal((await copy.reset({})).restored, 0);
+      } finally {
+        pack.close();
+      }
+    }));
 });
 
 function fstatMode(file: string): number {
