@@ -4,6 +4,7 @@ import path from 'node:path';
 import { SnapshotGoneError } from '../errors/snapshot-gone-error.js';
 import { ALWAYS_IGNORED, ignoreRule, type IgnoreRule } from './ignore.js';
 import { liveChanges } from './live-changes.js';
+import { warmSweep } from './stamp-sweep.js';
 import { candidatePathProblem, foldedName } from './path-rules.js';
 import { loadSnapshot, saveSnapshot, takeSnapshot, type Snapshot } from './snapshot.js';
 import type { BlobPack } from './blob-pack.js';
@@ -272,6 +273,8 @@ export class RunWorkspace {
         : { dir: cache.entry.agentDir, ...(cache.agent === undefined ? {} : { left: cache.agent }) };
     if (foldsNames === undefined) writeFileSync(path.join(runDir, 'Case-Probe'), '');
     this.#foldsNames = foldsNames ?? existsSync(path.join(runDir, 'case-probe'));
+    // The walks after the checks and the agent split their `lstat`s with a second thread: started now, ready by then.
+    warmSweep(snapshot.manifest.size);
   }
 
   /**

@@ -23,6 +23,7 @@ import { pathIn } from './path-in.js';
 import { settledFolderStamp, settleWrittenFolders } from './settled-folder.js';
 import type { Snapshot } from './snapshot.js';
 import { isRacy, lstatOrNothing, processUmask, sameStamp, stampAt, stampOf, type Stamp } from './stamp.js';
+import { unchangedAt } from './stamp-sweep.js';
 
 const BATCH = 512;
 /** Files of this size and larger are cloned where they can be (as the snapshot clones those that fill its read buffer). */
@@ -299,14 +300,18 @@ export class WorkCopy {
         if (this.#wanted(child) === undefined) extra.add(child);
       }
     };
+    // Which stamps are unchanged, found on two threads for a large copy walked in full: only the others are stamped here.
+    const unchanged = dirsOnly ? undefined : await unchangedAt(this.dir, this.#stamps);
+    let index = -1;
     for (const [file, stamp] of this.#stamps) {
+      index += 1;
       // A path stamped in the clock tick the copy was settled in could be rewritten without its stamp
       // changing: compared by content even when only the folders are looked at.
       if (dirsOnly && stamp.kind !== 'dir' && !isRacy(stamp, this.#settledAt)) continue;
       scanned += 1;
       if (scanned % (BATCH * 8) === 0) await yieldToLoop();
       const target = pathIn(this.dir, file);
-      const now = stampAt(target);
+      const now = unchanged?.[index] === 1 ? stamp : stampAt(target);
       if (now === undefined) {
         changed.add(file);
         continue;

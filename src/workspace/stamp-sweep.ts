@@ -1,0 +1,156 @@
+import { Worker } from 'node:worker_threads';
+import { pathIn } from './path-in.js';
+import { sameStamp, stampAt, type Stamp } from './stamp.js';
+
+/** Fewer paths than this are stamped by the walk itself: the second thread's start and messages would cost more. */
+const MIN_PATHS = 2048;
+
+const KIND_CODES: Readonly<Record<Stamp['kind'], number>> = { file: 0, dir: 1, symlink: 2, other: 3 };
+
+/**
+ * The second thread: for each request (a folder, paths in it and the stamps they had, six numbers each),
+ * answers with one byte per path, 1 where `lstat` gives exactly that stamp now, computed as `stampAt`
+ * computes a stamp from Node's `lstat` binding; 0 where it differs, nothing is there, or `lstat` failed.
+ * Before its first answer it checks, on paths that exist, that the binding gives what `fs.lstatSync` gives,
+ * and says `unavailable` (and answers nothing) where it does not or there is no binding.
+ */
+const SOURCE = `
+const { parentPort } = require('node:worker_threads');
+const fs = require('node:fs');
+const path = require('node:path');
+const S_IFMT = 0o170000;
+const CODES = new Map([[0o100000, 0], [0o040000, 1], [0o120000, 2]]);
+let lstat;
+try {
+  const binding = process.binding('fs');
+  if (typeof binding.lstat === 'function') lstat = (target) => binding.lstat(target, false, undefined, false);
+} catch {}
+function same(values, expected, at) {
+  const mode = values[1];
+  return (CODES.get(mode & S_IFMT) ?? 3) === expected[at] && values[7] === expected[at + 1] && values[8] === expected[at + 2] &&
+    values[12] * 1e3 + values[13] / 1e6 === expected[at + 3] && values[14] * 1e3 + values[15] / 1e6 === expected[at + 4] &&
+    (mode & 0o7777) === expected[at + 5];
+}
+if (lstat !== undefined) {
+  for (const file of [process.execPath, path.dirname(process.execPath)]) {
+    const info = fs.lstatSync(file);
+    const kind = info.isFile() ? 0 : info.isDirectory() ? 1 : info.isSymbolicLink() ? 2 : 3;
+    const values = lstat(file);
+    if (!values || !same(values, [kind, info.ino, info.size, info.mtimeMs, info.ctimeMs, info.mode & 0o7777], 0)) lstat = undefined;
+  }
+}
+parentPort.postMessage(lstat === undefined ? { unavailable: true } : { ready: true });
+parentPort.on('message', ({ id, dir, paths, expected }) => {
+  const answer = new Uint8Array(paths.length);
+  for (let index = 0; index < paths.length; index++) {
+    const file = paths[index];
+    if (file.includes('\\0')) continue;
+    try {
+      const values = lstat(file === '' ? dir : dir + '/' + file);
+      if (values !== undefined && same(values, expected, index * 6)) answer[index] = 1;
+    } catch {}
+  }
+  parentPort.postMessage({ id, answer }, [answer.buffer]);
+});
+`;
+
+/** The second thread, started on first need and kept (not keeping the process alive) while it answers. */
+class Sweeper {
+  #worker: Worker | undefined;
+  #state: 'starting' | 'ready' | 'off' = 'starting';
+  readonly #waiting = new Map<number, (answer: Uint8Array | undefined) => void>();
+  #next = 0;
+
+  /** The thread when it is ready to answer; else undefined (and it is started, unless it failed). */
+  ready(): Worker | undefined {
+    if (this.#state === 'off') return undefined;
+    if (this.#worker === undefined) this.#start();
+    return this.#state === 'ready' ? this.#worker : undefined;
+  }
+
+  #start(): void {
+    try {
+      const worker = new Worker(SOURCE, { eval: true });
+      worker.unref();
+      worker.on('message', (message: { ready?: true; unavailable?: true; id?: number; answer?: Uint8Array }) => {
+        if (message.ready === true) this.#state = 'ready';
+        else if (message.unavailable === true) this.#stop();
+        else if (message.id !== undefined) {
+          this.#waiting.get(message.id)?.(message.answer);
+          this.#waiting.delete(message.id);
+        }
+      });
+      worker.on('error', () => this.#stop());
+      worker.on('exit', () => this.#stop());
+      this.#worker = worker;
+    } catch {
+      this.#state = 'off';
+    }
+  }
+
+  #stop(): void {
+    this.#state = 'off';
+    for (const wake of this.#waiting.values()) wake(undefined);
+    this.#waiting.clear();
+    void this.#worker?.terminate();
+  }
+
+  /** The thread's answer for `paths` of `dir`, or undefined when it stopped meanwhile. */
+  ask(worker: Worker, dir: string, paths: string[], expected: Float64Array): Promise<Uint8Array | undefined> {
+    const id = this.#next;
+    this.#next += 1;
+    const answer = new Promise<Uint8Array | undefined>((resolve) => this.#waiting.set(id, resolve));
+    // Kept alive while an answer is awaited, so that the process does not end under a pending walk.
+    worker.ref();
+    worker.postMessage({ id, dir, paths, expected }, [expected.buffer as ArrayBuffer]);
+    return answer.finally(() => {
+      if (this.#waiting.size === 0) worker.unref();
+    });
+  }
+}
+
+const sweeper = new Sweeper();
+
+/** Starts the second thread ahead of the walks of a copy of `paths` paths, when they will use it. */
+export function warmSweep(paths: number): void {
+  if (paths >= MIN_PATHS) sweeper.ready();
+}
+
+/**
+ * Which paths of `dir` still have exactly the stamps in `stamps` (by the map's order: 1 unchanged, 0
+ * changed, gone or unreadable), with the `lstat` calls of a large walk split between this thread and a
+ * second one; undefined for a small walk or where the second thread is not ready or not available (the
+ * walk then stamps each path itself). A 0 says only that the walk must stamp that path itself.
+ */
+export async function unchangedAt(dir: string, stamps: ReadonlyMap<string, Stamp>): Promise<Uint8Array | undefined> {
+  if (stamps.size < MIN_PATHS) return undefined;
+  const worker = sweeper.ready();
+  if (worker === undefined) return undefined;
+  const paths = [...stamps.keys()];
+  const half = paths.length >> 1;
+  // The second half goes to the other thread, with its stamps as numbers.
+  const theirs = paths.slice(half);
+  const expected = new Float64Array(theirs.length * 6);
+  let at = 0;
+  for (const file of theirs) {
+    const stamp = stamps.get(file) as Stamp;
+    expected.set([KIND_CODES[stamp.kind], stamp.ino, stamp.size, stamp.mtimeMs, stamp.ctimeMs, stamp.mode], at);
+    at += 6;
+  }
+  const answer = sweeper.ask(worker, dir, theirs, expected);
+  const same = new Uint8Array(paths.length);
+  for (let index = 0; index < half; index++) {
+    const file = paths[index] as string;
+    try {
+      const now = stampAt(pathIn(dir, file));
+      if (now !== undefined && sameStamp(now, stamps.get(file) as Stamp)) same[index] = 1;
+    } catch {
+      // Stamped again by the walk, which reports what is wrong.
+    }
+  }
+  const other = await answer;
+  // The walk reads the answer by the map's order: a map changed meanwhile is stamped by the walk itself.
+  if (other === undefined || other.length !== theirs.length || stamps.size !== paths.length) return undefined;
+  same.set(other, half);
+  return same;
+}

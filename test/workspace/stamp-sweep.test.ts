@@ -1,0 +1,196 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import fc from 'fast-check';
+import { inputChanges } from '../../src/workspace/input-changes.js';
+import { sameStamp, stampAt, type Stamp } from '../../src/workspace/stamp.js';
+import { unchangedAt, warmSweep } from '../../src/workspace/stamp-sweep.js';
+import { ignoreRule } from '../../src/workspace/ignore.js';
+import { takeSnapshot } from '../../src/workspace/snapshot.js';
+import { WorkCopy } from '../../src/workspace/work-copy.js';
+import { readTree, tempBase, treeDifferences } from './tree.js';
+
+const FILES = 2_400;
+const DIRS = 24;
+
+/** A copy large enough for the walks to split their `lstat`s, with the stamps of every path ('' is the root). */
+function layCopy(dir: string): Map<string, Stamp> {
+  for (let d = 0; d < DIRS; d += 1) mkdirSync(path.join(dir, `d${d}`), { recursive: true });
+  for (let f = 0; f < FILES; f += 1) writeFileSync(path.join(dir, `d${f % DIRS}/f${f}.txt`), `file ${f}\n`);
+  symlinkSync('d0/f0.txt', path.join(dir, 'link'));
+  const stamps = new Map<string, Stamp>([['', stampAt(dir) as Stamp]]);
+  for (let d = 0; d < DIRS; d += 1) stamps.set(`d${d}`, stampAt(path.join(dir, `d${d}`)) as Stamp);
+  for (let f = 0; f < FILES; f += 1) stamps.set(`d${f % DIRS}/f${f}.txt`, stampAt(path.join(dir, `d${f % DIRS}/f${f}.txt`)) as Stamp);
+  stamps.set('link', stampAt(path.join(dir, 'link')) as Stamp);
+  return stamps;
+}
+
+/** The sweep's answer once its second thread is ready (it starts on first need). */
+async function sweep(dir: string, stamps: Map<string, Stamp>): Promise<Uint8Array> {
+  warmSweep(stamps.size);
+  for (let tries = 0; tries < 200; tries += 1) {
+    const answer = await unchangedAt(dir, stamps);
+    if (answer !== undefined) return answer;
+    await sleep(10);
+  }
+  throw new Error('the sweep never answered');
+}
+
+/** What one change does to a path of the copy (what a check or an agent could do there). */
+const CHANGES = ['rewrite', 'same-bytes', 'restore-times', 'chmod', 'delete', 'touch', 'to-dir', 'to-symlink', 'swap'] as const;
+
+function change(dir: string, file: string, kind: (typeof CHANGES)[number], other: string): void {
+  const target = path.join(dir, file);
+  switch (kind) {
+    case 'rewrite':
+      writeFileSync(target, 'changed\n');
+      break;
+    case 'same-bytes':
+      writeFileSync(target, `file ${file.replace(/^.*\/f(\d+)\.txt$/, '$1')}\n`);
+      break;
+    case 'restore-times': {
+      // Other bytes of the same length, the times set back: only the change time tells.
+      const { mtimeNs } = lstatSync(target, { bigint: true });
+      writeFileSync(target, readFileSync(target, 'utf8').replace(/\d/g, 'x'));
+      const seconds = mtimeNs / 1_000_000_000n;
+      const nanoseconds = String(mtimeNs % 1_000_000_000n).padStart(9, '0');
+      execFileSync('touch', ['-m', '-d', `@${seconds}.${nanoseconds}`, target]);
+      break;
+    }
+    case 'chmod':
+      chmodSync(target, 0o600);
+      break;
+    case 'delete':
+      rmSync(target);
+      break;
+    case 'touch':
+      utimesSync(target, new Date(0), new Date(0));
+      break;
+    case 'to-dir':
+      rmSync(target);
+      mkdirSync(target);
+      break;
+    case 'to-symlink':
+      rmSync(target);
+      symlinkSync('/etc/passwd', target);
+      break;
+    case 'swap':
+      // Another file's inode under this name.
+      renameSync(path.join(dir, other), target);
+      break;
+  }
+}
+
+describe('unchangedAt: the walks of a large copy split between two threads', () => {
+  it('says 1 for exactly the paths whose stamp stampAt finds unchanged, in the map order, whatever was done to the others', async () => {
+    const { dir: base, remove } = tempBase(`sweep-${process.pid}`);
+    try {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.uniqueArray(fc.integer({ min: 0, max: FILES - 1 }), { minLength: 1, maxLength: 40 }),
+          fc.array(fc.constantFrom(...CHANGES), { minLength: 40, maxLength: 40 }),
+          async (picked, kinds) => {
+            const dir = path.join(base, `copy-${Math.random().toString(36).slice(2)}`);
+            const stamps = layCopy(dir);
+            await sleep(20);
+            const others = new Set<number>(picked);
+            picked.forEach((index, at) => {
+              const file = `d${index % DIRS}/f${index}.txt`;
+              // A swap takes a file that is not changed otherwise.
+              let source = (index + 1) % FILES;
+              while (others.has(source)) source = (source + 1) % FILES;
+              others.add(source);
+              change(dir, file, kinds[at] as (typeof CHANGES)[number], `d${source % DIRS}/f${source}.txt`);
+            });
+            const answer = await sweep(dir, stamps);
+            assert.equal(answer.length, stamps.size);
+            let index = 0;
+            for (const [file, stamp] of stamps) {
+              const now = stampAt(file === '' ? dir : path.join(dir, file));
+              const same = now !== undefined && sameStamp(now, stamp);
+              assert.equal(answer[index] === 1, same, `${file}: ${answer[index]} against ${String(same)}`);
+              index += 1;
+            }
+            rmSync(dir, { recursive: true, force: true });
+          },
+        ),
+        { numRuns: 8 },
+      );
+    } finally {
+      remove();
+    }
+  });
+
+  it('a large copy walked in full after hostile changes is reset to exactly the snapshot', async () => {
+    const { dir: base, remove } = tempBase(`sweep-reset-${process.pid}`);
+    try {
+      const ws = path.join(base, 'ws');
+      const runDir = path.join(base, 'run');
+      mkdirSync(runDir);
+      layCopy(ws);
+      await sleep(20);
+      const copyDir = path.join(runDir, 'check');
+      const taken = await takeSnapshot({ workspace: ws, ignored: ignoreRule(), runDir, copyDir });
+      try {
+        const copy = WorkCopy.adopt(copyDir, taken.snapshot, taken.copyStamps);
+        // Handed out (to checks, or an agent): the next reset walks every path.
+        await copy.reset({});
+        await sleep(20);
+        await sweep(copyDir, taken.copyStamps);
+        CHANGES.forEach((kind, index) => change(copyDir, `d${(FILES - 1 - index) % DIRS}/f${FILES - 1 - index}.txt`, kind, 'd0/f0.txt'));
+        writeFileSync(path.join(copyDir, 'd1/planted.txt'), 'planted');
+        const report = await copy.reset({});
+        assert.deepEqual(treeDifferences(readTree(ws), readTree(copyDir)), []);
+        assert.ok(report.restored >= CHANGES.length, `${report.restored} restored`);
+      } finally {
+        taken.snapshot.pack.close();
+      }
+    } finally {
+      remove();
+    }
+  });
+
+  it('leaves a small walk to stamp its own paths', async () => {
+    const { dir, remove } = tempBase(`sweep-small-${process.pid}`);
+    try {
+      writeFileSync(path.join(dir, 'a.txt'), 'a');
+      assert.equal(await unchangedAt(dir, new Map([['a.txt', stampAt(path.join(dir, 'a.txt')) as Stamp]])), undefined);
+    } finally {
+      remove();
+    }
+  });
+
+  it('inputChanges of a large copy finds every changed input and every created entry, as a walk on one thread does', async () => {
+    const { dir: base, remove } = tempBase(`sweep-inputs-${process.pid}`);
+    try {
+      const dir = path.join(base, 'copy');
+      const stamps = layCopy(dir);
+      await sleep(20);
+      // Later than every stamp: none is compared by content.
+      const settledAt = Date.now();
+      await sweep(dir, stamps);
+      change(dir, 'd3/f3.txt', 'rewrite', '');
+      change(dir, 'd5/f2381.txt', 'delete', '');
+      change(dir, `d${(FILES - 1) % DIRS}/f${FILES - 1}.txt`, 'chmod', '');
+      change(dir, 'd7/f7.txt', 'to-symlink', '');
+      chmodSync(path.join(dir, 'd9'), 0o700);
+      writeFileSync(path.join(dir, 'd11/planted.txt'), 'planted');
+      const options = {
+        dir,
+        stamps,
+        settledAt,
+        holds: () => false,
+        expected: (file: string) => stamps.has(file),
+        isOutput: () => false,
+      };
+      const found = await inputChanges(options);
+      assert.deepEqual(found.changed, ['d3/f3.txt', 'd5/f2381.txt', 'd7/f7.txt', 'd9', `d${(FILES - 1) % DIRS}/f${FILES - 1}.txt`].sort());
+      assert.deepEqual([...found.drift.extra], ['d11/planted.txt']);
+    } finally {
+      remove();
+    }
+  });
+});
