@@ -259,7 +259,7 @@ function snapshotHow(workspace: NonNullable<StartedData['workspace']>): string {
         ? `, copy reused (${workspace.restored ?? 0} path${workspace.restored === 1 ? '' : 's'} restored)`
         : workspace.copy === 'rebuilt'
           ? ', cached copy rebuilt'
-          : `, fresh copy${workspace.cloned === undefined ? '' : ` (${workspace.cloned} large file${workspace.cloned === 1 ? '' : 's'} cloned)`}${CACHE_NOT_USED[workspace.cache ?? ''] ?? ''}`;
+          : `, fresh copy${CACHE_NOT_USED[workspace.cache ?? ''] ?? ''}${workspace.cloned === undefined ? '' : `, ${workspace.cloned} large file${workspace.cloned === 1 ? '' : 's'} cloned`}`;
   return `${hashed}${copy}`;
 }
 

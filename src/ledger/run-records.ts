@@ -112,7 +112,7 @@ const startedShape = {
       copy: opt(z.enum(['fresh', 'reused', 'rebuilt'])),
       restored: opt(z.number()),
       /** Large files of a fresh copy cloned from the workspace instead of written (reflinks). */
-      cloned: opt(z.number()),
+      cloned: opt(z.number().int().nonnegative()),
       cache: opt(z.enum(['busy', 'refused'])),
       linksOutside: opt(z.looseObject({ count: z.number(), paths: strings })),
     }),

@@ -32,26 +32,3 @@ export function manifestHash(manifest: Manifest): string {
   for (const file of paths) text += line(file, manifest.get(file) as ManifestEntry);
   return contentHash(text);
 }
-
-/** Whether two manifests hold the same paths with the same entries (then their {@link manifestHash} is the same). */
-export function sameManifest(a: Manifest, b: Manifest): boolean {
-  if (a.size !== b.size) return false;
-  for (const [file, entry] of a) {
-    const other = b.get(file);
-    if (other === entry) continue;
-    if (other === undefined || other.type !== entry.type) return false;
-    switch (entry.type) {
-      case 'file': {
-        const { mode, size, hash } = other as typeof entry;
-        if (mode !== entry.mode || size !== entry.size || hash !== entry.hash) return false;
-        break;
-      }
-      case 'symlink':
-        if ((other as typeof entry).target !== entry.target) return false;
-        break;
-      case 'dir':
-        if ((other as typeof entry).mode !== entry.mode) return false;
-    }
-  }
-  return true;
-}

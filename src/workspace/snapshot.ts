@@ -16,7 +16,6 @@ import {
   writeFileSync,
   writeSync,
   lstatSync,
-  rmSync,
   type Dirent,
   type Stats,
 } from 'node:fs';
@@ -40,7 +39,7 @@ import { CopyWriter } from './copy-writer.js';
 import { FileCloner } from './file-cloner.js';
 import { settleWrittenFolders } from './settled-folder.js';
 import type { IgnoreRule } from './ignore.js';
-import { contentHash, manifestHash, sameManifest, type Manifest, type ManifestEntry } from './manifest.js';
+import { contentHash, manifestHash, type Manifest, type ManifestEntry } from './manifest.js';
 import { isRacy, processUmask, sameStamp, stampAt, stampOf, type Stamp } from './stamp.js';
 
 /** Entries handled between two turns of the event loop, so that timers and other runs go on meanwhile. */
@@ -101,8 +100,6 @@ export interface PreviousSnapshot {
    * is what it was then holds exactly the entries it held then, and is not listed again.
    */
   readonly ignore?: string;
-  /** Its {@link manifestHash}: the new snapshot's too when nothing was read and its manifest is entry for entry the same. */
-  readonly hash?: string;
 }
 
 class PackedSnapshot implements Snapshot {
@@ -178,9 +175,21 @@ function captureFile(
     const info = fstatSync(input);
     if (!info.isFile()) return undefined;
     const mode = info.mode & 0o7777;
+    // A large file's copy is cloned where the file system can, before a byte is read: a write after the
+    // clone (a store through a mapping included, once the clone has written the file's pages out) changes
+    // the file's stamp, which confirmedClone compares when the read is done. A stamp taken while the walk
+    // was under way could be shared by a later write: such a file is written.
+    const cloned =
+      copy !== undefined &&
+      info.size >= buffer.length &&
+      cloning?.cloner.usable === true &&
+      !isRacy(stampOf(info), cloning.startedAt) &&
+      cloning.cloner.clone(input, copy);
     // Asking for a byte more than fstat said finds the end of a file that fits without another read.
     const first = readSync(input, buffer, 0, Math.min(buffer.length, info.size + 1), null);
     if (first <= info.size && first < buffer.length) {
+      // Shrunk since fstat: written like any small file.
+      if (cloned) cloning?.cloner.discard(copy as string);
       const bytes = buffer.subarray(0, first);
       const hash = contentHash(bytes);
       const entry = { type: 'file' as const, mode, size: first, hash };
@@ -193,13 +202,6 @@ function captureFile(
       const packOffset = pack.reserve(hash, first);
       return { entry, live: stampOf(info), small: bytes, ...(packOffset === undefined ? {} : { packOffset }) };
     }
-    // A large file's copy is cloned where the file system can, when its stamp shows no write during the walk
-    // (a later write, before the read below ends, changes it: compared then).
-    const cloned =
-      copy !== undefined &&
-      cloning?.cloner.usable === true &&
-      !isRacy(stampOf(info), cloning.startedAt) &&
-      cloning.cloner.clone(input, copy);
     const output =
       copy === undefined || cloned ? undefined : openSync(copy, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
     try {
@@ -215,7 +217,8 @@ function captureFile(
       const hash = digest.digest('hex');
       pack.commit(hash);
       const entry = { type: 'file' as const, mode, size, hash };
-      if (cloned && copy !== undefined) return { entry, live: stampOf(info), copied: confirmedClone(input, info, copy, entry, pack) };
+      if (cloned && copy !== undefined && cloning !== undefined)
+        return { entry, live: stampOf(info), copied: confirmedClone(input, info, copy, entry, pack, cloning.cloner) };
       return { entry, live: stampOf(info), ...(output === undefined ? {} : { copied: stampOf(fstatSync(output)) }) };
     } finally {
       if (output !== undefined) closeSync(output);
@@ -227,8 +230,9 @@ function captureFile(
 
 /**
  * The stamp of a cloned copy once it is known to hold exactly what was read and hashed: the file's stamp
- * is the one it had before the clone (so nothing wrote it from before the clone to the end of the read),
- * and the clone has its size and mode. Otherwise the clone is replaced by the bytes the pack now holds.
+ * is the one it had before the clone (nothing wrote it from then to the end of the read), and the clone
+ * has the size and mode that were read. Otherwise the clone is discarded and the copy written from the
+ * bytes the pack now holds.
  */
 export function confirmedClone(
   input: number,
@@ -236,6 +240,7 @@ export function confirmedClone(
   copy: string,
   entry: Extract<ManifestEntry, { type: 'file' }>,
   pack: BlobPack,
+  cloner: FileCloner,
 ): Stamp {
   const clone = lstatSync(copy);
   if (
@@ -245,7 +250,7 @@ export function confirmedClone(
     (clone.mode & 0o7777) === entry.mode
   )
     return stampOf(clone);
-  rmSync(copy, { force: true });
+  cloner.discard(copy);
   const output = openSync(copy, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, entry.mode);
   try {
     fchmodSync(output, entry.mode);
@@ -336,7 +341,7 @@ export async function takeSnapshot({
   const unreadable: string[] = [];
   // Large files of the copy are cloned where the file system can (see FileCloner).
   // The walk's start is a time on the workspace's own clock only when read on its file system (see clockHere).
-  const cloning = copyDir === undefined || !clockHere ? undefined : { cloner: new FileCloner(), startedAt };
+  const cloning = copyDir === undefined || !clockHere ? undefined : { cloner: new FileCloner(copyDir), startedAt };
   // Small files of the copy are created on a second thread while this one reads, hashes and packs.
   const writer = copyDir === undefined ? undefined : new CopyWriter({ umask, pack: pack.file, stamps: copyStamps });
   // A folder whose stamp is what it was at the previous snapshot (taken with the same ignore rule) holds
@@ -427,19 +432,8 @@ export async function takeSnapshot({
     pack.close();
     throw error;
   }
-  // A workspace as the previous snapshot found it has its manifest hash already (a pass over every path's text saved).
-  const hash = previous?.hash !== undefined && hashed === 0 && sameManifest(manifest, previous.manifest) ? previous.hash : undefined;
   return {
-    snapshot: new PackedSnapshot({
-      workspace,
-      manifest,
-      ignored,
-      rootMode,
-      live,
-      ...(clockHere ? { startedAt } : {}),
-      pack,
-      ...(hash === undefined ? {} : { hash }),
-    }),
+    snapshot: new PackedSnapshot({ workspace, manifest, ignored, rootMode, live, ...(clockHere ? { startedAt } : {}), pack }),
     copyStamps,
     hashed,
     listed: listedFolders,

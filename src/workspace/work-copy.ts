@@ -16,7 +16,6 @@ import {
 import path from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { inputChanges } from './input-changes.js';
-import { FileCloner } from './file-cloner.js';
 import { contentHash, type ManifestEntry } from './manifest.js';
 import { mkdirInside, readNoFollow, removeInside, removeTree, symlinkInside, writeInside } from './safe-fs.js';
 import { pathIn } from './path-in.js';
@@ -26,8 +25,6 @@ import { isRacy, lstatOrNothing, processUmask, sameStamp, stampAt, stampOf, type
 import { unchangedAt } from './stamp-sweep.js';
 
 const BATCH = 512;
-/** Files of this size and larger are cloned where they can be (as the snapshot clones those that fill its read buffer). */
-const CLONED_FROM = 1 << 20;
 
 function parentOf(file: string): string {
   const slash = file.lastIndexOf('/');
@@ -83,28 +80,15 @@ async function fill(dir: string, snapshot: Snapshot): Promise<Map<string, Stamp>
   chmodSync(dir, snapshot.rootMode | 0o700);
   const umask = processUmask();
   const stamps = new Map<string, Stamp>();
-  // A large file the live workspace still holds as the snapshot read it is cloned from there where the
-  // file systems can (see FileCloner); the rest is written from the pack.
-  const cloner = new FileCloner();
   let handled = 0;
   for (const file of [...snapshot.manifest.keys()].sort()) {
     const entry = snapshot.manifest.get(file) as ManifestEntry;
     const target = path.join(dir, file);
-    const live = snapshot.live.get(file);
     if (entry.type === 'dir') {
       mkdirSync(target, { mode: entry.mode | 0o700 });
       if (((entry.mode | 0o700) & umask) !== 0) chmodSync(target, entry.mode | 0o700);
     } else if (entry.type === 'symlink') {
       symlinkSync(entry.target, target);
-      stamps.set(file, stampOf(lstatSync(target)));
-    } else if (
-      entry.size >= CLONED_FROM &&
-      snapshot.startedAt !== undefined &&
-      live !== undefined &&
-      live.mode === entry.mode &&
-      live.size === entry.size &&
-      cloner.cloneUnchanged(pathIn(snapshot.workspace, file), target, live, snapshot.startedAt)
-    ) {
       stamps.set(file, stampOf(lstatSync(target)));
     } else {
       const fd = openSync(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, entry.mode);

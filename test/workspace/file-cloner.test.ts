@@ -2,17 +2,18 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
-  appendFileSync,
   chmodSync,
   closeSync,
   existsSync,
   fstatSync,
   mkdirSync,
   openSync,
-  readFileSync,
   readdirSync,
+  readFileSync,
+  statfsSync,
   utimesSync,
   writeFileSync,
+  writeSync,
 } from 'node:fs';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
@@ -26,34 +27,53 @@ import { WorkCopy } from '../../src/workspace/work-copy.js';
 import { redline } from '../cli/redline.js';
 import { tempBase } from './tree.js';
 
+const MKFS_XFS = ['/usr/sbin/mkfs.xfs', '/sbin/mkfs.xfs'].find((tool) => existsSync(tool));
+
+/** Unmounts `mount`, lazily when it is still busy: a failed test leaves no mount behind. */
+function unmount(mount: string): void {
+  try {
+    execFileSync('umount', [mount], { stdio: 'pipe' });
+  } catch {
+    execFileSync('umount', ['-l', mount], { stdio: 'pipe' });
+  }
+}
+
 /** Runs `body` in a folder on a small XFS file system with reflinks (a loop mount), or skips where this machine cannot mount one. */
 async function onXfs(t: TestContext, body: (dir: string) => Promise<void>): Promise<void> {
+  if (process.getuid?.() !== 0 || MKFS_XFS === undefined) return t.skip('needs root and mkfs.xfs (xfsprogs) for a loop-mounted XFS');
   const { dir: base, remove } = tempBase(`xfs-${process.pid}`);
-  const image = path.join(base, 'xfs.img');
-  const mount = path.join(base, 'mnt');
-  let mounted = false;
   try {
-    if (process.getuid?.() !== 0 || !['/usr/sbin/mkfs.xfs', '/sbin/mkfs.xfs'].some((tool) => existsSync(tool)))
-      return t.skip('needs root and mkfs.xfs (xfsprogs) for a loop-mounted XFS');
+    const image = path.join(base, 'xfs.img');
+    const mount = path.join(base, 'mnt');
     // 300 MiB: XFS's smallest with reflinks and its log.
     closeSync(openSync(image, 'w'));
     execFileSync('truncate', ['-s', '300M', image]);
-    execFileSync('mkfs.xfs', ['-q', '-m', 'reflink=1', image]);
+    execFileSync(MKFS_XFS, ['-q', '-m', 'reflink=1', image]);
     mkdirSync(mount);
     try {
       execFileSync('mount', ['-o', 'loop', image, mount], { stdio: 'pipe' });
     } catch (error) {
       return t.skip(`no loop mount here: ${String((error as Error).message).split('\n')[0]}`);
     }
-    mounted = true;
-    await body(mount);
+    try {
+      await body(mount);
+    } finally {
+      unmount(mount);
+    }
   } finally {
-    if (mounted) execFileSync('umount', [mount]);
     remove();
   }
 }
 
-/** A workspace with a large file (over the snapshot's 1 MiB read buffer), a small one and a folder. */
+/** Whether every extent of `file` shares its blocks with another file (filefrag's `shared` flag). */
+function shared(file: string): boolean {
+  const extents = execFileSync('filefrag', ['-v', file], { encoding: 'utf8' })
+    .split('\n')
+    .filter((line) => /^\s*\d+:/.test(line));
+  return extents.length > 0 && extents.every((line) => line.includes('shared'));
+}
+
+/** A workspace with a large file (filling the snapshot's 1 MiB read buffer and more), a small one and a folder. */
 function layWorkspace(ws: string): Buffer {
   const large = randomBytes(3 * 1024 * 1024 + 17);
   mkdirSync(path.join(ws, 'assets'), { recursive: true });
@@ -61,6 +81,15 @@ function layWorkspace(ws: string): Buffer {
   chmodSync(path.join(ws, 'assets/large.bin'), 0o640);
   writeFileSync(path.join(ws, 'small.txt'), 'small');
   return large;
+}
+
+function fstatMode(file: string): number {
+  const fd = openSync(file, 'r');
+  try {
+    return fstatSync(fd).mode & 0o7777;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 describe('a large file of the first copy is cloned where the file system shares blocks', () => {
@@ -76,6 +105,8 @@ describe('a large file of the first copy is cloned where the file system shares 
       try {
         assert.equal(taken.cloned, 1);
         const copy = path.join(runDir, 'check/assets/large.bin');
+        assert.equal(shared(copy), true, 'its blocks are the workspace file’s');
+        assert.equal(shared(path.join(runDir, 'check/small.txt')), false, 'a small file is written');
         assert.deepEqual(readFileSync(copy), large);
         assert.equal(fstatMode(copy), 0o640);
         assert.deepEqual(taken.snapshot.manifest.get('assets/large.bin'), {
@@ -85,7 +116,7 @@ describe('a large file of the first copy is cloned where the file system shares 
           hash: contentHash(large),
         });
         assert.deepEqual(taken.snapshot.blob(contentHash(large)), large);
-        assert.deepEqual(taken.copyStamps.get('assets/large.bin')?.size, large.length);
+        assert.equal(taken.copyStamps.get('assets/large.bin')?.size, large.length);
       } finally {
         taken.snapshot.pack.close();
       }
@@ -103,13 +134,14 @@ describe('a large file of the first copy is cloned where the file system shares 
       const taken = await takeSnapshot({ workspace: ws, ignored: ignoreRule(), runDir, copyDir: path.join(runDir, 'check') });
       try {
         assert.equal(taken.cloned, 0);
+        assert.equal(shared(path.join(runDir, 'check/assets/large.bin')), false);
         assert.deepEqual(readFileSync(path.join(runDir, 'check/assets/large.bin')), large);
       } finally {
         taken.snapshot.pack.close();
       }
     }));
 
-  it('replaces a clone by the bytes read and hashed when the file changed after it was first looked at', (t) =>
+  it('replaces a clone by the bytes read and hashed when the file was rewritten in place (same size) after it was first looked at', (t) =>
     onXfs(t, async (dir) => {
       const source = path.join(dir, 'source.bin');
       const original = randomBytes(2 * 1024 * 1024);
@@ -119,28 +151,36 @@ describe('a large file of the first copy is cloned where the file system shares 
       const input = openSync(source, 'r');
       try {
         const before = fstatSync(input);
-        // What was read and hashed: the original bytes. The file changes before it is cloned.
+        // What was read and hashed: the original bytes. The file is rewritten in place before the clone:
+        // same size, same mode, only its times tell.
         pack.append(original);
         pack.commit(contentHash(original));
         await sleep(20);
-        appendFileSync(source, 'written meanwhile');
+        const rewrite = openSync(source, 'r+');
+        writeSync(rewrite, randomBytes(4096), 0, 4096, 0);
+        closeSync(rewrite);
+        const cloner = new FileCloner(dir);
         const copy = path.join(dir, 'copy.bin');
-        assert.equal(new FileCloner().clone(input, copy), true);
-        assert.equal(readFileSync(copy).length, original.length + 'written meanwhile'.length, 'the clone took the later bytes');
+        assert.equal(cloner.clone(input, copy), true);
+        assert.notDeepEqual(readFileSync(copy), original, 'the clone took the rewritten bytes');
         const entry = { type: 'file' as const, mode: 0o600, size: original.length, hash: contentHash(original) };
-        const stamp = confirmedClone(input, before, copy, entry, pack);
+        const stamp = confirmedClone(input, before, copy, entry, pack, cloner);
         assert.deepEqual(readFileSync(copy), original, 'the copy holds what was hashed');
         assert.equal(stamp.size, original.length);
         assert.equal(fstatMode(copy), 0o600);
+        assert.equal(cloner.cloned, 0, 'a discarded clone is not counted');
       } finally {
         closeSync(input);
         pack.close();
       }
     }));
 
-  it('falls back to writing where the file system cannot clone, leaving nothing of the failed clone', async () => {
+  it('never tries where the file system does not share blocks (tmpfs, ext4): the copy is written, exact', async (t) => {
     const { dir, remove } = tempBase(`no-clone-${process.pid}`);
     try {
+      // XFS and btrfs clone; the suite's temp folder is tmpfs or ext4.
+      if ([0x58465342, 0x9123683e].includes(statfsSync(dir).type)) return t.skip('this temp folder is on a file system that clones');
+      assert.equal(new FileCloner(dir).usable, false);
       const ws = path.join(dir, 'ws');
       const runDir = path.join(dir, 'run');
       mkdirSync(runDir);
@@ -149,11 +189,10 @@ describe('a large file of the first copy is cloned where the file system shares 
       const taken = await takeSnapshot({ workspace: ws, ignored: ignoreRule(), runDir, copyDir: path.join(runDir, 'check') });
       try {
         const copy = path.join(runDir, 'check/assets/large.bin');
+        assert.equal(taken.cloned, 0);
         assert.deepEqual(readFileSync(copy), large);
         assert.equal(fstatMode(copy), 0o640);
         assert.deepEqual(readdirSync(path.join(runDir, 'check/assets')), ['large.bin']);
-        // This test's temp folder is tmpfs or ext4 here, which cannot clone; elsewhere the clone is exact too.
-        assert.ok(taken.cloned <= 1);
       } finally {
         taken.snapshot.pack.close();
       }
@@ -161,6 +200,26 @@ describe('a large file of the first copy is cloned where the file system shares 
       remove();
     }
   });
+});
+
+describe('a copy written later from the snapshot', () => {
+  it('is written from the pack, never cloned from the live workspace (a mapped file can change without its stamp)', (t) =>
+    onXfs(t, async (dir) => {
+      const ws = path.join(dir, 'ws');
+      const runDir = path.join(dir, 'run');
+      mkdirSync(runDir);
+      const large = layWorkspace(ws);
+      await sleep(30);
+      const pack = BlobPack.create(path.join(runDir, 'cache.pack'));
+      const { snapshot } = await takeSnapshot({ workspace: ws, ignored: ignoreRule(), runDir, pack });
+      try {
+        const copy = await WorkCopy.materialize(path.join(dir, 'copy'), snapshot);
+        assert.deepEqual(readFileSync(path.join(copy.dir, 'assets/large.bin')), large);
+        assert.equal(shared(path.join(copy.dir, 'assets/large.bin')), false);
+      } finally {
+        pack.close();
+      }
+    }));
 });
 
 describe('redline run on a file system that clones', () => {
@@ -181,69 +240,14 @@ describe('redline run on a file system that clones', () => {
         }),
       );
       const db = path.join(dir, 'ledger.db');
-      const run = await redline([
-        'run',
-        mission,
-        '--proposer',
-        'true',
-        '--ledger',
-        db,
-        '--no-review',
-        '--cache-dir',
-        path.join(dir, 'cache'),
-        '--json',
-      ]);
+      const cache = path.join(dir, 'cache');
+      const run = await redline(['run', mission, '--proposer', 'true', '--ledger', db, '--no-review', '--cache-dir', cache, '--json']);
       assert.equal(run.code, 0, run.stderr);
       const { runId, outcome } = JSON.parse(run.stdout.trim()) as { runId: string; outcome: string };
       assert.equal(outcome, 'complete_noop');
       const show = await redline(['ledger', 'show', runId, '--ledger', db]);
-      assert.match(show.stdout, /^ {2}snapshot .*: 4 entries, 3 hashed, fresh copy \(1 large file cloned\), taken in \d+ ms$/m);
+      assert.match(show.stdout, /^ {2}snapshot .*: 4 entries, 3 hashed, fresh copy, 1 large file cloned, taken in \d+ ms$/m);
+      const [entry] = readdirSync(cache).filter((name) => !name.startsWith('.'));
+      assert.equal(shared(path.join(cache, entry as string, 'copy/assets/large.bin')), true);
     }));
 });
-
-/** Whether every extent of `file` shares its blocks with another file (filefrag's `shared` flag). */
-function shared(file: string): boolean {
-  const extents = execFileSync('filefrag', ['-v', file], { encoding: 'utf8' })
-    .split('\n')
-    .filter((line) => /^\s*\d+:/.test(line));
-  return extents.length > 0 && extents.every((line) => line.includes('shared'));
-}
-
-describe('a large file of a copy written from the snapshot is cloned from the live workspace where it is unchanged', () => {
-  it('clones what the live workspace still holds as the snapshot read it, and writes from the pack what changed since', (t) =>
-    onXfs(t, async (dir) => {
-      const ws = path.join(dir, 'ws');
-      const runDir = path.join(dir, 'run');
-      mkdirSync(runDir);
-      const large = layWorkspace(ws);
-      const other = randomBytes(2 * 1024 * 1024);
-      writeFileSync(path.join(ws, 'assets/other.bin'), other);
-      await sleep(30);
-      const pack = BlobPack.create(path.join(runDir, 'cache.pack'));
-      const { snapshot } = await takeSnapshot({ workspace: ws, ignored: ignoreRule(), runDir, pack });
-      try {
-        // Rewritten in the live workspace since, same size: the copy must still hold the snapshot's bytes.
-        writeFileSync(path.join(ws, 'assets/other.bin'), randomBytes(other.length));
-        const copy = await WorkCopy.materialize(path.join(dir, 'copy'), snapshot);
-        assert.deepEqual(readFileSync(path.join(copy.dir, 'assets/large.bin')), large);
-        assert.equal(fstatMode(path.join(copy.dir, 'assets/large.bin')), 0o640);
-        assert.equal(shared(path.join(copy.dir, 'assets/large.bin')), true, 'cloned');
-        assert.deepEqual(readFileSync(path.join(copy.dir, 'assets/other.bin')), other);
-        assert.equal(shared(path.join(copy.dir, 'assets/other.bin')), false, 'written from the pack');
-        assert.equal(readFileSync(path.join(copy.dir, 'small.txt'), 'utf8'), 'small');
-        // Its stamps are the copy's own: nothing to restore on the next reset.
-        assert.equal((await copy.reset({})).restored, 0);
-      } finally {
-        pack.close();
-      }
-    }));
-});
-
-function fstatMode(file: string): number {
-  const fd = openSync(file, 'r');
-  try {
-    return fstatSync(fd).mode & 0o7777;
-  } finally {
-    closeSync(fd);
-  }
-}
