@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { pathIn } from './path-in.js';
 import { isRacy, sameStamp, stampAt, type Stamp } from './stamp.js';
-import { unchangedAt } from './stamp-sweep.js';
+import { sweptUnchanged, unchangedAt } from './stamp-sweep.js';
 
 /** `lstat` calls between two turns of the event loop. */
 const BATCH = 4096;
@@ -58,7 +58,7 @@ export async function inputChanges({ dir, stamps, settledAt, holds, expected, is
   for (const [file, stamp] of stamps) {
     compared += 1;
     if (compared % BATCH === 0) await yieldToLoop();
-    const now = unchanged?.[compared - 1] === 1 ? stamp : stampAt(pathIn(dir, file));
+    const now = sweptUnchanged(unchanged, compared - 1, file, stamp) ? stamp : stampAt(pathIn(dir, file));
     if (now === undefined) {
       note(file);
       continue;

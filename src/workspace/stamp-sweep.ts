@@ -1,9 +1,12 @@
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import { pathIn } from './path-in.js';
-import { sameStamp, stampAt, type Stamp } from './stamp.js';
+import { sameStamp, stampAt, stampsThroughBinding, type Stamp } from './stamp.js';
 
 /** Fewer paths than this are stamped by the walk itself: the second thread's start and messages would cost more. */
 const MIN_PATHS = 2048;
+/** `lstat` calls of this thread's half between two turns of the event loop (as the walks take them). */
+const BATCH = 4096;
 
 const KIND_CODES: Readonly<Record<Stamp['kind'], number>> = { file: 0, dir: 1, symlink: 2, other: 3 };
 
@@ -32,11 +35,16 @@ function same(values, expected, at) {
     (mode & 0o7777) === expected[at + 5];
 }
 if (lstat !== undefined) {
-  for (const file of [process.execPath, path.dirname(process.execPath)]) {
-    const info = fs.lstatSync(file);
-    const kind = info.isFile() ? 0 : info.isDirectory() ? 1 : info.isSymbolicLink() ? 2 : 3;
-    const values = lstat(file);
-    if (!values || !same(values, [kind, info.ino, info.size, info.mtimeMs, info.ctimeMs, info.mode & 0o7777], 0)) lstat = undefined;
+  try {
+    for (const file of [process.execPath, path.dirname(process.execPath), '/proc/self/exe'].filter((file) => fs.existsSync(file))) {
+      const info = fs.lstatSync(file);
+      const kind = info.isFile() ? 0 : info.isDirectory() ? 1 : info.isSymbolicLink() ? 2 : 3;
+      const values = lstat(file);
+      if (!values || !same(values, [kind, info.ino, info.size, info.mtimeMs, info.ctimeMs, info.mode & 0o7777], 0)) lstat = undefined;
+    }
+    if (lstat !== undefined && lstat(path.join(path.dirname(process.execPath), '.redline-no-such-entry')) !== undefined) lstat = undefined;
+  } catch {
+    lstat = undefined;
   }
 }
 parentPort.postMessage(lstat === undefined ? { unavailable: true } : { ready: true });
@@ -64,6 +72,11 @@ class Sweeper {
   /** The thread when it is ready to answer; else undefined (and it is started, unless it failed). */
   ready(): Worker | undefined {
     if (this.#state === 'off') return undefined;
+    // Where this thread does not stamp through the binding (another Node.js, --pending-deprecation), neither does a second one.
+    if (this.#worker === undefined && !stampsThroughBinding()) {
+      this.#state = 'off';
+      return undefined;
+    }
     if (this.#worker === undefined) this.#start();
     return this.#state === 'ready' ? this.#worker : undefined;
   }
@@ -102,7 +115,12 @@ class Sweeper {
     const answer = new Promise<Uint8Array | undefined>((resolve) => this.#waiting.set(id, resolve));
     // Kept alive while an answer is awaited, so that the process does not end under a pending walk.
     worker.ref();
-    worker.postMessage({ id, dir, paths, expected }, [expected.buffer as ArrayBuffer]);
+    try {
+      worker.postMessage({ id, dir, paths, expected }, [expected.buffer as ArrayBuffer]);
+    } catch {
+      this.#waiting.get(id)?.(undefined);
+      this.#waiting.delete(id);
+    }
     return answer.finally(() => {
       if (this.#waiting.size === 0) worker.unref();
     });
@@ -116,41 +134,56 @@ export function warmSweep(paths: number): void {
   if (paths >= MIN_PATHS) sweeper.ready();
 }
 
+/** What {@link unchangedAt} found: which of the paths it swept still had exactly the stamps it compared. */
+export interface Swept {
+  readonly files: readonly string[];
+  readonly stamps: readonly Stamp[];
+  /** 1 where the path had exactly that stamp, 0 where it was changed, gone or unreadable. */
+  readonly same: Uint8Array;
+}
+
 /**
- * Which paths of `dir` still have exactly the stamps in `stamps` (by the map's order: 1 unchanged, 0
- * changed, gone or unreadable), with the `lstat` calls of a large walk split between this thread and a
- * second one; undefined for a small walk or where the second thread is not ready or not available (the
- * walk then stamps each path itself). A 0 says only that the walk must stamp that path itself.
+ * Whether the walk may take `stamp` as the stamp of `file` now: the sweep found it unchanged, and it is the
+ * very path and stamp the sweep compared at that place of the map (a map changed since is stamped again).
  */
-export async function unchangedAt(dir: string, stamps: ReadonlyMap<string, Stamp>): Promise<Uint8Array | undefined> {
+export function sweptUnchanged(swept: Swept | undefined, index: number, file: string, stamp: Stamp): boolean {
+  return swept !== undefined && swept.same[index] === 1 && swept.files[index] === file && swept.stamps[index] === stamp;
+}
+
+/**
+ * Which paths of `dir` still have exactly the stamps in `stamps` (see {@link sweptUnchanged}), with the
+ * `lstat` calls of a large walk split between this thread and a second one; undefined for a small walk,
+ * or where the second thread is not ready or not available (the walk then stamps each path itself). A
+ * path not found unchanged is only one the walk must stamp itself.
+ */
+export async function unchangedAt(dir: string, stamps: ReadonlyMap<string, Stamp>): Promise<Swept | undefined> {
   if (stamps.size < MIN_PATHS) return undefined;
   const worker = sweeper.ready();
   if (worker === undefined) return undefined;
-  const paths = [...stamps.keys()];
-  const half = paths.length >> 1;
-  // The second half goes to the other thread, with its stamps as numbers.
-  const theirs = paths.slice(half);
+  const files = [...stamps.keys()];
+  const swept = [...stamps.values()];
+  const half = files.length >> 1;
+  // The second half goes to the other thread, with its stamps as numbers (stamps are numbers throughout:
+  // made by stampOf, or read back and checked by stampsFrom).
+  const theirs = files.slice(half);
   const expected = new Float64Array(theirs.length * 6);
-  let at = 0;
-  for (const file of theirs) {
-    const stamp = stamps.get(file) as Stamp;
+  for (let index = half, at = 0; index < files.length; index += 1, at += 6) {
+    const stamp = swept[index] as Stamp;
     expected.set([KIND_CODES[stamp.kind], stamp.ino, stamp.size, stamp.mtimeMs, stamp.ctimeMs, stamp.mode], at);
-    at += 6;
   }
   const answer = sweeper.ask(worker, dir, theirs, expected);
-  const same = new Uint8Array(paths.length);
+  const same = new Uint8Array(files.length);
   for (let index = 0; index < half; index++) {
-    const file = paths[index] as string;
+    if (index > 0 && index % BATCH === 0) await yieldToLoop();
     try {
-      const now = stampAt(pathIn(dir, file));
-      if (now !== undefined && sameStamp(now, stamps.get(file) as Stamp)) same[index] = 1;
+      const now = stampAt(pathIn(dir, files[index] as string));
+      if (now !== undefined && sameStamp(now, swept[index] as Stamp)) same[index] = 1;
     } catch {
       // Stamped again by the walk, which reports what is wrong.
     }
   }
   const other = await answer;
-  // The walk reads the answer by the map's order: a map changed meanwhile is stamped by the walk itself.
-  if (other === undefined || other.length !== theirs.length || stamps.size !== paths.length) return undefined;
+  if (other === undefined || other.length !== theirs.length) return undefined;
   same.set(other, half);
-  return same;
+  return { files, stamps: swept, same };
 }

@@ -88,6 +88,12 @@ function lstatBinding(): LstatValues | undefined {
 
 let binding: LstatValues | undefined | null = null;
 
+/** Whether {@link stampAt} stamps through Node's `lstat` binding here (see lstatBinding). */
+export function stampsThroughBinding(): boolean {
+  if (binding === null) binding = lstatBinding();
+  return binding !== undefined;
+}
+
 /** The stamp of a path, or undefined when nothing is there (as {@link lstatOrNothing}); the hot loops' `lstat`. */
 export function stampAt(target: string): Stamp | undefined {
   if (binding === null) binding = lstatBinding();

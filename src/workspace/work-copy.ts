@@ -22,7 +22,7 @@ import { pathIn } from './path-in.js';
 import { settledFolderStamp, settleWrittenFolders } from './settled-folder.js';
 import type { Snapshot } from './snapshot.js';
 import { isRacy, lstatOrNothing, processUmask, sameStamp, stampAt, stampOf, type Stamp } from './stamp.js';
-import { unchangedAt } from './stamp-sweep.js';
+import { sweptUnchanged, unchangedAt } from './stamp-sweep.js';
 
 const BATCH = 512;
 
@@ -295,7 +295,7 @@ export class WorkCopy {
       scanned += 1;
       if (scanned % (BATCH * 8) === 0) await yieldToLoop();
       const target = pathIn(this.dir, file);
-      const now = unchanged?.[index] === 1 ? stamp : stampAt(target);
+      const now = sweptUnchanged(unchanged, index, file, stamp) ? stamp : stampAt(target);
       if (now === undefined) {
         changed.add(file);
         continue;
