@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { chmodSync, chownSync, copyFileSync, existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { codeCacheDir, codeCacheFile, startBundle } from '../../src/cli/start-bundle.js';
@@ -127,16 +127,24 @@ describe('startBundle (the CLI bundle with a code cache)', () => {
     assert.equal(codeCacheDir({ REDLINE_CODE_CACHE: 'off', XDG_CACHE_HOME: '/xdg' }), undefined);
   });
 
-  it('the built CLI writes its cache after a command did its work, not after its help, and uses it on the next start', async () => {
+  it("the built CLI writes its cache after a command did its work, help's into a cache of its own, and uses it on the next start", async () => {
     const cache = path.join(await tempDir('redline-code-cache-'), 'cache');
     const status = ['cache', 'status', '--cache-dir', path.join(cache, '..', 'no-cache-here')];
     const env = { ...process.env, REDLINE_CODE_CACHE: cache };
     const help = spawnRedline(['cache', 'status', '--help'], { env });
     assert.equal(help.code, 0, help.stderr);
-    assert.equal(existsSync(cache), false, 'help alone writes no cache');
+    const helpCache = new RegExp(`^[0-9a-f]{16}-help-${process.version}-${process.arch}\\.bin$`);
+    assert.deepEqual(
+      readdirSync(cache).map((name) => helpCache.test(name)),
+      [true],
+      "help writes the help cache, not the command's",
+    );
+    const again = spawnRedline(['--help'], { env });
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(readdirSync(cache).length, 1, 'all help shares it');
     const first = spawnRedline(status, { env });
     assert.equal(first.code, 0, first.stderr);
-    const [name] = readdirSync(cache);
+    const [name] = readdirSync(cache).filter((entry) => !helpCache.test(entry));
     assert.match(name ?? '', new RegExp(`^[0-9a-f]{16}-cache-${process.version}-${process.arch}\\.bin$`));
     const file = path.join(cache, name as string);
     utimesSync(file, new Date(0), new Date(0));
