@@ -2,16 +2,16 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import { pathIn } from './path-in.js';
 import { sameStamp, stampAt, stampsThroughBinding, type Stamp } from './stamp.js';
+import { stampColumns } from './state-columns.js';
 
 /** Fewer paths than this are stamped by the walk itself: the second thread's start and messages would cost more. */
 const MIN_PATHS = 2048;
 /** `lstat` calls of this thread's half between two turns of the event loop (as the walks take them). */
 const BATCH = 4096;
 
-const KIND_CODES: Readonly<Record<Stamp['kind'], number>> = { file: 0, dir: 1, symlink: 2, other: 3 };
-
 /**
- * The second thread: for each request (a folder, paths in it and the stamps they had, six numbers each),
+ * The second thread: for each request (a folder, paths in it and the stamps they had, six numbers each as
+ * `stampColumns` lays them out),
  * answers with one byte per path, 1 where `lstat` gives exactly that stamp now, computed as `stampAt`
  * computes a stamp from Node's `lstat` binding; 0 where it differs, nothing is there, or `lstat` failed.
  * Before its first answer it checks, on paths that exist, that the binding gives what `fs.lstatSync` gives,
@@ -163,14 +163,10 @@ export async function unchangedAt(dir: string, stamps: ReadonlyMap<string, Stamp
   const files = [...stamps.keys()];
   const swept = [...stamps.values()];
   const half = files.length >> 1;
-  // The second half goes to the other thread, with its stamps as numbers (stamps are numbers throughout:
-  // made by stampOf, or read back and checked by stampsFrom).
+  // The second half goes to the other thread, its stamps as numbers the way the cache's state stores them
+  // (six per path; stamps are numbers throughout: made by stampOf, or read back and checked by stampsFrom).
   const theirs = files.slice(half);
-  const expected = new Float64Array(theirs.length * 6);
-  for (let index = half, at = 0; index < files.length; index += 1, at += 6) {
-    const stamp = swept[index] as Stamp;
-    expected.set([KIND_CODES[stamp.kind], stamp.ino, stamp.size, stamp.mtimeMs, stamp.ctimeMs, stamp.mode], at);
-  }
+  const expected = new Float64Array(stampColumns(theirs.map((file, index) => [file, swept[half + index] as Stamp])).numbers);
   const answer = sweeper.ask(worker, dir, theirs, expected);
   const same = new Uint8Array(files.length);
   for (let index = 0; index < half; index++) {

@@ -83,6 +83,30 @@ function layWorkspace(ws: string): Buffer {
   return large;
 }
 
+/**
+ * The first snapshot of a laid workspace in `dir`, with its copy written (`check`), handed to `body`. The
+ * workspace's stamps are made older than the walk's start (a stamp no later write can share) unless
+ * `prepare` does something else to it.
+ */
+async function withFirstCopy(
+  dir: string,
+  body: (taken: Awaited<ReturnType<typeof takeSnapshot>>, laid: { large: Buffer; check: string }) => Promise<void> | void,
+  prepare: (ws: string) => Promise<void> | void = () => sleep(30),
+): Promise<void> {
+  const ws = path.join(dir, 'ws');
+  const runDir = path.join(dir, 'run');
+  mkdirSync(runDir);
+  const large = layWorkspace(ws);
+  await prepare(ws);
+  const check = path.join(runDir, 'check');
+  const taken = await takeSnapshot({ workspace: ws, ignored: ignoreRule(), runDir, copyDir: check });
+  try {
+    await body(taken, { large, check });
+  } finally {
+    taken.snapshot.pack.close();
+  }
+}
+
 function fstatMode(file: string): number {
   const fd = openSync(file, 'r');
   try {
@@ -94,19 +118,12 @@ function fstatMode(file: string): number {
 
 describe('a large file of the first copy is cloned where the file system shares blocks', () => {
   it('is cloned on XFS with reflinks, exact in bytes and mode, and the pack holds its bytes', (t) =>
-    onXfs(t, async (dir) => {
-      const ws = path.join(dir, 'ws');
-      const runDir = path.join(dir, 'run');
-      mkdirSync(runDir);
-      const large = layWorkspace(ws);
-      // Older than the walk's start: a stamp no later write can share.
-      await sleep(30);
-      const taken = await takeSnapshot({ workspace: ws, ignored: ignoreRule(), runDir, copyDir: path.join(runDir, 'check') });
-      try {
+    onXfs(t, (dir) =>
+      withFirstCopy(dir, (taken, { large, check }) => {
         assert.equal(taken.cloned, 1);
-        const copy = path.join(runDir, 'check/assets/large.bin');
+        const copy = path.join(check, 'assets/large.bin');
         assert.equal(shared(copy), true, 'its blocks are the workspace file’s');
-        assert.equal(shared(path.join(runDir, 'check/small.txt')), false, 'a small file is written');
+        assert.equal(shared(path.join(check, 'small.txt')), false, 'a small file is written');
         assert.deepEqual(readFileSync(copy), large);
         assert.equal(fstatMode(copy), 0o640);
         assert.deepEqual(taken.snapshot.manifest.get('assets/large.bin'), {
@@ -117,29 +134,25 @@ describe('a large file of the first copy is cloned where the file system shares 
         });
         assert.deepEqual(taken.snapshot.blob(contentHash(large)), large);
         assert.equal(taken.copyStamps.get('assets/large.bin')?.size, large.length);
-      } finally {
-        taken.snapshot.pack.close();
-      }
-    }));
+      }),
+    ));
 
   it('is written, not cloned, when its stamp is not older than the walk', (t) =>
-    onXfs(t, async (dir) => {
-      const ws = path.join(dir, 'ws');
-      const runDir = path.join(dir, 'run');
-      mkdirSync(runDir);
-      const large = layWorkspace(ws);
-      // A stamp at or after the walk's start could be shared by a later write in the same clock tick.
-      const future = new Date(Date.now() + 3_600_000);
-      utimesSync(path.join(ws, 'assets/large.bin'), future, future);
-      const taken = await takeSnapshot({ workspace: ws, ignored: ignoreRule(), runDir, copyDir: path.join(runDir, 'check') });
-      try {
-        assert.equal(taken.cloned, 0);
-        assert.equal(shared(path.join(runDir, 'check/assets/large.bin')), false);
-        assert.deepEqual(readFileSync(path.join(runDir, 'check/assets/large.bin')), large);
-      } finally {
-        taken.snapshot.pack.close();
-      }
-    }));
+    onXfs(t, (dir) =>
+      withFirstCopy(
+        dir,
+        (taken, { large, check }) => {
+          assert.equal(taken.cloned, 0);
+          assert.equal(shared(path.join(check, 'assets/large.bin')), false);
+          assert.deepEqual(readFileSync(path.join(check, 'assets/large.bin')), large);
+        },
+        // A stamp at or after the walk's start could be shared by a later write in the same clock tick.
+        (ws) => {
+          const future = new Date(Date.now() + 3_600_000);
+          utimesSync(path.join(ws, 'assets/large.bin'), future, future);
+        },
+      ),
+    ));
 
   it('replaces a clone by the bytes read and hashed when the file was rewritten in place (same size) after it was first looked at', (t) =>
     onXfs(t, async (dir) => {
@@ -181,21 +194,13 @@ describe('a large file of the first copy is cloned where the file system shares 
       // XFS and btrfs clone; the suite's temp folder is tmpfs or ext4.
       if ([0x58465342, 0x9123683e].includes(statfsSync(dir).type)) return t.skip('this temp folder is on a file system that clones');
       assert.equal(new FileCloner(dir).usable, false);
-      const ws = path.join(dir, 'ws');
-      const runDir = path.join(dir, 'run');
-      mkdirSync(runDir);
-      const large = layWorkspace(ws);
-      await sleep(30);
-      const taken = await takeSnapshot({ workspace: ws, ignored: ignoreRule(), runDir, copyDir: path.join(runDir, 'check') });
-      try {
-        const copy = path.join(runDir, 'check/assets/large.bin');
+      await withFirstCopy(dir, (taken, { large, check }) => {
+        const copy = path.join(check, 'assets/large.bin');
         assert.equal(taken.cloned, 0);
         assert.deepEqual(readFileSync(copy), large);
         assert.equal(fstatMode(copy), 0o640);
-        assert.deepEqual(readdirSync(path.join(runDir, 'check/assets')), ['large.bin']);
-      } finally {
-        taken.snapshot.pack.close();
-      }
+        assert.deepEqual(readdirSync(path.join(check, 'assets')), ['large.bin']);
+      });
     } finally {
       remove();
     }

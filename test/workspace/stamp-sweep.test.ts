@@ -39,6 +39,32 @@ async function sweep(dir: string, stamps: Map<string, Stamp>): Promise<Swept> {
   throw new Error('the sweep never answered');
 }
 
+/**
+ * A laid copy whose stamps are older than `settledAt` (none is compared by content) and whose sweep is
+ * ready, handed to `body`; removed afterwards.
+ */
+async function withSweptCopy(
+  name: string,
+  body: (copy: { dir: string; stamps: Map<string, Stamp>; settledAt: number }) => Promise<void>,
+): Promise<void> {
+  const { dir: base, remove } = tempBase(`${name}-${process.pid}`);
+  try {
+    const dir = path.join(base, 'copy');
+    const stamps = layCopy(dir);
+    await sleep(20);
+    const settledAt = Date.now();
+    await sweep(dir, stamps);
+    await body({ dir, stamps, settledAt });
+  } finally {
+    remove();
+  }
+}
+
+/** `inputChanges` of a laid copy: every stamped path expected, nothing held by content, no outputs. */
+function changedInputsOf(dir: string, stamps: Map<string, Stamp>, settledAt: number): ReturnType<typeof inputChanges> {
+  return inputChanges({ dir, stamps, settledAt, holds: () => false, expected: (file) => stamps.has(file), isOutput: () => false });
+}
+
 /** What one change does to a path of the copy (what a check or an agent could do there). */
 const CHANGES = ['rewrite', 'same-bytes', 'restore-times', 'chmod', 'delete', 'touch', 'to-dir', 'to-symlink', 'swap'] as const;
 
@@ -153,33 +179,17 @@ describe('unchangedAt: the walks of a large copy split between two threads', () 
     }
   });
 
-  it('a map changed while the second thread answers is stamped again where it changed: no change is lost', async () => {
-    const { dir: base, remove } = tempBase(`sweep-moved-${process.pid}`);
-    try {
-      const dir = path.join(base, 'copy');
-      const stamps = layCopy(dir);
-      await sleep(20);
-      const settledAt = Date.now();
-      await sweep(dir, stamps);
+  it('a map changed while the second thread answers is stamped again where it changed: no change is lost', () =>
+    withSweptCopy('sweep-moved', async ({ dir, stamps, settledAt }) => {
       change(dir, 'd8/f2000.txt', 'rewrite', '');
-      const found = inputChanges({
-        dir,
-        stamps,
-        settledAt,
-        holds: () => false,
-        expected: (file) => stamps.has(file),
-        isOutput: () => false,
-      });
+      const found = changedInputsOf(dir, stamps, settledAt);
       // While the sweep runs: one entry moved to the end of the map (same size), another given a new stamp object.
       const moved = stamps.get('d0/f0.txt') as Stamp;
       stamps.delete('d0/f0.txt');
       stamps.set('d0/f0.txt', moved);
       stamps.set('d1/f1.txt', { ...(stamps.get('d1/f1.txt') as Stamp) });
       assert.deepEqual((await found).changed, ['d8/f2000.txt']);
-    } finally {
-      remove();
-    }
-  });
+    }));
 
   it('starts no second thread where this one does not stamp through the binding (--pending-deprecation): no warning, the walk stamps every path', async () => {
     const { dir: base, remove } = tempBase(`sweep-deprecation-${process.pid}`);
@@ -219,34 +229,16 @@ describe('unchangedAt: the walks of a large copy split between two threads', () 
     }
   });
 
-  it('inputChanges of a large copy finds every changed input and every created entry, as a walk on one thread does', async () => {
-    const { dir: base, remove } = tempBase(`sweep-inputs-${process.pid}`);
-    try {
-      const dir = path.join(base, 'copy');
-      const stamps = layCopy(dir);
-      await sleep(20);
-      // Later than every stamp: none is compared by content.
-      const settledAt = Date.now();
-      await sweep(dir, stamps);
+  it('inputChanges of a large copy finds every changed input and every created entry, as a walk on one thread does', () =>
+    withSweptCopy('sweep-inputs', async ({ dir, stamps, settledAt }) => {
       change(dir, 'd3/f3.txt', 'rewrite', '');
       change(dir, 'd5/f2381.txt', 'delete', '');
       change(dir, `d${(FILES - 1) % DIRS}/f${FILES - 1}.txt`, 'chmod', '');
       change(dir, 'd7/f7.txt', 'to-symlink', '');
       chmodSync(path.join(dir, 'd9'), 0o700);
       writeFileSync(path.join(dir, 'd11/planted.txt'), 'planted');
-      const options = {
-        dir,
-        stamps,
-        settledAt,
-        holds: () => false,
-        expected: (file: string) => stamps.has(file),
-        isOutput: () => false,
-      };
-      const found = await inputChanges(options);
+      const found = await changedInputsOf(dir, stamps, settledAt);
       assert.deepEqual(found.changed, ['d3/f3.txt', 'd5/f2381.txt', 'd7/f7.txt', 'd9', `d${(FILES - 1) % DIRS}/f${FILES - 1}.txt`].sort());
       assert.deepEqual([...found.drift.extra], ['d11/planted.txt']);
-    } finally {
-      remove();
-    }
-  });
+    }));
 });
