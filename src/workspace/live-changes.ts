@@ -5,6 +5,7 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { pathIn } from './path-in.js';
 import type { Snapshot } from './snapshot.js';
 import { isRacy, lstatOrNothing, sameStamp, stampAt, stampOf, type Stamp } from './stamp.js';
+import { sweptLookup, unchangedAt } from './stamp-sweep.js';
 
 const BATCH = 1024;
 
@@ -69,6 +70,9 @@ export async function liveChanges(snapshot: Snapshot): Promise<string[]> {
   // Directories of the snapshot that are no longer directories: what the snapshot held below them is gone
   // (never looked up through what replaced them, which may be a symlink to anywhere).
   const gone = new Set<string>();
+  // Which paths still have the snapshot's stamps, found on two threads for a large workspace: only the
+  // others are stamped here. What lies below a folder found gone or replaced is never taken from it.
+  const swept = sweptLookup(await unchangedAt(workspace, live));
   for (const [file, entry] of manifest) {
     await pace();
     const slash = file.lastIndexOf('/');
@@ -78,13 +82,13 @@ export async function liveChanges(snapshot: Snapshot): Promise<string[]> {
       continue;
     }
     const target = pathIn(workspace, file);
-    const now = stampAt(target);
+    const before = live.get(file);
+    const now = before !== undefined && swept(file, before) ? before : stampAt(target);
     if (entry.type === 'dir' && now?.kind !== 'dir') gone.add(file);
     if (now === undefined) {
       changed.add(file);
       continue;
     }
-    const before = live.get(file);
     if (now.kind === 'dir') {
       if (entry.type !== 'dir' || now.mode !== entry.mode) changed.add(file);
       if (entry.type !== 'dir' || before === undefined || listed(now, before, startedAt)) await created(file);

@@ -339,6 +339,9 @@ export class RunWorkspace {
     foldsNames: boolean | undefined;
   }): Promise<RunWorkspace> {
     let pack: BlobPack | undefined;
+    // The snapshot's walk splits its `lstat`s with a second thread, for a workspace as large as the last one
+    // here: started now, so that it is ready by the time the entry's state is read.
+    warmSweep(entry.lastEntries);
     try {
       const cached = entry.load();
       pack = cached?.pack ?? (await entry.reset());

@@ -41,6 +41,7 @@ import { settleWrittenFolders } from './settled-folder.js';
 import type { IgnoreRule } from './ignore.js';
 import { contentHash, manifestHash, type Manifest, type ManifestEntry } from './manifest.js';
 import { isRacy, processUmask, sameStamp, stampAt, stampOf, type Stamp } from './stamp.js';
+import { sweptLookup, unchangedAt } from './stamp-sweep.js';
 
 /** Entries handled between two turns of the event loop, so that timers and other runs go on meanwhile. */
 const BATCH = 256;
@@ -262,10 +263,15 @@ export function confirmedClone(
   }
 }
 
-/** A folder's entry as the walk needs it: its name and what it is. */
+/**
+ * A folder's entry as the walk needs it: its name and what it is, and, for an entry of a folder known
+ * unchanged, its path as the previous snapshot names it (the same string, so looking it up costs no
+ * new hashing; such a path was not ignored by the same rule then, and is not now).
+ */
 interface Listed {
   readonly name: string;
   readonly kind: 'file' | 'dir' | 'symlink' | 'other';
+  readonly file?: string;
 }
 
 function listed(item: Dirent): Listed {
@@ -281,7 +287,7 @@ function heldEntries(previous: PreviousSnapshot): Map<string, Listed[]> {
     const dir = slash === -1 ? '' : file.slice(0, slash);
     let entries = held.get(dir);
     if (entries === undefined) held.set(dir, (entries = []));
-    entries.push({ name: slash === -1 ? file : file.slice(slash + 1), kind: entry.type });
+    entries.push({ name: slash === -1 ? file : file.slice(slash + 1), kind: entry.type, file });
   }
   return held;
 }
@@ -348,6 +354,15 @@ export async function takeSnapshot({
   // what it held then: creating, removing or renaming an entry changes its folder's times.
   const held =
     clockHere && previous !== undefined && ignoreKey !== undefined && previous.ignore === ignoreKey ? heldEntries(previous) : undefined;
+  // Which paths still have the previous snapshot's stamps, found on two threads for a large workspace: the
+  // walk stamps only the others itself. A folder's stamp (the sweep's or the walk's) is taken before
+  // anything below it is listed or read, so that nothing is read through a folder found replaced.
+  const swept = sweptLookup(previous === undefined ? undefined : await unchangedAt(workspace, previous.live));
+  /** The stamp of `file` now: the previous one when the sweep found it unchanged. */
+  const stampNow = (file: string, source: string): Stamp | undefined => {
+    const before = previous?.live.get(file);
+    return before !== undefined && swept(file, before) ? before : stampAt(source);
+  };
   let listedFolders = 0;
   const listing = (dir: string): readonly Listed[] => {
     const before = previous?.live.get(dir);
@@ -368,12 +383,12 @@ export async function takeSnapshot({
     for (let next = dirs.pop(); next !== undefined; next = dirs.pop()) {
       const dir = next;
       for (const item of listing(dir)) {
-        const file = dir === '' ? item.name : `${dir}/${item.name}`;
-        if (ignored(file)) continue;
+        const file = item.file ?? (dir === '' ? item.name : `${dir}/${item.name}`);
+        if (item.file === undefined && ignored(file)) continue;
         const source = pathIn(workspace, file);
         const copy = copyDir === undefined ? undefined : pathIn(copyDir, file);
         if (item.kind === 'dir') {
-          const stamp = stampAt(source);
+          const stamp = stampNow(file, source);
           // Replaced since it was listed (by a symlink, to anywhere), or gone: never listed through; the snapshot fails, naming it.
           if (stamp?.kind !== 'dir') throw new WorkspaceUnreadableError(workspace, [`${file} (changed while the snapshot was taken)`]);
           const { mode } = stamp;
@@ -390,7 +405,7 @@ export async function takeSnapshot({
             copyStamps.set(file, stampOf(lstatSync(copy)));
           }
         } else if (item.kind === 'file') {
-          const known = previous === undefined ? undefined : unchanged(source, file, previous, pack);
+          const known = previous === undefined ? undefined : unchanged(file, previous, pack, () => stampNow(file, source));
           if (known !== undefined) {
             manifest.set(file, known.entry);
             live.set(file, known.live);
@@ -455,15 +470,15 @@ export function fileSystemClock(marker: string): number {
  * the pack; undefined when the file must be read.
  */
 function unchanged(
-  source: string,
   file: string,
   previous: PreviousSnapshot,
   pack: BlobPack,
+  stampNow: () => Stamp | undefined,
 ): { entry: Extract<ManifestEntry, { type: 'file' }>; live: Stamp } | undefined {
   const before = previous.live.get(file);
   const entry = previous.manifest.get(file);
   if (before === undefined || entry?.type !== 'file' || isRacy(before, previous.startedAt) || !pack.has(entry.hash)) return undefined;
-  const now = stampAt(source);
+  const now = stampNow();
   return now !== undefined && sameStamp(now, before) ? { entry, live: now } : undefined;
 }
 

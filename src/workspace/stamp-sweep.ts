@@ -2,23 +2,33 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import { pathIn } from './path-in.js';
 import { sameStamp, stampAt, stampsThroughBinding, type Stamp } from './stamp.js';
-import { stampColumns } from './state-columns.js';
+import { putStampNumbers } from './state-columns.js';
 
 /** Fewer paths than this are stamped by the walk itself: the second thread's start and messages would cost more. */
 const MIN_PATHS = 2048;
-/** `lstat` calls of this thread's half between two turns of the event loop (as the walks take them). */
+/** `lstat` calls of this thread between two turns of the event loop (as the walks take them). */
 const BATCH = 4096;
+/** Paths per share of a sweep: each thread takes shares until none is left. */
+const SHARE = 256;
+/** A share's state in a sweep's claims: free, taken by this thread, taken by the second, done by the second. */
+const FREE = 0;
+const MINE = 1;
+const DONE = 3;
 
 /**
  * The second thread: for each request (a folder, paths in it and the stamps they had, six numbers each as
- * `stampColumns` lays them out),
- * answers with one byte per path, 1 where `lstat` gives exactly that stamp now, computed as `stampAt`
- * computes a stamp from Node's `lstat` binding; 0 where it differs, nothing is there, or `lstat` failed.
+ * `stampColumns` lays them out, in shared memory), takes shares of the paths from the last one down, each
+ * only while it is still free (this thread takes them from the first one up, so the two meet somewhere),
+ * and for each path of its shares sets one byte, 1 where `lstat` gives exactly that stamp now, computed as
+ * `stampAt` computes a stamp from Node's `lstat` binding; 0 where it differs, nothing is there, or `lstat`
+ * failed. A share is marked done once its bytes are set; the thread says when it took none more.
  * Before its first answer it checks, on paths that exist, that the binding gives what `fs.lstatSync` gives,
- * and says `unavailable` (and answers nothing) where it does not or there is no binding.
+ * and says `unavailable` (and answers nothing) where it does not or there is no binding. It says so also in
+ * the shared cell it was given (1 ready, 2 unavailable), which this thread reads without waiting for a turn
+ * of its event loop (a long synchronous step, such as reading a large state file, would hold the message back).
  */
 const SOURCE = `
-const { parentPort } = require('node:worker_threads');
+const { parentPort, workerData } = require('node:worker_threads');
 const fs = require('node:fs');
 const path = require('node:path');
 const S_IFMT = 0o170000;
@@ -47,18 +57,23 @@ if (lstat !== undefined) {
     lstat = undefined;
   }
 }
+Atomics.store(workerData, 0, lstat === undefined ? 2 : 1);
 parentPort.postMessage(lstat === undefined ? { unavailable: true } : { ready: true });
-parentPort.on('message', ({ id, dir, paths, expected }) => {
-  const answer = new Uint8Array(paths.length);
-  for (let index = 0; index < paths.length; index++) {
-    const file = paths[index];
-    if (file.includes('\\0')) continue;
-    try {
-      const values = lstat(file === '' ? dir : dir + '/' + file);
-      if (values !== undefined && same(values, expected, index * 6)) answer[index] = 1;
-    } catch {}
+parentPort.on('message', ({ id, dir, paths, expected, claims, found, share }) => {
+  for (let taken = claims.length - 1; taken >= 0; taken--) {
+    if (Atomics.compareExchange(claims, taken, ${FREE}, 2) !== ${FREE}) break;
+    const end = Math.min(paths.length, (taken + 1) * share);
+    for (let index = taken * share; index < end; index++) {
+      const file = paths[index];
+      if (file.includes('\\0')) continue;
+      try {
+        const values = lstat(file === '' ? dir : dir + '/' + file);
+        if (values !== undefined && same(values, expected, index * 6)) found[index] = 1;
+      } catch {}
+    }
+    Atomics.store(claims, taken, ${DONE});
   }
-  parentPort.postMessage({ id, answer }, [answer.buffer]);
+  parentPort.postMessage({ id });
 });
 `;
 
@@ -66,7 +81,9 @@ parentPort.on('message', ({ id, dir, paths, expected }) => {
 class Sweeper {
   #worker: Worker | undefined;
   #state: 'starting' | 'ready' | 'off' = 'starting';
-  readonly #waiting = new Map<number, (answer: Uint8Array | undefined) => void>();
+  /** What the thread says of itself as soon as it knows: 0 not yet, 1 ready, 2 unavailable. */
+  readonly #said = new Int32Array(new SharedArrayBuffer(4));
+  readonly #waiting = new Map<number, (finished: boolean) => void>();
   #next = 0;
 
   /** The thread when it is ready to answer; else undefined (and it is started, unless it failed). */
@@ -78,18 +95,24 @@ class Sweeper {
       return undefined;
     }
     if (this.#worker === undefined) this.#start();
+    if (this.#state === 'starting') {
+      const said = Atomics.load(this.#said, 0);
+      if (said === 1) this.#state = 'ready';
+      else if (said === 2) this.#stop();
+    }
     return this.#state === 'ready' ? this.#worker : undefined;
   }
 
   #start(): void {
     try {
-      const worker = new Worker(SOURCE, { eval: true });
+      const worker = new Worker(SOURCE, { eval: true, workerData: this.#said });
       worker.unref();
-      worker.on('message', (message: { ready?: true; unavailable?: true; id?: number; answer?: Uint8Array }) => {
-        if (message.ready === true) this.#state = 'ready';
-        else if (message.unavailable === true) this.#stop();
+      worker.on('message', (message: { ready?: true; unavailable?: true; id?: number }) => {
+        if (message.ready === true) {
+          if (this.#state === 'starting') this.#state = 'ready';
+        } else if (message.unavailable === true) this.#stop();
         else if (message.id !== undefined) {
-          this.#waiting.get(message.id)?.(message.answer);
+          this.#waiting.get(message.id)?.(true);
           this.#waiting.delete(message.id);
         }
       });
@@ -103,28 +126,41 @@ class Sweeper {
 
   #stop(): void {
     this.#state = 'off';
-    for (const wake of this.#waiting.values()) wake(undefined);
+    for (const wake of this.#waiting.values()) wake(false);
     this.#waiting.clear();
     void this.#worker?.terminate();
   }
 
-  /** The thread's answer for `paths` of `dir`, or undefined when it stopped meanwhile. */
-  ask(worker: Worker, dir: string, paths: string[], expected: Float64Array): Promise<Uint8Array | undefined> {
+  /** Hands the thread a sweep: true once it took no more shares of it, false when it stopped or could not be asked. */
+  ask(worker: Worker, request: SweepRequest): Promise<boolean> {
     const id = this.#next;
     this.#next += 1;
-    const answer = new Promise<Uint8Array | undefined>((resolve) => this.#waiting.set(id, resolve));
+    const answer = new Promise<boolean>((resolve) => this.#waiting.set(id, resolve));
     // Kept alive while an answer is awaited, so that the process does not end under a pending walk.
     worker.ref();
     try {
-      worker.postMessage({ id, dir, paths, expected }, [expected.buffer as ArrayBuffer]);
+      worker.postMessage({ id, ...request });
     } catch {
-      this.#waiting.get(id)?.(undefined);
+      this.#waiting.get(id)?.(false);
       this.#waiting.delete(id);
     }
     return answer.finally(() => {
       if (this.#waiting.size === 0) worker.unref();
     });
   }
+}
+
+/** What the second thread is handed for one sweep: the paths, and shared memory for the rest. */
+interface SweepRequest {
+  readonly dir: string;
+  readonly paths: readonly string[];
+  /** Six numbers per path, as `stampColumns` lays them out. */
+  readonly expected: Float64Array;
+  /** Per share: FREE, MINE, 2 (the second thread's) or DONE. */
+  readonly claims: Int32Array;
+  /** Per path: 1 where the thread that took its share found it unchanged. */
+  readonly found: Uint8Array;
+  readonly share: number;
 }
 
 const sweeper = new Sweeper();
@@ -151,10 +187,34 @@ export function sweptUnchanged(swept: Swept | undefined, index: number, file: st
 }
 
 /**
+ * {@link sweptUnchanged} asked by path, for a walk that meets the swept paths in its own order: the path
+ * after the last one asked is tried first (a walk of an unchanged tree meets them in the map's order),
+ * any other through an index by path made on first need.
+ */
+export function sweptLookup(swept: Swept | undefined): (file: string, stamp: Stamp) => boolean {
+  if (swept === undefined) return () => false;
+  let next = 0;
+  let byPath: Map<string, number> | undefined;
+  return (file, stamp) => {
+    let index = next;
+    if (swept.files[index] !== file) {
+      byPath ??= new Map(swept.files.map((name, at) => [name, at]));
+      const found = byPath.get(file);
+      if (found === undefined) return false;
+      index = found;
+    }
+    next = index + 1;
+    return sweptUnchanged(swept, index, file, stamp);
+  };
+}
+
+/**
  * Which paths of `dir` still have exactly the stamps in `stamps` (see {@link sweptUnchanged}), with the
- * `lstat` calls of a large walk split between this thread and a second one; undefined for a small walk,
- * or where the second thread is not ready or not available (the walk then stamps each path itself). A
- * path not found unchanged is only one the walk must stamp itself.
+ * `lstat` calls of a large walk shared between this thread and a second one: each takes shares of the paths
+ * while any is left (this one from the first up, the other from the last down), so that a thread slowed by
+ * anything else does less. Undefined for a small walk, or where the second thread is not ready or not
+ * available (the walk then stamps each path itself). A path not found unchanged is only one the walk must
+ * stamp itself: one whose share the second thread took but did not finish counts as such.
  */
 export async function unchangedAt(dir: string, stamps: ReadonlyMap<string, Stamp>): Promise<Swept | undefined> {
   if (stamps.size < MIN_PATHS) return undefined;
@@ -162,24 +222,39 @@ export async function unchangedAt(dir: string, stamps: ReadonlyMap<string, Stamp
   if (worker === undefined) return undefined;
   const files = [...stamps.keys()];
   const swept = [...stamps.values()];
-  const half = files.length >> 1;
-  // The second half goes to the other thread, its stamps as numbers the way the cache's state stores them
-  // (six per path; stamps are numbers throughout: made by stampOf, or read back and checked by stampsFrom).
-  const theirs = files.slice(half);
-  const expected = new Float64Array(stampColumns(theirs.map((file, index) => [file, swept[half + index] as Stamp])).numbers);
-  const answer = sweeper.ask(worker, dir, theirs, expected);
-  const same = new Uint8Array(files.length);
-  for (let index = 0; index < half; index++) {
-    if (index > 0 && index % BATCH === 0) await yieldToLoop();
-    try {
-      const now = stampAt(pathIn(dir, files[index] as string));
-      if (now !== undefined && sameStamp(now, swept[index] as Stamp)) same[index] = 1;
-    } catch {
-      // Stamped again by the walk, which reports what is wrong.
+  const shares = Math.ceil(files.length / SHARE);
+  // Stamps are numbers throughout: made by stampOf, or read back and checked by stampsFrom.
+  const expected = new Float64Array(new SharedArrayBuffer(Float64Array.BYTES_PER_ELEMENT * 6 * files.length));
+  putStampNumbers(swept, expected);
+  const claims = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT * shares));
+  const found = new Uint8Array(new SharedArrayBuffer(files.length));
+  const finished = sweeper.ask(worker, { dir, paths: files, expected, claims, found, share: SHARE });
+  let share = 0;
+  let stamped = 0;
+  for (; share < shares; share++) {
+    if (Atomics.compareExchange(claims, share, FREE, MINE) !== FREE) break;
+    const end = Math.min(files.length, (share + 1) * SHARE);
+    for (let index = share * SHARE; index < end; index++) {
+      try {
+        const now = stampAt(pathIn(dir, files[index] as string));
+        if (now !== undefined && sameStamp(now, swept[index] as Stamp)) found[index] = 1;
+      } catch {
+        // Stamped again by the walk, which reports what is wrong.
+      }
+    }
+    stamped += end - share * SHARE;
+    if (stamped >= BATCH) {
+      stamped = 0;
+      await yieldToLoop();
     }
   }
-  const other = await answer;
-  if (other === undefined || other.length !== theirs.length) return undefined;
-  same.set(other, half);
+  // The rest was taken by the second thread: its bytes count once it marked their share done.
+  if (share < shares) await finished;
+  const same = new Uint8Array(files.length);
+  for (let index = 0; index < shares; index++) {
+    const state = Atomics.load(claims, index);
+    if (state === MINE || state === DONE)
+      same.set(found.subarray(index * SHARE, Math.min(files.length, (index + 1) * SHARE)), index * SHARE);
+  }
   return { files, stamps: swept, same };
 }

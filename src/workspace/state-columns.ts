@@ -42,15 +42,30 @@ const DIR = 1;
 const SYMLINK = 2;
 const MAX_MODE = 0o7777;
 
+/** Puts a stamp's six numbers at `at`. */
+function putStamp(numbers: number[] | Float64Array, at: number, stamp: Stamp): void {
+  numbers[at] = KIND_CODES[stamp.kind];
+  numbers[at + 1] = stamp.ino;
+  numbers[at + 2] = stamp.size;
+  numbers[at + 3] = stamp.mtimeMs;
+  numbers[at + 4] = stamp.ctimeMs;
+  numbers[at + 5] = stamp.mode;
+}
+
 /** Stamps (a map's entries, or pairs) as columns. */
 export function stampColumns(entries: Iterable<readonly [string, Stamp]>): StampColumns {
   const paths: string[] = [];
   const numbers: number[] = [];
   for (const [file, stamp] of entries) {
     paths.push(file);
-    numbers.push(KIND_CODES[stamp.kind], stamp.ino, stamp.size, stamp.mtimeMs, stamp.ctimeMs, stamp.mode);
+    putStamp(numbers, numbers.length, stamp);
   }
   return { paths, numbers };
+}
+
+/** The numbers column of {@link stampColumns} for `stamps`, written into `into` (six per stamp). */
+export function putStampNumbers(stamps: readonly Stamp[], into: Float64Array): void {
+  for (let index = 0; index < stamps.length; index += 1) putStamp(into, index * STAMP_WIDTH, stamps[index] as Stamp);
 }
 
 /** A manifest as columns. */

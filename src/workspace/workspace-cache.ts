@@ -256,11 +256,14 @@ function held(dir: string): boolean {
 export class CacheEntry {
   readonly dir: string;
   readonly workspace: string;
+  /** How many entries the last snapshot recorded here, as `entry.json` says (0 when it says nothing): a hint only. */
+  readonly lastEntries: number;
   #released = false;
 
-  private constructor(dir: string, workspace: string) {
+  private constructor(dir: string, workspace: string, lastEntries: number) {
     this.dir = dir;
     this.workspace = workspace;
+    this.lastEntries = lastEntries;
   }
 
   /** The check copy's folder. */
@@ -283,13 +286,14 @@ export class CacheEntry {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     if (privateFolderProblem(cacheDir) !== undefined || privateFolderProblem(dir) !== undefined) return 'refused';
     if (!lockEntry(dir)) return 'busy';
-    const entry = new CacheEntry(dir, workspace);
-    entry.#touch();
+    const before = readJson<Partial<CacheEntryInfo>>(path.join(dir, 'entry.json'));
+    const entries = before?.entries;
+    const entry = new CacheEntry(dir, workspace, typeof entries === 'number' && Number.isSafeInteger(entries) && entries > 0 ? entries : 0);
+    entry.#touch(before);
     return entry;
   }
 
-  #touch(bytes?: number, entries?: number): void {
-    const before = readJson<Partial<CacheEntryInfo>>(path.join(this.dir, 'entry.json'));
+  #touch(before: Partial<CacheEntryInfo> | undefined, bytes?: number, entries?: number): void {
     writeJson(path.join(this.dir, 'entry.json'), {
       workspace: this.workspace,
       lastUsed: Date.now(),
@@ -416,7 +420,7 @@ export class CacheEntry {
     this.#released = true;
     if (copy !== undefined) writeJson(path.join(this.dir, 'copy.json'), copy);
     if (agent !== undefined) writeJson(path.join(this.dir, 'agent.json'), agent);
-    this.#touch(bytes, entries);
+    this.#touch(readJson<Partial<CacheEntryInfo>>(path.join(this.dir, 'entry.json')), bytes, entries);
     rmSync(path.join(this.dir, 'lock'), { force: true });
   }
 }

@@ -10,6 +10,8 @@ import { sameStamp, stampAt, type Stamp } from '../../src/workspace/stamp.js';
 import { sweptUnchanged, unchangedAt, warmSweep, type Swept } from '../../src/workspace/stamp-sweep.js';
 import { ignoreRule } from '../../src/workspace/ignore.js';
 import { takeSnapshot } from '../../src/workspace/snapshot.js';
+import { BlobPack } from '../../src/workspace/blob-pack.js';
+import { liveChanges } from '../../src/workspace/live-changes.js';
 import { WorkCopy } from '../../src/workspace/work-copy.js';
 import { readTree, tempBase, treeDifferences } from './tree.js';
 
@@ -29,7 +31,7 @@ function layCopy(dir: string): Map<string, Stamp> {
 }
 
 /** The sweep's answer once its second thread is ready (it starts on first need). */
-async function sweep(dir: string, stamps: Map<string, Stamp>): Promise<Swept> {
+async function sweep(dir: string, stamps: ReadonlyMap<string, Stamp>): Promise<Swept> {
   warmSweep(stamps.size);
   for (let tries = 0; tries < 1000; tries += 1) {
     const answer = await unchangedAt(dir, stamps);
@@ -58,6 +60,32 @@ async function withSweptCopy(
   } finally {
     remove();
   }
+}
+
+/** A large workspace laid in `<base>/ws` a few clock ticks ago, with a run directory `<base>/run`, handed to `body`; removed afterwards. */
+async function withLargeWorkspace(
+  name: string,
+  body: (laid: { base: string; ws: string; runDir: string }) => Promise<void>,
+): Promise<void> {
+  const { dir: base, remove } = tempBase(`${name}-${process.pid}`);
+  try {
+    const ws = path.join(base, 'ws');
+    const runDir = path.join(base, 'run');
+    mkdirSync(runDir);
+    layCopy(ws);
+    await sleep(20);
+    await body({ base, ws, runDir });
+  } finally {
+    remove();
+  }
+}
+
+/** Moves folder `name` of `ws` out to `<base>/<name>-outside` and puts a symlink to it in its place. */
+function replaceBySymlink(base: string, ws: string, name: string): string {
+  const outside = path.join(base, `${name}-outside`);
+  renameSync(path.join(ws, name), outside);
+  symlinkSync(outside, path.join(ws, name));
+  return outside;
 }
 
 /** `inputChanges` of a laid copy: every stamped path expected, nothing held by content, no outputs. */
@@ -150,14 +178,8 @@ describe('unchangedAt: the walks of a large copy split between two threads', () 
     }
   });
 
-  it('a large copy walked in full after hostile changes is reset to exactly the snapshot', async () => {
-    const { dir: base, remove } = tempBase(`sweep-reset-${process.pid}`);
-    try {
-      const ws = path.join(base, 'ws');
-      const runDir = path.join(base, 'run');
-      mkdirSync(runDir);
-      layCopy(ws);
-      await sleep(20);
+  it('a large copy walked in full after hostile changes is reset to exactly the snapshot', () =>
+    withLargeWorkspace('sweep-reset', async ({ ws, runDir }) => {
       const copyDir = path.join(runDir, 'check');
       const taken = await takeSnapshot({ workspace: ws, ignored: ignoreRule(), runDir, copyDir });
       try {
@@ -174,10 +196,7 @@ describe('unchangedAt: the walks of a large copy split between two threads', () 
       } finally {
         taken.snapshot.pack.close();
       }
-    } finally {
-      remove();
-    }
-  });
+    }));
 
   it('a map changed while the second thread answers is stamped again where it changed: no change is lost', () =>
     withSweptCopy('sweep-moved', async ({ dir, stamps, settledAt }) => {
@@ -228,6 +247,82 @@ describe('unchangedAt: the walks of a large copy split between two threads', () 
       remove();
     }
   });
+
+  it('a sweep whose second thread is busy with another is done by this thread, with the same answer', async () => {
+    const { dir: base, remove } = tempBase(`sweep-busy-${process.pid}`);
+    try {
+      const dir = path.join(base, 'copy');
+      const stamps = layCopy(dir);
+      await sleep(20);
+      await sweep(dir, stamps);
+      change(dir, 'd4/f4.txt', 'rewrite', '');
+      change(dir, `d${(FILES - 2) % DIRS}/f${FILES - 2}.txt`, 'delete', '');
+      // A long sweep of paths that are not there keeps the second thread busy while the next one runs.
+      const missing = new Map<string, Stamp>();
+      for (let index = 0; index < 200_000; index += 1) missing.set(`gone/${index}`, stamps.get('d0/f0.txt') as Stamp);
+      const [busy, answer] = await Promise.all([unchangedAt(dir, missing), unchangedAt(dir, stamps)]);
+      assert.equal(
+        busy?.same.some((byte) => byte === 1),
+        false,
+      );
+      let index = 0;
+      for (const [file, stamp] of stamps) {
+        const expected =
+          file !== 'd4/f4.txt' && file !== `d${(FILES - 2) % DIRS}/f${FILES - 2}.txt` && !(file === '' || /^d\d+$/.test(file));
+        if (file !== '' && !/^d\d+$/.test(file)) assert.equal(sweptUnchanged(answer, index, file, stamp), expected, file);
+        index += 1;
+      }
+    } finally {
+      remove();
+    }
+  });
+
+  it('the snapshot of a large workspace against its previous one equals one from scratch, and never lists through a folder replaced by a symlink', () =>
+    withLargeWorkspace('sweep-snapshot', async ({ base, ws, runDir }) => {
+      const pack = BlobPack.create(path.join(runDir, 'cache.pack'));
+      try {
+        const first = await takeSnapshot({ workspace: ws, ignored: ignoreRule(), runDir, pack });
+        await sleep(20);
+        await sweep(ws, first.snapshot.live);
+        CHANGES.forEach((kind, index) => change(ws, `d${(FILES - 1 - index) % DIRS}/f${FILES - 1 - index}.txt`, kind, 'd0/f0.txt'));
+        // Every path below the folder keeps its old stamp through the symlink.
+        const outside = replaceBySymlink(base, ws, 'd2');
+        const previous = { manifest: first.snapshot.manifest, live: first.snapshot.live, startedAt: first.startedAt };
+        const second = await takeSnapshot({ workspace: ws, ignored: ignoreRule(), runDir, pack, previous });
+        const scratchDir = path.join(base, 'scratch');
+        mkdirSync(scratchDir);
+        const scratch = await takeSnapshot({ workspace: ws, ignored: ignoreRule(), runDir: scratchDir });
+        scratch.snapshot.pack.close();
+        const sorted = (manifest: ReadonlyMap<string, unknown>): string =>
+          JSON.stringify([...manifest].sort(([a], [b]) => (a < b ? -1 : 1)));
+        assert.equal(sorted(second.snapshot.manifest), sorted(scratch.snapshot.manifest));
+        assert.equal(second.snapshot.hash, scratch.snapshot.hash);
+        assert.deepEqual(second.snapshot.manifest.get('d2'), { type: 'symlink', target: outside });
+        assert.equal([...second.snapshot.manifest.keys()].filter((file) => file.startsWith('d2/')).length, 0);
+        assert.ok(second.hashed <= CHANGES.length, `${second.hashed} hashed`);
+      } finally {
+        pack.close();
+      }
+    }));
+
+  it('liveChanges of a large workspace names exactly the changed paths, all of them below a folder replaced by a symlink to a look-alike', () =>
+    withLargeWorkspace('sweep-live', async ({ base, ws, runDir }) => {
+      const { snapshot } = await takeSnapshot({ workspace: ws, ignored: ignoreRule(), runDir });
+      try {
+        await sleep(20);
+        await sweep(ws, snapshot.live);
+        change(ws, 'd3/f3.txt', 'restore-times', '');
+        change(ws, 'd5/f2381.txt', 'delete', '');
+        change(ws, 'd7/f7.txt', 'to-symlink', '');
+        writeFileSync(path.join(ws, 'd11/new.txt'), 'new');
+        replaceBySymlink(base, ws, 'd2');
+        const below = [...snapshot.manifest.keys()].filter((file) => file.startsWith('d2/'));
+        assert.ok(below.length > 0);
+        assert.deepEqual(await liveChanges(snapshot), ['d11/new.txt', 'd2', ...below, 'd3/f3.txt', 'd5/f2381.txt', 'd7/f7.txt'].sort());
+      } finally {
+        snapshot.pack.close();
+      }
+    }));
 
   it('inputChanges of a large copy finds every changed input and every created entry, as a walk on one thread does', () =>
     withSweptCopy('sweep-inputs', async ({ dir, stamps, settledAt }) => {
