@@ -8,7 +8,6 @@ import {
   mkdirSync,
   openSync,
   readdirSync,
-  readFileSync,
   readlinkSync,
   readSync,
   renameSync,
@@ -27,6 +26,7 @@ import { pathIn } from './path-in.js';
 import {
   manifestColumns,
   manifestFrom,
+  readStateText,
   slotColumns,
   slotsFrom,
   stampColumns,
@@ -519,7 +519,7 @@ export function loadSnapshot(
 ): { snapshot: Snapshot & { readonly pack: BlobPack } } | { missing: string } {
   let stored: unknown;
   try {
-    stored = JSON.parse(readFileSync(file, 'utf8'));
+    stored = JSON.parse(readStateText(file));
   } catch (error) {
     return { missing: `${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
   }

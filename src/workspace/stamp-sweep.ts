@@ -21,7 +21,8 @@ const DONE = 3;
  * only while it is still free (this thread takes them from the first one up, so the two meet somewhere),
  * and for each path of its shares sets one byte, 1 where `lstat` gives exactly that stamp now, computed as
  * `stampAt` computes a stamp from Node's `lstat` binding; 0 where it differs, nothing is there, or `lstat`
- * failed. A share is marked done once its bytes are set; the thread says when it took none more.
+ * failed. A share is marked done once its bytes are set; the thread says when it took none more. A request
+ * without paths (null) is for the paths of the one before it.
  * Before its first answer it checks, on paths that exist, that the binding gives what `fs.lstatSync` gives,
  * and says `unavailable` (and answers nothing) where it does not or there is no binding. It says so also in
  * the shared cell it was given (1 ready, 2 unavailable), which this thread reads without waiting for a turn
@@ -59,7 +60,10 @@ if (lstat !== undefined) {
 }
 Atomics.store(workerData, 0, lstat === undefined ? 2 : 1);
 parentPort.postMessage(lstat === undefined ? { unavailable: true } : { ready: true });
-parentPort.on('message', ({ id, dir, paths, expected, claims, found, share }) => {
+let known = [];
+parentPort.on('message', ({ id, dir, paths: given, expected, claims, found, share }) => {
+  const paths = given === null ? known : given;
+  known = paths;
   for (let taken = claims.length - 1; taken >= 0; taken--) {
     if (Atomics.compareExchange(claims, taken, ${FREE}, 2) !== ${FREE}) break;
     const end = Math.min(paths.length, (taken + 1) * share);
@@ -84,6 +88,8 @@ class Sweeper {
   /** What the thread says of itself as soon as it knows: 0 not yet, 1 ready, 2 unavailable. */
   readonly #said = new Int32Array(new SharedArrayBuffer(4));
   readonly #waiting = new Map<number, (finished: boolean) => void>();
+  /** The paths the thread was last handed: a sweep of the same paths (the copies and the workspace have them all) does not send them again. */
+  #sent: readonly string[] | undefined;
   #next = 0;
 
   /** The thread when it is ready to answer; else undefined (and it is started, unless it failed). */
@@ -138,9 +144,12 @@ class Sweeper {
     const answer = new Promise<boolean>((resolve) => this.#waiting.set(id, resolve));
     // Kept alive while an answer is awaited, so that the process does not end under a pending walk.
     worker.ref();
+    const same = this.#sent !== undefined && sameList(this.#sent, request.paths);
     try {
-      worker.postMessage({ id, ...request });
+      worker.postMessage({ id, ...request, paths: same ? null : request.paths });
+      this.#sent = request.paths;
     } catch {
+      this.#sent = undefined;
       this.#waiting.get(id)?.(false);
       this.#waiting.delete(id);
     }
@@ -148,6 +157,12 @@ class Sweeper {
       if (this.#waiting.size === 0) worker.unref();
     });
   }
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let index = 0; index < a.length; index++) if (a[index] !== b[index]) return false;
+  return true;
 }
 
 /** What the second thread is handed for one sweep: the paths, and shared memory for the rest. */

@@ -9,7 +9,6 @@ import {
   mkdirSync,
   openSync,
   readdirSync,
-  readFileSync,
   renameSync,
   rmSync,
   statSync,
@@ -24,7 +23,7 @@ import { removeTree } from './safe-fs.js';
 import { readStoredSnapshot, storedSnapshot, type PreviousSnapshot } from './snapshot.js';
 import type { Stamp } from './stamp.js';
 import type { Drift } from './work-copy.js';
-import { stampsFrom, type ManifestColumns, type SlotColumns, type StampColumns } from './state-columns.js';
+import { readStateText, stampsFrom, type ManifestColumns, type SlotColumns, type StampColumns } from './state-columns.js';
 import { thisOwner, type RunDirectoryOwner } from './sweep.js';
 
 // The work copies that outlive a run (docs/workspaces.md): per workspace, the last snapshot's manifest and
@@ -124,7 +123,7 @@ export function ownerAlive({ host, pid }: RunDirectoryOwner): boolean {
 
 function readJson<T>(file: string): T | undefined {
   try {
-    return JSON.parse(readFileSync(file, 'utf8')) as T;
+    return JSON.parse(readStateText(file)) as T;
   } catch {
     return undefined;
   }
@@ -314,7 +313,7 @@ export class CacheEntry {
       const file = path.join(this.dir, name);
       let text: string | undefined;
       try {
-        text = readFileSync(file, 'utf8');
+        text = readStateText(file);
       } catch {
         text = undefined;
       }
