@@ -6,7 +6,7 @@ import { ALWAYS_IGNORED, ignoreRule, type IgnoreRule } from './ignore.js';
 import { liveChanges } from './live-changes.js';
 import { warmSweep } from './stamp-sweep.js';
 import { candidatePathProblem, foldedName } from './path-rules.js';
-import { loadSnapshot, saveSnapshot, takeSnapshot, type Snapshot } from './snapshot.js';
+import { loadSnapshot, saveSnapshot, SNAPSHOT_FILE, takeSnapshot, type Snapshot } from './snapshot.js';
 import type { BlobPack } from './blob-pack.js';
 import { removeTree } from './safe-fs.js';
 import { RECORDED, REMOVING, thisOwner } from './sweep.js';
@@ -307,7 +307,7 @@ export class RunWorkspace {
     let taken: Awaited<ReturnType<typeof takeSnapshot>> | undefined;
     try {
       taken = await takeSnapshot({ workspace, ignored, runDir, copyDir: path.join(runDir, 'check') });
-      saveSnapshot(taken.snapshot, path.join(runDir, 'snapshot.json'));
+      saveSnapshot(taken.snapshot, path.join(runDir, SNAPSHOT_FILE));
       return new RunWorkspace(
         runDir,
         taken.snapshot,
@@ -403,7 +403,7 @@ export class RunWorkspace {
           };
         }
       }
-      entry.linkSnapshot(path.join(runDir, 'snapshot.json'));
+      entry.linkSnapshot(path.join(runDir, SNAPSHOT_FILE));
       return new RunWorkspace(runDir, snapshot, check, foldsNames, report, { entry, maxBytes, ...(agent === undefined ? {} : { agent }) });
     } catch (error) {
       pack?.close();
@@ -426,7 +426,7 @@ export class RunWorkspace {
   static async resume(options: RunWorkspaceOptions & { readonly manifestHash: string }): Promise<RunWorkspace> {
     const runDir = runDirectory(options.runId, options.scratchDir);
     const ignored = ignoredFor(realpathSync(options.workspace), runDir, options.ignore ?? []);
-    const saved = loadSnapshot(path.join(runDir, 'snapshot.json'), path.join(runDir, 'blobs.pack'), options.manifestHash, ignored);
+    const saved = loadSnapshot(path.join(runDir, SNAPSHOT_FILE), path.join(runDir, 'blobs.pack'), options.manifestHash, ignored);
     if ('snapshot' in saved) {
       writeFileSync(path.join(runDir, 'owner.json'), JSON.stringify(thisOwner()));
       const check = await WorkCopy.materialize(path.join(runDir, 'check'), saved.snapshot).catch((error: unknown) => {
@@ -622,7 +622,7 @@ export class RunWorkspace {
       state === undefined
         ? undefined
         : {
-            version: 2,
+            version: 3,
             snapshot: this.snapshot.hash,
             settledAt: state.settledAt,
             stamps: stampColumns(state.stamps),

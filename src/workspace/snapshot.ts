@@ -10,7 +10,6 @@ import {
   readdirSync,
   readlinkSync,
   readSync,
-  renameSync,
   symlinkSync,
   writeFileSync,
   writeSync,
@@ -26,7 +25,6 @@ import { pathIn } from './path-in.js';
 import {
   manifestColumns,
   manifestFrom,
-  readStateText,
   slotColumns,
   slotsFrom,
   stampColumns,
@@ -36,6 +34,7 @@ import {
   type StampColumns,
 } from './state-columns.js';
 import { CopyWriter } from './copy-writer.js';
+import { readStateFile, writeStateFile } from './state-file.js';
 import { FileCloner } from './file-cloner.js';
 import { settleWrittenFolders } from './settled-folder.js';
 import type { IgnoreRule } from './ignore.js';
@@ -482,9 +481,12 @@ function unchanged(
   return now !== undefined && sameStamp(now, before) ? { entry, live: now } : undefined;
 }
 
-/** What `snapshot.json` holds, its maps stored as columns (a cache entry's file, linked into a run directory, holds more). */
+/** The name of a run directory's saved snapshot (a cache entry's, linked there, is named the same). */
+export const SNAPSHOT_FILE = 'snapshot.state';
+
+/** What `snapshot.state` holds, its maps stored as columns (a cache entry's file, linked into a run directory, holds more). */
 interface StoredSnapshot {
-  readonly version: 2;
+  readonly version: 3;
   readonly workspace: string;
   readonly hash: string;
   readonly rootMode: number;
@@ -503,8 +505,7 @@ export function saveSnapshot(snapshot: Snapshot & { readonly pack: BlobPack }, f
   };
   snapshot.pack.sync();
   // Whole or absent: a process killed while writing it leaves no half file for recovery to trust.
-  writeFileSync(`${file}.partial`, JSON.stringify(stored));
-  renameSync(`${file}.partial`, file);
+  writeStateFile(file, stored);
 }
 
 /**
@@ -519,7 +520,7 @@ export function loadSnapshot(
 ): { snapshot: Snapshot & { readonly pack: BlobPack } } | { missing: string } {
   let stored: unknown;
   try {
-    stored = JSON.parse(readStateText(file));
+    stored = readStateFile(file);
   } catch (error) {
     return { missing: `${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
   }
@@ -547,7 +548,7 @@ export function loadSnapshot(
 }
 
 /**
- * What every `snapshot.json` holds of a snapshot (a cache entry's adds its own fields): its workspace,
+ * What every `snapshot.state` holds of a snapshot (a cache entry's adds its own fields): its workspace,
  * hash and root mode, and its maps as columns.
  */
 export function storedSnapshot(snapshot: {
@@ -559,7 +560,7 @@ export function storedSnapshot(snapshot: {
   readonly pack: BlobPack;
 }): Omit<StoredSnapshot, 'pack'> {
   return {
-    version: 2,
+    version: 3,
     workspace: snapshot.workspace,
     hash: snapshot.hash,
     rootMode: snapshot.rootMode,
@@ -569,7 +570,7 @@ export function storedSnapshot(snapshot: {
   };
 }
 
-/** The fields of a parsed `snapshot.json` that {@link storedSnapshot} wrote, with its maps, or why they cannot be used. */
+/** The fields of a read `snapshot.state` that {@link storedSnapshot} wrote, with its maps, or why they cannot be used. */
 export function readStoredSnapshot(stored: unknown):
   | {
       workspace: string;
@@ -583,7 +584,7 @@ export function readStoredSnapshot(stored: unknown):
   | string {
   if (typeof stored !== 'object' || stored === null || Array.isArray(stored)) return 'not an object';
   const { version, workspace, hash, rootMode, pack, entries, blobs, live } = stored as Record<string, unknown>;
-  if (version !== 2) return `written in another format, version ${JSON.stringify(version)}: this redline reads version 2`;
+  if (version !== 3) return `written in another format, version ${JSON.stringify(version)}: this redline reads version 3`;
   if (
     typeof workspace !== 'string' ||
     typeof hash !== 'string' ||

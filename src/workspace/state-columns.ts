@@ -21,8 +21,8 @@ export function readStateText(file: string): string {
 /** Stamps by path, in the map's order: per path six numbers (kind code, ino, size, mtimeMs, ctimeMs, mode). */
 export interface StampColumns {
   readonly paths: string[];
-  /** Kind codes: 0 file, 1 directory, 2 symlink, 3 other. */
-  readonly numbers: number[];
+  /** Kind codes: 0 file, 1 directory, 2 symlink, 3 other. Stored as doubles (see state-file.ts). */
+  readonly numbers: Float64Array;
 }
 
 /** Manifest entries by path, in the manifest's order. */
@@ -54,7 +54,7 @@ const SYMLINK = 2;
 const MAX_MODE = 0o7777;
 
 /** Puts a stamp's six numbers at `at`. */
-function putStamp(numbers: number[] | Float64Array, at: number, stamp: Stamp): void {
+function putStamp(numbers: Float64Array, at: number, stamp: Stamp): void {
   numbers[at] = KIND_CODES[stamp.kind];
   numbers[at + 1] = stamp.ino;
   numbers[at + 2] = stamp.size;
@@ -66,11 +66,13 @@ function putStamp(numbers: number[] | Float64Array, at: number, stamp: Stamp): v
 /** Stamps (a map's entries, or pairs) as columns. */
 export function stampColumns(entries: Iterable<readonly [string, Stamp]>): StampColumns {
   const paths: string[] = [];
-  const numbers: number[] = [];
+  const stamps: Stamp[] = [];
   for (const [file, stamp] of entries) {
     paths.push(file);
-    putStamp(numbers, numbers.length, stamp);
+    stamps.push(stamp);
   }
+  const numbers = new Float64Array(stamps.length * STAMP_WIDTH);
+  putStampNumbers(stamps, numbers);
   return { paths, numbers };
 }
 
@@ -213,9 +215,10 @@ function columnsOf(value: unknown, what: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-function column(columns: Record<string, unknown>, name: string, what: string, length?: number, per?: string): unknown[] {
+function column(columns: Record<string, unknown>, name: string, what: string, length?: number, per?: string): ArrayLike<unknown> {
   const value = columns[name];
-  if (!Array.isArray(value)) throw new TypeError(`Expected ${what}.${name} to be an array, got ${shown(value)}`);
+  if (!Array.isArray(value) && !(value instanceof Float64Array))
+    throw new TypeError(`Expected ${what}.${name} to be an array, got ${shown(value)}`);
   if (length !== undefined && value.length !== length)
     throw new TypeError(`Expected ${what}.${name} to hold ${length} items (${per ?? 'one per path'}), got ${value.length}`);
   return value;
@@ -230,7 +233,7 @@ function strings(columns: Record<string, unknown>, name: string, what: string, l
 }
 
 /** A count of something (an inode number, a size, an offset): a whole number, not negative. */
-function count(values: readonly unknown[], index: number, what: string, name = 'numbers'): number {
+function count(values: ArrayLike<unknown>, index: number, what: string, name = 'numbers'): number {
   const value = values[index];
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
     throw new TypeError(`Expected ${what}.${name}[${index}] to be a whole number, not negative, got ${shown(value)}`);
@@ -238,7 +241,7 @@ function count(values: readonly unknown[], index: number, what: string, name = '
 }
 
 /** A time in milliseconds: any finite number. */
-function time(values: readonly unknown[], index: number, what: string): number {
+function time(values: ArrayLike<unknown>, index: number, what: string): number {
   const value = values[index];
   if (typeof value !== 'number' || !Number.isFinite(value))
     throw new TypeError(`Expected ${what}.numbers[${index}] to be a time, got ${shown(value)}`);
@@ -246,7 +249,7 @@ function time(values: readonly unknown[], index: number, what: string): number {
 }
 
 /** Permission bits: a whole number from 0 to 0o7777. */
-function mode(values: readonly unknown[], index: number, what: string, name = 'numbers'): number {
+function mode(values: ArrayLike<unknown>, index: number, what: string, name = 'numbers'): number {
   const value = values[index];
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > MAX_MODE)
     throw new TypeError(`Expected ${what}.${name}[${index}] to be a mode (0 to 0o7777), got ${shown(value)}`);

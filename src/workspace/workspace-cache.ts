@@ -9,6 +9,7 @@ import {
   mkdirSync,
   openSync,
   readdirSync,
+  readFileSync,
   renameSync,
   rmSync,
   statSync,
@@ -20,7 +21,8 @@ import path from 'node:path';
 import { BlobPack } from './blob-pack.js';
 import type { ManifestEntry } from './manifest.js';
 import { removeTree } from './safe-fs.js';
-import { readStoredSnapshot, storedSnapshot, type PreviousSnapshot } from './snapshot.js';
+import { readStoredSnapshot, SNAPSHOT_FILE, storedSnapshot, type PreviousSnapshot } from './snapshot.js';
+import { decodeState, writeStateFile } from './state-file.js';
 import type { Stamp } from './stamp.js';
 import type { Drift } from './work-copy.js';
 import { readStateText, stampsFrom, type ManifestColumns, type SlotColumns, type StampColumns } from './state-columns.js';
@@ -47,9 +49,13 @@ export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env, tmp = tmpd
   return path.join(path.resolve(env.REDLINE_SCRATCH ?? tmp), 'redline-cache');
 }
 
-/** What the last snapshot of a workspace left in its entry (`snapshot.json`), its maps stored as columns. */
+/** The files of an entry that hold the states of the check copy and of the agent's copy (see {@link CopyState}). */
+const COPY_STATE = 'copy.state';
+const AGENT_STATE = 'agent.state';
+
+/** What the last snapshot of a workspace left in its entry (`snapshot.state`), its maps stored as columns. */
 interface StoredState {
-  readonly version: 2;
+  readonly version: 3;
   readonly workspace: string;
   readonly hash: string;
   readonly rootMode: number;
@@ -63,9 +69,9 @@ interface StoredState {
   readonly ignore?: string;
 }
 
-/** What a copy held when its run let go of it (`copy.json`, `agent.json`): removed while a run holds the entry. */
+/** What a copy held when its run let go of it (`copy.state`, `agent.state`): removed while a run holds the entry. */
 export interface CopyState {
-  readonly version: 2;
+  readonly version: 3;
   /** The hash of the snapshot the copy was reset from. */
   readonly snapshot: string;
   /** The file system's clock when its last reset ended. */
@@ -133,7 +139,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The snapshot an entry's `snapshot.json` records, or undefined when it records none this version can use (another version's, damaged, another workspace's). */
+/** The snapshot an entry's `snapshot.state` records, or undefined when it records none this version can use (another version's, damaged, another workspace's). */
 function storedState(
   value: unknown,
   workspace: string,
@@ -180,7 +186,7 @@ function knownDrift(value: unknown): Drift | undefined | null {
 
 /** A copy's stored state when it reads well and was recorded for the snapshot `hash`, else undefined (not trusted). */
 function cachedCopy(value: unknown, hash: string): CachedCopy | undefined {
-  if (!isRecord(value) || value.version !== 2 || value.snapshot !== hash) return undefined;
+  if (!isRecord(value) || value.version !== 3 || value.snapshot !== hash) return undefined;
   const { settledAt, overlay } = value;
   const known = knownDrift(value.known);
   if (typeof settledAt !== 'number' || !isOverlay(overlay) || known === null) return undefined;
@@ -309,27 +315,27 @@ export class CacheEntry {
    * the next run does not trust.
    */
   load(): CachedSnapshot | undefined {
-    const taken = (name: string): string | undefined => {
+    const read = (name: string, { keep = false } = {}): Buffer | undefined => {
       const file = path.join(this.dir, name);
-      let text: string | undefined;
+      let bytes: Buffer | undefined;
       try {
-        text = readStateText(file);
+        bytes = readFileSync(file);
       } catch {
-        text = undefined;
+        bytes = undefined;
       }
-      rmSync(file, { force: true });
-      return text;
+      if (!keep) rmSync(file, { force: true });
+      return bytes;
     };
-    const parsed = (text: string | undefined): unknown => {
+    const decoded = (bytes: Buffer | undefined): unknown => {
       try {
-        return text === undefined ? undefined : (JSON.parse(text) as unknown);
+        return bytes === undefined ? undefined : decodeState(bytes);
       } catch {
         return undefined;
       }
     };
-    const copy = parsed(taken('copy.json'));
-    const agentText = taken('agent.json');
-    const state = storedState(readJson<unknown>(path.join(this.dir, 'snapshot.json')), this.workspace);
+    const copy = decoded(read(COPY_STATE));
+    const agentBytes = read(AGENT_STATE);
+    const state = storedState(decoded(read(SNAPSHOT_FILE, { keep: true })), this.workspace);
     if (state === undefined) return undefined;
     const { manifest, slots } = state;
     let named = 0;
@@ -355,7 +361,7 @@ export class CacheEntry {
         ...(state.ignore === undefined ? {} : { ignore: state.ignore }),
       },
       copy: trusted(copy, this.copyDir),
-      agent: () => trusted(parsed(agentText), this.agentDir),
+      agent: () => trusted(decoded(agentBytes), this.agentDir),
     };
   }
 
@@ -385,7 +391,7 @@ export class CacheEntry {
       pack: fields.pack.file,
       ignore: fields.ignore,
     };
-    writeJson(path.join(this.dir, 'snapshot.json'), state);
+    writeStateFile(path.join(this.dir, SNAPSHOT_FILE), state);
   }
 
   /**
@@ -394,9 +400,9 @@ export class CacheEntry {
    */
   linkSnapshot(file: string): void {
     try {
-      linkSync(path.join(this.dir, 'snapshot.json'), file);
+      linkSync(path.join(this.dir, SNAPSHOT_FILE), file);
     } catch {
-      copyFileSync(path.join(this.dir, 'snapshot.json'), file);
+      copyFileSync(path.join(this.dir, SNAPSHOT_FILE), file);
     }
   }
 
@@ -417,8 +423,8 @@ export class CacheEntry {
   }): void {
     if (this.#released) return;
     this.#released = true;
-    if (copy !== undefined) writeJson(path.join(this.dir, 'copy.json'), copy);
-    if (agent !== undefined) writeJson(path.join(this.dir, 'agent.json'), agent);
+    if (copy !== undefined) writeStateFile(path.join(this.dir, COPY_STATE), copy);
+    if (agent !== undefined) writeStateFile(path.join(this.dir, AGENT_STATE), agent);
     this.#touch(readJson<Partial<CacheEntryInfo>>(path.join(this.dir, 'entry.json')), bytes, entries);
     rmSync(path.join(this.dir, 'lock'), { force: true });
   }

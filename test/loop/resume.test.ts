@@ -97,7 +97,7 @@ describe('recovery', () => {
       await assert.rejects(runMission({ mission, ledger: dyingAfter(ledger, 6), scratchDir }), /process killed/);
       const [unsealed] = await ledger.runs({ unsealed: true });
       const runDir = path.join(scratchDir, 'redline-runs', unsealed?.runId as string);
-      assert.ok(existsSync(path.join(runDir, 'snapshot.json')), 'an unsealed run keeps its snapshot');
+      assert.ok(existsSync(path.join(runDir, 'snapshot.state')), 'an unsealed run keeps its snapshot');
       if (what !== 'kept') await rm(runDir, { recursive: true });
       if (what === 'gone+changed') await writeFile(path.join(mission.workspaceDir as string, 'answer.txt'), 'changed\n');
       const [recovery] = await recoverRuns({ ledger, scratchDir });

@@ -77,7 +77,7 @@ describe('the in-place agent copy outlives the run in the cache entry', () => {
         assert.deepEqual(await fourth.agentChanges(), {});
       });
       // Without its state (a run killed while it held the entry), the copy is written afresh.
-      rmSync(path.join(entry, 'agent.json'));
+      rmSync(path.join(entry, 'agent.state'));
       writeFileSync(path.join(dir, 'planted.txt'), 'planted');
       await withRun(laid, 'five', async (fifth) => {
         await fifth.agentCopy({});

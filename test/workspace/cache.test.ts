@@ -24,6 +24,7 @@ import { takeSnapshot, type PreviousSnapshot } from '../../src/workspace/snapsho
 import { stampOf } from '../../src/workspace/stamp.js';
 import { manifestFrom, slotsFrom, stampsFrom } from '../../src/workspace/state-columns.js';
 import { cacheEntries, entryDirOf, pruneCache } from '../../src/workspace/workspace-cache.js';
+import { readStateFile, writeStateFile } from '../../src/workspace/state-file.js';
 import { treeSpec, type TreeSpec } from './arbitraries.js';
 import { applyCheckAction, checkAction } from './check-actions.js';
 import { startRun, withLaidWorkspace, withRun, type LayOptions } from './laid-workspace.js';
@@ -65,7 +66,7 @@ describe('RunWorkspace with a cache folder: the copy outlives the run', () => {
         await first.checkCopy({ 'src/y.js': 'changed\n', 'new.txt': 'n' });
         return first.snapshot.hash;
       });
-      const recorded = path.join(entryDirOf(laid.cache, laid.ws), 'snapshot.json');
+      const recorded = path.join(entryDirOf(laid.cache, laid.ws), 'snapshot.state');
       const before = lstatSync(recorded).ino;
       await withRun(laid, 'two', async (second) => {
         // Nothing changed: the last snapshot's record stands, not rewritten.
@@ -146,23 +147,20 @@ describe('RunWorkspace with a cache folder: the copy outlives the run', () => {
       await verify(run);
       await run.dispose();
       // Half-written: its state cut short.
-      const state = readFileSync(path.join(entry, 'copy.json'), 'utf8');
-      writeFileSync(path.join(entry, 'copy.json'), state.slice(0, state.length / 2));
+      const state = readFileSync(path.join(entry, 'copy.state'));
+      writeFileSync(path.join(entry, 'copy.state'), state.subarray(0, state.length / 2));
       writeFileSync(path.join(entry, 'copy/x.txt'), 'TOP\n');
       run = await startRun(laid, 'three');
       assert.equal(run.report.copy, 'rebuilt');
       await verify(run);
       await run.dispose();
       // A state recorded for another snapshot.
-      writeFileSync(
-        path.join(entry, 'copy.json'),
-        readFileSync(path.join(entry, 'copy.json'), 'utf8').replace(/"snapshot":"[0-9a-f]+"/, '"snapshot":"0"'),
-      );
+      writeStateFile(path.join(entry, 'copy.state'), { ...(readStateFile(path.join(entry, 'copy.state')) as object), snapshot: '0' });
       run = await startRun(laid, 'four');
       assert.equal(run.report.copy, 'rebuilt');
       await verify(run);
       // A run killed while it held the entry leaves no state: the copy is not trusted.
-      assert.equal(existsSync(path.join(entry, 'copy.json')), false);
+      assert.equal(existsSync(path.join(entry, 'copy.state')), false);
       await run.dispose();
       // The pack's bytes damaged: a blob read back for the copy no longer matches, so the run stops rather than copy it.
       rmSync(path.join(entry, 'copy'), { recursive: true });
@@ -184,7 +182,7 @@ describe('RunWorkspace with a cache folder: the copy outlives the run', () => {
         assert.deepEqual(await copy.changedInputs(() => false), []);
         second.checkSetEnded();
       });
-      const state = JSON.parse(readFileSync(path.join(entry, 'copy.json'), 'utf8')) as { known?: unknown };
+      const state = readStateFile(path.join(entry, 'copy.state')) as { known?: unknown };
       assert.deepEqual(state.known, { changed: [], extra: [] });
       // Between the runs: a file rewritten with its size and times kept, a file planted.
       const { atime, mtime } = lstatSync(path.join(entry, 'copy/src/y.js'));
@@ -206,7 +204,7 @@ describe('RunWorkspace with a cache folder: the copy outlives the run', () => {
         // A set stopped while a check of it may still run: the walk after the check before is not handed on.
         assert.deepEqual(await again.changedInputs(() => false), []);
       });
-      assert.equal((JSON.parse(readFileSync(path.join(entry, 'copy.json'), 'utf8')) as { known?: unknown }).known, undefined);
+      assert.equal((readStateFile(path.join(entry, 'copy.state')) as { known?: unknown }).known, undefined);
       await withRun(laid, 'three-b', async (run) => {
         const copy = await run.checkCopy({});
         assert.equal(copy.verified, true, 'walked in full');
@@ -217,22 +215,28 @@ describe('RunWorkspace with a cache folder: the copy outlives the run', () => {
       await withRun(laid, 'four', async (fourth) => {
         await fourth.checkCopy({});
       });
-      assert.equal((JSON.parse(readFileSync(path.join(entry, 'copy.json'), 'utf8')) as { known?: unknown }).known, undefined);
+      assert.equal((readStateFile(path.join(entry, 'copy.state')) as { known?: unknown }).known, undefined);
       await withRun(laid, 'five', async (fifth) => assert.equal((await fifth.checkCopy({})).verified, true));
       // What the walk found, stored with a path that leaves the copy: the state is not trusted, the copy rebuilt.
-      const stored = JSON.parse(readFileSync(path.join(entry, 'copy.json'), 'utf8')) as Record<string, unknown>;
-      writeFileSync(path.join(entry, 'copy.json'), JSON.stringify({ ...stored, known: { changed: ['../outside'], extra: [] } }));
+      const stored = readStateFile(path.join(entry, 'copy.state')) as Record<string, unknown>;
+      writeStateFile(path.join(entry, 'copy.state'), { ...stored, known: { changed: ['../outside'], extra: [] } });
       await withRun(laid, 'six', async (sixth) => assert.equal(sixth.report.copy, 'rebuilt'));
     }));
 
-  it('state files an earlier version wrote (maps as pairs, version 1) are not trusted: the copy is rebuilt, or all is taken afresh, and the snapshot equals one from scratch', () =>
+  it('state files an earlier version wrote (version 1: maps as pairs; version 2: all of it JSON) are not trusted: the copy is rebuilt, or all is taken afresh, and the snapshot equals one from scratch', () =>
     withLaidWorkspace(laying(simple()), async (laid) => {
       const entry = entryDirOf(laid.cache, laid.ws);
-      /** Rewrites a state file as version 1 wrote it: its maps as arrays of pairs. */
+      /** Rewrites a state file as version 1 wrote it: its maps as arrays of pairs, in a file of this format. */
       const asVersionOne = (name: string, maps: Record<string, (value: unknown) => Map<string, unknown>>): void => {
-        const state = JSON.parse(readFileSync(path.join(entry, name), 'utf8')) as Record<string, unknown>;
+        const state = readStateFile(path.join(entry, name)) as Record<string, unknown>;
         for (const [field, read] of Object.entries(maps)) state[field] = [...read(state[field])];
-        writeFileSync(path.join(entry, name), JSON.stringify({ ...state, version: 1 }));
+        writeStateFile(path.join(entry, name), { ...state, version: 1 });
+      };
+      /** Rewrites a state file as version 2 wrote it: JSON text throughout, its numbers as JSON arrays. */
+      const asVersionTwo = (name: string): void => {
+        const state = readStateFile(path.join(entry, name));
+        const json = JSON.stringify(state, (_key, value: unknown) => (value instanceof Float64Array ? [...value] : value));
+        writeFileSync(path.join(entry, name), json.replace('"version":3', '"version":2'));
       };
       const verify = async (run: RunWorkspace): Promise<void> => {
         assert.equal(run.snapshot.hash, (await fromScratch(laid.ws, laid.scratch)).hash);
@@ -241,13 +245,18 @@ describe('RunWorkspace with a cache folder: the copy outlives the run', () => {
       };
       await (await startRun(laid, 'one')).dispose();
       // The copy's state only: the snapshot is used, the copy written again from it.
-      asVersionOne('copy.json', { stamps: stampsFrom });
+      asVersionOne('copy.state', { stamps: stampsFrom });
       await withRun(laid, 'two', async (run) => {
         assert.deepEqual(run.report, { hashed: 0, copy: 'rebuilt' });
         await verify(run);
       });
+      asVersionTwo('copy.state');
+      await withRun(laid, 'two-b', async (run) => {
+        assert.deepEqual(run.report, { hashed: 0, copy: 'rebuilt' });
+        await verify(run);
+      });
       // The snapshot's record: nothing of the entry is used, every file is read again.
-      asVersionOne('snapshot.json', { entries: manifestFrom, blobs: slotsFrom, live: stampsFrom });
+      asVersionOne('snapshot.state', { entries: manifestFrom, blobs: slotsFrom, live: stampsFrom });
       await withRun(laid, 'three', async (run) => {
         assert.deepEqual(run.report, {
           hashed: [...run.snapshot.manifest.values()].filter((e) => e.type === 'file').length,
@@ -256,9 +265,14 @@ describe('RunWorkspace with a cache folder: the copy outlives the run', () => {
         await verify(run);
       });
       // Written anew in this version's form, the entry serves the next run again.
-      assert.equal((JSON.parse(readFileSync(path.join(entry, 'snapshot.json'), 'utf8')) as { version: number }).version, 2);
+      assert.equal((readStateFile(path.join(entry, 'snapshot.state')) as { version: number }).version, 3);
       await withRun(laid, 'four', async (run) => {
         assert.deepEqual(run.report, { hashed: 0, copy: 'reused', restored: 0 });
+        await verify(run);
+      });
+      asVersionTwo('snapshot.state');
+      await withRun(laid, 'five', async (run) => {
+        assert.equal(run.report.copy, 'fresh');
         await verify(run);
       });
     }));

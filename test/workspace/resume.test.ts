@@ -88,7 +88,7 @@ describe('RunWorkspace.resume: the baseline of a run that goes on after a crash'
     assert.deepEqual(treeDifferences(expectedCopy(ORIGINAL, CANDIDATE), readTree(dir)), []);
   });
 
-  for (const lost of ['snapshot.json', 'blobs.pack']) {
+  for (const lost of ['snapshot.state', 'blobs.pack']) {
     it(`with ${lost} deleted and the workspace unchanged, takes the snapshot again`, async () => {
       const first = await start();
       const hash = first.snapshot.hash;

@@ -5,13 +5,14 @@ import type { BlobSlot } from '../../src/workspace/blob-pack.js';
 import type { ManifestEntry } from '../../src/workspace/manifest.js';
 import type { Stamp } from '../../src/workspace/stamp.js';
 import { manifestColumns, manifestFrom, slotColumns, slotsFrom, stampColumns, stampsFrom } from '../../src/workspace/state-columns.js';
+import { decodeState, encodeState } from '../../src/workspace/state-file.js';
 
 // The state files' maps stored as columns: read back as they were written (order kept), and damage of
 // any kind refused with a TypeError that names it.
 
 /** Any path a tree may hold, and odder ones: the root (''), NULs, lone surrogates, newlines. */
 const anyPath = fc.oneof(fc.string({ unit: 'binary', maxLength: 12 }), fc.constantFrom('', 'a/b/c', 'dir with space/x\n', '\0', '\ud800'));
-/** A time as `lstat` gives it (never -0, which JSON writes as 0). */
+/** A time as `lstat` gives it (never -0, which a state file's JSON writes as 0). */
 const anyTime = fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e15, max: 1e15 }).map((value) => value + 0);
 const anyMode = fc.integer({ min: 0, max: 0o7777 });
 /** Records as the readers make them: plain objects. */
@@ -49,14 +50,14 @@ const slot: fc.Arbitrary<BlobSlot> = fc.record({ offset: fc.maxSafeNat(), size: 
 const pairs = <T>(value: fc.Arbitrary<T>): fc.Arbitrary<[string, T][]> =>
   fc.uniqueArray(fc.tuple(anyPath, value), { selector: ([key]) => key, maxLength: 40 });
 
-/** Through the text a state file holds. */
-const throughJson = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
+/** Through the bytes a state file holds (its JSON line, the stamps' numbers as doubles). */
+const throughStateFile = (value: unknown): unknown => decodeState(encodeState(value as object));
 
 describe('state columns: read back as written', () => {
   it('stamps, in their order', () => {
     fc.assert(
       fc.property(pairs(stamp), (stamps) => {
-        const read = stampsFrom(throughJson(stampColumns(new Map(stamps))));
+        const read = stampsFrom(throughStateFile(stampColumns(new Map(stamps))));
         assert.deepEqual([...read], stamps);
         // The same shape as `stampOf` makes, key order included.
         for (const [, value] of read) assert.deepEqual(Object.keys(value), ['kind', 'ino', 'size', 'mtimeMs', 'ctimeMs', 'mode']);
@@ -67,7 +68,7 @@ describe('state columns: read back as written', () => {
   it('manifests with files, directories and symlinks, in their order', () => {
     fc.assert(
       fc.property(pairs(entry), (entries) => {
-        const read = manifestFrom(throughJson(manifestColumns(new Map(entries))));
+        const read = manifestFrom(throughStateFile(manifestColumns(new Map(entries))));
         assert.deepEqual([...read], entries);
         assert.equal(JSON.stringify([...read]), JSON.stringify(entries));
       }),
@@ -77,28 +78,33 @@ describe('state columns: read back as written', () => {
   it('blob slots, in their order', () => {
     fc.assert(
       fc.property(pairs(slot), (slots) => {
-        assert.deepEqual([...slotsFrom(throughJson(slotColumns(slots)))], slots);
+        assert.deepEqual([...slotsFrom(throughStateFile(slotColumns(slots)))], slots);
       }),
     );
   });
 
   it('empty maps', () => {
-    assert.deepEqual(stampsFrom(throughJson(stampColumns([]))), new Map());
-    assert.deepEqual(manifestFrom(throughJson(manifestColumns(new Map()))), new Map());
-    assert.deepEqual(slotsFrom(throughJson(slotColumns([]))), new Map());
+    assert.deepEqual(stampsFrom(throughStateFile(stampColumns([]))), new Map());
+    assert.deepEqual(manifestFrom(throughStateFile(manifestColumns(new Map()))), new Map());
+    assert.deepEqual(slotsFrom(throughStateFile(slotColumns([]))), new Map());
   });
 });
 
-/** Columns to damage: a fresh copy each time. */
-const stamps = (): Record<string, unknown[]> =>
-  throughJson(
+/** Stamps as columns, their numbers as a state file stores them. */
+const stampNumbers = (): { paths: string[]; numbers: Float64Array } =>
+  throughStateFile(
     stampColumns([
       ['a', { kind: 'file', ino: 11, size: 3, mtimeMs: 1712.5, ctimeMs: 1713.25, mode: 0o644 }],
       ['b', { kind: 'dir', ino: 12, size: 4096, mtimeMs: 1714, ctimeMs: 1715, mode: 0o755 }],
     ]),
-  ) as Record<string, unknown[]>;
+  ) as { paths: string[]; numbers: Float64Array };
+/** Columns to damage, a fresh copy each time: the numbers as the JSON of a planted file could hold them. */
+const stamps = (): Record<string, unknown[]> => {
+  const { paths, numbers } = stampNumbers();
+  return { paths, numbers: [...numbers] };
+};
 const manifest = (): Record<string, unknown[]> =>
-  throughJson(
+  throughStateFile(
     manifestColumns(
       new Map<string, ManifestEntry>([
         ['a', { type: 'file', mode: 0o644, size: 3, hash: 'f'.repeat(64) }],
@@ -108,7 +114,7 @@ const manifest = (): Record<string, unknown[]> =>
     ),
   ) as Record<string, unknown[]>;
 const slots = (): Record<string, unknown[]> =>
-  throughJson(
+  throughStateFile(
     slotColumns([
       ['f'.repeat(64), { offset: 0, size: 3 }],
       ['e'.repeat(64), { offset: 3, size: 5 }],
@@ -122,6 +128,20 @@ function damaged(columns: Record<string, unknown[]>, damage: (columns: Record<st
 }
 
 const refusals: { readonly what: string; readonly read: () => unknown; readonly names: RegExp }[] = [
+  {
+    what: 'stored numbers one short',
+    read: () => stampsFrom({ ...stampNumbers(), numbers: stampNumbers().numbers.subarray(1) }),
+    names: /stamps\.numbers to hold 12 items \(6 per path\), got 11/,
+  },
+  {
+    what: 'a stored kind code out of range',
+    read: () => {
+      const columns = stampNumbers();
+      columns.numbers[6] = 7;
+      return stampsFrom(columns);
+    },
+    names: /stamps\.numbers\[6\] to be a kind code \(0 to 3\), got 7/,
+  },
   { what: 'no object', read: () => stampsFrom(null), names: /stamps stored as columns .* got null/ },
   {
     what: 'an array of pairs (the layout before columns)',
