@@ -332,6 +332,8 @@ export async function takeSnapshot({
   let hashed = 0;
   const rootInfo = lstatSync(workspace);
   const rootMode = rootInfo.mode & 0o7777;
+  /** The root's stamp: taken again when the walk lists it. */
+  let rootStamp = stampOf(rootInfo);
   // Folder times are trusted against the clock only when it is read on the workspace's own file system:
   // another one may keep coarser times (whole seconds), or another clock.
   const clockHere = lstatSync(clock ?? path.join(runDir, 'clock')).dev === rootInfo.dev;
@@ -353,26 +355,27 @@ export async function takeSnapshot({
   // what it held then: creating, removing or renaming an entry changes its folder's times.
   const held =
     clockHere && previous !== undefined && ignoreKey !== undefined && previous.ignore === ignoreKey ? heldEntries(previous) : undefined;
-  // Which paths still have the previous snapshot's stamps, found on two threads for a large workspace: the
-  // walk stamps only the others itself. A folder's stamp (the sweep's or the walk's) is taken before
-  // anything below it is listed or read, so that nothing is read through a folder found replaced.
+  // Which files still have the previous snapshot's stamps, found on two threads for a large workspace: the
+  // walk stamps only the others itself. Folders are always stamped by the walk, when it meets them and
+  // again when it lists them, so that nothing is listed or read through a folder found replaced since.
   const swept = sweptLookup(previous === undefined ? undefined : await unchangedAt(workspace, previous.live));
-  /** The stamp of `file` now: the previous one when the sweep found it unchanged. */
-  const stampNow = (file: string, source: string): Stamp | undefined => {
+  /** The stamp of file `file` now: the previous one when the sweep found it unchanged. */
+  const fileStampNow = (file: string, source: string): Stamp | undefined => {
     const before = previous?.live.get(file);
     return before !== undefined && swept(file, before) ? before : stampAt(source);
   };
   let listedFolders = 0;
   const listing = (dir: string): readonly Listed[] => {
     const before = previous?.live.get(dir);
-    const now = dir === '' ? stampOf(rootInfo) : live.get(dir);
-    if (
-      held !== undefined &&
-      before !== undefined &&
-      now !== undefined &&
-      sameStamp(now, before) &&
-      !isRacy(before, previous?.startedAt ?? 0)
-    )
+    // Stamped again now: a folder replaced since it was met (the root included, met before the sweep) is
+    // never listed through; one whose entries changed meanwhile is listed afresh.
+    const met = dir === '' ? stampOf(rootInfo) : live.get(dir);
+    const now = stampAt(dir === '' ? workspace : pathIn(workspace, dir));
+    if (now?.kind !== 'dir' || now.ino !== met?.ino)
+      throw new WorkspaceUnreadableError(workspace, [`${dir === '' ? '.' : dir} (changed while the snapshot was taken)`]);
+    if (dir === '') rootStamp = now;
+    else live.set(dir, now);
+    if (held !== undefined && before !== undefined && sameStamp(now, before) && !isRacy(before, previous?.startedAt ?? 0))
       return held.get(dir) ?? [];
     listedFolders += 1;
     return readdirSync(dir === '' ? workspace : path.join(workspace, dir), { withFileTypes: true }).map(listed);
@@ -387,7 +390,7 @@ export async function takeSnapshot({
         const source = pathIn(workspace, file);
         const copy = copyDir === undefined ? undefined : pathIn(copyDir, file);
         if (item.kind === 'dir') {
-          const stamp = stampNow(file, source);
+          const stamp = stampAt(source);
           // Replaced since it was listed (by a symlink, to anywhere), or gone: never listed through; the snapshot fails, naming it.
           if (stamp?.kind !== 'dir') throw new WorkspaceUnreadableError(workspace, [`${file} (changed while the snapshot was taken)`]);
           const { mode } = stamp;
@@ -404,7 +407,7 @@ export async function takeSnapshot({
             copyStamps.set(file, stampOf(lstatSync(copy)));
           }
         } else if (item.kind === 'file') {
-          const known = previous === undefined ? undefined : unchanged(file, previous, pack, () => stampNow(file, source));
+          const known = previous === undefined ? undefined : unchanged(file, previous, pack, () => fileStampNow(file, source));
           if (known !== undefined) {
             manifest.set(file, known.entry);
             live.set(file, known.live);
@@ -440,7 +443,7 @@ export async function takeSnapshot({
     if (unreadable.length > 0) throw new WorkspaceUnreadableError(workspace, unreadable);
     // Directory times change while entries are created in them: moded and stamped once everything is written.
     if (copyDir !== undefined) settleWrittenFolders(copyDir, manifest, rootMode, copyStamps);
-    live.set('', stampOf(rootInfo));
+    live.set('', rootStamp);
   } catch (error) {
     await writer?.finish().catch(() => undefined);
     pack.close();

@@ -22,7 +22,7 @@ const DONE = 3;
  * and for each path of its shares sets one byte, 1 where `lstat` gives exactly that stamp now, computed as
  * `stampAt` computes a stamp from Node's `lstat` binding; 0 where it differs, nothing is there, or `lstat`
  * failed. A share is marked done once its bytes are set; the thread says when it took none more. A request
- * without paths (null) is for the paths of the one before it.
+ * without paths (null) is for the paths the request `pathsOf` carried, which must be the last it read.
  * Before its first answer it checks, on paths that exist, that the binding gives what `fs.lstatSync` gives,
  * and says `unavailable` (and answers nothing) where it does not or there is no binding. It says so also in
  * the shared cell it was given (1 ready, 2 unavailable), which this thread reads without waiting for a turn
@@ -61,9 +61,22 @@ if (lstat !== undefined) {
 Atomics.store(workerData, 0, lstat === undefined ? 2 : 1);
 parentPort.postMessage(lstat === undefined ? { unavailable: true } : { ready: true });
 let known = [];
-parentPort.on('message', ({ id, dir, paths: given, expected, claims, found, share }) => {
-  const paths = given === null ? known : given;
-  known = paths;
+let knownFrom = -1;
+// A request that could not be read is said to be lost: the paths it may have carried are not known then.
+parentPort.on('messageerror', () => {
+  knownFrom = -1;
+  parentPort.postMessage({ lost: true });
+});
+parentPort.on('message', ({ id, dir, paths: given, pathsOf, expected, claims, found, share }) => {
+  if (given !== null) {
+    known = given;
+    knownFrom = id;
+  } else if (pathsOf !== knownFrom) {
+    // Not the paths it meant: no share taken, this thread does them all.
+    parentPort.postMessage({ id });
+    return;
+  }
+  const paths = known;
   for (let taken = claims.length - 1; taken >= 0; taken--) {
     if (Atomics.compareExchange(claims, taken, ${FREE}, 2) !== ${FREE}) break;
     const end = Math.min(paths.length, (taken + 1) * share);
@@ -88,8 +101,11 @@ class Sweeper {
   /** What the thread says of itself as soon as it knows: 0 not yet, 1 ready, 2 unavailable. */
   readonly #said = new Int32Array(new SharedArrayBuffer(4));
   readonly #waiting = new Map<number, (finished: boolean) => void>();
-  /** The paths the thread was last handed: a sweep of the same paths (the copies and the workspace have them all) does not send them again. */
-  #sent: readonly string[] | undefined;
+  /**
+   * The paths the thread was last handed, and the request that carried them: a sweep of the same paths (the
+   * copies and the workspace have them all) does not send them again.
+   */
+  #sent: { readonly id: number; readonly paths: readonly string[] } | undefined;
   #next = 0;
 
   /** The thread when it is ready to answer; else undefined (and it is started, unless it failed). */
@@ -113,10 +129,11 @@ class Sweeper {
     try {
       const worker = new Worker(SOURCE, { eval: true, workerData: this.#said });
       worker.unref();
-      worker.on('message', (message: { ready?: true; unavailable?: true; id?: number }) => {
+      worker.on('message', (message: { ready?: true; unavailable?: true; lost?: true; id?: number }) => {
         if (message.ready === true) {
           if (this.#state === 'starting') this.#state = 'ready';
         } else if (message.unavailable === true) this.#stop();
+        else if (message.lost === true) this.#lost();
         else if (message.id !== undefined) {
           this.#waiting.get(message.id)?.(true);
           this.#waiting.delete(message.id);
@@ -137,6 +154,13 @@ class Sweeper {
     void this.#worker?.terminate();
   }
 
+  /** A request the thread could not read: no answer will come for it, and its paths are not known there. */
+  #lost(): void {
+    this.#sent = undefined;
+    for (const wake of this.#waiting.values()) wake(false);
+    this.#waiting.clear();
+  }
+
   /** Hands the thread a sweep: true once it took no more shares of it, false when it stopped or could not be asked. */
   ask(worker: Worker, request: SweepRequest): Promise<boolean> {
     const id = this.#next;
@@ -144,10 +168,10 @@ class Sweeper {
     const answer = new Promise<boolean>((resolve) => this.#waiting.set(id, resolve));
     // Kept alive while an answer is awaited, so that the process does not end under a pending walk.
     worker.ref();
-    const same = this.#sent !== undefined && sameList(this.#sent, request.paths);
+    const sent = this.#sent !== undefined && sameList(this.#sent.paths, request.paths) ? this.#sent : undefined;
     try {
-      worker.postMessage({ id, ...request, paths: same ? null : request.paths });
-      this.#sent = request.paths;
+      worker.postMessage({ id, ...request, paths: sent === undefined ? request.paths : null, pathsOf: sent?.id ?? id });
+      this.#sent = sent ?? { id, paths: request.paths };
     } catch {
       this.#sent = undefined;
       this.#waiting.get(id)?.(false);

@@ -12,6 +12,7 @@ import { ignoreRule } from '../../src/workspace/ignore.js';
 import { takeSnapshot } from '../../src/workspace/snapshot.js';
 import { BlobPack } from '../../src/workspace/blob-pack.js';
 import { liveChanges } from '../../src/workspace/live-changes.js';
+import { contentHash } from '../../src/workspace/manifest.js';
 import { WorkCopy } from '../../src/workspace/work-copy.js';
 import { readTree, tempBase, treeDifferences } from './tree.js';
 
@@ -300,6 +301,44 @@ describe('unchangedAt: the walks of a large copy split between two threads', () 
         assert.deepEqual(second.snapshot.manifest.get('d2'), { type: 'symlink', target: outside });
         assert.equal([...second.snapshot.manifest.keys()].filter((file) => file.startsWith('d2/')).length, 0);
         assert.ok(second.hashed <= CHANGES.length, `${second.hashed} hashed`);
+      } finally {
+        pack.close();
+      }
+    }));
+
+  it('a folder swapped for a symlink while the snapshot sweeps is never read through, though its sweep found it unchanged', () =>
+    withLargeWorkspace('sweep-swap', async ({ base, ws, runDir }) => {
+      // Enough paths that this thread's part of the sweep spans turns of the event loop.
+      mkdirSync(path.join(ws, 'many'));
+      for (let index = 0; index < 9_000; index += 1) writeFileSync(path.join(ws, `many/m${index}`), '');
+      mkdirSync(path.join(ws, 'z'));
+      writeFileSync(path.join(ws, 'z/f'), 'public');
+      const outside = path.join(base, 'outside');
+      mkdirSync(outside);
+      writeFileSync(path.join(outside, 'f'), 'SECRET');
+      await sleep(20);
+      const pack = BlobPack.create(path.join(runDir, 'cache.pack'));
+      try {
+        const first = await takeSnapshot({ workspace: ws, ignored: ignoreRule(), runDir, pack });
+        // Changed since that snapshot: the next one reads it.
+        writeFileSync(path.join(ws, 'z/f'), 'changed');
+        await sleep(20);
+        await sweep(ws, first.snapshot.live);
+        // In the first turn of the event loop the snapshot gives up (while it sweeps): z becomes a symlink to outside.
+        setImmediate(() => {
+          renameSync(path.join(ws, 'z'), path.join(base, 'z-moved'));
+          symlinkSync(outside, path.join(ws, 'z'));
+        });
+        const previous = { manifest: first.snapshot.manifest, live: first.snapshot.live, startedAt: first.startedAt, ignore: 'k' };
+        const secret = contentHash('SECRET');
+        try {
+          const second = await takeSnapshot({ workspace: ws, ignored: ignoreRule(), runDir, pack, previous, ignoreKey: 'k' });
+          assert.deepEqual(second.snapshot.manifest.get('z'), { type: 'symlink', target: outside });
+          assert.equal(second.snapshot.manifest.has('z/f'), false);
+          for (const entry of second.snapshot.manifest.values()) assert.notEqual(entry.type === 'file' ? entry.hash : '', secret);
+        } catch (error) {
+          assert.match((error as Error).message, /changed while the snapshot was taken/);
+        }
       } finally {
         pack.close();
       }
