@@ -365,14 +365,32 @@ export async function takeSnapshot({
     return before !== undefined && swept(file, before) ? before : stampAt(source);
   };
   let listedFolders = 0;
+  const changedMeanwhile = (dir: string): WorkspaceUnreadableError =>
+    new WorkspaceUnreadableError(workspace, [`${dir === '' ? '.' : dir} (changed while the snapshot was taken)`]);
+  /** The stamp `dir` was listed with ('' is the workspace). */
+  const listedStamp = (dir: string): Stamp | undefined => (dir === '' ? rootStamp : live.get(dir));
+  /** Whether every folder above `dir` is still the very folder it was listed as (a path through them leads where it did). */
+  const ancestorsAsListed = (dir: string): boolean => {
+    for (let slash = dir.indexOf('/'); slash !== -1; slash = dir.indexOf('/', slash + 1)) {
+      const above = dir.slice(0, slash);
+      const now = stampAt(pathIn(workspace, above));
+      if (now?.kind !== 'dir' || now.ino !== listedStamp(above)?.ino) return false;
+    }
+    const root = stampAt(workspace);
+    return root?.kind === 'dir' && root.ino === rootStamp.ino;
+  };
   const listing = (dir: string): readonly Listed[] => {
     const before = previous?.live.get(dir);
-    // Stamped again now: a folder replaced since it was met (the root included, met before the sweep) is
-    // never listed through; one whose entries changed meanwhile is listed afresh.
+    // Stamped again now (the root included, met before the sweep): a folder replaced since it was met by
+    // anything but a folder is never listed through, and fails the snapshot; one replaced by another
+    // folder is listed as it is now, when every folder above it is still the one listed.
     const met = dir === '' ? stampOf(rootInfo) : live.get(dir);
     const now = stampAt(dir === '' ? workspace : pathIn(workspace, dir));
-    if (now?.kind !== 'dir' || now.ino !== met?.ino)
-      throw new WorkspaceUnreadableError(workspace, [`${dir === '' ? '.' : dir} (changed while the snapshot was taken)`]);
+    if (now?.kind !== 'dir') throw changedMeanwhile(dir);
+    if (now.ino !== met?.ino) {
+      if (dir === '' || !ancestorsAsListed(dir)) throw changedMeanwhile(dir);
+      manifest.set(dir, { type: 'dir', mode: now.mode });
+    }
     if (dir === '') rootStamp = now;
     else live.set(dir, now);
     if (held !== undefined && before !== undefined && sameStamp(now, before) && !isRacy(before, previous?.startedAt ?? 0))
@@ -438,6 +456,10 @@ export async function takeSnapshot({
         handled += 1;
         if (handled % BATCH === 0) await yieldToLoop();
       }
+      // Its files were read by path: had the folder been replaced meanwhile (by a symlink, to anywhere),
+      // what was read may not be the workspace's. Then the snapshot fails, naming it.
+      const now = stampAt(dir === '' ? workspace : pathIn(workspace, dir));
+      if (now?.kind !== 'dir' || now.ino !== listedStamp(dir)?.ino) throw changedMeanwhile(dir);
     }
     await writer?.finish();
     if (unreadable.length > 0) throw new WorkspaceUnreadableError(workspace, unreadable);

@@ -8,6 +8,8 @@ import { putStampNumbers } from './state-columns.js';
 const MIN_PATHS = 2048;
 /** `lstat` calls of this thread between two turns of the event loop (as the walks take them). */
 const BATCH = 4096;
+/** Folders {@link sweptLookup} passes over, at most, looking for the next path asked after the last one. */
+const FOLDERS_PASSED = 64;
 /** Paths per share of a sweep: each thread takes shares until none is left. */
 const SHARE = 256;
 /** A share's state in a sweep's claims: free, taken by this thread, taken by the second, done by the second. */
@@ -236,6 +238,9 @@ export function sweptLookup(swept: Swept | undefined): (file: string, stamp: Sta
   let byPath: Map<string, number> | undefined;
   return (file, stamp) => {
     let index = next;
+    // A walk that asks of files only passes over the folders between them.
+    for (let skipped = 0; swept.files[index] !== file && swept.stamps[index]?.kind === 'dir' && skipped < FOLDERS_PASSED; skipped++)
+      index += 1;
     if (swept.files[index] !== file) {
       byPath ??= new Map(swept.files.map((name, at) => [name, at]));
       const found = byPath.get(file);
