@@ -356,8 +356,9 @@ export async function takeSnapshot({
   const held =
     clockHere && previous !== undefined && ignoreKey !== undefined && previous.ignore === ignoreKey ? heldEntries(previous) : undefined;
   // Which files still have the previous snapshot's stamps, found on two threads for a large workspace: the
-  // walk stamps only the others itself. Folders are always stamped by the walk, when it meets them and
-  // again when it lists them, so that nothing is listed or read through a folder found replaced since.
+  // walk stamps only the others itself. Folders are always stamped by the walk: when it meets them, when
+  // it lists them and once their files are read, so that nothing listed or read through a folder found
+  // replaced meanwhile is taken.
   const swept = sweptLookup(previous === undefined ? undefined : await unchangedAt(workspace, previous.live));
   /** The stamp of file `file` now: the previous one when the sweep found it unchanged. */
   const fileStampNow = (file: string, source: string): Stamp | undefined => {
