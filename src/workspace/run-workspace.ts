@@ -14,6 +14,7 @@ import { WorkCopy, type CandidateFiles, type Drift, type ResetReport } from './w
 import type { Manifest, ManifestEntry } from './manifest.js';
 import { sameStamp, type Stamp } from './stamp.js';
 import { stampColumns } from './state-columns.js';
+import { STATE_VERSION } from './state-file.js';
 import { CacheEntry, DEFAULT_CACHE_MAX_BYTES, pruneCache, type CachedCopy, type CopyState } from './workspace-cache.js';
 
 export interface RunWorkspaceOptions {
@@ -622,7 +623,7 @@ export class RunWorkspace {
       state === undefined
         ? undefined
         : {
-            version: 3,
+            version: STATE_VERSION,
             snapshot: this.snapshot.hash,
             settledAt: state.settledAt,
             stamps: stampColumns(state.stamps),

@@ -34,7 +34,7 @@ import {
   type StampColumns,
 } from './state-columns.js';
 import { CopyWriter } from './copy-writer.js';
-import { readStateFile, writeStateFile } from './state-file.js';
+import { readStateFile, STATE_VERSION, writeStateFile } from './state-file.js';
 import { FileCloner } from './file-cloner.js';
 import { settleWrittenFolders } from './settled-folder.js';
 import type { IgnoreRule } from './ignore.js';
@@ -368,25 +368,26 @@ export async function takeSnapshot({
   let listedFolders = 0;
   const changedMeanwhile = (dir: string): WorkspaceUnreadableError =>
     new WorkspaceUnreadableError(workspace, [`${dir === '' ? '.' : dir} (changed while the snapshot was taken)`]);
-  /** The stamp `dir` was listed with ('' is the workspace). */
+  /** The stamp `dir` was listed with ('' is the workspace; until then, the one it was met with). */
   const listedStamp = (dir: string): Stamp | undefined => (dir === '' ? rootStamp : live.get(dir));
-  /** Whether every folder above `dir` is still the very folder it was listed as (a path through them leads where it did). */
+  /** Whether folder `dir` is still the very folder it was listed as (a path through it leads where it did). */
+  const stillListed = (dir: string): boolean => {
+    const now = stampAt(pathIn(workspace, dir));
+    return now?.kind === 'dir' && now.ino === listedStamp(dir)?.ino;
+  };
+  /** Whether every folder above `dir` is still the one listed. */
   const ancestorsAsListed = (dir: string): boolean => {
-    for (let slash = dir.indexOf('/'); slash !== -1; slash = dir.indexOf('/', slash + 1)) {
-      const above = dir.slice(0, slash);
-      const now = stampAt(pathIn(workspace, above));
-      if (now?.kind !== 'dir' || now.ino !== listedStamp(above)?.ino) return false;
-    }
-    const root = stampAt(workspace);
-    return root?.kind === 'dir' && root.ino === rootStamp.ino;
+    for (let slash = dir.indexOf('/'); slash !== -1; slash = dir.indexOf('/', slash + 1))
+      if (!stillListed(dir.slice(0, slash))) return false;
+    return stillListed('');
   };
   const listing = (dir: string): readonly Listed[] => {
     const before = previous?.live.get(dir);
     // Stamped again now (the root included, met before the sweep): a folder replaced since it was met by
     // anything but a folder is never listed through, and fails the snapshot; one replaced by another
     // folder is listed as it is now, when every folder above it is still the one listed.
-    const met = dir === '' ? stampOf(rootInfo) : live.get(dir);
-    const now = stampAt(dir === '' ? workspace : pathIn(workspace, dir));
+    const met = listedStamp(dir);
+    const now = stampAt(pathIn(workspace, dir));
     if (now?.kind !== 'dir') throw changedMeanwhile(dir);
     if (now.ino !== met?.ino) {
       if (dir === '' || !ancestorsAsListed(dir)) throw changedMeanwhile(dir);
@@ -397,7 +398,7 @@ export async function takeSnapshot({
     if (held !== undefined && before !== undefined && sameStamp(now, before) && !isRacy(before, previous?.startedAt ?? 0))
       return held.get(dir) ?? [];
     listedFolders += 1;
-    return readdirSync(dir === '' ? workspace : path.join(workspace, dir), { withFileTypes: true }).map(listed);
+    return readdirSync(pathIn(workspace, dir), { withFileTypes: true }).map(listed);
   };
   let handled = 0;
   try {
@@ -459,8 +460,7 @@ export async function takeSnapshot({
       }
       // Its files were read by path: had the folder been replaced meanwhile (by a symlink, to anywhere),
       // what was read may not be the workspace's. Then the snapshot fails, naming it.
-      const now = stampAt(dir === '' ? workspace : pathIn(workspace, dir));
-      if (now?.kind !== 'dir' || now.ino !== listedStamp(dir)?.ino) throw changedMeanwhile(dir);
+      if (!stillListed(dir)) throw changedMeanwhile(dir);
     }
     await writer?.finish();
     if (unreadable.length > 0) throw new WorkspaceUnreadableError(workspace, unreadable);
@@ -512,7 +512,7 @@ export const SNAPSHOT_FILE = 'snapshot.state';
 
 /** What `snapshot.state` holds, its maps stored as columns (a cache entry's file, linked into a run directory, holds more). */
 interface StoredSnapshot {
-  readonly version: 3;
+  readonly version: typeof STATE_VERSION;
   readonly workspace: string;
   readonly hash: string;
   readonly rootMode: number;
@@ -586,7 +586,7 @@ export function storedSnapshot(snapshot: {
   readonly pack: BlobPack;
 }): Omit<StoredSnapshot, 'pack'> {
   return {
-    version: 3,
+    version: STATE_VERSION,
     workspace: snapshot.workspace,
     hash: snapshot.hash,
     rootMode: snapshot.rootMode,
@@ -610,7 +610,8 @@ export function readStoredSnapshot(stored: unknown):
   | string {
   if (typeof stored !== 'object' || stored === null || Array.isArray(stored)) return 'not an object';
   const { version, workspace, hash, rootMode, pack, entries, blobs, live } = stored as Record<string, unknown>;
-  if (version !== 3) return `written in another format, version ${JSON.stringify(version)}: this redline reads version 3`;
+  if (version !== STATE_VERSION)
+    return `written in another format, version ${JSON.stringify(version)}: this redline reads version ${STATE_VERSION}`;
   if (
     typeof workspace !== 'string' ||
     typeof hash !== 'string' ||

@@ -2,7 +2,7 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import { pathIn } from './path-in.js';
 import { sameStamp, stampAt, stampsThroughBinding, type Stamp } from './stamp.js';
-import { putStampNumbers } from './state-columns.js';
+import { putStampNumbers, STAMP_WIDTH } from './state-columns.js';
 
 /** Fewer paths than this are stamped by the walk itself: the second thread's start and messages would cost more. */
 const MIN_PATHS = 2048;
@@ -87,7 +87,7 @@ parentPort.on('message', ({ id, dir, paths: given, pathsOf, expected, claims, fo
       if (file.includes('\\0')) continue;
       try {
         const values = lstat(file === '' ? dir : dir + '/' + file);
-        if (values !== undefined && same(values, expected, index * 6)) found[index] = 1;
+        if (values !== undefined && same(values, expected, index * ${STAMP_WIDTH})) found[index] = 1;
       } catch {}
     }
     Atomics.store(claims, taken, ${DONE});
@@ -151,14 +151,18 @@ class Sweeper {
 
   #stop(): void {
     this.#state = 'off';
-    for (const wake of this.#waiting.values()) wake(false);
-    this.#waiting.clear();
+    this.#giveUpWaiting();
     void this.#worker?.terminate();
   }
 
   /** A request the thread could not read: no answer will come for it, and its paths are not known there. */
   #lost(): void {
     this.#sent = undefined;
+    this.#giveUpWaiting();
+  }
+
+  /** Every sweep waiting for the thread goes on without it (its unfinished shares count as not found). */
+  #giveUpWaiting(): void {
     for (const wake of this.#waiting.values()) wake(false);
     this.#waiting.clear();
   }
@@ -268,7 +272,7 @@ export async function unchangedAt(dir: string, stamps: ReadonlyMap<string, Stamp
   const swept = [...stamps.values()];
   const shares = Math.ceil(files.length / SHARE);
   // Stamps are numbers throughout: made by stampOf, or read back and checked by stampsFrom.
-  const expected = new Float64Array(new SharedArrayBuffer(Float64Array.BYTES_PER_ELEMENT * 6 * files.length));
+  const expected = new Float64Array(new SharedArrayBuffer(Float64Array.BYTES_PER_ELEMENT * STAMP_WIDTH * files.length));
   putStampNumbers(swept, expected);
   const claims = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT * shares));
   const found = new Uint8Array(new SharedArrayBuffer(files.length));

@@ -1,5 +1,3 @@
-import { isAscii } from 'node:buffer';
-import { readFileSync } from 'node:fs';
 import type { BlobSlot } from './blob-pack.js';
 import type { ManifestEntry } from './manifest.js';
 import type { Stamp } from './stamp.js';
@@ -8,15 +6,6 @@ import type { Stamp } from './stamp.js';
 // array per field instead of one array or object per path, which JSON reads and writes several times
 // faster for a large tree. A file read back may be damaged or planted: every reader checks what it reads
 // and throws a TypeError naming what is wrong, and its caller then holds no usable state.
-
-/**
- * The text of a state file: read as Latin-1 when it is ASCII throughout (as JSON of ASCII paths is), which
- * makes the string in one pass instead of decoding UTF-8; as UTF-8 otherwise.
- */
-export function readStateText(file: string): string {
-  const bytes = readFileSync(file);
-  return bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8');
-}
 
 /** Stamps by path, in the map's order: per path six numbers (kind code, ino, size, mtimeMs, ctimeMs, mode). */
 export interface StampColumns {
@@ -44,7 +33,8 @@ export interface SlotColumns {
   readonly numbers: number[];
 }
 
-const STAMP_WIDTH = 6;
+/** Numbers per stamp in {@link StampColumns}. */
+export const STAMP_WIDTH = 6;
 const SLOT_WIDTH = 2;
 const KINDS: readonly Stamp['kind'][] = ['file', 'dir', 'symlink', 'other'];
 const KIND_CODES: Readonly<Record<Stamp['kind'], number>> = { file: 0, dir: 1, symlink: 2, other: 3 };

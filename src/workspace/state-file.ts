@@ -7,7 +7,9 @@ import os from 'node:os';
 // doubles. A stamp's times carry fractions of a millisecond: as JSON text they cost far more to write and
 // read back than their eight bytes each, and a large tree has hundreds of thousands of them.
 
-const MAGIC = 'redline-state 3\n';
+/** The version of the state files' content that this redline writes and reads (`version` in each). */
+export const STATE_VERSION = 3;
+const MAGIC = `redline-state ${STATE_VERSION}\n`;
 /** Where the JSON names a Float64Array stored after it: `{ "$f64": index }`. */
 const REFERENCE = '$f64';
 const DOUBLE = Float64Array.BYTES_PER_ELEMENT;

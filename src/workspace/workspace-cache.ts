@@ -22,10 +22,10 @@ import { BlobPack } from './blob-pack.js';
 import type { ManifestEntry } from './manifest.js';
 import { removeTree } from './safe-fs.js';
 import { readStoredSnapshot, SNAPSHOT_FILE, storedSnapshot, type PreviousSnapshot } from './snapshot.js';
-import { decodeState, writeStateFile } from './state-file.js';
+import { decodeState, STATE_VERSION, writeStateFile } from './state-file.js';
 import type { Stamp } from './stamp.js';
 import type { Drift } from './work-copy.js';
-import { readStateText, stampsFrom, type ManifestColumns, type SlotColumns, type StampColumns } from './state-columns.js';
+import { stampsFrom, type ManifestColumns, type SlotColumns, type StampColumns } from './state-columns.js';
 import { thisOwner, type RunDirectoryOwner } from './sweep.js';
 
 // The work copies that outlive a run (docs/workspaces.md): per workspace, the last snapshot's manifest and
@@ -55,7 +55,7 @@ const AGENT_STATE = 'agent.state';
 
 /** What the last snapshot of a workspace left in its entry (`snapshot.state`), its maps stored as columns. */
 interface StoredState {
-  readonly version: 3;
+  readonly version: typeof STATE_VERSION;
   readonly workspace: string;
   readonly hash: string;
   readonly rootMode: number;
@@ -71,7 +71,7 @@ interface StoredState {
 
 /** What a copy held when its run let go of it (`copy.state`, `agent.state`): removed while a run holds the entry. */
 export interface CopyState {
-  readonly version: 3;
+  readonly version: typeof STATE_VERSION;
   /** The hash of the snapshot the copy was reset from. */
   readonly snapshot: string;
   /** The file system's clock when its last reset ended. */
@@ -129,7 +129,7 @@ export function ownerAlive({ host, pid }: RunDirectoryOwner): boolean {
 
 function readJson<T>(file: string): T | undefined {
   try {
-    return JSON.parse(readStateText(file)) as T;
+    return JSON.parse(readFileSync(file, 'utf8')) as T;
   } catch {
     return undefined;
   }
@@ -186,7 +186,7 @@ function knownDrift(value: unknown): Drift | undefined | null {
 
 /** A copy's stored state when it reads well and was recorded for the snapshot `hash`, else undefined (not trusted). */
 function cachedCopy(value: unknown, hash: string): CachedCopy | undefined {
-  if (!isRecord(value) || value.version !== 3 || value.snapshot !== hash) return undefined;
+  if (!isRecord(value) || value.version !== STATE_VERSION || value.snapshot !== hash) return undefined;
   const { settledAt, overlay } = value;
   const known = knownDrift(value.known);
   if (typeof settledAt !== 'number' || !isOverlay(overlay) || known === null) return undefined;
