@@ -50,8 +50,11 @@ export interface OverheadRow {
   readonly perAttemptMs: readonly number[];
   /** Where more goes: spawn to the `run.started` record, the seal's record to exit. */
   readonly phasesMs: Phases;
-  /** `cp -r` of the repository on the same file system, once per repository: the first run's reference. */
-  readonly copyMs: number;
+  /**
+   * The first run's reference (empty on later runs): `cp -r` of the repository on the same file system,
+   * right before and right after the first run, both copies kept until the repository's runs are done.
+   */
+  readonly copiesMs: readonly number[];
 }
 
 export interface Phases {
@@ -304,11 +307,15 @@ interface AttemptData {
   readonly findings?: readonly { readonly check?: string; readonly durationMs?: number }[];
 }
 
-/** Wall ms of `cp -r` of `dir` beside it (then removed): what writing one copy of the repository costs here. */
-async function copyTime(dir: string, root: string): Promise<number> {
-  const target = path.join(root, `cp-${path.basename(dir)}`);
-  const { code, ms, output } = await sh(`cp -r ${JSON.stringify(dir)} ${JSON.stringify(target)}`, root);
-  rmSync(target, { recursive: true, force: true });
+/**
+ * Wall ms of `cp -r` of `dir` to `target` beside it, kept until the bench removes its folder. Removing it
+ * at once would slow what comes next: on an ext4 without a journal (this machine's), a new file avoids
+ * inodes freed in the last minute (six while their inode table block is not written out; `recently_deleted`
+ * in the kernel's inode allocator) by testing them one by one: copying the 22,000-file tree right after a
+ * copy of it was removed took 2.7 s against 0.5 s.
+ */
+async function copyTime(dir: string, target: string): Promise<number> {
+  const { code, ms, output } = await sh(`cp -r ${JSON.stringify(dir)} ${JSON.stringify(target)}`, path.dirname(target));
   if (code !== 0) throw new Error(`real-overhead: cp -r of ${dir} failed: ${output}`);
   return ms;
 }
@@ -376,13 +383,22 @@ export async function realOverheadBench({
       writeProposer(subject, proposer);
       writeMission(subject, mission, proposer);
       const cacheDir = path.join(root, 'cache');
-      settle();
-      const copyMs = await copyTime(subject.dir, root);
+      const copy = (when: string): Promise<number> => copyTime(subject.dir, path.join(root, `cp-${when}-${path.basename(subject.dir)}`));
       for (let run = 1; run <= runs; run += 1) {
         settle();
         const byHandMs = await byHand(subject, proposer);
+        const copiesMs: number[] = [];
+        // The first run's reference, taken next to it so that both meet the file system in the same state.
+        if (run === 1) {
+          settle();
+          copiesMs.push(await copy('before'));
+        }
         settle();
         const { ms: redlineMs, perAttemptMs, phasesMs, workMs } = await redlineRun(subject, mission, ledger, cacheDir);
+        if (run === 1) {
+          settle();
+          copiesMs.push(await copy('after'));
+        }
         rows.push({
           subject: subject.name,
           files: subject.files,
@@ -394,7 +410,7 @@ export async function realOverheadBench({
           ratio: redlineMs / byHandMs,
           perAttemptMs,
           phasesMs,
-          copyMs,
+          copiesMs,
         });
       }
     }
