@@ -284,7 +284,8 @@ benches['real-overhead'] = async () => {
       .map(({ subject, overheadMs, ownMs, copiesMs }) => {
         const copyMs = copiesMs.reduce((sum, value) => sum + value, 0) / copiesMs.length;
         const laterOwn = result.rows.filter((row) => row.subject === subject && row.run > 1).map((row) => row.ownMs);
-        const copies = laterOwn.length === 0 ? '' : `   copies ${s(ownMs - median(laterOwn))}   ${((ownMs - median(laterOwn)) / copyMs).toFixed(2)}×`;
+        const copies =
+          laterOwn.length === 0 ? '' : `   copies ${s(ownMs - median(laterOwn))}   ${((ownMs - median(laterOwn)) / copyMs).toFixed(2)}×`;
         return `  ${subject.padEnd(26)}cp -r ${copiesMs.map((value) => s(value)).join(',')}   first-run overhead ${s(overheadMs)}   ${(overheadMs / copyMs).toFixed(2)}×${copies}`;
       }),
     ...result.skipped.map((why) => `  skipped: ${why}`),
