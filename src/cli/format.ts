@@ -2,6 +2,7 @@ import type { Finding } from '../core/finding.js';
 import { spentWords } from '../core/model-call.js';
 import { allowedMissing, inventoryCounts, type TestInventory } from '../core/test-inventory.js';
 import type { RunResult } from '../loop/run-mission.js';
+import type { StartedData } from '../ledger/run-records.js';
 import { clean } from './terminal-text.js';
 
 /** A test inventory in words: "797 tests in 23 files (796 pass, 1 fail, 0 skip, 0 todo)". */
@@ -9,6 +10,26 @@ export function inventoryLine(inventory: TestInventory): string {
   const counts = inventoryCounts(inventory);
   const files = counts.files === 0 ? '' : ` in ${counts.files} file${counts.files === 1 ? '' : 's'}`;
   return `${counts.total} test${counts.total === 1 ? '' : 's'}${files} (${counts.pass} pass, ${counts.fail} fail, ${counts.skip} skip, ${counts.todo} todo)`;
+}
+
+/** Why a run took a fresh copy although a cache folder was set (`run.started.workspace.cache`). */
+const CACHE_NOT_USED: Readonly<Record<string, string>> = {
+  busy: ' (cache in use by another run)',
+  refused: " (cache folder refused: another user's, or writable by others)",
+};
+
+/** How a run's snapshot and check copy were had (runs recorded before this was recorded say nothing). */
+export function snapshotHow(workspace: NonNullable<StartedData['workspace']>): string {
+  const hashed = workspace.hashed === undefined ? '' : `, ${workspace.hashed} hashed`;
+  const copy =
+    workspace.copy === undefined
+      ? ''
+      : workspace.copy === 'reused'
+        ? `, copy reused (${workspace.restored ?? 0} path${workspace.restored === 1 ? '' : 's'} restored)`
+        : workspace.copy === 'rebuilt'
+          ? ', cached copy rebuilt'
+          : `, fresh copy${CACHE_NOT_USED[workspace.cache ?? ''] ?? ''}${workspace.cloned === undefined ? '' : `, ${workspace.cloned} large file${workspace.cloned === 1 ? '' : 's'} cloned`}`;
+  return `${hashed}${copy}`;
 }
 
 /** The one-line JSON summary of a finished run that `--json` prints. */

@@ -18,7 +18,7 @@ import type { JournalVerification } from '../review/journal.js';
 import { preJournalNotes } from '../review/pre-journal.js';
 import type { Output } from './run-command.js';
 import { clean, jsonLine } from './terminal-text.js';
-import { inventoryLine } from './format.js';
+import { inventoryLine, snapshotHow } from './format.js';
 import { accountLines } from './account-lines.js';
 
 /**
@@ -241,26 +241,6 @@ function linkStory({ plan, resolves, samePlanForced: forced }: StartedData): str
         ]),
     ...(forced === undefined ? [] : [`  same plan as run ${forced.runId} (${String(forced.stopReason)}), run with --force-same-plan`]),
   ];
-}
-
-/** Why a run took a fresh copy although a cache folder was set (`run.started.workspace.cache`). */
-const CACHE_NOT_USED: Readonly<Record<string, string>> = {
-  busy: ' (cache in use by another run)',
-  refused: " (cache folder refused: another user's, or writable by others)",
-};
-
-/** How a run's snapshot and check copy were had (runs recorded before this was recorded say nothing). */
-function snapshotHow(workspace: NonNullable<StartedData['workspace']>): string {
-  const hashed = workspace.hashed === undefined ? '' : `, ${workspace.hashed} hashed`;
-  const copy =
-    workspace.copy === undefined
-      ? ''
-      : workspace.copy === 'reused'
-        ? `, copy reused (${workspace.restored ?? 0} path${workspace.restored === 1 ? '' : 's'} restored)`
-        : workspace.copy === 'rebuilt'
-          ? ', cached copy rebuilt'
-          : `, fresh copy${CACHE_NOT_USED[workspace.cache ?? ''] ?? ''}${workspace.cloned === undefined ? '' : `, ${workspace.cloned} large file${workspace.cloned === 1 ? '' : 's'} cloned`}`;
-  return `${hashed}${copy}`;
 }
 
 /** The lines of one record, for people. */

@@ -23,7 +23,7 @@ import { openReviewQueue, reviewQueueExists } from '../review/open-review-queue.
 import { routeReview, type ReviewChoice } from '../handoff/review-route.js';
 import type { ReviewQueue } from '../review/review-queue.js';
 import { queueOnFirstNeed, reviewHandoff, type QueueOnFirstNeed } from './review-handoff.js';
-import { describeRun, inventoryLine, runSummary } from './format.js';
+import { describeRun, inventoryLine, runSummary, snapshotHow } from './format.js';
 import { SharedLedgers } from './shared-ledgers.js';
 import { defaultCacheDir } from '../workspace/workspace-cache.js';
 import { clean, jsonLine, shellArg } from './terminal-text.js';
@@ -125,12 +125,22 @@ async function proposerFromFlags(mission: Mission, options: RunCommandOptions): 
   return modelProposer({ baseURL: options.baseUrl, model: options.model, apiKey: process.env[apiKeyEnv] });
 }
 
-/** A note on the run's start: symlinks of the workspace that lead outside it, which programs can write through. */
-function startLine(record: TypedRecord<'run.started'>): string | undefined {
-  const links = record.data.workspace?.linksOutside;
-  if (links === undefined || record.data.sandbox !== undefined) return undefined;
-  const shown = links.paths.slice(0, 3).map(clean).join(', ');
-  return `  note: ${links.count} symlink(s) of the workspace lead outside it (${shown}${links.count > 3 ? ', …' : ''}); the copies keep them, so checks and agents can write through them unless the mission sets sandbox: bwrap`;
+/** The run's start: how its snapshot and check copy were had; a note on symlinks of the workspace that lead outside it, which programs can write through. */
+function startLines(record: TypedRecord<'run.started'>): string | undefined {
+  const { workspace } = record.data;
+  if (workspace === undefined) return undefined;
+  // What the snapshot cost and whether the cached copy served: a first run on a workspace writes its copies.
+  const lines = [
+    `  snapshot: ${workspace.entries} entries${snapshotHow(workspace)}${workspace.snapshotMs === undefined ? '' : ` · ${duration(workspace.snapshotMs)}`}`,
+  ];
+  const links = workspace.linksOutside;
+  if (links !== undefined && record.data.sandbox === undefined) {
+    const shown = links.paths.slice(0, 3).map(clean).join(', ');
+    lines.push(
+      `  note: ${links.count} symlink(s) of the workspace lead outside it (${shown}${links.count > 3 ? ', …' : ''}); the copies keep them, so checks and agents can write through them unless the mission sets sandbox: bwrap`,
+    );
+  }
+  return lines.join('\n');
 }
 
 /** Notes on the run's start: the run it resolves, and a same-plan refusal it overrode. */
@@ -173,7 +183,7 @@ function checksLine(label: string, findings: readonly Finding[]): string {
 }
 
 function attemptLine(record: RunRecord): string | undefined {
-  if (record.type === 'run.started') return startLine(record);
+  if (record.type === 'run.started') return startLines(record);
   if (record.type === 'baseline')
     return [
       checksLine('baseline', record.data.findings),

@@ -79,6 +79,18 @@ describe('redline run with a cache folder, redline cache status|prune', () => {
     assert.equal(verify.code, 0, verify.stderr);
   });
 
+  it("says at each run's start how its snapshot was had: a fresh copy first, the cached copy reused next", async () => {
+    const { file, db, cache } = await addMission();
+    const lines: string[] = [];
+    for (let round = 0; round < 2; round += 1) {
+      const result = await redline(['run', file, '--proposer', AGENT, '--ledger', db, '--no-review', '--cache-dir', cache]);
+      assert.equal(result.code, 0, result.stderr);
+      lines.push(/^ {2}snapshot: .*$/m.exec(result.stderr)?.[0] ?? result.stderr);
+    }
+    assert.match(lines[0] ?? '', /^ {2}snapshot: 4 entries, 2 hashed, fresh copy · \d+ ms$/);
+    assert.match(lines[1] ?? '', /^ {2}snapshot: 4 entries, 0 hashed, copy reused \(1 path restored\) · \d+ ms$/);
+  });
+
   it('--no-cache writes a fresh copy and keeps nothing; prune and status take their options', async () => {
     const { file, db, cache } = await addMission();
     const result = await redline(['run', file, '--proposer', AGENT, '--ledger', db, '--no-review', '--no-cache', '--cache-dir', cache]);
