@@ -25,7 +25,7 @@ interface Batch {
   readonly files: readonly BatchFile[];
   readonly data: ArrayBuffer;
   readonly umask: number;
-  readonly pack: string;
+  readonly pack: string | undefined;
 }
 
 /**
@@ -97,17 +97,17 @@ const writeFailed = (error: unknown): Error =>
   new Error(`writing the copy failed: ${error instanceof Error ? error.message : String(error)}`);
 
 /**
- * Writes a copy's small files, and their new blobs into the pack, on a second thread while the snapshot
- * goes on reading and hashing on the first: the writes are most of what a large snapshot costs, and the
- * two halves then overlap. The thread starts with the first full batch: a snapshot whose small files fit
- * in one batch writes them in place when it finishes, sparing the thread's start (tens of milliseconds of
- * CPU, more than such a copy's writes).
+ * Writes a copy's small files, and their new blobs into the pack, on a second thread while the first goes
+ * on reading: the snapshot reading and hashing the workspace, or a copy written from the pack reading and
+ * checking its blobs. The writes are most of what a large copy costs, and the two halves then overlap. The
+ * thread starts with the first full batch: a copy whose small files fit in one batch writes them in place
+ * when it finishes, sparing the thread's start (tens of milliseconds of CPU, more than such a copy's writes).
  */
 export class CopyWriter {
   #worker: Worker | undefined;
   readonly #umask: number;
   readonly #stamps: Map<string, Stamp>;
-  readonly #pack: string;
+  readonly #pack: string | undefined;
   /** Who waits for which batch's answer. */
   readonly #waiting = new Map<number, () => void>();
   /** Batches sent and not answered, oldest first. */
@@ -120,10 +120,10 @@ export class CopyWriter {
   #error: Error | undefined;
 
   /**
-   * @param pack the blob pack's file, which blobs reserved in it are written to.
+   * @param pack the blob pack's file, which blobs reserved in it are written to (none: no file comes with a `packOffset`).
    * @param stamps where the stamps of the written files go, by path.
    */
-  constructor({ umask, pack, stamps }: { umask: number; pack: string; stamps: Map<string, Stamp> }) {
+  constructor({ umask, pack, stamps }: { umask: number; pack?: string; stamps: Map<string, Stamp> }) {
     this.#umask = umask;
     this.#pack = pack;
     this.#stamps = stamps;
@@ -146,6 +146,11 @@ export class CopyWriter {
     });
     this.#worker = worker;
     return worker;
+  }
+
+  /** Whether a file of `size` bytes fits a batch; a larger one is the caller's to write. */
+  takes(size: number): boolean {
+    return size <= BATCH_BYTES;
   }
 
   /** Queues a file (its bytes are copied now); waits when too many batches are in flight. */

@@ -15,6 +15,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { CopyWriter } from './copy-writer.js';
 import { inputChanges } from './input-changes.js';
 import { contentHash, type ManifestEntry } from './manifest.js';
 import { mkdirInside, readNoFollow, removeInside, removeTree, symlinkInside, writeInside } from './safe-fs.js';
@@ -72,6 +73,18 @@ function settledMark(dir: string): number {
 }
 
 /** Writes every entry of the snapshot into `dir` (removed first), returning the stamps of what it wrote. */
+/** Creates a file larger than a writer's batch here, with its mode, and puts its stamp in `stamps`. */
+function writeLarge(target: string, file: string, bytes: Buffer, mode: number, umask: number, stamps: Map<string, Stamp>): void {
+  const fd = openSync(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
+  try {
+    if ((mode & umask) !== 0) fchmodSync(fd, mode);
+    for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done);
+    stamps.set(file, stampOf(fstatSync(fd)));
+  } finally {
+    closeSync(fd);
+  }
+}
+
 async function fill(dir: string, snapshot: Snapshot): Promise<Map<string, Stamp>> {
   await removeTree(dir);
   mkdirSync(path.dirname(dir), { recursive: true });
@@ -80,29 +93,30 @@ async function fill(dir: string, snapshot: Snapshot): Promise<Map<string, Stamp>
   chmodSync(dir, snapshot.rootMode | 0o700);
   const umask = processUmask();
   const stamps = new Map<string, Stamp>();
+  // Small files are created on the writer's thread while this one reads and checks the next blobs.
+  const writer = new CopyWriter({ umask, stamps });
   let handled = 0;
-  for (const file of [...snapshot.manifest.keys()].sort()) {
-    const entry = snapshot.manifest.get(file) as ManifestEntry;
-    const target = path.join(dir, file);
-    if (entry.type === 'dir') {
-      mkdirSync(target, { mode: entry.mode | 0o700 });
-      if (((entry.mode | 0o700) & umask) !== 0) chmodSync(target, entry.mode | 0o700);
-    } else if (entry.type === 'symlink') {
-      symlinkSync(entry.target, target);
-      stamps.set(file, stampOf(lstatSync(target)));
-    } else {
-      const fd = openSync(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, entry.mode);
-      try {
-        if ((entry.mode & umask) !== 0) fchmodSync(fd, entry.mode);
+  try {
+    // Sorted, a folder comes before what it holds: it exists before the writer creates a file in it.
+    for (const file of [...snapshot.manifest.keys()].sort()) {
+      const entry = snapshot.manifest.get(file) as ManifestEntry;
+      const target = path.join(dir, file);
+      if (entry.type === 'dir') {
+        mkdirSync(target, { mode: entry.mode | 0o700 });
+        if (((entry.mode | 0o700) & umask) !== 0) chmodSync(target, entry.mode | 0o700);
+      } else if (entry.type === 'symlink') {
+        symlinkSync(entry.target, target);
+        stamps.set(file, stampOf(lstatSync(target)));
+      } else {
         const bytes = snapshot.blob(entry.hash);
-        for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done);
-        stamps.set(file, stampOf(fstatSync(fd)));
-      } finally {
-        closeSync(fd);
+        if (writer.takes(bytes.length)) await writer.write({ target, file, bytes, mode: entry.mode });
+        else writeLarge(target, file, bytes, entry.mode, umask, stamps);
       }
+      handled += 1;
+      if (handled % BATCH === 0) await yieldToLoop();
     }
-    handled += 1;
-    if (handled % BATCH === 0) await yieldToLoop();
+  } finally {
+    await writer.finish();
   }
   settleWrittenFolders(dir, snapshot.manifest, snapshot.rootMode, stamps);
   return stamps;

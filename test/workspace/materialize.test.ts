@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { lstatSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { ignoreRule } from '../../src/workspace/ignore.js';
+import { takeSnapshot } from '../../src/workspace/snapshot.js';
+import { sameStamp, stampOf } from '../../src/workspace/stamp.js';
+import { WorkCopy } from '../../src/workspace/work-copy.js';
+import { dir, type Entry, expectedCopy, file, readTree, tempBase, type Tree, treeDifferences, writeTree } from './tree.js';
+
+// A copy written from a snapshot's blobs (an agent's first copy, a rebuilt check copy): its small files are
+// created on a second thread while the blobs are read and checked on the first, a file too large for the
+// thread's batches here. Whatever the split, the copy holds exactly the snapshot, and the stamps it keeps
+// are the ones its paths have, so a scan right after finds nothing to undo.
+
+/** More files than one of the writer's batches (512), so that the second thread writes some. */
+function workspaceTree(): Tree {
+  const tree: Tree = new Map<string, Entry>([
+    ['a', dir],
+    ['a/b.txt', file('in a\n')],
+    // Names that sort between a folder and what it holds ('-' and '.' come before '/').
+    ['a-b', dir],
+    ['a-b/c.txt', file('in a-b\n')],
+    ['a.b', file('a file named like a folder\n')],
+    ['empty.txt', file('')],
+    ['open.sh', file('#!/bin/sh\necho open\n', 0o777)],
+    ['private', { type: 'dir', mode: 0o700 }],
+    ['private/key', file('secret\n', 0o600)],
+    ['link', { type: 'symlink', target: 'a/b.txt' }],
+    ['many', dir],
+  ]);
+  for (let index = 0; index < 1_300; index += 1) {
+    const folder = `many/f${index % 13}`;
+    tree.set(folder, dir);
+    tree.set(`${folder}/file-${index}.txt`, file(`file ${index}\n`.repeat(index % 40)));
+  }
+  // Larger than a batch (4 MiB): written in place.
+  tree.set('large.bin', { type: 'file', mode: 0o644, content: randomBytes(5 * 1024 * 1024 + 3) });
+  return tree;
+}
+
+describe('WorkCopy.materialize: a copy written from the blobs', () => {
+  let base: { dir: string; remove: () => void };
+
+  before(() => {
+    base = tempBase('materialize');
+  });
+
+  after(() => base.remove());
+
+  it('holds exactly the snapshot, modes and symlinks included, and keeps the stamps its paths have', async () => {
+    const tree = workspaceTree();
+    const workspace = path.join(base.dir, 'ws');
+    mkdirSync(workspace);
+    writeTree(workspace, tree);
+    const runDir = path.join(base.dir, 'run');
+    mkdirSync(runDir);
+    const { snapshot } = await takeSnapshot({ workspace, ignored: ignoreRule(), runDir });
+    try {
+      const copy = await WorkCopy.materialize(path.join(base.dir, 'copy'), snapshot);
+      assert.deepEqual(treeDifferences(expectedCopy(tree, {}), readTree(copy.dir)), []);
+      const state = copy.state();
+      assert.ok(state !== undefined);
+      const stamps = new Map(state.stamps);
+      assert.equal(stamps.size, tree.size + 1, 'a stamp for every path and the root');
+      const differing = [...stamps].filter(([name, stamp]) => !sameStamp(stamp, stampOf(lstatSync(path.join(copy.dir, name)))));
+      assert.deepEqual(differing, []);
+      const drift = await copy.scan();
+      assert.deepEqual([[...drift.changed], [...drift.extra]], [[], []]);
+    } finally {
+      snapshot.pack.close();
+    }
+  });
+});
