@@ -115,8 +115,11 @@ async function fill(dir: string, snapshot: Snapshot): Promise<Map<string, Stamp>
       handled += 1;
       if (handled % BATCH === 0) await yieldToLoop();
     }
-  } finally {
     await writer.finish();
+  } catch (error) {
+    // The first failure is the one reported (a blob that no longer matches its hash, say), not the writer's.
+    await writer.finish().catch(() => undefined);
+    throw error;
   }
   settleWrittenFolders(dir, snapshot.manifest, snapshot.rootMode, stamps);
   return stamps;

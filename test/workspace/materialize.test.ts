@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { lstatSync, mkdirSync } from 'node:fs';
+import { lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ignoreRule } from '../../src/workspace/ignore.js';
@@ -68,6 +68,34 @@ describe('WorkCopy.materialize: a copy written from the blobs', () => {
       assert.deepEqual(differing, []);
       const drift = await copy.scan();
       assert.deepEqual([[...drift.changed], [...drift.extra]], [[], []]);
+    } finally {
+      snapshot.pack.close();
+    }
+  });
+
+  it('stops at a blob that no longer matches its hash, with that error, once the writer thread has started', async () => {
+    const tree = workspaceTree();
+    const workspace = path.join(base.dir, 'ws-damaged');
+    mkdirSync(workspace);
+    writeTree(workspace, tree);
+    const runDir = path.join(base.dir, 'run-damaged');
+    mkdirSync(runDir);
+    const { snapshot } = await takeSnapshot({ workspace, ignored: ignoreRule(), runDir });
+    try {
+      // open.sh sorts after the 1,300 files of many/: written when batches have gone to the thread.
+      const entry = snapshot.manifest.get('open.sh');
+      assert.equal(entry?.type, 'file');
+      // Read once: the pack's last bytes are in its file from then on.
+      snapshot.blob((entry as { hash: string }).hash);
+      const pack = readFileSync(snapshot.pack.file);
+      const at = pack.indexOf('echo open');
+      assert.ok(at > 0);
+      pack[at] = 'E'.charCodeAt(0);
+      writeFileSync(snapshot.pack.file, pack);
+      await assert.rejects(
+        WorkCopy.materialize(path.join(base.dir, 'copy-damaged'), snapshot),
+        /pack .* is damaged: blob [0-9a-f]{12}… does not match/,
+      );
     } finally {
       snapshot.pack.close();
     }
