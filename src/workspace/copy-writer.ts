@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type { Stamp } from './stamp.js';
 
-/** Bytes gathered before a batch goes to the writer thread (more than the snapshot's read buffer). */
+/** Bytes gathered before a batch goes to the writer thread (more than the snapshot's read buffer); a larger file is written by the caller. */
 const BATCH_BYTES = 4 * 1024 * 1024;
 /** Files gathered before a batch goes (many small files). */
 const BATCH_FILES = 512;
@@ -32,7 +32,7 @@ interface Batch {
  * The body of `writeBatch(io, batch)`: creates each file of a batch (exclusively, with its mode, set exactly
  * when the umask would strip bits), writes its bytes, and returns the new files' stamps. Plain JavaScript
  * that uses nothing but its arguments (`io` is `node:fs`): the writer thread runs it, from the sources as
- * from the build, and so does a snapshot too small to need the thread.
+ * from the build, and so does a copy too small to need the thread.
  */
 const WRITE_BATCH = `
 const { files, data, umask, pack } = batch;
@@ -139,13 +139,18 @@ export class CopyWriter {
       this.#waiting.get(id)?.();
       this.#waiting.delete(id);
     });
-    worker.on('error', (error) => {
-      this.#error ??= error;
-      for (const wake of this.#waiting.values()) wake();
-      this.#waiting.clear();
-    });
+    worker.on('error', (error) => this.#stopped(error));
+    // A thread gone (terminated, or its error above) answers nothing more: whoever waits is woken, and nothing more is sent to it.
+    worker.on('exit', (code) => this.#stopped(new Error(`writing the copy failed: its thread exited (code ${code})`)));
     this.#worker = worker;
     return worker;
+  }
+
+  /** The thread answers no more: the first reason is kept and every caller waiting is woken. */
+  #stopped(error: Error): void {
+    this.#error ??= error;
+    for (const wake of this.#waiting.values()) wake();
+    this.#waiting.clear();
   }
 
   /** Whether a file of `size` bytes fits a batch; a larger one is the caller's to write. */
@@ -177,6 +182,7 @@ export class CopyWriter {
 
   async #send(): Promise<void> {
     if (this.#batch.length === 0) return;
+    if (this.#error !== undefined) throw this.#error;
     const id = this.#next;
     this.#next += 1;
     const { buffer: data } = this.#data;

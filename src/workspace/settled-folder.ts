@@ -1,4 +1,4 @@
-import { chmodSync, lstatSync, readdirSync } from 'node:fs';
+import { closeSync, constants, fchmodSync, openSync, readdirSync } from 'node:fs';
 import type { Manifest } from './manifest.js';
 import { pathIn } from './path-in.js';
 import { removeInside } from './safe-fs.js';
@@ -27,16 +27,40 @@ export function settledFolderStamp(root: string, dir: string, expected: (file: s
   throw new Error(`${pathIn(root, dir)} keeps getting entries it should not hold: something still writes in the copy`);
 }
 
+/** A folder of a copy found replaced (by a symlink, a file) or gone while the copy was written. */
+const replacedFolder = (folder: string): Error =>
+  new Error(`${folder} is no longer a folder: something replaced it while the copy was written`);
+
+/** Sets a folder's mode through a descriptor of the folder itself, never through a symlink put in its place. */
+function chmodFolder(folder: string, mode: number): void {
+  let fd: number;
+  try {
+    fd = openSync(folder, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP' || code === 'ENOTDIR' || code === 'ENOENT') throw replacedFolder(folder);
+    throw error;
+  }
+  try {
+    fchmodSync(fd, mode);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /**
  * Finishes the folders of a copy just written from `manifest` (kept writable while it was filled): each
  * gets its own mode, then its stamp once it holds only what it should (see {@link settledFolderStamp}),
- * the root last, with `rootMode`. The stamps go into `stamps`.
+ * the root last, with `rootMode`. The stamps go into `stamps`. A folder found replaced or gone fails it,
+ * naming the folder: nothing written through a symlink put in its place is kept as the copy's.
  */
 export function settleWrittenFolders(root: string, manifest: Manifest, rootMode: number, stamps: Map<string, Stamp>): void {
   const expected = (file: string): boolean => manifest.has(file);
   const settle = (dir: string, mode: number): void => {
-    if ((mode & 0o700) !== 0o700) chmodSync(pathIn(root, dir), mode);
-    stamps.set(dir, settledFolderStamp(root, dir, expected) ?? stampOf(lstatSync(pathIn(root, dir))));
+    if ((mode & 0o700) !== 0o700) chmodFolder(pathIn(root, dir), mode);
+    const stamp = settledFolderStamp(root, dir, expected);
+    if (stamp === undefined) throw replacedFolder(pathIn(root, dir));
+    stamps.set(dir, stamp);
   };
   for (const [file, entry] of manifest) if (entry.type === 'dir') settle(file, entry.mode);
   settle('', rootMode);

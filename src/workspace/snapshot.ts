@@ -39,7 +39,7 @@ import { FileCloner } from './file-cloner.js';
 import { settleWrittenFolders } from './settled-folder.js';
 import type { IgnoreRule } from './ignore.js';
 import { contentHash, manifestHash, type Manifest, type ManifestEntry } from './manifest.js';
-import { isRacy, processUmask, sameStamp, stampAt, stampOf, type Stamp } from './stamp.js';
+import { isRacy, processUmask, sameStamp, stampAt, stampOf, writtenStamp, type Stamp } from './stamp.js';
 import { sweptLookup, unchangedAt } from './stamp-sweep.js';
 
 /** Entries handled between two turns of the event loop, so that timers and other runs go on meanwhile. */
@@ -424,7 +424,7 @@ export async function takeSnapshot({
           live.set(file, stampOf(lstatSync(source)));
           if (copy !== undefined) {
             symlinkSync(target, copy);
-            copyStamps.set(file, stampOf(lstatSync(copy)));
+            copyStamps.set(file, writtenStamp(copy, 'symlink'));
           }
         } else if (item.kind === 'file') {
           const known = previous === undefined ? undefined : unchanged(file, previous, pack, () => fileStampNow(file, source));

@@ -20,6 +20,16 @@ export function stampOf(info: Stats): Stamp {
   return { kind, ino: info.ino, size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs, mode: info.mode & 0o7777 };
 }
 
+/**
+ * The stamp of what was just written at `target`, which must be of `kind`: anything else was put there by
+ * another process meanwhile, and a stamp of it would let later walks trust it.
+ */
+export function writtenStamp(target: string, kind: Stamp['kind']): Stamp {
+  const stamp = stampOf(lstatSync(target));
+  if (stamp.kind !== kind) throw new Error(`${target} changed while the copy was written: a ${stamp.kind} where a ${kind} was made`);
+  return stamp;
+}
+
 /** Whether an `lstat` error means that nothing is there to stamp: a parent is gone or is no directory. */
 function isNothing(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException).code;

@@ -22,7 +22,7 @@ import { mkdirInside, readNoFollow, removeInside, removeTree, symlinkInside, wri
 import { pathIn } from './path-in.js';
 import { settledFolderStamp, settleWrittenFolders } from './settled-folder.js';
 import type { Snapshot } from './snapshot.js';
-import { isRacy, lstatOrNothing, processUmask, sameStamp, stampAt, stampOf, type Stamp } from './stamp.js';
+import { isRacy, lstatOrNothing, processUmask, sameStamp, stampAt, stampOf, writtenStamp, type Stamp } from './stamp.js';
 import { sweptUnchanged, unchangedAt } from './stamp-sweep.js';
 
 const BATCH = 512;
@@ -72,7 +72,6 @@ function settledMark(dir: string): number {
   return Math.min(info.mtimeMs, info.ctimeMs);
 }
 
-/** Writes every entry of the snapshot into `dir` (removed first), returning the stamps of what it wrote. */
 /** Creates a file larger than a writer's batch here, with its mode, and puts its stamp in `stamps`. */
 function writeLarge(target: string, file: string, bytes: Buffer, mode: number, umask: number, stamps: Map<string, Stamp>): void {
   const fd = openSync(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
@@ -85,6 +84,11 @@ function writeLarge(target: string, file: string, bytes: Buffer, mode: number, u
   }
 }
 
+/**
+ * Writes every entry of the snapshot into `dir` (removed first), returning the stamps of what it wrote. A
+ * path found of another kind than it was written as (a folder or symlink swapped by a process racing the
+ * write) fails it: a stamp kept for a copy always has the kind the copy should hold there.
+ */
 async function fill(dir: string, snapshot: Snapshot): Promise<Map<string, Stamp>> {
   await removeTree(dir);
   mkdirSync(path.dirname(dir), { recursive: true });
@@ -106,7 +110,7 @@ async function fill(dir: string, snapshot: Snapshot): Promise<Map<string, Stamp>
         if (((entry.mode | 0o700) & umask) !== 0) chmodSync(target, entry.mode | 0o700);
       } else if (entry.type === 'symlink') {
         symlinkSync(entry.target, target);
-        stamps.set(file, stampOf(lstatSync(target)));
+        stamps.set(file, writtenStamp(target, 'symlink'));
       } else {
         const bytes = snapshot.blob(entry.hash);
         if (writer.takes(bytes.length)) await writer.write({ target, file, bytes, mode: entry.mode });
@@ -513,7 +517,7 @@ export class WorkCopy {
         if (this.#stamps.get(file)?.kind === 'dir') for (const below of this.#below(file)) this.#stamps.delete(below);
         this.#stamps.delete(file);
       } else {
-        this.#stamps.set(file, stampOf(lstatSync(path.join(this.dir, file))));
+        this.#stamps.set(file, writtenStamp(path.join(this.dir, file), wanted.type));
       }
       for (let at = parentOf(file); !touchedDirs.has(at); at = parentOf(at)) {
         touchedDirs.add(at);

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ignoreRule } from '../../src/workspace/ignore.js';
-import { takeSnapshot } from '../../src/workspace/snapshot.js';
+import type { BlobPack } from '../../src/workspace/blob-pack.js';
+import { takeSnapshot, type Snapshot } from '../../src/workspace/snapshot.js';
 import { sameStamp, stampOf } from '../../src/workspace/stamp.js';
 import { WorkCopy } from '../../src/workspace/work-copy.js';
 import { dir, type Entry, expectedCopy, file, readTree, tempBase, type Tree, treeDifferences, writeTree } from './tree.js';
@@ -43,6 +44,16 @@ function workspaceTree(): Tree {
 describe('WorkCopy.materialize: a copy written from the blobs', () => {
   let base: { dir: string; remove: () => void };
 
+  /** `tree` laid out as a workspace named `name`, and its snapshot (a pack of its own). */
+  async function snapshotOf(tree: Tree, name: string): Promise<Snapshot & { readonly pack: BlobPack }> {
+    const workspace = path.join(base.dir, `ws-${name}`);
+    mkdirSync(workspace);
+    writeTree(workspace, tree);
+    const runDir = path.join(base.dir, `run-${name}`);
+    mkdirSync(runDir);
+    return (await takeSnapshot({ workspace, ignored: ignoreRule(), runDir })).snapshot;
+  }
+
   before(() => {
     base = tempBase('materialize');
   });
@@ -51,12 +62,7 @@ describe('WorkCopy.materialize: a copy written from the blobs', () => {
 
   it('holds exactly the snapshot, modes and symlinks included, and keeps the stamps its paths have', async () => {
     const tree = workspaceTree();
-    const workspace = path.join(base.dir, 'ws');
-    mkdirSync(workspace);
-    writeTree(workspace, tree);
-    const runDir = path.join(base.dir, 'run');
-    mkdirSync(runDir);
-    const { snapshot } = await takeSnapshot({ workspace, ignored: ignoreRule(), runDir });
+    const snapshot = await snapshotOf(tree, 'plain');
     try {
       const copy = await WorkCopy.materialize(path.join(base.dir, 'copy'), snapshot);
       assert.deepEqual(treeDifferences(expectedCopy(tree, {}), readTree(copy.dir)), []);
@@ -73,14 +79,48 @@ describe('WorkCopy.materialize: a copy written from the blobs', () => {
     }
   });
 
+  it('a folder swapped for a symlink to outside while the copy is written fails it, naming the folder', async () => {
+    // A read-only folder, whose mode is set once its files are written.
+    const tree = new Map([...workspaceTree(), ['sealed', { type: 'dir', mode: 0o555 }], ['sealed/key', file('sealed\n')]] as [
+      string,
+      Entry,
+    ][]);
+    const snapshot = await snapshotOf(tree, 'swapped');
+    const copyDir = path.join(base.dir, 'copy-swapped');
+    const outside = path.join(base.dir, 'outside');
+    mkdirSync(outside);
+    // Another process of the same user, polled between the copy's turns: once `sealed` is written, it
+    // moves it outside and leaves a symlink to it in its place.
+    let swapped = false;
+    const swap = (): void => {
+      if (swapped) return;
+      if (existsSync(path.join(copyDir, 'sealed/key'))) {
+        renameSync(path.join(copyDir, 'sealed'), path.join(outside, 'sealed'));
+        symlinkSync(path.join(outside, 'sealed'), path.join(copyDir, 'sealed'));
+        swapped = true;
+        return;
+      }
+      setImmediate(swap);
+    };
+    setImmediate(swap);
+    try {
+      await assert.rejects(
+        WorkCopy.materialize(copyDir, snapshot),
+        new RegExp(
+          `${path.join(copyDir, 'sealed').replaceAll('/', '\\/')} is no longer a folder: something replaced it while the copy was written`,
+        ),
+      );
+      assert.ok(swapped);
+      // Its mode was not set through the symlink: the folder outside stays writable, as it was written.
+      assert.equal(lstatSync(path.join(outside, 'sealed')).mode & 0o700, 0o700);
+    } finally {
+      snapshot.pack.close();
+    }
+  });
+
   it('stops at a blob that no longer matches its hash, with that error, once the writer thread has started', async () => {
     const tree = workspaceTree();
-    const workspace = path.join(base.dir, 'ws-damaged');
-    mkdirSync(workspace);
-    writeTree(workspace, tree);
-    const runDir = path.join(base.dir, 'run-damaged');
-    mkdirSync(runDir);
-    const { snapshot } = await takeSnapshot({ workspace, ignored: ignoreRule(), runDir });
+    const snapshot = await snapshotOf(tree, 'damaged');
     try {
       // open.sh sorts after the 1,300 files of many/: written when batches have gone to the thread.
       const entry = snapshot.manifest.get('open.sh');
