@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, renameSync } from 'node:fs';
+import { mkdirSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { contentHash, manifestHash, type ManifestEntry } from '../workspace/manifest.js';
 import { mkdirInside, removeTree, symlinkInside, writeChunksInside, writeInside } from '../workspace/safe-fs.js';
+import { chmodFolder } from '../workspace/settled-folder.js';
 import { checkManifest } from './check-manifest.js';
 import { checkBounds, DEFAULT_BOUNDS, type WorkspaceBounds } from './workspace-bounds.js';
 
@@ -99,9 +100,10 @@ export async function writeEntries(root: string, entries: readonly (readonly [st
 
 /** Gives every directory of the manifest its mode, deepest first (so one without write permission is filled before it gets it), then the root. */
 export function settleDirs(root: string, manifest: readonly (readonly [string, ManifestEntry])[], rootMode: number): void {
+  // Through each folder itself: one swapped for a symlink meanwhile fails the tree, naming it, and nothing outside is changed.
   for (const [file, entry] of [...manifest].sort(byPath).reverse())
-    if (entry.type === 'dir') chmodSync(path.join(root, file), entry.mode & 0o777);
-  chmodSync(root, rootMode & 0o777);
+    if (entry.type === 'dir') chmodFolder(path.join(root, file), entry.mode & 0o777);
+  chmodFolder(root, rootMode & 0o777);
 }
 
 /**

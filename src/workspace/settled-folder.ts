@@ -32,7 +32,7 @@ const replacedFolder = (folder: string): Error =>
   new Error(`${folder} is no longer a folder: something replaced it while the copy was written`);
 
 /** Sets a folder's mode through a descriptor of the folder itself, never through a symlink put in its place. */
-function chmodFolder(folder: string, mode: number): void {
+export function chmodFolder(folder: string, mode: number): void {
   let fd: number;
   try {
     fd = openSync(folder, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, lstatSync, readlinkSync, symlinkSync } from 'node:fs';
+import { existsSync, lstatSync, readlinkSync, renameSync, symlinkSync } from 'node:fs';
 import { chmod, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
@@ -7,7 +7,7 @@ import { EscapeError } from '../../src/errors/escape-error.js';
 import { ignoreRule } from '../../src/workspace/ignore.js';
 import { contentHash, manifestHash, type ManifestEntry } from '../../src/workspace/manifest.js';
 import { takeSnapshot } from '../../src/workspace/snapshot.js';
-import { materialize, wholeBlobs } from '../../src/worker/materialize.js';
+import { materialize, settleDirs, wholeBlobs } from '../../src/worker/materialize.js';
 import { tempWorkspace } from '../helpers/workspace.js';
 
 type Entries = (readonly [string, ManifestEntry])[];
@@ -46,6 +46,19 @@ describe('materialize', () => {
     assert.equal(again.snapshot.hash, snapshot.hash);
     assert.equal(readlinkSync(path.join(target, 'link')), 'src/a.txt');
     assert.equal(lstatSync(path.join(target, 'src/deep/b.sh')).mode & 0o777, 0o755);
+  });
+
+  it('gives folders their modes through themselves: one swapped for a symlink to outside fails, naming it, and the outside keeps its mode', async () => {
+    const dir = await tempWorkspace({ 'tree/sealed/key': 'k\n', 'outside/.keep': '' });
+    const tree = path.join(dir, 'tree');
+    // A process racing the write moves the folder out and leaves a symlink to it in its place.
+    renameSync(path.join(tree, 'sealed'), path.join(dir, 'outside/sealed'));
+    symlinkSync(path.join(dir, 'outside/sealed'), path.join(tree, 'sealed'));
+    const entries: Entries = [['sealed', { type: 'dir', mode: 0o555 }]];
+    assert.throws(() => settleDirs(tree, entries, 0o755), {
+      message: `${path.join(tree, 'sealed')} is no longer a folder: something replaced it while the copy was written`,
+    });
+    assert.equal(lstatSync(path.join(dir, 'outside/sealed')).mode & 0o777, 0o755);
   });
 
   it('refuses paths that leave the tree, .git, and symlinks leading out, leaving nothing behind', async () => {
