@@ -47,6 +47,9 @@ export interface Drift {
   readonly extra: ReadonlySet<string>;
 }
 
+/** A stamp no path has: whatever is there now differs from it. */
+const NO_STAMP: Stamp = Object.freeze({ kind: 'other', ino: -1, size: -1, mtimeMs: -1, ctimeMs: -1, mode: -1 });
+
 /** The drift of a copy nothing was done to since it was written or reset. */
 const NOTHING_TO_UNDO: Drift = Object.freeze({ changed: new Set<string>(), extra: new Set<string>() });
 
@@ -203,8 +206,17 @@ export class WorkCopy {
     const copy = new WorkCopy(dir, snapshot, new Map(stamps));
     copy.#settledAt = settledAt;
     copy.#overlay = holds;
-    copy.#known = known;
-    copy.#verified = known === undefined;
+    // A stamp of another kind than the copy should hold there (a symlink's where a folder should be: a
+    // state planted, or kept before such stamps were refused) is not trusted: that path counts as changed,
+    // and every path is walked, since a look at the folders alone would pass over it.
+    let foreign = false;
+    for (const [file, stamp] of copy.#stamps) {
+      if (stamp.kind === copy.#wanted(file)?.type) continue;
+      copy.#stamps.set(file, NO_STAMP);
+      foreign = true;
+    }
+    copy.#known = foreign ? undefined : known;
+    copy.#verified = copy.#known === undefined;
     return copy;
   }
 
