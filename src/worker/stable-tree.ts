@@ -1,6 +1,5 @@
 import { hash } from 'node:crypto';
 import {
-  chmodSync,
   closeSync,
   constants,
   lstatSync,
@@ -23,6 +22,7 @@ import { isRacy, lstatOrNothing, sameStamp, stampOf, type Stamp } from '../works
 import { ownerAlive } from '../workspace/workspace-cache.js';
 import { thisOwner, type RunDirectoryOwner } from '../workspace/sweep.js';
 import { checkTree, settleDirs, writeEntries, writeTree, type BlobSource } from './materialize.js';
+import { chmodFolder } from '../workspace/settled-folder.js';
 import type { Submission } from './submission.js';
 import type { WorkspaceBounds } from './workspace-bounds.js';
 
@@ -128,7 +128,8 @@ function walk(root: string): Map<string, Stats> {
       const info = lstatSync(path.join(root, file));
       found.set(file, info);
       if (info.isDirectory()) {
-        if ((info.mode & 0o700) !== 0o700) chmodSync(path.join(root, file), (info.mode & 0o7777) | 0o700);
+        // Through the folder itself: one swapped for a symlink since the lstat fails the walk instead of changing what it leads to.
+        if ((info.mode & 0o700) !== 0o700) chmodFolder(path.join(root, file), (info.mode & 0o7777) | 0o700);
         list(file);
       }
     }
@@ -186,7 +187,7 @@ async function update(
   const wanted = new Map(manifest);
   const before = new Map(state.entries);
   const stamps = new Map(state.stamps);
-  chmodSync(root, 0o700);
+  chmodFolder(root, 0o700);
   const onDisk = walk(root);
   const gone = new Set<string>();
   const underGone = (file: string): boolean => {
