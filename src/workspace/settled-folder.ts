@@ -1,4 +1,4 @@
-import { closeSync, constants, fchmodSync, openSync, readdirSync } from 'node:fs';
+import { chmodSync, closeSync, constants, fchmodSync, openSync, readdirSync } from 'node:fs';
 import type { Manifest } from './manifest.js';
 import { pathIn } from './path-in.js';
 import { removeInside } from './safe-fs.js';
@@ -39,7 +39,11 @@ export function chmodFolder(folder: string, mode: number): void {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ELOOP' || code === 'ENOTDIR' || code === 'ENOENT') throw replacedFolder(folder);
-    throw error;
+    if (code !== 'EACCES') throw error;
+    // A folder its owner may not read (mode -wx) cannot be opened, only changed by its path: once more known a folder.
+    if (lstatOrNothing(folder)?.isDirectory() !== true) throw replacedFolder(folder);
+    chmodSync(folder, mode);
+    return;
   }
   try {
     fchmodSync(fd, mode);
