@@ -153,12 +153,10 @@ export class CopyWriter {
     this.#waiting.clear();
   }
 
-  /** Whether a file of `size` bytes fits a batch; a larger one is the caller's to write. */
-  takes(size: number): boolean {
-    return size <= BATCH_BYTES;
-  }
-
-  /** Queues a file (its bytes are copied now); waits when too many batches are in flight. */
+  /**
+   * Queues a file (its bytes are copied now); waits when too many batches are in flight. A file larger than
+   * a batch is written here and now, from its own bytes.
+   */
   async write({
     target,
     file,
@@ -173,9 +171,19 @@ export class CopyWriter {
     packOffset?: number;
   }): Promise<void> {
     if (this.#error !== undefined) throw this.#error;
+    const pack = packOffset === undefined ? {} : { packOffset };
+    if (bytes.length > BATCH_BYTES) {
+      const alone = {
+        files: [{ target, file, mode, offset: bytes.byteOffset, length: bytes.length, ...pack }],
+        data: bytes.buffer as ArrayBuffer,
+      };
+      this.#writeHere(alone);
+      if (this.#error !== undefined) throw this.#error;
+      return;
+    }
     if (this.#used + bytes.length > BATCH_BYTES) await this.#send();
     this.#data.set(bytes, this.#used);
-    this.#batch.push({ target, file, mode, offset: this.#used, length: bytes.length, ...(packOffset === undefined ? {} : { packOffset }) });
+    this.#batch.push({ target, file, mode, offset: this.#used, length: bytes.length, ...pack });
     this.#used += bytes.length;
     if (this.#batch.length >= BATCH_FILES) await this.#send();
   }
@@ -208,11 +216,16 @@ export class CopyWriter {
 
   #writeInPlace(): void {
     if (this.#batch.length === 0) return;
-    const batch = { files: this.#batch, data: this.#data.buffer, umask: this.#umask, pack: this.#pack };
+    const batch = { files: this.#batch, data: this.#data.buffer };
     this.#batch = [];
     this.#used = 0;
+    this.#writeHere(batch);
+  }
+
+  /** Writes a batch on this thread, its stamps going where the thread's go. */
+  #writeHere({ files, data }: Pick<Batch, 'files' | 'data'>): void {
     try {
-      for (const [file, stamp] of writeBatch(fs, batch)) this.#stamps.set(file, stamp);
+      for (const [file, stamp] of writeBatch(fs, { files, data, umask: this.#umask, pack: this.#pack })) this.#stamps.set(file, stamp);
     } catch (error) {
       this.#error ??= writeFailed(error);
     }

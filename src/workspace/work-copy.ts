@@ -1,18 +1,4 @@
-import {
-  chmodSync,
-  closeSync,
-  constants,
-  fchmodSync,
-  fstatSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readlinkSync,
-  symlinkSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readdirSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { CopyWriter } from './copy-writer.js';
@@ -22,7 +8,7 @@ import { mkdirInside, readNoFollow, removeInside, removeTree, symlinkInside, wri
 import { pathIn } from './path-in.js';
 import { settledFolderStamp, settleWrittenFolders } from './settled-folder.js';
 import type { Snapshot } from './snapshot.js';
-import { isRacy, lstatOrNothing, processUmask, sameStamp, stampAt, stampOf, writtenStamp, type Stamp } from './stamp.js';
+import { isRacy, lstatOrNothing, processUmask, sameStamp, stampAt, writtenStamp, type Stamp } from './stamp.js';
 import { sweptUnchanged, unchangedAt } from './stamp-sweep.js';
 
 const BATCH = 512;
@@ -75,18 +61,6 @@ function settledMark(dir: string): number {
   return Math.min(info.mtimeMs, info.ctimeMs);
 }
 
-/** Creates a file larger than a writer's batch here, with its mode, and puts its stamp in `stamps`. */
-function writeLarge(target: string, file: string, bytes: Buffer, mode: number, umask: number, stamps: Map<string, Stamp>): void {
-  const fd = openSync(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
-  try {
-    if ((mode & umask) !== 0) fchmodSync(fd, mode);
-    for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done);
-    stamps.set(file, stampOf(fstatSync(fd)));
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /**
  * Writes every entry of the snapshot into `dir` (removed first), returning the stamps of what it wrote. A
  * path found of another kind than it was written as (a folder or symlink swapped by a process racing the
@@ -100,7 +74,7 @@ async function fill(dir: string, snapshot: Snapshot): Promise<Map<string, Stamp>
   chmodSync(dir, snapshot.rootMode | 0o700);
   const umask = processUmask();
   const stamps = new Map<string, Stamp>();
-  // Small files are created on the writer's thread while this one reads and checks the next blobs.
+  // Files are created on the writer's thread (a large one here) while this one reads and checks the next blobs.
   const writer = new CopyWriter({ umask, stamps });
   let handled = 0;
   try {
@@ -115,9 +89,7 @@ async function fill(dir: string, snapshot: Snapshot): Promise<Map<string, Stamp>
         symlinkSync(entry.target, target);
         stamps.set(file, writtenStamp(target, 'symlink'));
       } else {
-        const bytes = snapshot.blob(entry.hash);
-        if (writer.takes(bytes.length)) await writer.write({ target, file, bytes, mode: entry.mode });
-        else writeLarge(target, file, bytes, entry.mode, umask, stamps);
+        await writer.write({ target, file, bytes: snapshot.blob(entry.hash), mode: entry.mode });
       }
       handled += 1;
       if (handled % BATCH === 0) await yieldToLoop();
